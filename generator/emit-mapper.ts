@@ -1,0 +1,197 @@
+/**
+ * Emits generated/mappers/<surface>.gen.ts: one typed function per table row and the dispatch table keyed
+ * by kind and method. Built with ts-morph (structures for declarations, writer text for bodies).
+ */
+import { Project, VariableDeclarationKind, type SourceFile } from "ts-morph";
+import type { Cond, Expr, ReplayIR, RowIR, TableIR } from "./tables.ts";
+import type { Kind } from "./upstream.ts";
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+export function fnName(rule: string): string {
+  return "r_" + rule.replace(/[^A-Za-z0-9]/g, "_");
+}
+
+function access(base: string, segs: string[]): string {
+  return segs.reduce((acc, s) => acc + (/^\d+$/.test(s) ? `?.[${s}]` : IDENT.test(s) ? `?.${s}` : `?.[${JSON.stringify(s)}]`), base);
+}
+
+function lit(v: unknown): string {
+  return v === undefined ? "undefined" : JSON.stringify(v);
+}
+
+export function exprCode(e: Expr, scope: Set<string>): string {
+  switch (e.k) {
+    case "path": {
+      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? "x" : e.root === "request" ? "cx.request" : `x${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
+      return access(base, e.segs);
+    }
+    case "lit":
+      return lit(e.v);
+    case "map":
+      return `map_${e.name}(${exprCode(e.from, scope)}${e.def !== undefined ? `, ${lit(e.def)}` : ""})`;
+    case "helper":
+      return `h.${e.name}(${e.args.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "first":
+      return `(${e.items.map((a) => exprCode(a, scope)).join(" ?? ")})`;
+    case "state":
+      return `cx.state(${lit(e.role)}, ${lit(e.field)})`;
+    case "obj":
+      return `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }`;
+    case "arr":
+      return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
+  }
+}
+
+function condCode(c: Cond): string {
+  switch (c.k) {
+    case "eq": return `${exprCode(c.path, new Set())} === ${lit(c.value)}`;
+    case "not": return `${exprCode(c.path, new Set())} !== ${lit(c.value)}`;
+    case "in": return `(${c.values.map((v) => `${exprCode(c.path, new Set())} === ${lit(v)}`).join(" || ")})`;
+    case "exists": return c.exists ? `${exprCode(c.path, new Set())} != null` : `${exprCode(c.path, new Set())} == null`;
+    case "state": return c.test === "new" ? `cx.isNew(${lit(c.role)})` : c.test === "open" ? `cx.wasOpen(${lit(c.role)})` : `!cx.wasOpen(${lit(c.role)})`;
+  }
+}
+
+function replayCode(steps: ReplayIR[], scope: Set<string>, indent: string): string[] {
+  const out: string[] = [];
+  for (const s of steps) {
+    if (s.k === "each") {
+      const inner = new Set(scope).add(s.as);
+      out.push(`${indent}for (const s_${s.as} of arr(${exprCode(s.each, scope)})) {`);
+      out.push(...replayCode(s.steps, inner, indent + "  "));
+      out.push(`${indent}}`);
+    } else {
+      out.push(`${indent}cx.replay({ method: ${lit(s.method)}, params: ${s.params ? exprCode(s.params, scope) : "{}"} });`);
+    }
+  }
+  return out;
+}
+
+const MESSAGE_TYPE: Record<Kind, string> = {
+  notification: "Notification",
+  request: "ServerRequestMessage",
+  clientRequest: "ClientRequestMessage",
+  clientNotification: "ClientNotificationMessage",
+  response: "JsonRpcResponse",
+  clientResponse: "JsonRpcResponse",
+};
+
+export interface UpstreamTypeNames { notification?: string; request?: string; clientRequest?: string; clientNotification?: string }
+
+export function rowBody(r: RowIR): string {
+  const lines: string[] = ["const x: any = m;"];
+  if (r.when.length) lines.push(`if (!(${r.when.map(condCode).join(" && ")})) return false;`);
+  for (const id of r.ids) {
+    const value = id.path ? exprCode(id.path, new Set()) : "undefined";
+    lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required});`);
+  }
+  for (const s of r.snapshot) {
+    if (s.text) lines.push(`cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);`);
+    else lines.push(`cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`);
+  }
+  for (const e of r.emit) {
+    const call = `cx.emit(${lit(e.type)}, ${exprCode(e.payload, new Set())});`;
+    lines.push(e.cond.length ? `if (${e.cond.map(condCode).join(" && ")}) ${call}` : call);
+  }
+  lines.push(...replayCode(r.replay, new Set(), ""));
+  lines.push("return true;");
+  return lines.join("\n");
+}
+
+export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
+  const project = new Project({ useInMemoryFileSystem: true });
+  const sf: SourceFile = project.createSourceFile(`${t.surface}.gen.ts`, "", { overwrite: true });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/table-types.js", namedImports: ["RowContext", "SurfaceTable"] });
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/helpers.js", namespaceImport: "h" });
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/row-util.js", namedImports: ["arr"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
+
+  // Message types of each kind, from the upstream schema.
+  const aliases: [string, string][] = [
+    ["Notification", typeNames.notification ? `U.${typeNames.notification}` : "{ method: string; params?: unknown }"],
+    ["ServerRequestMessage", typeNames.request ? `U.${typeNames.request}` : "{ id: string | number; method: string; params?: unknown }"],
+    ["ClientRequestMessage", typeNames.clientRequest ? `U.${typeNames.clientRequest}` : "{ id: string | number; method: string; params?: unknown }"],
+    ["ClientNotificationMessage", typeNames.clientNotification ? `U.${typeNames.clientNotification}` : "{ method: string; params?: unknown }"],
+  ];
+  for (const [name, type] of aliases) sf.addTypeAlias({ name, type, isExported: true });
+  sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } }" });
+  sf.addTypeAlias({
+    name: `Message`,
+    isExported: true,
+    docs: [`Any message of the ${t.surface} surface (both directions).`],
+    type: "Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse",
+  });
+
+  for (const m of t.maps) {
+    const outs = [...new Set([...Object.values(m.values), ...(m.def !== undefined ? [m.def] : [])])];
+    const outType = outs.map((o) => lit(o)).join(" | ") || "never";
+    sf.addVariableStatement({
+      declarationKind: VariableDeclarationKind.Const,
+      leadingTrivia: `// map "${m.name}" (${t.file}:${m.line})\n`,
+      declarations: [{ name: `M_${m.name}`, type: `ReadonlyMap<string, ${outType}>`, initializer: `new Map([${Object.entries(m.values).map(([k, v]) => `[${lit(k)}, ${lit(v)}]`).join(", ")}])` }],
+    });
+    const retType = m.def !== undefined ? outType : `${outType} | undefined`;
+    sf.addFunction({
+      name: `map_${m.name}`,
+      parameters: [{ name: "v", type: "unknown" }, { name: "d", type: "any", initializer: lit(m.def) }],
+      returnType: `${retType}`,
+      statements: `return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_${m.name}.get(String(v)) : undefined) ?? d;`,
+    });
+  }
+
+  for (const r of t.rows) {
+    const methodType = r.kind === "response" || r.kind === "clientResponse" || r.methods.length !== 1 ? MESSAGE_TYPE[r.kind] : `Extract<${MESSAGE_TYPE[r.kind]}, { method: ${lit(r.methods[0])} }>`;
+    sf.addFunction({
+      name: fnName(r.rule),
+      docs: [`${t.file}:${r.line} — ${r.kind} ${r.methods.join(", ")}${r.emit.length ? " → " + r.emit.map((e) => e.type).join(", ") : ""}${r.description ? `\n${r.description}` : ""}`],
+      parameters: [{ name: "m", type: methodType }, { name: "cx", type: "RowContext" }],
+      returnType: "boolean",
+      statements: rowBody(r),
+    });
+  }
+
+  const byKind = new Map<Kind, Map<string, RowIR[]>>();
+  for (const r of t.rows) {
+    const km = byKind.get(r.kind) ?? new Map();
+    byKind.set(r.kind, km);
+    for (const m of r.methods) km.set(m, [...(km.get(m) ?? []), r]);
+  }
+  const rowsCode = [...byKind].map(([k, km]) =>
+    `${k}: {\n${[...km].map(([m, rs]) => `    ${lit(m)}: [${rs.map((r) => `{ rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, run: ${fnName(r.rule)} as (m: any, cx: RowContext) => boolean }`).join(", ")}]`).join(",\n")}\n  }`,
+  ).join(",\n  ");
+  const ignoredByKind = new Map<Kind, [string, string][]>();
+  for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
+  const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `    ${lit(m)}: ${lit(id)}`).join(",\n")}\n  }`).join(",\n  ");
+  const reasons = t.ignored.map((g) => `  ${lit(`${t.surface}#${g.id}`)}: ${lit(`${g.reason} (${t.file}:${g.line})`)}`).join(",\n");
+  const sources = t.kinds.map((k) => `${k.kind}: ${lit(k.source)}`).join(", ");
+
+  sf.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [`The ${t.surface} mapping table (${t.file}), compiled.`],
+    declarations: [{
+      name: "table",
+      type: "SurfaceTable",
+      initializer: `{
+  surface: ${lit(t.surface)},
+  provider: ${lit(t.provider)},
+  protocol: ${lit(t.protocol)},
+  file: ${lit(t.file)},
+  upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
+  sources: { ${sources} },
+  rows: {
+  ${rowsCode}
+  },
+  ignored: {
+  ${ignoredCode}
+  },
+  ignoreReasons: {
+${reasons}
+  },
+}`,
+    }],
+  });
+  sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
+  return `${header}\n${sf.getFullText()}`;
+}

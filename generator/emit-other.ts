@@ -1,0 +1,195 @@
+/**
+ * Emitters for the remaining artifacts: upstream input types, generated example/coverage tests, and the
+ * compatibility matrix (JSON + Markdown).
+ */
+import { compile } from "json-schema-to-typescript";
+import type { CanonicalModel } from "./canonical.ts";
+import type { TableIR } from "./tables.ts";
+import type { UpstreamSchemas } from "./upstream.ts";
+import type { UpstreamTypeNames } from "./emit-mapper.ts";
+
+/** One TS module with the message types of every kind file of a surface (json-schema-to-typescript). */
+export async function emitUpstreamTypes(t: TableIR, up: UpstreamSchemas, header: string): Promise<{ code: string; names: UpstreamTypeNames }> {
+  const definitions: Record<string, any> = {};
+  const names: UpstreamTypeNames = {};
+  const roots: Record<string, any> = {};
+  for (const k of t.kinds) {
+    if (!k.file) continue;
+    const doc = up.doc(k.file);
+    for (const [name, def] of Object.entries<any>(doc.definitions ?? {})) {
+      if (definitions[name] && JSON.stringify(definitions[name]) !== JSON.stringify(def)) {
+        throw new Error(`upstream definition ${name} differs between files of ${t.surface}; cannot merge`);
+      }
+      definitions[name] = def;
+    }
+    const title: string = (doc.title ?? k.kind).replace(/[^A-Za-z0-9]/g, "");
+    const { definitions: _d, $schema: _s, ...rest } = doc;
+    definitions[title] = { ...rest, title };
+    (names as any)[k.kind] = title;
+    roots[k.kind] = { $ref: `#/definitions/${title}` };
+  }
+  const root = { title: "UpstreamMessages", type: "object", additionalProperties: false, properties: roots, definitions };
+  let code = await compile(root as any, "UpstreamMessages", {
+    bannerComment: "",
+    additionalProperties: false,
+    unreachableDefinitions: false,
+    format: false,
+    strictIndexSignatures: false,
+  });
+  code = code.replace(/export interface UpstreamMessages \{[\s\S]*?\n\}\n/, "");
+  return { code: `${header}\n/* eslint-disable */\n${code}`, names };
+}
+
+/** The rows' examples as a vitest file. */
+export function emitExampleTests(t: TableIR, header: string): string {
+  const cases = t.rows.flatMap((r) => r.examples.map((ex) => ({ rule: r.rule, ex })));
+  const body = cases
+    .map(({ ex }) => `  it(${JSON.stringify(`${ex.name} (${t.file}:${ex.line})`)}, () => {
+    expectExample(${JSON.stringify(ex.given)}, ${JSON.stringify(ex.input)}, ${JSON.stringify(ex.out)});
+  });`)
+    .join("\n");
+  return `${header}
+import { describe, expect, it } from "vitest";
+import { table } from "../mappers/${t.surface}.gen.js";
+import { runExample, ROLE_FIELDS } from "../../src/testing.js";
+
+function expectExample(given: unknown[], input: unknown, out: { type: string; payload?: unknown; ids?: string[] }[]): void {
+  const { events, invalid } = runExample(table, given, input);
+  expect(invalid, "every event validates against the canonical schema").toEqual([]);
+  expect(events.map((e) => e.type)).toEqual(out.map((o) => o.type));
+  out.forEach((o, i) => {
+    const e = events[i] as any;
+    if (o.payload !== undefined) expect(e.payload).toMatchObject(o.payload as object);
+    for (const role of o.ids ?? []) expect(e[ROLE_FIELDS[role as keyof typeof ROLE_FIELDS]], \`\${o.type} carries a canonical \${role} id\`).toMatch(/^[a-z]{3}_/);
+    expect(e.raw?.rule).toMatch(/^${t.surface}#/);
+  });
+}
+
+describe(${JSON.stringify(`${t.surface}: table examples (${t.file})`)}, () => {
+${body}
+});
+`;
+}
+
+/** A test that fails when the pinned upstream schema has a method the table doesn't mention, or the table names one it lacks. */
+export function emitCoverageTest(t: TableIR, header: string): string {
+  const checks = t.kinds
+    .filter((k) => k.file)
+    .map((k) => `  it(${JSON.stringify(`every ${k.kind} method of ${t.upstream.package}@${t.upstream.version} (${k.file}) is mapped or ignored, and no other`)}, () => {
+    const upstream = methodsOf(${JSON.stringify(`${t.upstream.dir}/${k.file}`)});
+    const mapped = Object.keys(table.rows.${k.kind} ?? {});
+    const ignored = Object.keys(table.ignored.${k.kind} ?? {});
+    const mentioned = new Set([...mapped, ...ignored]);
+    expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
+    expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
+    expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
+  });`)
+    .join("\n");
+  return `${header}
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { table } from "../mappers/${t.surface}.gen.js";
+
+function methodsOf(file: string): string[] {
+  const doc = JSON.parse(readFileSync(new URL(\`../../\${file}\`, import.meta.url), "utf8"));
+  return doc.oneOf.map((v: any) => v.properties.method.enum[0]).sort();
+}
+
+describe(${JSON.stringify(`${t.surface}: upstream coverage`)}, () => {
+${checks}
+});
+`;
+}
+
+export interface Compatibility {
+  $comment: string;
+  canonicalEventTypes: string[];
+  surfaces: Record<string, {
+    table: string;
+    upstream: { package: string; version: string };
+    kinds: Record<string, { total: number | null; mapped: number; ignored: number; missing: number; methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string }> }>;
+    events: Record<string, string[]>;
+  }>;
+}
+
+export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Compatibility {
+  const out: Compatibility = {
+    $comment: "Generated by agentnorm codegen from mappings/*.yaml and schemas/upstream. DO NOT EDIT; run npm run codegen.",
+    canonicalEventTypes: model.eventTypes,
+    surfaces: {},
+  };
+  for (const t of [...tables].sort((a, b) => a.surface.localeCompare(b.surface))) {
+    const kinds: Compatibility["surfaces"][string]["kinds"] = {};
+    const events: Record<string, Set<string>> = {};
+    for (const k of t.kinds) {
+      const methods: Record<string, any> = {};
+      const rows = t.rows.filter((r) => r.kind === k.kind);
+      for (const r of rows) {
+        const types = [...new Set([...r.emit.map((e) => e.type), ...(r.snapshot.length ? ["content.delta"] : [])])];
+        for (const m of r.methods) {
+          const entry = (methods[m] ??= { status: "mapped", rules: [], events: [] });
+          entry.rules.push(r.rule);
+          entry.events = [...new Set([...entry.events, ...types])].sort();
+        }
+        for (const ty of types) (events[ty] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
+        if (r.replay.length) (events["(replay)"] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
+      }
+      for (const g of t.ignored.filter((g) => g.kind === k.kind)) for (const m of g.methods) methods[m] = { status: "ignored", reason: g.reason };
+      for (const m of k.upstreamMethods ?? []) if (!methods[m]) methods[m] = { status: "missing" };
+      const sorted = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => a.localeCompare(b)));
+      const vals = Object.values<any>(sorted);
+      kinds[k.kind] = {
+        total: k.upstreamMethods ? k.upstreamMethods.length : null,
+        mapped: vals.filter((x) => x.status === "mapped").length,
+        ignored: vals.filter((x) => x.status === "ignored").length,
+        missing: vals.filter((x) => x.status === "missing").length,
+        methods: sorted,
+      };
+    }
+    out.surfaces[t.surface] = {
+      table: t.file,
+      upstream: t.upstream,
+      kinds,
+      events: Object.fromEntries(Object.entries(events).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()])),
+    };
+  }
+  return out;
+}
+
+export function compatibilityMarkdown(c: Compatibility): string {
+  const surfaces = Object.keys(c.surfaces);
+  const lines = [
+    "<!-- Generated by agentnorm codegen from mappings/*.yaml. DO NOT EDIT; run `npm run codegen`. -->",
+    "# Compatibility matrix",
+    "",
+    "## Upstream coverage",
+    "",
+    "| surface | upstream | kind | upstream methods | mapped | ignored | missing |",
+    "|---|---|---|---:|---:|---:|---:|",
+  ];
+  for (const s of surfaces) {
+    const sv = c.surfaces[s];
+    for (const [k, kv] of Object.entries(sv.kinds)) {
+      lines.push(`| ${s} | ${sv.upstream.package}@${sv.upstream.version} | ${k} | ${kv.total ?? "—"} | ${kv.mapped} | ${kv.ignored} | ${kv.missing} |`);
+    }
+  }
+  lines.push("", "## Canonical event type × surface", "", "Number of upstream methods that produce each canonical event type.", "");
+  lines.push(`| canonical event | ${surfaces.join(" | ")} |`, `|---|${surfaces.map(() => "---:").join("|")}|`);
+  for (const ty of c.canonicalEventTypes) {
+    lines.push(`| \`${ty}\` | ${surfaces.map((s) => {
+      const n = (c.surfaces[s].events[ty] ?? []).reduce((a, x) => a + x.split(":")[1].split("|").length, 0);
+      return n ? String(n) : "—";
+    }).join(" | ")} |`);
+  }
+  for (const s of surfaces) {
+    lines.push("", `## ${s}`, "");
+    for (const [k, kv] of Object.entries(c.surfaces[s].kinds)) {
+      lines.push(`### ${k}`, "", "| method | status | canonical events / reason |", "|---|---|---|");
+      for (const [m, mv] of Object.entries(kv.methods)) {
+        lines.push(`| \`${m}\` | ${mv.status} | ${mv.status === "mapped" ? (mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(replay)" : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
+      }
+      lines.push("");
+    }
+  }
+  return lines.join("\n").trimEnd() + "\n";
+}

@@ -1,0 +1,461 @@
+/**
+ * Table stage: mappings/<surface>.yaml → validated, resolved IR (TableIR).
+ * Checks the table against its own schema (schemas/mapping-dsl.schema.json), the canonical model and the
+ * pinned upstream schema. Every problem becomes a Diagnostic with file:line:col; nothing here throws for
+ * user errors.
+ */
+import Ajv from "ajv";
+import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
+import type { CanonicalModel } from "./canonical.ts";
+import {
+  ANY, ANSWERS, KINDS, UpstreamSchemas, enumValues, resolvePath, variants,
+  type Kind, type SchemaRef, type UpstreamMethod,
+} from "./upstream.ts";
+
+export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
+export type Op = "use" | "open" | "close" | "current" | "mint";
+
+export type Expr =
+  | { k: "path"; root: string; segs: string[] }
+  | { k: "lit"; v: unknown }
+  | { k: "map"; name: string; from: Expr; def?: unknown }
+  | { k: "helper"; name: string; args: Expr[] }
+  | { k: "first"; items: Expr[] }
+  | { k: "state"; role: Role; field: string }
+  | { k: "obj"; entries: [string, Expr][] }
+  | { k: "arr"; items: Expr[] };
+
+export type Cond =
+  | { k: "eq"; path: Expr; value: unknown }
+  | { k: "in"; path: Expr; values: unknown[] }
+  | { k: "exists"; path: Expr; exists: boolean }
+  | { k: "not"; path: Expr; value: unknown }
+  | { k: "state"; test: "new" | "open" | "notOpen"; role: Role };
+
+export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client" }
+export interface EmitIR { type: string; cond: Cond[]; payload: Expr }
+export interface SnapIR { stream: string; text?: Expr; parts?: Expr; index?: "contentIndex" | "summaryIndex" }
+export type ReplayIR = { k: "each"; each: Expr; as: string; steps: ReplayIR[] } | { k: "msg"; method: string; params?: Expr };
+export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
+export interface RowIR {
+  rule: string; kind: Kind; methods: string[]; line: number; description?: string;
+  when: Cond[]; ids: IdIR[]; emit: EmitIR[]; snapshot: SnapIR[]; replay: ReplayIR[]; examples: ExampleIR[];
+}
+export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
+export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
+export interface KindIR { kind: Kind; source: string; file?: string; upstreamMethods?: string[] }
+export interface TableIR {
+  file: string; surface: string; provider: string; protocol: "jsonrpc";
+  upstream: { package: string; version: string; dir: string };
+  kinds: KindIR[]; maps: MapIR[]; rows: RowIR[]; ignored: IgnoredIR[];
+}
+
+export interface TableContext {
+  canonical: CanonicalModel;
+  dslSchema: object;
+  helpers: Set<string>;
+  /** Opens the upstream schema folder named by a table (relative to the project root). */
+  upstream: (dir: string) => UpstreamSchemas | undefined;
+}
+
+const ROLES: Role[] = ["session", "thread", "turn", "item", "request", "task", "parent"];
+const STREAM_INDEX = new Set(["contentIndex", "summaryIndex"]);
+
+export function loadTable(file: string, text: string, cx: TableContext): { table?: TableIR; diagnostics: Diagnostic[] } {
+  const src = new SourcedYaml(file, text);
+  const ds: Diagnostic[] = [...src.parseErrors];
+  if (ds.length) return { diagnostics: ds };
+  const v = src.value;
+
+  // 1. Structure: the DSL's own schema.
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(cx.dslSchema);
+  if (!validate(v)) {
+    for (const e of validate.errors ?? []) {
+      const path = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+      const extra = e.keyword === "additionalProperties" ? `: "${(e.params as any).additionalProperty}"` : e.keyword === "enum" ? `: ${JSON.stringify((e.params as any).allowedValues)}` : "";
+      const where = path.length ? path.join(".") : "(top level)";
+      ds.push(src.diag(e.keyword === "additionalProperties" ? [...path, (e.params as any).additionalProperty] : path, "E200", `${where} ${e.message}${extra}`, e.keyword === "additionalProperties"));
+    }
+    return { diagnostics: dedupe(ds) };
+  }
+
+  // 2. Upstream.
+  const up = cx.upstream(v.upstream.dir);
+  if (!up) {
+    ds.push(src.diag(["upstream", "dir"], "E201", `upstream schema folder "${v.upstream.dir}" does not exist (run npm run schemas:sync)`));
+    return { diagnostics: ds };
+  }
+  const kinds: KindIR[] = [];
+  const methodMaps = new Map<Kind, Map<string, UpstreamMethod>>();
+  for (const [k, spec] of Object.entries<any>(v.upstream.kinds)) {
+    const kind = k as Kind;
+    if (!cx.canonical.enums.RuntimeEventSource.includes(spec.source)) {
+      ds.push(src.diag(["upstream", "kinds", k, "source"], "E202", `unknown raw source "${spec.source}"${didYouMean(spec.source, cx.canonical.enums.RuntimeEventSource)}`));
+    }
+    let upstreamMethods: string[] | undefined;
+    if (spec.file) {
+      if (!up.exists(spec.file)) {
+        ds.push(src.diag(["upstream", "kinds", k, "file"], "E203", `upstream file "${spec.file}" not found in ${v.upstream.dir}`));
+        continue;
+      }
+      const ms = up.methods(spec.file);
+      methodMaps.set(kind, ms);
+      upstreamMethods = [...ms.keys()].sort();
+    }
+    kinds.push({ kind, source: spec.source, file: spec.file, upstreamMethods });
+  }
+  const kindSet = new Set(kinds.map((k) => k.kind));
+  for (const k of kinds) {
+    const answered = ANSWERS[k.kind];
+    if (answered && !methodMaps.has(answered)) ds.push(src.diag(["upstream", "kinds", k.kind], "E204", `kind ${k.kind} answers ${answered}, which has no upstream file`));
+  }
+
+  // 3. Maps.
+  const maps: MapIR[] = Object.entries<any>(v.maps ?? {}).map(([name, m]) => ({ name, values: m.values, def: m.default, line: src.pos(["maps", name]).line }));
+  const mapByName = new Map(maps.map((m) => [m.name, m]));
+  const usedMaps = new Set<string>();
+
+  // 4. Rows.
+  const rows: RowIR[] = [];
+  const replayTargets: { method: string; path: (string | number)[] }[] = [];
+  const rules = new Map<string, number>();
+  const claimed = new Map<string, (string | number)[]>(); // kind:method → YAML path that claims it
+  const claim = (kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean) => {
+    const key = `${kind}:${method}`;
+    const prev = claimed.get(key);
+    if (prev && prev[0] === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is both ${what} and ignored at line ${src.pos(prev).line}`));
+    else if (prev && what === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is ignored here but mapped at line ${src.pos(prev).line}`));
+    if (!prev || whenless) claimed.set(key, path);
+  };
+
+  v.rows.forEach((r: any, ri: number) => {
+    const at = (...p: (string | number)[]) => ["rows", ri, ...p];
+    const kind: Kind = r.kind ?? "notification";
+    if (!kindSet.has(kind)) {
+      ds.push(src.diag(at("kind"), "E211", `kind "${kind}" is not declared under upstream.kinds`));
+      return;
+    }
+    if (rules.has(r.rule)) ds.push(src.diag(at("rule"), "E212", `rule "${r.rule}" is already used at line ${rules.get(r.rule)}`));
+    rules.set(r.rule, src.pos(at()).line);
+    const methods: string[] = r.methods ?? [r.method];
+    const answered = ANSWERS[kind];
+    const lookupKind = answered ?? kind;
+    const known = methodMaps.get(lookupKind);
+    const schemas: { method: string; root: (seg: string) => SchemaRef[] | undefined }[] = [];
+    methods.forEach((method, mi) => {
+      const mpath = r.methods ? at("methods", mi) : at("method");
+      if (method === "*") {
+        if (!answered) ds.push(src.diag(mpath, "E213", `method "*" (fallback) is only allowed for response kinds`));
+        schemas.push({ method, root: (seg) => (seg === "request" || seg === "result" || seg === "error" || seg === "id" || seg === "msg" ? [ANY] : undefined) });
+        return;
+      }
+      const um = known?.get(method);
+      if (known && !um) {
+        ds.push(src.diag(mpath, "E214", `${lookupKind} method "${method}" does not exist in the upstream schema ${v.upstream.package}@${v.upstream.version}${didYouMean(method, known.keys())}`));
+        return;
+      }
+      if (!answered) claim(kind, method, mpath, "mapped", !r.when);
+      schemas.push({ method, root: rootResolver(kind, um, up) });
+    });
+
+    // Path checking against every method's schema, plus scope variables (replay).
+    const checkPath = (expr: Expr & { k: "path" }, path: (string | number)[], scope: Map<string, SchemaRef[]>): { required: boolean; targets: SchemaRef[] } => {
+      let required = true;
+      const targets: SchemaRef[] = [];
+      if (scope.has(expr.root)) {
+        for (const t of scope.get(expr.root)!) {
+          const res = resolvePath(t, expr.segs);
+          if (!res.ok) {
+            ds.push(src.diag(path, "E220", `field "${[expr.root, ...expr.segs.slice(0, res.failedAt! + 1)].join(".")}" does not exist in the upstream schema${didYouMean(expr.segs[res.failedAt!], res.known ?? [])}${hint(res.known)}`));
+            return { required: false, targets: [] };
+          }
+          required &&= res.required;
+          targets.push(...res.targets);
+        }
+        return { required, targets };
+      }
+      for (const s of schemas) {
+        const roots = s.root(expr.root);
+        if (!roots) {
+          ds.push(src.diag(path, "E221", `"${expr.root}" is not a field of a ${kind} message (${s.method})${kind === "response" || kind === "clientResponse" ? "; use result, error, id, request or msg" : "; roots are the message's own keys, msg, or a replay variable"}`));
+          return { required: false, targets: [] };
+        }
+        for (const root of roots) {
+          const res = resolvePath(root, expr.segs);
+          if (!res.ok) {
+            const full = [expr.root, ...expr.segs.slice(0, res.failedAt! + 1)].join(".");
+            ds.push(src.diag(path, "E220", `field "${full}" does not exist in the upstream schema of ${kind} ${s.method}${didYouMean(expr.segs[res.failedAt!], res.known ?? [])}${hint(res.known)}`));
+            return { required: false, targets: [] };
+          }
+          required &&= res.required;
+          targets.push(...res.targets);
+        }
+      }
+      return { required, targets };
+    };
+
+    const parseExpr = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>): Expr => {
+      if (typeof val === "string") {
+        if (val.startsWith("$$")) return { k: "lit", v: val.slice(1) };
+        if (val.startsWith("$")) {
+          const segs = val.slice(1).split(".");
+          if (segs.some((s) => s === "")) ds.push(src.diag(path, "E222", `malformed path "${val}"`));
+          const e: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
+          checkPath(e, path, scope);
+          return e;
+        }
+        return { k: "lit", v: val };
+      }
+      if (Array.isArray(val)) return { k: "arr", items: val.map((x, i) => parseExpr(x, [...path, i], scope)) };
+      if (val && typeof val === "object") {
+        const o = val as Record<string, unknown>;
+        const special = Object.keys(o).filter((k) => k.startsWith("$"));
+        if (special.length === 0) return { k: "obj", entries: Object.entries(o).map(([k, x]) => [k, parseExpr(x, [...path, k], scope)]) };
+        const op = special[0];
+        const allowed: Record<string, string[]> = { $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"] };
+        if (special.length > 1 || !allowed[op]) {
+          ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use $map, $helper, $first, $state or $literal`));
+          return { k: "lit", v: undefined };
+        }
+        for (const k of Object.keys(o)) if (!allowed[op].includes(k)) ds.push(src.diag([...path, k], "E224", `"${k}" is not allowed with ${op}`, true));
+        switch (op) {
+          case "$map": {
+            const name = String(o.$map);
+            if (!mapByName.has(name)) ds.push(src.diag([...path, "$map"], "E225", `unknown map "${name}"${didYouMean(name, mapByName.keys())}`));
+            usedMaps.add(name);
+            if (o.from === undefined) ds.push(src.diag(path, "E226", `$map needs "from"`));
+            return { k: "map", name, from: parseExpr(o.from, [...path, "from"], scope), def: o.default };
+          }
+          case "$helper": {
+            const name = String(o.$helper);
+            if (!cx.helpers.has(name)) ds.push(src.diag([...path, "$helper"], "E227", `unknown helper "${name}" (exported functions of src/helpers.ts: ${[...cx.helpers].sort().join(", ")})${didYouMean(name, cx.helpers)}`));
+            const args = Array.isArray(o.args) ? o.args : o.args === undefined ? [] : [o.args];
+            return { k: "helper", name, args: args.map((a, i) => parseExpr(a, [...path, "args", i], scope)) };
+          }
+          case "$first": {
+            if (!Array.isArray(o.$first)) ds.push(src.diag(path, "E228", `$first takes a list`));
+            return { k: "first", items: (Array.isArray(o.$first) ? o.$first : []).map((x, i) => parseExpr(x, [...path, "$first", i], scope)) };
+          }
+          case "$state": {
+            const [role, field] = String(o.$state).split(".");
+            if (!ROLES.includes(role as Role) || !field) ds.push(src.diag(path, "E229", `$state takes ROLE.FIELD (roles: ${ROLES.join(", ")})`));
+            return { k: "state", role: role as Role, field };
+          }
+          default:
+            return { k: "lit", v: o.$literal };
+        }
+      }
+      return { k: "lit", v: val };
+    };
+
+    const parseConds = (c: any, path: (string | number)[], allowState: boolean): Cond[] => {
+      const out: Cond[] = [];
+      for (const [key, val] of Object.entries<any>(c ?? {})) {
+        const p = [...path, key];
+        if (key === "new" || key === "open" || key === "notOpen") {
+          if (!allowState) { ds.push(src.diag(p, "E230", `"${key}" is a runtime-state condition: use it in an emit's "if", not in "when"`, true)); continue; }
+          if (!ROLES.includes(val)) { ds.push(src.diag(p, "E231", `"${key}" takes a role (${ROLES.join(", ")})`)); continue; }
+          if (!r.ids?.[val]) ds.push(src.diag(p, "E232", `"${key}: ${val}" needs the row to declare ids.${val}`));
+          out.push({ k: "state", test: key, role: val });
+          continue;
+        }
+        const segs = key.split(".");
+        const pathExpr: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
+        const res = checkPath(pathExpr, p, new Map());
+        const enumVals = res.targets.length ? enumValues(res.targets) : undefined;
+        const checkValue = (x: unknown, vp: (string | number)[]) => {
+          if (enumVals && typeof x === "string" && !enumVals.includes(x)) ds.push(src.diag(vp, "E233", `"${x}" is not a value of ${key} upstream (${enumVals.join(", ")})${didYouMean(x, enumVals)}`));
+        };
+        if (val && typeof val === "object" && !Array.isArray(val)) {
+          const ks = Object.keys(val);
+          if (ks.length !== 1 || !["in", "exists", "not"].includes(ks[0])) { ds.push(src.diag(p, "E234", `a condition is a value, {in: [...]}, {exists: true|false} or {not: value}`)); continue; }
+          if (ks[0] === "in") { (val.in as unknown[]).forEach((x, i) => checkValue(x, [...p, "in", i])); out.push({ k: "in", path: pathExpr, values: val.in }); }
+          else if (ks[0] === "exists") out.push({ k: "exists", path: pathExpr, exists: !!val.exists });
+          else { checkValue(val.not, [...p, "not"]); out.push({ k: "not", path: pathExpr, value: val.not }); }
+        } else {
+          checkValue(val, p);
+          out.push({ k: "eq", path: pathExpr, value: val });
+        }
+      }
+      return out;
+    };
+
+    const when = parseConds(r.when, at("when"), false);
+
+    const ids: IdIR[] = [];
+    for (const [role, spec] of Object.entries<any>(r.ids ?? {})) {
+      const s = typeof spec === "string" ? { path: spec } : spec;
+      const op: Op = s.op ?? "use";
+      const p = at("ids", role);
+      if ((op === "current" || op === "mint") && s.path) ds.push(src.diag(p, "E240", `op "${op}" takes no path`));
+      if (op !== "current" && op !== "mint" && !s.path) ds.push(src.diag(p, "E241", `op "${op}" needs a path`));
+      if (s.space && role !== "request") ds.push(src.diag(p, "E242", `"space" only applies to the request role`));
+      let path: Expr | undefined;
+      let required = false;
+      if (s.path) {
+        const segs = String(s.path).split(".");
+        const e: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
+        required = checkPath(e, typeof spec === "string" ? p : [...p, "path"], new Map()).required;
+        path = e;
+      }
+      const space = s.space ?? (role === "request" ? (kind === "clientRequest" || kind === "clientResponse" ? "client" : "server") : undefined);
+      ids.push({ role: role as Role, op, path, field: s.path, required, space });
+    }
+
+    const emit: EmitIR[] = (r.emit ?? []).map((e: any, ei: number) => {
+      const p = at("emit", ei);
+      if (!cx.canonical.eventTypes.includes(e.type)) ds.push(src.diag([...p, "type"], "E250", `unknown canonical event type "${e.type}"${didYouMean(e.type, cx.canonical.eventTypes)}`));
+      const payload = parseExpr(e.payload ?? {}, [...p, "payload"], new Map());
+      if (cx.canonical.eventTypes.includes(e.type)) checkPayload(e.type, payload, [...p, "payload"]);
+      return { type: e.type, cond: parseConds(e.if, [...p, "if"], true), payload };
+    });
+
+    const snapshot: SnapIR[] = (r.snapshot ?? []).map((s: any, si: number) => {
+      const p = at("snapshot", si);
+      if (!cx.canonical.enums.ContentStreamKind.includes(s.stream)) ds.push(src.diag([...p, "stream"], "E260", `unknown ContentStreamKind "${s.stream}"${didYouMean(s.stream, cx.canonical.enums.ContentStreamKind)}`));
+      if (!ids.some((i) => i.role === "item")) ds.push(src.diag(p, "E261", `a snapshot needs the row to declare ids.item`));
+      if (s.index && !STREAM_INDEX.has(s.index)) ds.push(src.diag([...p, "index"], "E262", `index must be contentIndex or summaryIndex`));
+      return {
+        stream: s.stream,
+        text: s.text !== undefined ? parseExpr(s.text, [...p, "text"], new Map()) : undefined,
+        parts: s.parts !== undefined ? parseExpr(s.parts, [...p, "parts"], new Map()) : undefined,
+        index: s.index,
+      };
+    });
+
+    const parseReplay = (steps: any[], path: (string | number)[], scope: Map<string, SchemaRef[]>): ReplayIR[] =>
+      steps.map((st, i) => {
+        const p = [...path, i];
+        if (st.each !== undefined) {
+          const eachExpr = parseExpr(st.each, [...p, "each"], scope);
+          let itemTargets: SchemaRef[] = [ANY];
+          if (eachExpr.k === "path") {
+            const res = scope.has(eachExpr.root)
+              ? scope.get(eachExpr.root)!.map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets)
+              : schemas.flatMap((s) => (s.root(eachExpr.root) ?? []).map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets));
+            const items = res.flatMap((t) => variants(t)).filter((t) => t.node?.items).map((t) => ({ ...t, node: t.node.items }));
+            if (res.length && !items.length) ds.push(src.diag([...p, "each"], "E270", `"${st.each}" is not an array in the upstream schema`));
+            if (items.length) itemTargets = items;
+          } else ds.push(src.diag([...p, "each"], "E271", `"each" takes a path`));
+          const inner = new Map(scope);
+          inner.set(st.as, itemTargets);
+          return { k: "each", each: eachExpr, as: st.as, steps: parseReplay(st.messages, [...p, "messages"], inner) } as ReplayIR;
+        }
+        const nm = methodMaps.get("notification");
+        if (nm && !nm.has(st.method)) ds.push(src.diag([...p, "method"], "E272", `replayed method "${st.method}" is not a notification of the upstream schema${didYouMean(st.method, nm.keys())}`));
+        replayTargets.push({ method: st.method, path: [...p, "method"] });
+        return { k: "msg", method: st.method, params: st.params === undefined ? undefined : parseExpr(st.params, [...p, "params"], scope) } as ReplayIR;
+      });
+    const replay = parseReplay(r.replay ?? [], at("replay"), new Map());
+
+    if (!emit.length && !snapshot.length && !replay.length) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
+
+    const examples: ExampleIR[] = (r.examples ?? []).map((ex: any, xi: number) => {
+      const p = at("examples", xi);
+      ex.out.forEach((o: any, oi: number) => {
+        if (!cx.canonical.eventTypes.includes(o.type)) ds.push(src.diag([...p, "out", oi, "type"], "E290", `unknown canonical event type "${o.type}"${didYouMean(o.type, cx.canonical.eventTypes)}`));
+      });
+      return { name: ex.name ?? `${r.rule} #${xi + 1}`, line: src.pos(p).line, given: ex.given ?? [], input: ex.in, out: ex.out };
+    });
+    if (!examples.length) ds.push(src.diag(at("rule"), "E291", `row "${r.rule}" has no examples`));
+
+    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples });
+
+    function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
+      let schema = cx.canonical.payloads[type];
+      if (schema.$ref) schema = cx.canonical.defs[schema.$ref.split("/").pop()];
+      if (payload.k !== "obj") { ds.push(src.diag(path, "E251", `payload must be an object`)); return; }
+      const props = schema.properties ?? {};
+      const keys = new Set(payload.entries.map(([k]) => k));
+      for (const [k, e] of payload.entries) {
+        if (!(k in props)) { ds.push(src.diag([...path, k], "E252", `"${k}" is not a field of the ${type} payload (fields: ${Object.keys(props).join(", ")})${didYouMean(k, Object.keys(props))}`, true)); continue; }
+        const allowed = allowedValues(props[k]);
+        if (!allowed) continue;
+        if (e.k === "lit" && typeof e.v === "string" && !allowed.includes(e.v)) ds.push(src.diag([...path, k], "E253", `"${e.v}" is not a valid ${type} ${k} (${allowed.join(", ")})${didYouMean(e.v, allowed)}`));
+        if (e.k === "map") {
+          const m = mapByName.get(e.name);
+          if (m) {
+            for (const [from, to] of Object.entries(m.values)) if (!allowed.includes(String(to))) ds.push(src.diag(["maps", e.name, "values", from], "E254", `map "${e.name}" gives "${to}", which is not a valid ${type} ${k} (${allowed.join(", ")})`));
+            const d = e.def ?? m.def;
+            if (d !== undefined && !allowed.includes(String(d))) ds.push(src.diag([...path, k], "E254", `default "${d}" is not a valid ${type} ${k}`));
+          }
+        }
+      }
+      for (const req of schema.required ?? []) if (!keys.has(req)) ds.push(src.diag(path, "E255", `the ${type} payload requires "${req}"`));
+    }
+  });
+
+  function allowedValues(s: any): string[] | undefined {
+    if (s?.$ref) {
+      const [, section, name] = /^#\/(enums|defs|ids)\/(.+)$/.exec(s.$ref) ?? [];
+      return section === "enums" ? cx.canonical.enums[name] : undefined;
+    }
+    return Array.isArray(s?.enum) ? s.enum : undefined;
+  }
+
+  // Replayed messages must land on rows of this table.
+  const rowMethods = new Set(rows.filter((r) => r.kind === "notification").flatMap((r) => r.methods));
+  for (const t of replayTargets) if (!rowMethods.has(t.method)) ds.push(src.diag(t.path, "E273", `replayed method "${t.method}" has no notification row in this table`));
+
+  // 5. Ignored.
+  const ignored: IgnoredIR[] = (v.ignored ?? []).map((g: any, gi: number) => {
+    const known = methodMaps.get(g.kind);
+    if (!kindSet.has(g.kind)) ds.push(src.diag(["ignored", gi, "kind"], "E211", `kind "${g.kind}" is not declared under upstream.kinds`));
+    g.methods.forEach((m: string, mi: number) => {
+      if (known && !known.has(m)) ds.push(src.diag(["ignored", gi, "methods", mi], "E214", `${g.kind} method "${m}" does not exist in the upstream schema ${v.upstream.package}@${v.upstream.version}${didYouMean(m, known.keys())}`));
+      else claim(g.kind, m, ["ignored", gi, "methods", mi], "ignored", true);
+    });
+    return { id: `ignored-${g.kind}-${gi + 1}`, kind: g.kind, methods: g.methods, reason: g.reason, line: src.pos(["ignored", gi]).line };
+  });
+
+  // 6. Coverage: every upstream method of every kind with a file is mapped or ignored.
+  for (const k of kinds) {
+    for (const m of k.upstreamMethods ?? []) {
+      if (!claimed.has(`${k.kind}:${m}`)) ds.push(src.diag(["upstream", "kinds", k.kind], "E300", `${k.kind} method "${m}" of ${v.upstream.package}@${v.upstream.version} is neither mapped nor ignored`));
+    }
+  }
+  // Rows guarded by `when` must be backed by an unconditional row or accept that other values warn at run time;
+  // response kinds must answer a request kind that is declared.
+  for (const m of maps) if (!usedMaps.has(m.name)) ds.push(src.diag(["maps", m.name], "E301", `map "${m.name}" is never used`, true));
+
+  const table: TableIR = {
+    file, surface: v.surface, provider: v.provider, protocol: v.protocol,
+    upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir },
+    kinds, maps, rows, ignored,
+  };
+  if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
+  void KINDS;
+  return { table, diagnostics: dedupe(ds) };
+}
+
+function hint(known?: string[]): string {
+  return known && known.length ? `; known here: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""}` : "";
+}
+
+function dedupe(ds: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return ds.filter((d) => {
+    const k = `${d.file}:${d.line}:${d.col}:${d.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** Root schemas of a message of `kind` for a path's first segment. */
+function rootResolver(kind: Kind, um: UpstreamMethod | undefined, up: UpstreamSchemas): (seg: string) => SchemaRef[] | undefined {
+  if (!um) return (seg) => (seg === "msg" ? [ANY] : [ANY]);
+  const msg = um.message;
+  if (kind === "response" || kind === "clientResponse") {
+    const result = up.responseSchema(um.paramsRefName) ?? ANY;
+    const error: SchemaRef = { file: "(jsonrpc)", doc: {}, node: { type: "object", properties: { code: { type: "integer" }, message: { type: "string" }, data: {} }, required: ["code", "message"] } };
+    const whole: SchemaRef = { file: "(jsonrpc)", doc: {}, node: { type: "object", properties: { id: {}, result: {}, error: error.node } } };
+    return (seg) => ({ result: [result], error: [error], id: [ANY], request: [msg], msg: [whole] } as Record<string, SchemaRef[]>)[seg];
+  }
+  return (seg) => {
+    if (seg === "msg") return [msg];
+    const props = msg.node?.properties ?? {};
+    return Object.hasOwn(props, seg) ? [{ ...msg, node: props[seg] }] : undefined;
+  };
+}

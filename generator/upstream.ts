@@ -1,0 +1,156 @@
+/**
+ * Upstream stage: the pinned provider schemas (JSON Schema, draft-07) of a surface.
+ * Gives the method set of each message kind and resolves field paths (`params.item.id`) against
+ * the schema of a message, following $ref / oneOf / anyOf / allOf.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export type Kind = "notification" | "request" | "response" | "clientRequest" | "clientNotification" | "clientResponse";
+export const KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+/** Which request kind a response kind answers. */
+export const ANSWERS: Partial<Record<Kind, Kind>> = { response: "request", clientResponse: "clientRequest" };
+
+export interface SchemaRef { file: string; doc: any; node: any }
+export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string }
+
+export class UpstreamSchemas {
+  private docs = new Map<string, any>();
+  constructor(readonly dir: string) {}
+
+  doc(file: string): any {
+    let d = this.docs.get(file);
+    if (!d) {
+      d = JSON.parse(readFileSync(join(this.dir, file), "utf8"));
+      this.docs.set(file, d);
+    }
+    return d;
+  }
+  exists(file: string): boolean {
+    return existsSync(join(this.dir, file));
+  }
+
+  /** Methods of a JSON-RPC union file: oneOf[].properties.method.enum[0]. */
+  methods(file: string): Map<string, UpstreamMethod> {
+    const doc = this.doc(file);
+    const out = new Map<string, UpstreamMethod>();
+    for (const variant of doc.oneOf ?? []) {
+      const m = variant?.properties?.method?.enum?.[0];
+      if (typeof m !== "string") continue;
+      const pref: string | undefined = variant.properties?.params?.$ref;
+      out.set(m, { method: m, message: { file, doc, node: variant }, paramsRefName: pref?.split("/").pop() });
+    }
+    return out;
+  }
+
+  /** The schema of the result of a request whose params are `<X>Params`: the `<X>Response` file. */
+  responseSchema(paramsRefName: string | undefined): SchemaRef | undefined {
+    if (!paramsRefName) return undefined;
+    const name = paramsRefName.replace(/Params$/, "Response");
+    for (const f of [`${name}.json`, `v2/${name}.json`, `v1/${name}.json`]) {
+      if (this.exists(f)) {
+        const doc = this.doc(f);
+        return { file: f, doc, node: doc };
+      }
+    }
+    return undefined;
+  }
+}
+
+/** A schema that accepts anything (used where the upstream schema says nothing). */
+export const ANY: SchemaRef = { file: "(any)", doc: {}, node: {} };
+
+export interface PathResult {
+  ok: boolean;
+  /** Every segment is required in every variant that has it (the value is always present in valid input). */
+  required: boolean;
+  /** The schemas the path lands on (several when it crosses a union). */
+  targets: SchemaRef[];
+  /** On failure: the segment index that failed and the names that exist there. */
+  failedAt?: number;
+  known?: string[];
+}
+
+function deref(s: SchemaRef, depth = 0): SchemaRef {
+  let node = s.node;
+  let doc = s.doc;
+  for (let i = 0; node && typeof node === "object" && typeof node.$ref === "string" && i < 50; i++) {
+    const ref: string = node.$ref;
+    if (!ref.startsWith("#/")) throw new Error(`external $ref not supported: ${ref} in ${s.file}`);
+    node = ref.slice(2).split("/").reduce((n: any, k) => n?.[decodeURIComponent(k.replace(/~1/g, "/").replace(/~0/g, "~"))], doc);
+    if (node === undefined) throw new Error(`unresolved $ref ${ref} in ${s.file}`);
+  }
+  void depth;
+  return { file: s.file, doc, node };
+}
+
+/** Expand a schema into its alternatives (oneOf/anyOf members; allOf members are all applied). */
+export function variants(s: SchemaRef, seen = 0): SchemaRef[] {
+  const d = deref(s);
+  const n = d.node;
+  if (seen > 20 || !n || typeof n !== "object") return [d];
+  const alts = n.oneOf ?? n.anyOf;
+  if (Array.isArray(alts)) return alts.flatMap((a: any) => variants({ ...d, node: a }, seen + 1));
+  return [d];
+}
+
+function isAny(n: any): boolean {
+  if (n === true) return true;
+  if (!n || typeof n !== "object") return false;
+  return !n.type && !n.properties && !n.oneOf && !n.anyOf && !n.allOf && !n.$ref && !n.items && !n.enum && n.const === undefined;
+}
+
+/** Resolve `segments` inside `root`. Numeric segments index arrays; any key is allowed in a map or an any-schema. */
+export function resolvePath(root: SchemaRef, segments: string[]): PathResult {
+  let current: SchemaRef[] = [root];
+  let required = true;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    const next: SchemaRef[] = [];
+    const known = new Set<string>();
+    let segRequired = true;
+    let anyHit = false;
+    for (const c of current) {
+      for (const v of variants(c)) {
+        const parts = v.node?.allOf ? v.node.allOf.flatMap((a: any) => variants({ ...v, node: a })) : [v];
+        for (const p of parts) {
+          const n = p.node;
+          if (isAny(n)) { next.push({ ...p, node: {} }); anyHit = true; segRequired = false; continue; }
+          if (n === false || n?.type === "null") continue;
+          if (/^\d+$/.test(seg) && n.items) { next.push({ ...p, node: n.items }); anyHit = true; segRequired = false; continue; }
+          if (n.properties && Object.hasOwn(n.properties, seg)) {
+            next.push({ ...p, node: n.properties[seg] });
+            anyHit = true;
+            if (!(n.required ?? []).includes(seg)) segRequired = false;
+            continue;
+          }
+          if (n.additionalProperties && typeof n.additionalProperties === "object") {
+            next.push({ ...p, node: n.additionalProperties }); anyHit = true; segRequired = false; continue;
+          }
+          if (n.additionalProperties === true) { next.push({ ...p, node: {} }); anyHit = true; segRequired = false; continue; }
+          segRequired = false; // this variant lacks the key: the value may be absent
+          for (const k of Object.keys(n.properties ?? {})) known.add(k);
+        }
+      }
+    }
+    if (!anyHit) return { ok: false, required: false, targets: [], failedAt: i, known: [...known].sort() };
+    required = required && segRequired;
+    current = next;
+  }
+  return { ok: true, required, targets: current };
+}
+
+/** All string values the targets can take, when they are all enums/consts; undefined if open-ended. */
+export function enumValues(targets: SchemaRef[]): string[] | undefined {
+  const out = new Set<string>();
+  for (const t of targets) {
+    for (const v of variants(t)) {
+      const n = v.node;
+      if (n?.type === "null") continue;
+      if (Array.isArray(n?.enum)) n.enum.forEach((x: unknown) => typeof x === "string" && out.add(x));
+      else if (typeof n?.const === "string") out.add(n.const);
+      else return undefined;
+    }
+  }
+  return [...out];
+}

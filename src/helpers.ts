@@ -1,0 +1,51 @@
+/**
+ * Named helpers that mapping rows may call with `{ $helper: NAME, args: [...] }`, for the rare logic
+ * that is not a table. Every exported function here is callable from YAML; codegen rejects other names.
+ * Helpers are pure, never throw on provider data, and return undefined when they have nothing to say.
+ */
+
+/** A decision as a string: string decisions as they are; `{acceptWithExecpolicyAmendment: …}` → its key. */
+export function decisionName(decision: unknown): string | undefined {
+  if (typeof decision === "string") return decision;
+  if (decision && typeof decision === "object" && !Array.isArray(decision)) {
+    const keys = Object.keys(decision);
+    if (keys.length === 1) return keys[0];
+  }
+  return undefined;
+}
+
+/** A string from a string or a list of strings (joined with blank lines). */
+export function joinText(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (Array.isArray(x)) {
+    const parts = x.filter((p): p is string => typeof p === "string");
+    return parts.length ? parts.join("\n\n") : undefined;
+  }
+  return undefined;
+}
+
+/** A short human title for a provider item: the command, the changed paths, the tool, the query… */
+export function itemTitle(item: unknown): string | undefined {
+  if (!item || typeof item !== "object") return undefined;
+  const it = item as Record<string, any>;
+  if (typeof it.command === "string") return clip(it.command);
+  if (Array.isArray(it.command)) return clip(it.command.filter((x: unknown) => typeof x === "string").join(" "));
+  if (Array.isArray(it.changes)) {
+    const paths = it.changes.map((c: any) => c?.path).filter((p: unknown): p is string => typeof p === "string");
+    if (paths.length) return clip(paths.join(", "));
+  }
+  if (typeof it.server === "string" && typeof it.tool === "string") return `${it.server}.${it.tool}`;
+  if (typeof it.tool === "string") return it.tool;
+  if (typeof it.query === "string") return clip(it.query);
+  if (typeof it.path === "string") return clip(it.path);
+  return undefined;
+}
+
+/** A string when the value is one (or a number), else undefined. */
+export function str(x: unknown): string | undefined {
+  return typeof x === "string" ? x : typeof x === "number" && Number.isFinite(x) ? String(x) : undefined;
+}
+
+function clip(s: string, n = 160): string {
+  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}

@@ -1,0 +1,439 @@
+/**
+ * The runtime: state around the generated tables. Classifies each provider message (JSON-RPC structure, not
+ * provider methods), finds its rows in the surface table, runs them with a RowContext, and builds the
+ * canonical envelope (ids, sequence, providerRefs, raw). Holds provider → canonical id maps, open items,
+ * open requests and pending JSON-RPC requests; memory is bounded by what is open, not by history.
+ * Uses no Node APIs, so it runs in a browser or webview too.
+ */
+import type { IdKind, ProviderRuntimeEventV2, RuntimeEventSource, RuntimeSessionId } from "../generated/canonical.gen.js";
+import { ID_PREFIXES } from "../generated/canonical.gen.js";
+import { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
+import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import type { Kind, Op, Role, Row, RowContext, SurfaceTable } from "./table-types.js";
+import { randomIds, type IdFactory } from "./ids.js";
+
+export type Direction = "in" | "out";
+export type CanonicalEvent = ProviderRuntimeEventV2;
+
+export interface NormalizerOptions {
+  /** Surface name (see SURFACE_NAMES) or a compiled table. */
+  surface: string | SurfaceTable;
+  /** Time source for createdAt: epoch ms, a Date or an ISO string. Default: Date.now. */
+  clock?: () => number | Date | string;
+  /** Id factory: returns the part after the kind prefix. Default: random UUIDs. */
+  ids?: IdFactory;
+  /** Keep the provider message in each event's raw.payload (default true). */
+  includeRaw?: boolean;
+  /** Validate every emitted event against the canonical schema; failures add a runtime.error (default false). */
+  validate?: boolean;
+}
+
+export interface PushOptions {
+  /** "in" = from the agent (server → client), "out" = from the client. Inferred when absent. */
+  direction?: Direction;
+}
+
+export interface NormalizerStats {
+  messages: number;
+  events: number;
+  /** Messages deliberately not mapped, per ignore entry. */
+  ignored: Record<string, number>;
+  /** Messages no row or ignore entry knows (each produced a runtime.warning). */
+  unknown: number;
+  /** Malformed input (each produced a runtime.error validation_error). */
+  invalid: number;
+  /** Events per rule. */
+  rules: Record<string, number>;
+}
+
+export interface Normalizer {
+  readonly sessionId: RuntimeSessionId;
+  readonly surface: SurfaceTable;
+  /** Map one provider message. Never throws on provider data. */
+  push(message: unknown, options?: PushOptions): CanonicalEvent[];
+  /** Parse one NDJSON line (optionally a {direction|dir, message|frame} wrapper) and push it. */
+  pushLine(line: string, options?: PushOptions & { lineNumber?: number }): CanonicalEvent[];
+  /** End of stream: reports items, requests and turns that are still open. */
+  end(): CanonicalEvent[];
+  stats(): NormalizerStats;
+}
+
+interface Entity {
+  id: string;
+  providerId?: string;
+  open: boolean;
+  state: Record<string, unknown>;
+  /** content.delta text delivered so far, per "<streamKind>:<index>". */
+  delivered?: Map<string, string[]>;
+}
+
+const ROLE_KIND: Record<Role, IdKind> = {
+  session: "RuntimeSessionId", thread: "ThreadId", turn: "TurnId", item: "RuntimeItemId",
+  request: "RuntimeRequestId", task: "RuntimeTaskId", parent: "RuntimeItemId",
+};
+const ENVELOPE_FIELD: Partial<Record<Role, string>> = { thread: "threadId", turn: "turnId", item: "itemId", request: "requestId", parent: "parentId" };
+const REF_FIELD: Partial<Record<Role, string>> = {
+  session: "providerSessionId", thread: "providerThreadId", turn: "providerTurnId", item: "providerItemId",
+  request: "providerRequestId", parent: "providerParentId",
+};
+const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
+const RECENT_LIMIT = 1024;
+const MAX_REPLAY_DEPTH = 8;
+
+/** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
+class EntityTable {
+  live = new Map<string, Entity>();
+  recent = new Map<string, Entity>();
+  lastOpened?: Entity;
+  find(key: string): Entity | undefined {
+    return this.live.get(key) ?? this.recent.get(key);
+  }
+  close(key: string | undefined, e: Entity): void {
+    e.open = false;
+    e.delivered = undefined;
+    if (key === undefined) return;
+    this.live.delete(key);
+    this.recent.set(key, e);
+    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
+  }
+}
+
+interface Pending { method: string; message: any; order: number }
+
+export function createNormalizer(options: NormalizerOptions): Normalizer {
+  const table = typeof options.surface === "string" ? SURFACES[options.surface] : options.surface;
+  if (!table) throw new Error(`unknown surface "${String(options.surface)}"; known surfaces: ${SURFACE_NAMES.join(", ")}`);
+  const clock = options.clock ?? Date.now;
+  const idf = options.ids ?? randomIds();
+  const includeRaw = options.includeRaw !== false;
+  const mint = (kind: IdKind) => `${ID_PREFIXES[kind]}_${idf(kind)}`;
+  const sessionId = mint("RuntimeSessionId") as RuntimeSessionId;
+  let sequence = 0;
+  let pendingOrder = 0;
+  const entities: Record<Role, EntityTable> = {
+    session: new EntityTable(), thread: new EntityTable(), turn: new EntityTable(), item: new EntityTable(),
+    request: new EntityTable(), task: new EntityTable(), parent: new EntityTable(),
+  };
+  entities.parent = entities.item; // a parent is an item
+  const pending = { server: new Map<string, Pending>(), client: new Map<string, Pending>() };
+  const stats: NormalizerStats = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
+
+  const now = (): string => {
+    const t = clock();
+    return typeof t === "string" ? t : new Date(t).toISOString();
+  };
+
+  /** One row execution: the RowContext the generated code talks to. */
+  class Scope implements RowContext {
+    ids: Partial<Record<Role, Entity>> = {};
+    keys: Partial<Record<Role, string>> = {};
+    was: Partial<Record<Role, boolean>> = {};
+    fresh: Partial<Record<Role, boolean>> = {};
+    closes: [Role, string | undefined, Entity][] = [];
+    problems: string[] = [];
+    constructor(
+      readonly out: CanonicalEvent[],
+      readonly message: any,
+      readonly request: any,
+      readonly rule: string,
+      readonly source: RuntimeEventSource,
+      readonly method: string | undefined,
+      readonly depth: number,
+    ) {}
+
+    ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean): void {
+      const t = entities[role];
+      if (op === "current") {
+        const e = t.lastOpened?.open ? t.lastOpened : undefined;
+        if (e) { this.ids[role] = e; this.keys[role] = e.providerId; this.was[role] = true; }
+        return;
+      }
+      if (op === "mint") {
+        const e: Entity = { id: mint(ROLE_KIND[role]), open: true, state: {} };
+        t.lastOpened = e;
+        this.ids[role] = e; this.was[role] = false; this.fresh[role] = true;
+        return;
+      }
+      if (typeof providerId !== "string" && typeof providerId !== "number") {
+        if (required || providerId != null) this.problems.push(`${field ?? role}: expected an id (string or number), got ${providerId === undefined ? "nothing" : JSON.stringify(providerId)}`);
+        return;
+      }
+      const pid = String(providerId);
+      const key = role === "request" ? `${space ?? "server"}:${pid}` : pid;
+      let e = t.find(key);
+      if (!e) {
+        e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {} };
+        if (role !== "parent") t.live.set(key, e);
+      }
+      this.ids[role] = e;
+      this.keys[role] = key;
+      this.was[role] = e.open;
+      if (op === "open") {
+        if (!e.open) {
+          e.open = true;
+          this.fresh[role] = true;
+          t.live.set(key, e);
+          t.recent.delete(key);
+          t.lastOpened = e;
+        }
+      } else if (op === "close") {
+        this.closes.push([role, key, e]);
+      }
+    }
+
+    emit(type: string, payload: any): void {
+      const ev: any = { eventId: mint("EventId"), sequence: ++sequence, type, provider: table.provider, sessionId, createdAt: now() };
+      let refs: Record<string, string> | undefined;
+      for (const role in this.ids) {
+        const e = this.ids[role as Role]!;
+        const f = ENVELOPE_FIELD[role as Role];
+        if (f) ev[f] = e.id;
+        const rf = REF_FIELD[role as Role];
+        if (rf && e.providerId !== undefined) (refs ??= {})[rf] = e.providerId;
+        if (this.fresh[role as Role]) {
+          for (const k in payload) {
+            const v = payload[k];
+            if (v === null || typeof v !== "object") e.state[k] = v;
+          }
+        }
+      }
+      if (refs) ev.providerRefs = refs;
+      ev.payload = payload;
+      if (includeRaw) ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: this.message } : { source: this.source, method: this.method, rule: this.rule, payload: this.message };
+      else ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: null } : { source: this.source, method: this.method, rule: this.rule, payload: null };
+      if (type === "content.delta" && this.ids.item && typeof payload.delta === "string") {
+        const item = this.ids.item;
+        const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
+        const d = (item.delivered ??= new Map());
+        const chunks = d.get(k);
+        if (chunks) chunks.push(payload.delta);
+        else d.set(k, [payload.delta]);
+      }
+      stats.rules[this.rule] = (stats.rules[this.rule] ?? 0) + 1;
+      this.out.push(ev as CanonicalEvent);
+    }
+
+    isNew(role: Role): boolean {
+      return this.fresh[role] === true;
+    }
+    wasOpen(role: Role): boolean {
+      return this.was[role] === true;
+    }
+    state(role: Role, field: string): any {
+      return this.ids[role]?.state[field];
+    }
+
+    snapshot(stream: string, text: unknown, index: number | undefined): void {
+      const item = this.ids.item;
+      if (typeof text !== "string" || text === "" || !item) return;
+      const key = `${stream}:${index ?? ""}`;
+      const chunks = item.delivered?.get(key);
+      let rest = text;
+      if (chunks) {
+        const delivered = chunks.length === 1 ? chunks[0] : chunks.join("");
+        if (chunks.length > 1) item.delivered!.set(key, [delivered]);
+        if (!text.startsWith(delivered)) return; // the snapshot disagrees with the deltas: keep what was streamed
+        rest = text.slice(delivered.length);
+      }
+      if (rest === "") return;
+      const p: any = { streamKind: stream, delta: rest };
+      const f = INDEX_FIELD[stream];
+      if (f && index !== undefined) p[f] = index;
+      this.emit("content.delta", p);
+    }
+
+    snapshotParts(stream: string, parts: unknown, _indexField: "contentIndex" | "summaryIndex" | undefined): void {
+      if (!Array.isArray(parts)) return;
+      parts.forEach((p, i) => this.snapshot(stream, typeof p === "string" ? p : (p as any)?.text, i));
+    }
+
+    replay(message: unknown): void {
+      if (this.depth >= MAX_REPLAY_DEPTH) return;
+      dispatch(message, "in", this.out, this.depth + 1);
+    }
+
+    finish(): void {
+      if (this.problems.length) {
+        stats.invalid++;
+        emitRuntime(this.out, "runtime.error", { message: `${this.rule}: ${this.problems.join("; ")}`, class: "validation_error", detail: { problems: this.problems } }, this.message, this.source, this.method, this.ids);
+      }
+      for (const [role, key, e] of this.closes) entities[role].close(key, e);
+    }
+  }
+
+  function emitRuntime(out: CanonicalEvent[], type: "runtime.warning" | "runtime.error", payload: any, message: unknown, source: RuntimeEventSource = "agentnorm.runtime", method?: string, ids?: Partial<Record<Role, Entity>>, rule = "agentnorm#runtime"): void {
+    const s = new Scope(out, message, undefined, rule, source, method, 0);
+    if (ids) for (const r in ids) s.ids[r as Role] = ids[r as Role];
+    s.emit(type, payload);
+  }
+
+  function classify(m: any, direction: Direction | undefined): { kind: Kind; method: string; request?: any } | { error: string; warn?: boolean } {
+    const hasMethod = typeof m.method === "string";
+    const id = m.id;
+    const hasId = typeof id === "string" || typeof id === "number";
+    const rows = table.rows;
+    const knows = (k: Kind, method: string) => !!(rows[k]?.[method] || table.ignored[k]?.[method]);
+    if (hasMethod && hasId) {
+      const kind: Kind = direction === "in" ? "request" : direction === "out" ? "clientRequest" : knows("request", m.method) || !knows("clientRequest", m.method) ? "request" : "clientRequest";
+      const space = kind === "request" ? pending.server : pending.client;
+      space.set(String(id), { method: m.method, message: m, order: ++pendingOrder });
+      return { kind, method: m.method };
+    }
+    if (hasMethod) {
+      const kind: Kind = direction === "in" ? "notification" : direction === "out" ? "clientNotification" : knows("notification", m.method) || !knows("clientNotification", m.method) ? "notification" : "clientNotification";
+      return { kind, method: m.method };
+    }
+    if (hasId && ("result" in m || "error" in m)) {
+      const key = String(id);
+      const s = pending.server.get(key);
+      const c = pending.client.get(key);
+      const useServer = direction === "out" ? !!s : direction === "in" ? false : !!s && (!c || s.order > c.order);
+      const p = useServer ? s : direction === "out" ? undefined : c;
+      if (!p) return { error: `response to unknown request id ${JSON.stringify(id)}`, warn: true };
+      (useServer ? pending.server : pending.client).delete(key);
+      return { kind: useServer ? "response" : "clientResponse", method: p.method, request: p.message };
+    }
+    return { error: "not a JSON-RPC message (no method, and no id with result or error)" };
+  }
+
+  function dispatch(m: unknown, direction: Direction | undefined, out: CanonicalEvent[], depth: number): void {
+    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+      stats.invalid++;
+      emitRuntime(out, "runtime.error", { message: `message is not a JSON object (got ${Array.isArray(m) ? "an array" : m === null ? "null" : typeof m})`, class: "validation_error" }, m);
+      return;
+    }
+    const c = classify(m, direction);
+    if ("error" in c) {
+      if (c.warn) { stats.unknown++; emitRuntime(out, "runtime.warning", { message: c.error }, m); }
+      else { stats.invalid++; emitRuntime(out, "runtime.error", { message: c.error, class: "validation_error" }, m); }
+      return;
+    }
+    const source = table.sources[c.kind] ?? "agentnorm.runtime";
+    const tryRows = (rows: readonly Row[] | undefined): boolean => {
+      if (!rows) return false;
+      for (const row of rows) {
+        const s = new Scope(out, m, c.request, row.rule, source, c.method, depth);
+        let matched: boolean;
+        try {
+          matched = row.run(m, s);
+        } catch (err) {
+          stats.invalid++;
+          emitRuntime(out, "runtime.error", { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, m, source, c.method);
+          return true;
+        }
+        if (matched) { s.finish(); return true; }
+      }
+      return false;
+    };
+    const byKind = table.rows[c.kind];
+    if (tryRows(byKind?.[c.method])) return;
+    const ign = table.ignored[c.kind]?.[c.method];
+    if (ign) { stats.ignored[ign] = (stats.ignored[ign] ?? 0) + 1; return; }
+    if (tryRows(byKind?.["*"])) return;
+    if (c.kind === "response" || c.kind === "clientResponse") {
+      const asked = table.ignored[c.kind === "response" ? "request" : "clientRequest"]?.[c.method];
+      if (asked) { stats.ignored[asked] = (stats.ignored[asked] ?? 0) + 1; return; }
+    }
+    stats.unknown++;
+    const known = byKind?.[c.method] ? `no row for ${c.kind} "${c.method}" matched this message` : `unknown ${c.kind} method "${c.method}"`;
+    emitRuntime(out, "runtime.warning", { message: `${table.surface}: ${known}`, detail: { kind: c.kind, method: c.method } }, m, source, c.method, undefined, "agentnorm#unknown");
+  }
+
+  function validateAll(out: CanonicalEvent[]): void {
+    if (!options.validate) return;
+    const n = out.length;
+    for (let i = 0; i < n; i++) {
+      if (!validateCanonicalEvent(out[i])) {
+        stats.invalid++;
+        emitRuntime(out, "runtime.error", { message: `event ${out[i].sequence} (${out[i].type}) does not match the canonical schema`, class: "validation_error", detail: { errors: (validateCanonicalEvent as any).errors } }, out[i]);
+      }
+    }
+  }
+
+  const normalizer: Normalizer = {
+    sessionId,
+    surface: table,
+    push(message, opts) {
+      const out: CanonicalEvent[] = [];
+      stats.messages++;
+      try {
+        dispatch(message, opts?.direction, out, 0);
+      } catch (err) {
+        stats.invalid++;
+        emitRuntime(out, "runtime.error", { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, message);
+      }
+      validateAll(out);
+      stats.events += out.length;
+      return out;
+    },
+    pushLine(line, opts) {
+      const text = line.trim();
+      if (text === "") return [];
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        const out: CanonicalEvent[] = [];
+        stats.messages++;
+        stats.invalid++;
+        const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
+        emitRuntime(out, "runtime.error", { message: `${where}not valid JSON (${(err as Error).message})`, class: "validation_error", detail: { line: opts?.lineNumber } }, text);
+        stats.events += out.length;
+        return out;
+      }
+      const w = unwrap(parsed);
+      return normalizer.push(w.message, { direction: opts?.direction ?? w.direction });
+    },
+    end() {
+      const out: CanonicalEvent[] = [];
+      const report = (role: Role, what: string) => {
+        for (const e of entities[role].live.values()) {
+          if (!e.open) continue;
+          const ids: Partial<Record<Role, Entity>> = { [role]: e };
+          emitRuntime(out, "runtime.warning", { message: `stream ended with ${what} still open`, detail: { role, providerId: e.providerId, state: e.state } }, null, "agentnorm.runtime", undefined, ids, "agentnorm#end");
+        }
+      };
+      report("request", "a request");
+      report("item", "an item");
+      report("turn", "a turn");
+      for (const [space, m] of Object.entries(pending)) {
+        for (const [id, p] of m) {
+          if (space === "server" && entities.request.live.get(`server:${id}`)?.open) continue;
+          emitRuntime(out, "runtime.warning", { message: `stream ended before the ${space === "server" ? "client" : "agent"} answered ${p.method} (id ${id})`, detail: { method: p.method, id } }, p.message, "agentnorm.runtime", p.method, undefined, "agentnorm#end");
+        }
+        m.clear();
+      }
+      for (const r of ["request", "item", "turn"] as Role[]) {
+        entities[r].live.clear();
+        entities[r].recent.clear();
+      }
+      validateAll(out);
+      stats.events += out.length;
+      return out;
+    },
+    stats: () => structuredCloneStats(stats),
+  };
+  return normalizer;
+}
+
+function structuredCloneStats(s: NormalizerStats): NormalizerStats {
+  return { ...s, ignored: { ...s.ignored }, rules: { ...s.rules } };
+}
+
+const DIRECTIONS: Record<string, Direction | undefined> = {
+  in: "in", out: "out", incoming: "in", outgoing: "out", "server->client": "in", "client->server": "out",
+  "agent->client": "in", "client->agent": "out", recv: "in", send: "out", unmarked: undefined,
+};
+
+/** A capture wrapper {direction|dir|channel, message|frame} → the message and its direction. */
+export function unwrap(x: unknown): { message: unknown; direction?: Direction } {
+  if (x && typeof x === "object" && !Array.isArray(x)) {
+    const o = x as Record<string, unknown>;
+    if (typeof o.method !== "string" && !("result" in o) && !("error" in o)) {
+      const inner = o.message ?? o.frame;
+      const dir = o.direction ?? o.dir ?? o.channel;
+      if (inner && typeof inner === "object") return { message: inner, direction: typeof dir === "string" ? DIRECTIONS[dir] : undefined };
+    }
+  }
+  return { message: x };
+}
