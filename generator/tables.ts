@@ -370,6 +370,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const keys = new Set(payload.entries.map(([k]) => k));
       for (const [k, e] of payload.entries) {
         if (!(k in props)) { ds.push(src.diag([...path, k], "E252", `"${k}" is not a field of the ${type} payload (fields: ${Object.keys(props).join(", ")})${didYouMean(k, Object.keys(props))}`, true)); continue; }
+        if (e.k === "map" && (schema.required ?? []).includes(k) && e.def === undefined && mapByName.get(e.name)?.def === undefined) {
+          ds.push(src.diag([...path, k], "E256", `"${k}" is required in the ${type} payload, but map "${e.name}" has no default: an unmapped upstream value would leave it empty (give the map or this use a default)`));
+        }
         const allowed = allowedValues(props[k]);
         if (!allowed) continue;
         if (e.k === "lit" && typeof e.v === "string" && !allowed.includes(e.v)) ds.push(src.diag([...path, k], "E253", `"${e.v}" is not a valid ${type} ${k} (${allowed.join(", ")})${didYouMean(e.v, allowed)}`));

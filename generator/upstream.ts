@@ -90,7 +90,15 @@ export function variants(s: SchemaRef, seen = 0): SchemaRef[] {
   const n = d.node;
   if (seen > 20 || !n || typeof n !== "object") return [d];
   const alts = n.oneOf ?? n.anyOf;
-  if (Array.isArray(alts)) return alts.flatMap((a: any) => variants({ ...d, node: a }, seen + 1));
+  if (Array.isArray(alts)) {
+    // Properties declared beside the union apply to every alternative.
+    const own = n.properties ? { properties: n.properties, required: n.required ?? [] } : undefined;
+    return alts.flatMap((a: any) => variants({ ...d, node: a }, seen + 1)).map((v) =>
+      own && v.node && typeof v.node === "object" && !Array.isArray(v.node)
+        ? { ...v, node: { ...v.node, properties: { ...own.properties, ...(v.node.properties ?? {}) }, required: [...own.required, ...(v.node.required ?? [])] } }
+        : v,
+    );
+  }
   return [d];
 }
 

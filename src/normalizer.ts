@@ -129,6 +129,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     keys: Partial<Record<Role, string>> = {};
     was: Partial<Record<Role, boolean>> = {};
     fresh: Partial<Record<Role, boolean>> = {};
+    /** The entity was already closed before this row (a late or replayed message about it). */
+    stale: Partial<Record<Role, boolean>> = {};
     closes: [Role, string | undefined, Entity][] = [];
     problems: string[] = [];
     constructor(
@@ -168,12 +170,13 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       this.ids[role] = e;
       this.keys[role] = key;
       this.was[role] = e.open;
+      if (t.recent.has(key)) this.stale[role] = true;
       if (op === "open") {
-        if (!e.open) {
+        // First sighting opens; later sightings update. A remembered closed entity is not reopened,
+        // so a restored history replayed after the live stream does not emit it twice.
+        if (!e.open && !t.recent.has(key)) {
           e.open = true;
           this.fresh[role] = true;
-          t.live.set(key, e);
-          t.recent.delete(key);
           t.lastOpened = e;
         }
       } else if (op === "close") {
@@ -225,7 +228,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
 
     snapshot(stream: string, text: unknown, index: number | undefined): void {
       const item = this.ids.item;
-      if (typeof text !== "string" || text === "" || !item) return;
+      if (typeof text !== "string" || text === "" || !item || this.stale.item) return;
       const key = `${stream}:${index ?? ""}`;
       const chunks = item.delivered?.get(key);
       let rest = text;

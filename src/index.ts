@@ -1,0 +1,19 @@
+/**
+ * agentnorm — one canonical, typed event stream from every coding agent's protocol.
+ *
+ *   import { createNormalizer } from "agentnorm";
+ *   const n = createNormalizer({ surface: "codex-app-server" });
+ *   for (const line of lines) for (const event of n.pushLine(line)) render(event);
+ *   n.end();
+ */
+export { createNormalizer, unwrap } from "./normalizer.js";
+export type { CanonicalEvent, Direction, Normalizer, NormalizerOptions, NormalizerStats, PushOptions } from "./normalizer.js";
+export { counterIds, randomIds, steppingClock } from "./ids.js";
+export type { IdFactory } from "./ids.js";
+export { renderTranscript } from "./transcript.js";
+export { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
+export { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
+export { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+export type { SurfaceTable, Row, RowContext, Kind, Role, Op } from "./table-types.js";
+export * from "../generated/canonical.gen.js";
+export { VERSION } from "./version.js";
