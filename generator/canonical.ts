@@ -3,8 +3,10 @@
  * JSON Schema, the TypeScript types (json-schema-to-typescript + ts-morph) and the ajv standalone validator.
  */
 import { compile } from "json-schema-to-typescript";
-import Ajv from "ajv";
-import standaloneCode from "ajv/dist/standalone/index.js";
+import { Ajv } from "ajv";
+import standaloneModule from "ajv/dist/standalone/index.js";
+// ajv ships CommonJS: under NodeNext the default import is the module object.
+const standaloneCode = ((standaloneModule as any).default ?? standaloneModule) as typeof standaloneModule.default;
 import { SourcedYaml, type Diagnostic } from "./diagnostics.ts";
 
 export interface CanonicalModel {

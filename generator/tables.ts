@@ -4,7 +4,7 @@
  * pinned upstream schema. Every problem becomes a Diagnostic with file:line:col; nothing here throws for
  * user errors.
  */
-import Ajv from "ajv";
+import { Ajv } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import {
@@ -69,10 +69,10 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
 
   // 1. Structure: the DSL's own schema.
   const ajv = new Ajv({ allErrors: true, strict: false });
-  const validate = ajv.compile(cx.dslSchema);
+  const validate = ajv.compile<any>(cx.dslSchema);
   if (!validate(v)) {
     for (const e of validate.errors ?? []) {
-      const path = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+      const path = e.instancePath.split("/").slice(1).map((s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
       const extra = e.keyword === "additionalProperties" ? `: "${(e.params as any).additionalProperty}"` : e.keyword === "enum" ? `: ${JSON.stringify((e.params as any).allowedValues)}` : "";
       const where = path.length ? path.join(".") : "(top level)";
       ds.push(src.diag(e.keyword === "additionalProperties" ? [...path, (e.params as any).additionalProperty] : path, "E200", `${where} ${e.message}${extra}`, e.keyword === "additionalProperties"));

@@ -7,7 +7,7 @@
 import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
-import { createNormalizer, type CanonicalEvent, type Direction } from "./normalizer.js";
+import { createNormalizer, serializeEvent, type CanonicalEvent, type Direction } from "./normalizer.js";
 import { counterIds, steppingClock } from "./ids.js";
 import { renderTranscript } from "./transcript.js";
 import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
@@ -108,7 +108,7 @@ async function normalize(argv: string[]): Promise<number> {
     if (!events.length) return;
     let s = "";
     for (const e of events) {
-      s += JSON.stringify(e) + "\n";
+      s += serializeEvent(e) + "\n";
       if (keep) keep.push(e);
       if (e.type === "runtime.error" && (e.payload as any).class === "validation_error" && (e.payload as any).message?.includes("does not match the canonical schema")) invalidOut++;
     }

@@ -6,7 +6,7 @@
  *   for (const line of lines) for (const event of n.pushLine(line)) render(event);
  *   n.end();
  */
-export { createNormalizer, unwrap } from "./normalizer.js";
+export { createNormalizer, serializeEvent, unwrap } from "./normalizer.js";
 export type { CanonicalEvent, Direction, Normalizer, NormalizerOptions, NormalizerStats, PushOptions } from "./normalizer.js";
 export { counterIds, randomIds, steppingClock } from "./ids.js";
 export type { IdFactory } from "./ids.js";

@@ -78,6 +78,9 @@ const REF_FIELD: Partial<Record<Role, string>> = {
 };
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
 const RECENT_LIMIT = 1024;
+const WAS_OPEN = 1;
+const FRESH = 2;
+const STALE = 4;
 const MAX_REPLAY_DEPTH = 8;
 
 /** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
@@ -116,23 +119,32 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   };
   entities.parent = entities.item; // a parent is an item
   const pending = { server: new Map<string, Pending>(), client: new Map<string, Pending>() };
+  /** Methods each kind knows (rows or ignore entries), for inferring the direction of a message. */
+  const known = Object.fromEntries(
+    (["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"] as Kind[]).map((k) => [k, new Set([...Object.keys(table.rows[k] ?? {}), ...Object.keys(table.ignored[k] ?? {})])]),
+  ) as Record<Kind, Set<string>>;
   const stats: NormalizerStats = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
 
+  let lastT: number | undefined;
+  let lastIso = "";
   const now = (): string => {
     const t = clock();
-    return typeof t === "string" ? t : new Date(t).toISOString();
+    if (typeof t === "string") return t;
+    const ms = typeof t === "number" ? t : t.getTime();
+    if (ms !== lastT) {
+      lastT = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
   };
 
   /** One row execution: the RowContext the generated code talks to. */
   class Scope implements RowContext {
     ids: Partial<Record<Role, Entity>> = {};
-    keys: Partial<Record<Role, string>> = {};
-    was: Partial<Record<Role, boolean>> = {};
-    fresh: Partial<Record<Role, boolean>> = {};
-    /** The entity was already closed before this row (a late or replayed message about it). */
-    stale: Partial<Record<Role, boolean>> = {};
-    closes: [Role, string | undefined, Entity][] = [];
-    problems: string[] = [];
+    /** Per role: WAS_OPEN (open before this row), FRESH (opened by this row), STALE (closed before this row). */
+    flags: Partial<Record<Role, number>> = {};
+    closes?: [Role, string | undefined, Entity][];
+    problems?: string[];
     constructor(
       readonly out: CanonicalEvent[],
       readonly message: any,
@@ -147,17 +159,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       const t = entities[role];
       if (op === "current") {
         const e = t.lastOpened?.open ? t.lastOpened : undefined;
-        if (e) { this.ids[role] = e; this.keys[role] = e.providerId; this.was[role] = true; }
+        if (e) { this.ids[role] = e; this.flags[role] = WAS_OPEN; }
         return;
       }
       if (op === "mint") {
         const e: Entity = { id: mint(ROLE_KIND[role]), open: true, state: {} };
         t.lastOpened = e;
-        this.ids[role] = e; this.was[role] = false; this.fresh[role] = true;
+        this.ids[role] = e; this.flags[role] = FRESH;
         return;
       }
       if (typeof providerId !== "string" && typeof providerId !== "number") {
-        if (required || providerId != null) this.problems.push(`${field ?? role}: expected an id (string or number), got ${providerId === undefined ? "nothing" : JSON.stringify(providerId)}`);
+        if (required || providerId != null) (this.problems ??= []).push(`${field ?? role}: expected an id (string or number), got ${providerId === undefined ? "nothing" : JSON.stringify(providerId)}`);
         return;
       }
       const pid = String(providerId);
@@ -168,20 +180,20 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         if (role !== "parent") t.live.set(key, e);
       }
       this.ids[role] = e;
-      this.keys[role] = key;
-      this.was[role] = e.open;
-      if (t.recent.has(key)) this.stale[role] = true;
+      const stale = !e.open && t.recent.has(key);
+      let flags = e.open ? WAS_OPEN : stale ? STALE : 0;
       if (op === "open") {
         // First sighting opens; later sightings update. A remembered closed entity is not reopened,
         // so a restored history replayed after the live stream does not emit it twice.
-        if (!e.open && !t.recent.has(key)) {
+        if (!e.open && !stale) {
           e.open = true;
-          this.fresh[role] = true;
+          flags |= FRESH;
           t.lastOpened = e;
         }
       } else if (op === "close") {
-        this.closes.push([role, key, e]);
+        (this.closes ??= []).push([role, key, e]);
       }
+      this.flags[role] = flags;
     }
 
     emit(type: string, payload: any): void {
@@ -193,7 +205,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         if (f) ev[f] = e.id;
         const rf = REF_FIELD[role as Role];
         if (rf && e.providerId !== undefined) (refs ??= {})[rf] = e.providerId;
-        if (this.fresh[role as Role]) {
+        if (this.flags[role as Role]! & FRESH) {
           for (const k in payload) {
             const v = payload[k];
             if (v === null || typeof v !== "object") e.state[k] = v;
@@ -217,10 +229,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     }
 
     isNew(role: Role): boolean {
-      return this.fresh[role] === true;
+      return ((this.flags[role] ?? 0) & FRESH) !== 0;
     }
     wasOpen(role: Role): boolean {
-      return this.was[role] === true;
+      return ((this.flags[role] ?? 0) & WAS_OPEN) !== 0;
     }
     state(role: Role, field: string): any {
       return this.ids[role]?.state[field];
@@ -228,7 +240,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
 
     snapshot(stream: string, text: unknown, index: number | undefined): void {
       const item = this.ids.item;
-      if (typeof text !== "string" || text === "" || !item || this.stale.item) return;
+      if (typeof text !== "string" || text === "" || !item || (this.flags.item ?? 0) & STALE) return;
       const key = `${stream}:${index ?? ""}`;
       const chunks = item.delivered?.get(key);
       let rest = text;
@@ -256,11 +268,11 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     }
 
     finish(): void {
-      if (this.problems.length) {
+      if (this.problems) {
         stats.invalid++;
         emitRuntime(this.out, "runtime.error", { message: `${this.rule}: ${this.problems.join("; ")}`, class: "validation_error", detail: { problems: this.problems } }, this.message, this.source, this.method, this.ids);
       }
-      for (const [role, key, e] of this.closes) entities[role].close(key, e);
+      if (this.closes) for (const [role, key, e] of this.closes) entities[role].close(key, e);
     }
   }
 
@@ -274,8 +286,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     const hasMethod = typeof m.method === "string";
     const id = m.id;
     const hasId = typeof id === "string" || typeof id === "number";
-    const rows = table.rows;
-    const knows = (k: Kind, method: string) => !!(rows[k]?.[method] || table.ignored[k]?.[method]);
+    const knows = (k: Kind, method: string) => known[k].has(method);
     if (hasMethod && hasId) {
       const kind: Kind = direction === "in" ? "request" : direction === "out" ? "clientRequest" : knows("request", m.method) || !knows("clientRequest", m.method) ? "request" : "clientRequest";
       const space = kind === "request" ? pending.server : pending.client;
@@ -385,6 +396,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         return out;
       }
       const w = unwrap(parsed);
+      if (w.message === parsed && parsed !== null && typeof parsed === "object") sourceText.set(parsed, text);
       return normalizer.push(w.message, { direction: opts?.direction ?? w.direction });
     },
     end() {
@@ -417,6 +429,29 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     stats: () => structuredCloneStats(stats),
   };
   return normalizer;
+}
+
+/** Source text of the messages pushLine parsed, so serializeEvent can reuse it for raw.payload. */
+const sourceText = new WeakMap<object, string>();
+
+/**
+ * One event as a JSON line (no newline). Same result as JSON.stringify(event), except that raw.payload is the
+ * provider's own text when the message came through pushLine (not re-serialized: faster, and byte-faithful).
+ */
+export function serializeEvent(e: CanonicalEvent): string {
+  const raw = e.raw as { payload?: unknown } | undefined;
+  const p = raw?.payload;
+  const text = p !== null && typeof p === "object" ? sourceText.get(p) : undefined;
+  if (text === undefined) return JSON.stringify(e);
+  raw!.payload = undefined;
+  let s: string;
+  try {
+    s = JSON.stringify(e);
+  } finally {
+    raw!.payload = p;
+  }
+  // raw is the envelope's last field and payload raw's last: `…,"rule":"x"}}` → `…,"rule":"x","payload":TEXT}}`.
+  return s.endsWith("}}") ? `${s.slice(0, -2)},"payload":${text}}}` : JSON.stringify(e);
 }
 
 function structuredCloneStats(s: NormalizerStats): NormalizerStats {
