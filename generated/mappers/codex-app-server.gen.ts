@@ -803,14 +803,21 @@ function r_config_warning(m: Extract<Notification, { method: "configWarning" }>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1560 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1562 — notification app/list/updated → runtime.warning */
+function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
+  const x: any = m;
+  cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
+  return true;
+}
+
+/** mappings/codex-app-server.yaml:1574 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1572 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1586 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -819,7 +826,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1592 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1606 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -828,7 +835,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1613 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1627 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -836,7 +843,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1626 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1640 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -844,7 +851,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1640 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1654 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -852,7 +859,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1653 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1667 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -860,7 +867,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1666 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1680 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -868,7 +875,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1679 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1693 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -876,7 +883,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1692 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1706 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -884,7 +891,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1707 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1721 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -892,7 +899,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1724 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1738 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -901,7 +908,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1745 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1759 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -979,15 +986,16 @@ export const table: SurfaceTable = {
       "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1517, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
       "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1531, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
       "configWarning": [{ rule: "codex-app-server#config-warning", line: 1543, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1560, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1572, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1592, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1613, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1626, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1640, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1653, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1666, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1679, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1692, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1562, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1574, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1586, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1606, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1627, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1640, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1654, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1667, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1680, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1693, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1706, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
       "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 898, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
@@ -1014,10 +1022,10 @@ export const table: SurfaceTable = {
       "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1318, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1707, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1724, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1745, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1745, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1721, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1738, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1759, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1759, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1036,165 +1044,163 @@ export const table: SurfaceTable = {
       "process/exited": "codex-app-server#ignored-notification-8",
       "thread/search/partial": "codex-app-server#ignored-notification-9",
       "mcpServer/event/stream/notification": "codex-app-server#ignored-notification-10",
-      "app/list/updated": "codex-app-server#ignored-notification-11",
-      "remoteControl/status/changed": "codex-app-server#ignored-notification-12",
-      "externalAgentConfig/import/progress": "codex-app-server#ignored-notification-13",
-      "externalAgentConfig/import/completed": "codex-app-server#ignored-notification-13",
-      "fs/changed": "codex-app-server#ignored-notification-14",
-      "fuzzyFileSearch/sessionUpdated": "codex-app-server#ignored-notification-15",
-      "fuzzyFileSearch/sessionCompleted": "codex-app-server#ignored-notification-15",
-      "turn/moderationMetadata": "codex-app-server#ignored-notification-16",
-      "thread/realtime/item/started": "codex-app-server#ignored-notification-17",
-      "thread/realtime/item/transcript/delta": "codex-app-server#ignored-notification-17",
-      "thread/realtime/transcript/delta": "codex-app-server#ignored-notification-17",
-      "thread/realtime/sdp": "codex-app-server#ignored-notification-18"
+      "remoteControl/status/changed": "codex-app-server#ignored-notification-11",
+      "externalAgentConfig/import/progress": "codex-app-server#ignored-notification-12",
+      "externalAgentConfig/import/completed": "codex-app-server#ignored-notification-12",
+      "fs/changed": "codex-app-server#ignored-notification-13",
+      "fuzzyFileSearch/sessionUpdated": "codex-app-server#ignored-notification-14",
+      "fuzzyFileSearch/sessionCompleted": "codex-app-server#ignored-notification-14",
+      "turn/moderationMetadata": "codex-app-server#ignored-notification-15",
+      "thread/realtime/item/started": "codex-app-server#ignored-notification-16",
+      "thread/realtime/item/transcript/delta": "codex-app-server#ignored-notification-16",
+      "thread/realtime/transcript/delta": "codex-app-server#ignored-notification-16",
+      "thread/realtime/sdp": "codex-app-server#ignored-notification-17"
     },
     clientRequest: {
-      "initialize": "codex-app-server#ignored-clientRequest-19",
-      "thread/start": "codex-app-server#ignored-clientRequest-20",
-      "thread/resume": "codex-app-server#ignored-clientRequest-20",
-      "thread/fork": "codex-app-server#ignored-clientRequest-20",
-      "thread/archive": "codex-app-server#ignored-clientRequest-20",
-      "thread/unarchive": "codex-app-server#ignored-clientRequest-20",
-      "thread/delete": "codex-app-server#ignored-clientRequest-20",
-      "thread/unsubscribe": "codex-app-server#ignored-clientRequest-20",
-      "thread/revert": "codex-app-server#ignored-clientRequest-20",
-      "thread/read": "codex-app-server#ignored-clientRequest-20",
-      "thread/list": "codex-app-server#ignored-clientRequest-20",
-      "thread/loaded/list": "codex-app-server#ignored-clientRequest-20",
-      "thread/turns/list": "codex-app-server#ignored-clientRequest-20",
-      "thread/items/list": "codex-app-server#ignored-clientRequest-20",
-      "thread/name/set": "codex-app-server#ignored-clientRequest-21",
-      "thread/goal/set": "codex-app-server#ignored-clientRequest-21",
-      "thread/goal/get": "codex-app-server#ignored-clientRequest-21",
-      "thread/goal/clear": "codex-app-server#ignored-clientRequest-21",
-      "thread/metadata/update": "codex-app-server#ignored-clientRequest-21",
-      "thread/attachment/add": "codex-app-server#ignored-clientRequest-21",
-      "thread/attachment/list": "codex-app-server#ignored-clientRequest-21",
-      "thread/attachmentOwner/list": "codex-app-server#ignored-clientRequest-21",
-      "thread/attachment/remove": "codex-app-server#ignored-clientRequest-21",
-      "thread/section/move": "codex-app-server#ignored-clientRequest-21",
-      "threadSection/list": "codex-app-server#ignored-clientRequest-21",
-      "threadSection/create": "codex-app-server#ignored-clientRequest-21",
-      "threadSection/update": "codex-app-server#ignored-clientRequest-21",
-      "threadSection/delete": "codex-app-server#ignored-clientRequest-21",
-      "turn/start": "codex-app-server#ignored-clientRequest-22",
-      "turn/steer": "codex-app-server#ignored-clientRequest-22",
-      "turn/interrupt": "codex-app-server#ignored-clientRequest-22",
-      "review/start": "codex-app-server#ignored-clientRequest-22",
-      "thread/compact/start": "codex-app-server#ignored-clientRequest-22",
-      "thread/shellCommand": "codex-app-server#ignored-clientRequest-22",
-      "thread/inject_items": "codex-app-server#ignored-clientRequest-22",
-      "thread/approveGuardianDeniedAction": "codex-app-server#ignored-clientRequest-22",
-      "skills/list": "codex-app-server#ignored-clientRequest-23",
-      "skills/extraRoots/set": "codex-app-server#ignored-clientRequest-23",
-      "skills/config/write": "codex-app-server#ignored-clientRequest-23",
-      "hooks/list": "codex-app-server#ignored-clientRequest-23",
-      "marketplace/add": "codex-app-server#ignored-clientRequest-23",
-      "marketplace/remove": "codex-app-server#ignored-clientRequest-23",
-      "marketplace/upgrade": "codex-app-server#ignored-clientRequest-23",
-      "plugin/list": "codex-app-server#ignored-clientRequest-23",
-      "plugin/installed": "codex-app-server#ignored-clientRequest-23",
-      "plugin/reconcile": "codex-app-server#ignored-clientRequest-23",
-      "plugin/read": "codex-app-server#ignored-clientRequest-23",
-      "plugin/skill/read": "codex-app-server#ignored-clientRequest-23",
-      "plugin/share/save": "codex-app-server#ignored-clientRequest-23",
-      "plugin/share/updateTargets": "codex-app-server#ignored-clientRequest-23",
-      "plugin/share/list": "codex-app-server#ignored-clientRequest-23",
-      "plugin/share/checkout": "codex-app-server#ignored-clientRequest-23",
-      "plugin/share/delete": "codex-app-server#ignored-clientRequest-23",
-      "plugin/install": "codex-app-server#ignored-clientRequest-23",
-      "plugin/uninstall": "codex-app-server#ignored-clientRequest-23",
-      "app/read": "codex-app-server#ignored-clientRequest-23",
-      "app/list": "codex-app-server#ignored-clientRequest-23",
-      "app/installed": "codex-app-server#ignored-clientRequest-23",
-      "fs/readFile": "codex-app-server#ignored-clientRequest-24",
-      "fs/writeFile": "codex-app-server#ignored-clientRequest-24",
-      "fs/createDirectory": "codex-app-server#ignored-clientRequest-24",
-      "fs/getMetadata": "codex-app-server#ignored-clientRequest-24",
-      "fs/readDirectory": "codex-app-server#ignored-clientRequest-24",
-      "fs/remove": "codex-app-server#ignored-clientRequest-24",
-      "fs/copy": "codex-app-server#ignored-clientRequest-24",
-      "fs/watch": "codex-app-server#ignored-clientRequest-24",
-      "fs/unwatch": "codex-app-server#ignored-clientRequest-24",
-      "fuzzyFileSearch": "codex-app-server#ignored-clientRequest-24",
-      "command/exec": "codex-app-server#ignored-clientRequest-25",
-      "command/exec/write": "codex-app-server#ignored-clientRequest-25",
-      "command/exec/terminate": "codex-app-server#ignored-clientRequest-25",
-      "command/exec/resize": "codex-app-server#ignored-clientRequest-25",
-      "windowsSandbox/setupStart": "codex-app-server#ignored-clientRequest-25",
-      "windowsSandbox/readiness": "codex-app-server#ignored-clientRequest-25",
-      "model/list": "codex-app-server#ignored-clientRequest-26",
-      "modelProvider/list": "codex-app-server#ignored-clientRequest-26",
-      "modelProvider/config/write": "codex-app-server#ignored-clientRequest-26",
-      "modelProvider/default/set": "codex-app-server#ignored-clientRequest-26",
-      "modelProvider/capabilities/read": "codex-app-server#ignored-clientRequest-26",
-      "experimentalFeature/list": "codex-app-server#ignored-clientRequest-26",
-      "experimentalFeature/enablement/set": "codex-app-server#ignored-clientRequest-26",
-      "permissionProfile/list": "codex-app-server#ignored-clientRequest-26",
-      "config/read": "codex-app-server#ignored-clientRequest-26",
-      "config/value/write": "codex-app-server#ignored-clientRequest-26",
-      "config/batchWrite": "codex-app-server#ignored-clientRequest-26",
-      "configRequirements/read": "codex-app-server#ignored-clientRequest-26",
-      "externalAgentConfig/detect": "codex-app-server#ignored-clientRequest-26",
-      "externalAgentConfig/import": "codex-app-server#ignored-clientRequest-26",
-      "externalAgentConfig/import/recordHistory": "codex-app-server#ignored-clientRequest-26",
-      "externalAgentConfig/import/readHistories": "codex-app-server#ignored-clientRequest-26",
-      "mcpServer/oauth/login": "codex-app-server#ignored-clientRequest-27",
-      "config/mcpServer/reload": "codex-app-server#ignored-clientRequest-27",
-      "mcpServerStatus/list": "codex-app-server#ignored-clientRequest-27",
-      "mcpServer/resource/read": "codex-app-server#ignored-clientRequest-27",
-      "mcpServer/tool/call": "codex-app-server#ignored-clientRequest-27",
-      "account/read": "codex-app-server#ignored-clientRequest-28",
-      "account/login/start": "codex-app-server#ignored-clientRequest-28",
-      "account/login/cancel": "codex-app-server#ignored-clientRequest-28",
-      "account/logout": "codex-app-server#ignored-clientRequest-28",
-      "account/securitySetup/read": "codex-app-server#ignored-clientRequest-28",
-      "account/rateLimits/read": "codex-app-server#ignored-clientRequest-28",
-      "account/rateLimitResetCredit/consume": "codex-app-server#ignored-clientRequest-28",
-      "account/usage/read": "codex-app-server#ignored-clientRequest-28",
-      "account/workspaceMessages/read": "codex-app-server#ignored-clientRequest-28",
-      "account/sendAddCreditsNudgeEmail": "codex-app-server#ignored-clientRequest-28",
-      "account/gatewayOAuth/read": "codex-app-server#ignored-clientRequest-28",
-      "account/gatewayOAuth/login": "codex-app-server#ignored-clientRequest-28",
-      "account/gatewayOAuth/cancel": "codex-app-server#ignored-clientRequest-28",
-      "feedback/upload": "codex-app-server#ignored-clientRequest-29",
-      "feedback/save": "codex-app-server#ignored-clientRequest-29"
+      "initialize": "codex-app-server#ignored-clientRequest-18",
+      "thread/start": "codex-app-server#ignored-clientRequest-19",
+      "thread/resume": "codex-app-server#ignored-clientRequest-19",
+      "thread/fork": "codex-app-server#ignored-clientRequest-19",
+      "thread/archive": "codex-app-server#ignored-clientRequest-19",
+      "thread/unarchive": "codex-app-server#ignored-clientRequest-19",
+      "thread/delete": "codex-app-server#ignored-clientRequest-19",
+      "thread/unsubscribe": "codex-app-server#ignored-clientRequest-19",
+      "thread/revert": "codex-app-server#ignored-clientRequest-19",
+      "thread/read": "codex-app-server#ignored-clientRequest-19",
+      "thread/list": "codex-app-server#ignored-clientRequest-19",
+      "thread/loaded/list": "codex-app-server#ignored-clientRequest-19",
+      "thread/turns/list": "codex-app-server#ignored-clientRequest-19",
+      "thread/items/list": "codex-app-server#ignored-clientRequest-19",
+      "thread/name/set": "codex-app-server#ignored-clientRequest-20",
+      "thread/goal/set": "codex-app-server#ignored-clientRequest-20",
+      "thread/goal/get": "codex-app-server#ignored-clientRequest-20",
+      "thread/goal/clear": "codex-app-server#ignored-clientRequest-20",
+      "thread/metadata/update": "codex-app-server#ignored-clientRequest-20",
+      "thread/attachment/add": "codex-app-server#ignored-clientRequest-20",
+      "thread/attachment/list": "codex-app-server#ignored-clientRequest-20",
+      "thread/attachmentOwner/list": "codex-app-server#ignored-clientRequest-20",
+      "thread/attachment/remove": "codex-app-server#ignored-clientRequest-20",
+      "thread/section/move": "codex-app-server#ignored-clientRequest-20",
+      "threadSection/list": "codex-app-server#ignored-clientRequest-20",
+      "threadSection/create": "codex-app-server#ignored-clientRequest-20",
+      "threadSection/update": "codex-app-server#ignored-clientRequest-20",
+      "threadSection/delete": "codex-app-server#ignored-clientRequest-20",
+      "turn/start": "codex-app-server#ignored-clientRequest-21",
+      "turn/steer": "codex-app-server#ignored-clientRequest-21",
+      "turn/interrupt": "codex-app-server#ignored-clientRequest-21",
+      "review/start": "codex-app-server#ignored-clientRequest-21",
+      "thread/compact/start": "codex-app-server#ignored-clientRequest-21",
+      "thread/shellCommand": "codex-app-server#ignored-clientRequest-21",
+      "thread/inject_items": "codex-app-server#ignored-clientRequest-21",
+      "thread/approveGuardianDeniedAction": "codex-app-server#ignored-clientRequest-21",
+      "skills/list": "codex-app-server#ignored-clientRequest-22",
+      "skills/extraRoots/set": "codex-app-server#ignored-clientRequest-22",
+      "skills/config/write": "codex-app-server#ignored-clientRequest-22",
+      "hooks/list": "codex-app-server#ignored-clientRequest-22",
+      "marketplace/add": "codex-app-server#ignored-clientRequest-22",
+      "marketplace/remove": "codex-app-server#ignored-clientRequest-22",
+      "marketplace/upgrade": "codex-app-server#ignored-clientRequest-22",
+      "plugin/list": "codex-app-server#ignored-clientRequest-22",
+      "plugin/installed": "codex-app-server#ignored-clientRequest-22",
+      "plugin/reconcile": "codex-app-server#ignored-clientRequest-22",
+      "plugin/read": "codex-app-server#ignored-clientRequest-22",
+      "plugin/skill/read": "codex-app-server#ignored-clientRequest-22",
+      "plugin/share/save": "codex-app-server#ignored-clientRequest-22",
+      "plugin/share/updateTargets": "codex-app-server#ignored-clientRequest-22",
+      "plugin/share/list": "codex-app-server#ignored-clientRequest-22",
+      "plugin/share/checkout": "codex-app-server#ignored-clientRequest-22",
+      "plugin/share/delete": "codex-app-server#ignored-clientRequest-22",
+      "plugin/install": "codex-app-server#ignored-clientRequest-22",
+      "plugin/uninstall": "codex-app-server#ignored-clientRequest-22",
+      "app/read": "codex-app-server#ignored-clientRequest-22",
+      "app/list": "codex-app-server#ignored-clientRequest-22",
+      "app/installed": "codex-app-server#ignored-clientRequest-22",
+      "fs/readFile": "codex-app-server#ignored-clientRequest-23",
+      "fs/writeFile": "codex-app-server#ignored-clientRequest-23",
+      "fs/createDirectory": "codex-app-server#ignored-clientRequest-23",
+      "fs/getMetadata": "codex-app-server#ignored-clientRequest-23",
+      "fs/readDirectory": "codex-app-server#ignored-clientRequest-23",
+      "fs/remove": "codex-app-server#ignored-clientRequest-23",
+      "fs/copy": "codex-app-server#ignored-clientRequest-23",
+      "fs/watch": "codex-app-server#ignored-clientRequest-23",
+      "fs/unwatch": "codex-app-server#ignored-clientRequest-23",
+      "fuzzyFileSearch": "codex-app-server#ignored-clientRequest-23",
+      "command/exec": "codex-app-server#ignored-clientRequest-24",
+      "command/exec/write": "codex-app-server#ignored-clientRequest-24",
+      "command/exec/terminate": "codex-app-server#ignored-clientRequest-24",
+      "command/exec/resize": "codex-app-server#ignored-clientRequest-24",
+      "windowsSandbox/setupStart": "codex-app-server#ignored-clientRequest-24",
+      "windowsSandbox/readiness": "codex-app-server#ignored-clientRequest-24",
+      "model/list": "codex-app-server#ignored-clientRequest-25",
+      "modelProvider/list": "codex-app-server#ignored-clientRequest-25",
+      "modelProvider/config/write": "codex-app-server#ignored-clientRequest-25",
+      "modelProvider/default/set": "codex-app-server#ignored-clientRequest-25",
+      "modelProvider/capabilities/read": "codex-app-server#ignored-clientRequest-25",
+      "experimentalFeature/list": "codex-app-server#ignored-clientRequest-25",
+      "experimentalFeature/enablement/set": "codex-app-server#ignored-clientRequest-25",
+      "permissionProfile/list": "codex-app-server#ignored-clientRequest-25",
+      "config/read": "codex-app-server#ignored-clientRequest-25",
+      "config/value/write": "codex-app-server#ignored-clientRequest-25",
+      "config/batchWrite": "codex-app-server#ignored-clientRequest-25",
+      "configRequirements/read": "codex-app-server#ignored-clientRequest-25",
+      "externalAgentConfig/detect": "codex-app-server#ignored-clientRequest-25",
+      "externalAgentConfig/import": "codex-app-server#ignored-clientRequest-25",
+      "externalAgentConfig/import/recordHistory": "codex-app-server#ignored-clientRequest-25",
+      "externalAgentConfig/import/readHistories": "codex-app-server#ignored-clientRequest-25",
+      "mcpServer/oauth/login": "codex-app-server#ignored-clientRequest-26",
+      "config/mcpServer/reload": "codex-app-server#ignored-clientRequest-26",
+      "mcpServerStatus/list": "codex-app-server#ignored-clientRequest-26",
+      "mcpServer/resource/read": "codex-app-server#ignored-clientRequest-26",
+      "mcpServer/tool/call": "codex-app-server#ignored-clientRequest-26",
+      "account/read": "codex-app-server#ignored-clientRequest-27",
+      "account/login/start": "codex-app-server#ignored-clientRequest-27",
+      "account/login/cancel": "codex-app-server#ignored-clientRequest-27",
+      "account/logout": "codex-app-server#ignored-clientRequest-27",
+      "account/securitySetup/read": "codex-app-server#ignored-clientRequest-27",
+      "account/rateLimits/read": "codex-app-server#ignored-clientRequest-27",
+      "account/rateLimitResetCredit/consume": "codex-app-server#ignored-clientRequest-27",
+      "account/usage/read": "codex-app-server#ignored-clientRequest-27",
+      "account/workspaceMessages/read": "codex-app-server#ignored-clientRequest-27",
+      "account/sendAddCreditsNudgeEmail": "codex-app-server#ignored-clientRequest-27",
+      "account/gatewayOAuth/read": "codex-app-server#ignored-clientRequest-27",
+      "account/gatewayOAuth/login": "codex-app-server#ignored-clientRequest-27",
+      "account/gatewayOAuth/cancel": "codex-app-server#ignored-clientRequest-27",
+      "feedback/upload": "codex-app-server#ignored-clientRequest-28",
+      "feedback/save": "codex-app-server#ignored-clientRequest-28"
     },
     clientNotification: {
-      "initialized": "codex-app-server#ignored-clientNotification-30"
+      "initialized": "codex-app-server#ignored-clientNotification-29"
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1800)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1803)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1806)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1809)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1812)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1815)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1818)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1821)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1824)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1827)",
-    "codex-app-server#ignored-notification-11": "the catalog of installable apps/connectors changed (EXPERIMENTAL); client marketplace data, marked optional in EVENTS.md §3.1 and not runtime activity (mappings/codex-app-server.yaml:1830)",
-    "codex-app-server#ignored-notification-12": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1833)",
-    "codex-app-server#ignored-notification-13": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1836)",
-    "codex-app-server#ignored-notification-14": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1839)",
-    "codex-app-server#ignored-notification-15": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1842)",
-    "codex-app-server#ignored-notification-16": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1845)",
-    "codex-app-server#ignored-notification-17": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1848)",
-    "codex-app-server#ignored-notification-18": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1851)",
-    "codex-app-server#ignored-clientRequest-19": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1859)",
-    "codex-app-server#ignored-clientRequest-20": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1862)",
-    "codex-app-server#ignored-clientRequest-21": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1878)",
-    "codex-app-server#ignored-clientRequest-22": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1895)",
-    "codex-app-server#ignored-clientRequest-23": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1906)",
-    "codex-app-server#ignored-clientRequest-24": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1931)",
-    "codex-app-server#ignored-clientRequest-25": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1944)",
-    "codex-app-server#ignored-clientRequest-26": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1953)",
-    "codex-app-server#ignored-clientRequest-27": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1972)",
-    "codex-app-server#ignored-clientRequest-28": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1980)",
-    "codex-app-server#ignored-clientRequest-29": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:1996)",
-    "codex-app-server#ignored-clientNotification-30": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2001)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1814)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1817)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1820)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1823)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1826)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1829)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1832)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1835)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1838)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1841)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1844)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1847)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1850)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1853)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1856)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1859)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1862)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1870)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1873)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1889)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1906)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1917)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1942)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1955)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1964)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1983)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1991)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2007)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2012)"
   },
 };

@@ -323,46 +323,49 @@ describe("codex-app-server: table examples (mappings/codex-app-server.yaml)", ()
   it("config-warning #2 (mappings/codex-app-server.yaml:1556)", () => {
     expectExample([], {"method":"configWarning","params":{"summary":"Unknown key","details":"use approval_policy","path":"/home/u/.codex/config.toml","range":{"start":{"line":3,"column":1},"end":{"line":3,"column":12}}}}, [{"type":"config.warning","payload":{"summary":"Unknown key","details":"use approval_policy","path":"/home/u/.codex/config.toml","range":{"start":{"line":3}}}}]);
   });
-  it("windows-world-writable-warning #1 (mappings/codex-app-server.yaml:1568)", () => {
+  it("app-list-updated #1 (mappings/codex-app-server.yaml:1570)", () => {
+    expectExample([], {"method":"app/list/updated","params":{"data":[{"id":"github","name":"GitHub"}]}}, [{"type":"runtime.warning","payload":{"message":"the app/connector catalog changed","detail":{"apps":[{"id":"github"}]}}}]);
+  });
+  it("windows-world-writable-warning #1 (mappings/codex-app-server.yaml:1582)", () => {
     expectExample([], {"method":"windows/worldWritableWarning","params":{"samplePaths":["C:\\Users\\Public"],"extraCount":2,"failedScan":false}}, [{"type":"runtime.warning","payload":{"message":"world-writable directories cannot be protected by the Windows sandbox","detail":{"extraCount":2}}}]);
   });
-  it("windows-sandbox-setup-succeeded #1 (mappings/codex-app-server.yaml:1587)", () => {
+  it("windows-sandbox-setup-succeeded #1 (mappings/codex-app-server.yaml:1601)", () => {
     expectExample([], {"method":"windowsSandbox/setupCompleted","params":{"mode":"elevated","success":true,"error":null}}, [{"type":"session.state.changed","payload":{"state":"ready","reason":"windows-sandbox-setup","detail":"elevated"}},{"type":"runtime.warning","payload":{"message":"Windows sandbox setup completed","detail":{"mode":"elevated","success":true}}}]);
   });
-  it("windows-sandbox-setup-failed #1 (mappings/codex-app-server.yaml:1607)", () => {
+  it("windows-sandbox-setup-failed #1 (mappings/codex-app-server.yaml:1621)", () => {
     expectExample([], {"method":"windowsSandbox/setupCompleted","params":{"mode":"unelevated","success":false,"error":"access denied creating sandbox user"}}, [{"type":"session.state.changed","payload":{"state":"error","reason":"windows-sandbox-setup","detail":"access denied creating sandbox user"}},{"type":"runtime.warning","payload":{"message":"access denied creating sandbox user","detail":{"success":false}}}]);
   });
-  it("thread-realtime-started #1 (mappings/codex-app-server.yaml:1622)", () => {
+  it("thread-realtime-started #1 (mappings/codex-app-server.yaml:1636)", () => {
     expectExample([], {"method":"thread/realtime/started","params":{"threadId":"t1","realtimeSessionId":"sess_rt_1","version":"v2"}}, [{"type":"thread.realtime.started","ids":["thread"],"payload":{"realtimeSessionId":"sess_rt_1"}}]);
   });
-  it("thread-realtime-item-added #1 (mappings/codex-app-server.yaml:1635)", () => {
+  it("thread-realtime-item-added #1 (mappings/codex-app-server.yaml:1649)", () => {
     expectExample([], {"method":"thread/realtime/itemAdded","params":{"threadId":"t1","item":{"type":"handoff_request","id":"h1"}}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"handoff_request","id":"h1"}}}]);
   });
-  it("thread-realtime-item-completed #1 (mappings/codex-app-server.yaml:1649)", () => {
+  it("thread-realtime-item-completed #1 (mappings/codex-app-server.yaml:1663)", () => {
     expectExample([], {"method":"thread/realtime/item/completed","params":{"threadId":"t1","item":{"type":"transcriptSegment","role":"user","text":"What changed?"}}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"transcriptSegment","role":"user","text":"What changed?"}}}]);
   });
-  it("thread-realtime-transcript-done #1 (mappings/codex-app-server.yaml:1662)", () => {
+  it("thread-realtime-transcript-done #1 (mappings/codex-app-server.yaml:1676)", () => {
     expectExample([], {"method":"thread/realtime/transcript/done","params":{"threadId":"t1","role":"assistant","text":"I updated hello.py."}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"transcript","role":"assistant","text":"I updated hello.py."}}}]);
   });
-  it("thread-realtime-output-audio-delta #1 (mappings/codex-app-server.yaml:1675)", () => {
+  it("thread-realtime-output-audio-delta #1 (mappings/codex-app-server.yaml:1689)", () => {
     expectExample([], {"method":"thread/realtime/outputAudio/delta","params":{"threadId":"t1","audio":{"data":"AAAA","sampleRate":24000,"numChannels":1,"samplesPerChannel":2}}}, [{"type":"thread.realtime.audio.delta","ids":["thread"],"payload":{"audio":{"data":"AAAA","sampleRate":24000,"numChannels":1}}}]);
   });
-  it("thread-realtime-error #1 (mappings/codex-app-server.yaml:1688)", () => {
+  it("thread-realtime-error #1 (mappings/codex-app-server.yaml:1702)", () => {
     expectExample([], {"method":"thread/realtime/error","params":{"threadId":"t1","message":"realtime websocket closed unexpectedly"}}, [{"type":"thread.realtime.error","ids":["thread"],"payload":{"message":"realtime websocket closed unexpectedly"}}]);
   });
-  it("thread-realtime-closed #1 (mappings/codex-app-server.yaml:1701)", () => {
+  it("thread-realtime-closed #1 (mappings/codex-app-server.yaml:1715)", () => {
     expectExample([], {"method":"thread/realtime/closed","params":{"threadId":"t1","reason":"client stopped"}}, [{"type":"thread.realtime.closed","ids":["thread"],"payload":{"reason":"client stopped"}}]);
   });
-  it("client-request-failed #1 (mappings/codex-app-server.yaml:1719)", () => {
+  it("client-request-failed #1 (mappings/codex-app-server.yaml:1733)", () => {
     expectExample([{"direction":"out","message":{"id":2,"method":"turn/start","params":{"threadId":"t1","input":[{"type":"text","text":"hi"}]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32600,"message":"thread not found: t1"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"thread not found: t1","detail":{"code":-32600}}}]);
   });
-  it("initialize-response #1 (mappings/codex-app-server.yaml:1737)", () => {
+  it("initialize-response #1 (mappings/codex-app-server.yaml:1751)", () => {
     expectExample([{"direction":"out","message":{"id":0,"method":"initialize","params":{"clientInfo":{"name":"recorder","title":"Recorder","version":"0.1.0"}}}}], {"direction":"in","message":{"id":0,"result":{"userAgent":"recorder/0.171.0 (Debian 12.0.0; x86_64)","codexHome":"/home/u/.codex","platformFamily":"unix","platformOs":"linux"}}}, [{"type":"session.started","payload":{"message":"recorder/0.171.0 (Debian 12.0.0; x86_64)"}},{"type":"session.configured","payload":{"config":{"codexHome":"/home/u/.codex","platformOs":"linux"}}}]);
   });
-  it("thread-history-replay #1 (mappings/codex-app-server.yaml:1763)", () => {
+  it("thread-history-replay #1 (mappings/codex-app-server.yaml:1777)", () => {
     expectExample([{"direction":"out","message":{"id":3,"method":"thread/read","params":{"threadId":"t9","includeTurns":true}}}], {"direction":"in","message":{"id":3,"result":{"thread":{"id":"t9","status":{"type":"notLoaded"},"turns":[{"id":"u1","status":"completed","items":[{"type":"userMessage","id":"q1","content":[{"type":"text","text":"What is this repo?"}]},{"type":"agentMessage","id":"m1","text":"A tiny demo."}]}]}}}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"t9"}},{"type":"turn.started","ids":["thread","turn"]},{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"inProgress"}},{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"A tiny demo."}},{"type":"item.completed","payload":{"itemType":"assistant_message"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("thread-history-replay #2 (mappings/codex-app-server.yaml:1787)", () => {
+  it("thread-history-replay #2 (mappings/codex-app-server.yaml:1801)", () => {
     expectExample([{"method":"thread/started","params":{"thread":{"id":"t9"}}},{"method":"turn/started","params":{"threadId":"t9","turn":{"id":"u1","items":[],"status":"inProgress"}}},{"method":"item/started","params":{"threadId":"t9","turnId":"u1","startedAtMs":1,"item":{"type":"agentMessage","id":"m1","text":""}}},{"method":"item/agentMessage/delta","params":{"threadId":"t9","turnId":"u1","itemId":"m1","delta":"A tiny demo."}},{"method":"item/completed","params":{"threadId":"t9","turnId":"u1","completedAtMs":2,"item":{"type":"agentMessage","id":"m1","text":"A tiny demo."}}},{"method":"turn/completed","params":{"threadId":"t9","turn":{"id":"u1","items":[],"status":"completed"}}},{"direction":"out","message":{"id":4,"method":"thread/resume","params":{"threadId":"t9"}}}], {"direction":"in","message":{"id":4,"result":{"thread":{"id":"t9","turns":[{"id":"u1","status":"completed","items":[{"type":"agentMessage","id":"m1","text":"A tiny demo."}]}]},"model":"gpt-5.5","modelProvider":"openai","cwd":"/w","approvalPolicy":"on-request","approvalsReviewer":"user","sandbox":{"type":"readOnly"}}}}, []);
   });
 });
