@@ -49,7 +49,10 @@ function condCode(c: Cond): string {
     case "not": return `${exprCode(c.path, new Set())} !== ${lit(c.value)}`;
     case "in": return `(${c.values.map((v) => `${exprCode(c.path, new Set())} === ${lit(v)}`).join(" || ")})`;
     case "exists": return c.exists ? `${exprCode(c.path, new Set())} != null` : `${exprCode(c.path, new Set())} == null`;
-    case "state": return c.test === "new" ? `cx.isNew(${lit(c.role)})` : c.test === "open" ? `cx.wasOpen(${lit(c.role)})` : `!cx.wasOpen(${lit(c.role)})`;
+    case "state": {
+      const role = lit(c.role);
+      return { new: `cx.isNew(${role})`, open: `cx.wasOpen(${role})`, notOpen: `!cx.wasOpen(${role})`, stale: `cx.isStale(${role})`, notStale: `!cx.isStale(${role})` }[c.test];
+    }
   }
 }
 

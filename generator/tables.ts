@@ -30,7 +30,7 @@ export type Cond =
   | { k: "in"; path: Expr; values: unknown[] }
   | { k: "exists"; path: Expr; exists: boolean }
   | { k: "not"; path: Expr; value: unknown }
-  | { k: "state"; test: "new" | "open" | "notOpen"; role: Role };
+  | { k: "state"; test: "new" | "open" | "notOpen" | "stale" | "notStale"; role: Role };
 
 export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client" }
 export interface EmitIR { type: string; cond: Cond[]; payload: Expr }
@@ -124,7 +124,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const claim = (kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean) => {
     const key = `${kind}:${method}`;
     const prev = claimed.get(key);
-    if (prev && prev[0] === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is both ${what} and ignored at line ${src.pos(prev).line}`));
+    if (prev && prev[0] === "ignored" && what === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is already ignored at line ${src.pos(prev).line}`));
+    else if (prev && prev[0] === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is both ${what} and ignored at line ${src.pos(prev).line}`));
     else if (prev && what === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is ignored here but mapped at line ${src.pos(prev).line}`));
     if (!prev || whenless) claimed.set(key, path);
   };
@@ -253,7 +254,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const out: Cond[] = [];
       for (const [key, val] of Object.entries<any>(c ?? {})) {
         const p = [...path, key];
-        if (key === "new" || key === "open" || key === "notOpen") {
+        if (key === "new" || key === "open" || key === "notOpen" || key === "stale" || key === "notStale") {
           if (!allowState) { ds.push(src.diag(p, "E230", `"${key}" is a runtime-state condition: use it in an emit's "if", not in "when"`, true)); continue; }
           if (!ROLES.includes(val)) { ds.push(src.diag(p, "E231", `"${key}" takes a role (${ROLES.join(", ")})`)); continue; }
           if (!r.ids?.[val]) ds.push(src.diag(p, "E232", `"${key}: ${val}" needs the row to declare ids.${val}`));
@@ -370,7 +371,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const keys = new Set(payload.entries.map(([k]) => k));
       for (const [k, e] of payload.entries) {
         if (!(k in props)) { ds.push(src.diag([...path, k], "E252", `"${k}" is not a field of the ${type} payload (fields: ${Object.keys(props).join(", ")})${didYouMean(k, Object.keys(props))}`, true)); continue; }
-        if (e.k === "map" && (schema.required ?? []).includes(k) && e.def === undefined && mapByName.get(e.name)?.def === undefined) {
+        if (e.k === "map" && mapByName.has(e.name) && (schema.required ?? []).includes(k) && e.def === undefined && mapByName.get(e.name)?.def === undefined) {
           ds.push(src.diag([...path, k], "E256", `"${k}" is required in the ${type} payload, but map "${e.name}" has no default: an unmapped upstream value would leave it empty (give the map or this use a default)`));
         }
         const allowed = allowedValues(props[k]);

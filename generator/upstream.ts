@@ -124,7 +124,8 @@ export function resolvePath(root: SchemaRef, segments: string[]): PathResult {
         for (const p of parts) {
           const n = p.node;
           if (isAny(n)) { next.push({ ...p, node: {} }); anyHit = true; segRequired = false; continue; }
-          if (n === false || n?.type === "null") continue;
+          if (n === false || n?.type === "null") { segRequired = false; continue; } // the parent may be null
+          if (Array.isArray(n?.type) && n.type.includes("null")) segRequired = false;
           if (/^\d+$/.test(seg) && n.items) { next.push({ ...p, node: n.items }); anyHit = true; segRequired = false; continue; }
           if (n.properties && Object.hasOwn(n.properties, seg)) {
             next.push({ ...p, node: n.properties[seg] });

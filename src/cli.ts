@@ -124,7 +124,7 @@ async function normalize(argv: string[]): Promise<number> {
       }
       const events = n.pushLine(line, { lineNumber: lineNo, direction: (direction as Direction | undefined) ?? directions?.[lineNo - 1] });
       for (const e of events) {
-        if (e.type === "runtime.error" && (e.payload as any).class === "validation_error" && typeof e.raw?.payload === "string") {
+        if (e.type === "runtime.error" && (e.payload as any).class === "validation_error" && (e.payload as any).detail?.line === lineNo) {
           console.error(`${label}:${lineNo}: ${(e.payload as any).message.replace(/^line \d+: /, "")}`);
         }
       }

@@ -44,6 +44,8 @@ export interface NormalizerStats {
   invalid: number;
   /** Events per rule. */
   rules: Record<string, number>;
+  /** What the runtime holds now: tracked entities per role, pending JSON-RPC calls, remembered closed ids. */
+  held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number };
 }
 
 export interface Normalizer {
@@ -119,11 +121,15 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   };
   entities.parent = entities.item; // a parent is an item
   const pending = { server: new Map<string, Pending>(), client: new Map<string, Pending>() };
+  // Dispatch maps (Maps, so method names like "constructor" or "__proto__" are just unknown methods).
+  const ALL_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+  const rowsOf = Object.fromEntries(ALL_KINDS.map((k) => [k, new Map(Object.entries(table.rows[k] ?? {}))])) as Record<Kind, Map<string, readonly Row[]>>;
+  const ignoredOf = Object.fromEntries(ALL_KINDS.map((k) => [k, new Map(Object.entries(table.ignored[k] ?? {}))])) as Record<Kind, Map<string, string>>;
   /** Methods each kind knows (rows or ignore entries), for inferring the direction of a message. */
   const known = Object.fromEntries(
-    (["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"] as Kind[]).map((k) => [k, new Set([...Object.keys(table.rows[k] ?? {}), ...Object.keys(table.ignored[k] ?? {})])]),
+    ALL_KINDS.map((k) => [k, new Set([...rowsOf[k].keys(), ...ignoredOf[k].keys()])]),
   ) as Record<Kind, Set<string>>;
-  const stats: NormalizerStats = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
+  const stats: Omit<NormalizerStats, "held"> = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
 
   let lastT: number | undefined;
   let lastIso = "";
@@ -175,9 +181,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       const pid = String(providerId);
       const key = role === "request" ? `${space ?? "server"}:${pid}` : pid;
       let e = t.find(key);
+      if (e && op === "open" && role === "request" && !e.open) {
+        // JSON-RPC ids are unique only while pending: a new request reusing an answered id is a new request.
+        t.recent.delete(key);
+        e = undefined;
+      }
       if (!e) {
         e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {} };
-        if (role !== "parent") t.live.set(key, e);
+        t.live.set(key, e);
       }
       this.ids[role] = e;
       const stale = !e.open && t.recent.has(key);
@@ -214,7 +225,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       if (refs) ev.providerRefs = refs;
       ev.payload = payload;
-      if (includeRaw) ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: this.message } : { source: this.source, method: this.method, rule: this.rule, payload: this.message };
+      const msg = this.message === undefined ? null : this.message;
+      if (includeRaw) ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: msg } : { source: this.source, method: this.method, rule: this.rule, payload: msg };
       else ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: null } : { source: this.source, method: this.method, rule: this.rule, payload: null };
       if (type === "content.delta" && this.ids.item && typeof payload.delta === "string") {
         const item = this.ids.item;
@@ -233,6 +245,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     }
     wasOpen(role: Role): boolean {
       return ((this.flags[role] ?? 0) & WAS_OPEN) !== 0;
+    }
+    isStale(role: Role): boolean {
+      return ((this.flags[role] ?? 0) & STALE) !== 0;
     }
     state(role: Role, field: string): any {
       return this.ids[role]?.state[field];
@@ -339,17 +354,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       return false;
     };
-    const byKind = table.rows[c.kind];
-    if (tryRows(byKind?.[c.method])) return;
-    const ign = table.ignored[c.kind]?.[c.method];
+    const byKind = rowsOf[c.kind];
+    if (tryRows(byKind.get(c.method))) return;
+    const ign = ignoredOf[c.kind].get(c.method);
     if (ign) { stats.ignored[ign] = (stats.ignored[ign] ?? 0) + 1; return; }
-    if (tryRows(byKind?.["*"])) return;
+    if (tryRows(byKind.get("*"))) return;
     if (c.kind === "response" || c.kind === "clientResponse") {
-      const asked = table.ignored[c.kind === "response" ? "request" : "clientRequest"]?.[c.method];
+      const asked = ignoredOf[c.kind === "response" ? "request" : "clientRequest"].get(c.method);
       if (asked) { stats.ignored[asked] = (stats.ignored[asked] ?? 0) + 1; return; }
     }
     stats.unknown++;
-    const known = byKind?.[c.method] ? `no row for ${c.kind} "${c.method}" matched this message` : `unknown ${c.kind} method "${c.method}"`;
+    const known = byKind.has(c.method) ? `no row for ${c.kind} "${c.method}" matched this message` : `unknown ${c.kind} method "${c.method}"`;
     emitRuntime(out, "runtime.warning", { message: `${table.surface}: ${known}`, detail: { kind: c.kind, method: c.method } }, m, source, c.method, undefined, "agentnorm#unknown");
   }
 
@@ -426,7 +441,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       stats.events += out.length;
       return out;
     },
-    stats: () => structuredCloneStats(stats),
+    stats: () => ({
+      ...structuredCloneStats(stats),
+      held: {
+        threads: entities.thread.live.size,
+        turns: entities.turn.live.size,
+        items: entities.item.live.size,
+        requests: entities.request.live.size,
+        pendingCalls: pending.server.size + pending.client.size,
+        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size, 0),
+      },
+    }),
   };
   return normalizer;
 }
@@ -454,7 +479,7 @@ export function serializeEvent(e: CanonicalEvent): string {
   return s.endsWith("}}") ? `${s.slice(0, -2)},"payload":${text}}}` : JSON.stringify(e);
 }
 
-function structuredCloneStats(s: NormalizerStats): NormalizerStats {
+function structuredCloneStats(s: Omit<NormalizerStats, "held">): Omit<NormalizerStats, "held"> {
   return { ...s, ignored: { ...s.ignored }, rules: { ...s.rules } };
 }
 

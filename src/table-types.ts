@@ -18,6 +18,8 @@ export interface RowContext {
   isNew(role: Role): boolean;
   /** The role's entity was open before this row. */
   wasOpen(role: Role): boolean;
+  /** The role's entity was already closed before this row (a late or replayed message about it). */
+  isStale(role: Role): boolean;
   /** What the runtime stored for the role's entity (fields of the payloads that opened it). */
   state(role: Role, field: string): any;
   /** Text a snapshot carries whole; only what deltas did not deliver is emitted. */

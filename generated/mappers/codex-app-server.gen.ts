@@ -218,7 +218,7 @@ function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turn?.id, "close", undefined, "params.turn.id", true);
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: map_turnState(x.params?.turn?.status), errorMessage: x.params?.turn?.error?.message });
+  if (!cx.isStale("turn")) cx.emit("turn.completed", { state: map_turnState(x.params?.turn?.status), errorMessage: x.params?.turn?.error?.message });
   return true;
 }
 
@@ -287,7 +287,7 @@ function r_item_completed_agent_message(m: Extract<Notification, { method: "item
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshot("assistant_text", x.params?.item?.text, undefined);
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.itemTitle(x.params?.item), data: x.params?.item });
   return true;
 }
 
@@ -300,7 +300,7 @@ function r_item_completed_reasoning(m: Extract<Notification, { method: "item/com
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshotParts("reasoning_summary_text", x.params?.item?.summary, "summaryIndex");
   cx.snapshotParts("reasoning_text", x.params?.item?.content, "contentIndex");
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.params?.item });
   return true;
 }
 
@@ -312,7 +312,7 @@ function r_item_completed_plan(m: Extract<Notification, { method: "item/complete
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshot("plan_text", x.params?.item?.text, undefined);
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.params?.item });
   return true;
 }
 
@@ -324,7 +324,7 @@ function r_item_completed_command_execution(m: Extract<Notification, { method: "
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshot("command_output", x.params?.item?.aggregatedOutput, undefined);
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.params?.item?.status), title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.params?.item?.status), title: h.itemTitle(x.params?.item), data: x.params?.item });
   return true;
 }
 
@@ -334,7 +334,7 @@ function r_item_completed(m: Extract<Notification, { method: "item/completed" }>
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "completed"), title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "completed"), title: h.itemTitle(x.params?.item), data: x.params?.item });
   return true;
 }
 
@@ -527,12 +527,13 @@ function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: 
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", x.params?.callId, "use", undefined, "params.callId", true);
   cx.ref("request", x.id, "open", "server", "id", true);
   cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: x.params?.tool, args: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1014 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1015 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -540,7 +541,7 @@ function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1030 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1031 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -548,7 +549,7 @@ function r_attestation_generate_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1046 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1047 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -557,7 +558,7 @@ function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1063 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1064 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -566,7 +567,7 @@ function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { meth
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1082 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1083 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -575,7 +576,7 @@ function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1116 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1117 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -587,7 +588,7 @@ function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1143 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1144 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -599,7 +600,7 @@ function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1166 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1167 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -612,7 +613,7 @@ function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1193 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1194 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -623,7 +624,7 @@ function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1215 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1216 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -635,7 +636,7 @@ function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1237 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1238 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -646,7 +647,7 @@ function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1259 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1260 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -655,7 +656,7 @@ function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1279 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1280 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -664,7 +665,7 @@ function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1297 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1298 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -674,7 +675,7 @@ function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1318 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1319 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -684,7 +685,7 @@ function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1340 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1341 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -692,7 +693,7 @@ function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServ
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1355 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1356 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -700,35 +701,35 @@ function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpSer
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1369 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1370 — notification account/updated → account.updated */
 function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.updated", { account: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1380 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1381 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1395 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1396 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1406 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1407 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1421 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1422 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -737,7 +738,7 @@ function r_model_provider_auth_recovery_started(m: Extract<Notification, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1436 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1437 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -746,7 +747,7 @@ function r_model_provider_auth_recovery_completed(m: Extract<Notification, { met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1452 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1453 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -755,7 +756,7 @@ function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1469 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1470 — notification model/verification → runtime.warning */
 function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -764,7 +765,7 @@ function r_model_verification(m: Extract<Notification, { method: "model/verifica
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1485 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1486 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -773,7 +774,7 @@ function r_model_safety_buffering_updated(m: Extract<Notification, { method: "mo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1504 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1505 — notification warning → runtime.warning */
 function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -781,7 +782,7 @@ function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1517 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1518 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -789,35 +790,35 @@ function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1531 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1532 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1543 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1544 — notification configWarning → config.warning */
 function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1562 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1563 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1574 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1575 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1586 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1587 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -826,7 +827,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1606 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1607 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -835,7 +836,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1627 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1628 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -843,7 +844,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1640 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1641 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -851,7 +852,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1654 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1655 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -859,7 +860,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1667 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1668 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -867,7 +868,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1680 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1681 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -875,7 +876,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1693 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1694 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -883,7 +884,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1706 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1707 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -891,7 +892,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1721 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1722 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -899,7 +900,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1738 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1739 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -908,7 +909,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1759 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1760 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -971,31 +972,31 @@ export const table: SurfaceTable = {
       "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 842, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
       "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 859, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
       "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 877, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1340, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1355, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1369, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1380, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1395, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1406, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1421, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1436, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1452, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1469, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1485, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1504, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1517, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1531, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1543, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1562, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1574, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1586, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1606, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1627, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1640, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1654, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1667, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1680, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1693, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1706, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1341, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1356, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
+      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1370, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
+      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1381, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
+      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1396, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
+      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1407, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1422, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1437, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1453, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
+      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1470, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1486, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-app-server#warning", line: 1505, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1518, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1532, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1544, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1563, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1575, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1587, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1607, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1628, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1641, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1655, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1668, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1681, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1694, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1707, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
       "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 898, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
@@ -1004,28 +1005,28 @@ export const table: SurfaceTable = {
       "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 959, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
       "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 977, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
       "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 996, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1014, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1030, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1046, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1063, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1015, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1031, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1047, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1064, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1116, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1143, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1166, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1193, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1215, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1237, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1259, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1279, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1297, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1082, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1318, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1117, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1144, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1167, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1194, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1216, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1238, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1260, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1280, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1298, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1083, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1319, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1721, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1738, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1759, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1759, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1722, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1739, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1760, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1760, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1173,34 +1174,34 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1814)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1817)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1820)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1823)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1826)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1829)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1832)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1835)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1838)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1841)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1844)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1847)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1850)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1853)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1856)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1859)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1862)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1870)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1873)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1889)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1906)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1917)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1942)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1955)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1964)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1983)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1991)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2007)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2012)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1815)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1818)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1821)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1824)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1827)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1830)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1833)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1836)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1839)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1842)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1845)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1848)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1851)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1854)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1857)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1860)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1863)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1871)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1874)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1890)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1907)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1918)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1943)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1956)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1965)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1984)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1992)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2008)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2013)"
   },
 };

@@ -1,0 +1,90 @@
+/**
+ * Shared setup for the generator tests.
+ *
+ * The generator's modules import each other with `.ts` extensions (they run under tsx). `npm run typecheck`
+ * (tsc -p tsconfig.json, which covers test/**) has allowImportingTsExtensions off, so a static
+ * `import … from "../../generator/x.ts"` here would pull generator/ into that program and break the
+ * typecheck. The modules are therefore loaded by URL at run time (vitest transforms them like any other
+ * import), and the little of their API the tests use is typed below.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const FIXTURES = join(ROOT, "test/generator/fixtures");
+export const MINI_UPSTREAM = join(FIXTURES, "mini-upstream");
+/** The name the mini table is loaded under (what diagnostics print). */
+export const MINI_FILE = "test/generator/fixtures/mini.yaml";
+export const CODEX_DIR = join(ROOT, "schemas/upstream/codex-app-server/0.171.0");
+
+export interface Diagnostic { file: string; line: number; col: number; code: string; message: string }
+export interface SchemaRef { file: string; doc: any; node: any }
+export interface PathResult { ok: boolean; required: boolean; targets: SchemaRef[]; failedAt?: number; known?: string[] }
+export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string }
+export interface UpstreamSchemas {
+  readonly dir: string;
+  doc(file: string): any;
+  exists(file: string): boolean;
+  methods(file: string): Map<string, UpstreamMethod>;
+  responseSchema(paramsRefName: string | undefined): SchemaRef | undefined;
+}
+export interface CanonicalModel { eventTypes: string[]; enums: Record<string, string[]>; payloads: Record<string, any> }
+export interface TableIR { file: string; surface: string; rows: { rule: string; line: number; methods: string[] }[]; maps: { name: string }[] }
+export interface TableContext {
+  canonical: CanonicalModel;
+  dslSchema: object;
+  helpers: Set<string>;
+  upstream: (dir: string) => UpstreamSchemas | undefined;
+}
+export type FileMap = Map<string, string>;
+
+export interface Generator {
+  diagnostics: {
+    formatDiagnostic(d: Diagnostic): string;
+  };
+  upstream: {
+    UpstreamSchemas: new (dir: string) => UpstreamSchemas;
+    resolvePath(root: SchemaRef, segments: string[]): PathResult;
+    variants(s: SchemaRef): SchemaRef[];
+    enumValues(targets: SchemaRef[]): string[] | undefined;
+  };
+  canonical: {
+    loadCanonical(file: string, text: string): { model?: CanonicalModel; diagnostics: Diagnostic[] };
+  };
+  tables: {
+    loadTable(file: string, text: string, cx: TableContext): { table?: TableIR; diagnostics: Diagnostic[] };
+  };
+  pipeline: {
+    helperNames(root: string): Set<string>;
+    buildAll(root: string, only?: { tables?: string[] }): Promise<{ diagnostics: Diagnostic[]; files?: FileMap }>;
+    checkFiles(root: string, files: FileMap): string[];
+  };
+  emitMapper: {
+    emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: Record<string, string | undefined>, header: string): string;
+  };
+}
+
+const load = (name: string): Promise<any> => import(/* @vite-ignore */ pathToFileURL(join(ROOT, "generator", `${name}.ts`)).href);
+
+export async function loadGenerator(): Promise<Generator> {
+  const [diagnostics, upstream, canonical, tables, pipeline, emitMapper] = await Promise.all(
+    ["diagnostics", "upstream", "canonical", "tables", "pipeline", "emit-mapper"].map(load),
+  );
+  return { diagnostics, upstream, canonical, tables, pipeline, emitMapper };
+}
+
+/** The repo's canonical model, DSL schema and helper names, plus an upstream opener that always opens `dir`. */
+export function tableContext(gen: Generator, upstreamDir = MINI_UPSTREAM): TableContext {
+  const canonicalText = readFileSync(join(ROOT, "schemas/canonical/canonical.yaml"), "utf8");
+  const c = gen.canonical.loadCanonical("schemas/canonical/canonical.yaml", canonicalText);
+  if (!c.model || c.diagnostics.length) throw new Error(`canonical model does not load: ${JSON.stringify(c.diagnostics)}`);
+  return {
+    canonical: c.model,
+    dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
+    helpers: gen.pipeline.helperNames(ROOT),
+    upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir),
+  };
+}
+
+export const miniText = (): string => readFileSync(join(FIXTURES, "mini.yaml"), "utf8");
