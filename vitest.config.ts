@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "generated/tests/**/*.test.ts"],
     testTimeout: 60_000,
+    // The JSON report lets CI print a plain "N passed, N failed" line.
+    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]],
   },
 });
