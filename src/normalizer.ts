@@ -114,6 +114,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const mint = (kind: IdKind) => `${ID_PREFIXES[kind]}_${idf(kind)}`;
   const sessionId = mint("RuntimeSessionId") as RuntimeSessionId;
   let sequence = 0;
+  /** The message pushLine is pushing, and its source text (for serializeEvent). */
+  let lineMessage: unknown;
+  let lineText: string | undefined;
   let pendingOrder = 0;
   const entities: Record<Role, EntityTable> = {
     session: new EntityTable(), thread: new EntityTable(), turn: new EntityTable(), item: new EntityTable(),
@@ -226,7 +229,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       if (refs) ev.providerRefs = refs;
       ev.payload = payload;
       const msg = this.message === undefined ? null : this.message;
-      if (includeRaw) ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: msg } : { source: this.source, method: this.method, rule: this.rule, payload: msg };
+      if (includeRaw) {
+        ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: msg } : { source: this.source, method: this.method, rule: this.rule, payload: msg };
+        if (msg === lineMessage && lineText !== undefined) ev.raw[SOURCE_TEXT] = lineText;
+      }
       else ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: null } : { source: this.source, method: this.method, rule: this.rule, payload: null };
       if (type === "content.delta" && this.ids.item && typeof payload.delta === "string") {
         const item = this.ids.item;
@@ -411,8 +417,15 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         return out;
       }
       const w = unwrap(parsed);
-      if (w.message === parsed && parsed !== null && typeof parsed === "object") sourceText.set(parsed, text);
-      return normalizer.push(w.message, { direction: opts?.direction ?? w.direction });
+      if (w.message === parsed && parsed !== null && typeof parsed === "object") {
+        lineMessage = parsed;
+        lineText = text;
+      }
+      try {
+        return normalizer.push(w.message, { direction: opts?.direction ?? w.direction });
+      } finally {
+        lineMessage = lineText = undefined;
+      }
     },
     end() {
       const out: CanonicalEvent[] = [];
@@ -456,18 +469,18 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   return normalizer;
 }
 
-/** Source text of the messages pushLine parsed, so serializeEvent can reuse it for raw.payload. */
-const sourceText = new WeakMap<object, string>();
+/** On raw: the provider's own text of raw.payload when it came through pushLine (a symbol: JSON.stringify skips it). */
+const SOURCE_TEXT = Symbol("agentnorm.sourceText");
 
 /**
  * One event as a JSON line (no newline). Same result as JSON.stringify(event), except that raw.payload is the
  * provider's own text when the message came through pushLine (not re-serialized: faster, and byte-faithful).
  */
 export function serializeEvent(e: CanonicalEvent): string {
-  const raw = e.raw as { payload?: unknown } | undefined;
-  const p = raw?.payload;
-  const text = p !== null && typeof p === "object" ? sourceText.get(p) : undefined;
+  const raw = e.raw as { payload?: unknown; [SOURCE_TEXT]?: string } | undefined;
+  const text = raw?.[SOURCE_TEXT];
   if (text === undefined) return JSON.stringify(e);
+  const p = raw!.payload;
   raw!.payload = undefined;
   let s: string;
   try {
