@@ -8,7 +8,7 @@ import { Ajv } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import {
-  ANY, ANSWERS, KINDS, UpstreamSchemas, enumValues, resolvePath, variants,
+  ANY, ANSWERS, UpstreamSchemas, enumValues, resolvePath, variants,
   type Kind, type SchemaRef, type UpstreamMethod,
 } from "./upstream.ts";
 
@@ -419,8 +419,6 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       if (!claimed.has(`${k.kind}:${m}`)) ds.push(src.diag(["upstream", "kinds", k.kind], "E300", `${k.kind} method "${m}" of ${v.upstream.package}@${v.upstream.version} is neither mapped nor ignored`));
     }
   }
-  // Rows guarded by `when` must be backed by an unconditional row or accept that other values warn at run time;
-  // response kinds must answer a request kind that is declared.
   for (const m of maps) if (!usedMaps.has(m.name)) ds.push(src.diag(["maps", m.name], "E301", `map "${m.name}" is never used`, true));
 
   const table: TableIR = {
@@ -429,7 +427,6 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     kinds, maps, rows, ignored,
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
-  void KINDS;
   return { table, diagnostics: dedupe(ds) };
 }
 

@@ -71,7 +71,7 @@ export interface PathResult {
   known?: string[];
 }
 
-function deref(s: SchemaRef, depth = 0): SchemaRef {
+function deref(s: SchemaRef): SchemaRef {
   let node = s.node;
   let doc = s.doc;
   for (let i = 0; node && typeof node === "object" && typeof node.$ref === "string" && i < 50; i++) {
@@ -80,7 +80,6 @@ function deref(s: SchemaRef, depth = 0): SchemaRef {
     node = ref.slice(2).split("/").reduce((n: any, k) => n?.[decodeURIComponent(k.replace(/~1/g, "/").replace(/~0/g, "~"))], doc);
     if (node === undefined) throw new Error(`unresolved $ref ${ref} in ${s.file}`);
   }
-  void depth;
   return { file: s.file, doc, node };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { CanonicalEvent } from "./normalizer.js";
 
-interface Block { kind: string; text: string[]; title?: string; status?: string }
+interface Block { kind: string; text: string[]; title?: string; status?: string; data?: any }
 
 export function renderTranscript(events: Iterable<CanonicalEvent>): string {
   const lines: string[] = [];
@@ -41,8 +41,7 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
         const b: Block = items.get(e.itemId) ?? { kind: p.itemType, text: [] };
         b.title = p.title ?? b.title;
         b.status = p.status ?? b.status;
-        if (!b.title && p.data?.content) b.title = userText({ kind: "", text: [], title: undefined, ...{ data: p.data } } as any);
-        (b as any).data = p.data ?? (b as any).data;
+        b.data = p.data ?? b.data;
         items.set(e.itemId, b);
         break;
       }
@@ -58,7 +57,7 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
         const b: Block = items.get(e.itemId) ?? { kind: p.itemType, text: [] };
         b.title = p.title ?? b.title;
         b.status = p.status ?? "completed";
-        (b as any).data = p.data ?? (b as any).data;
+        b.data = p.data ?? b.data;
         items.set(e.itemId, b);
         flush(e.itemId);
         break;
@@ -94,8 +93,8 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
   return lines.join("\n") + (lines.length ? "\n" : "");
 }
 
-function userText(b: Block & { data?: any }): string {
-  const c = (b as any).data?.content;
+function userText(b: Block): string {
+  const c = b.data?.content;
   if (Array.isArray(c)) return c.map((x: any) => (typeof x?.text === "string" ? x.text : "")).join(" ").trim();
   return "";
 }
