@@ -8,6 +8,10 @@ import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+function pascalKind(k: string): string {
+  return k[0].toUpperCase() + k.slice(1);
+}
+
 export function fnName(rule: string): string {
   return "r_" + rule.replace(/[^A-Za-z0-9]/g, "_");
 }
@@ -23,7 +27,7 @@ function lit(v: unknown): string {
 export function exprCode(e: Expr, scope: Set<string>): string {
   switch (e.k) {
     case "path": {
-      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? "x" : e.root === "request" ? "cx.request" : `x${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
+      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? "x" : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : `x${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
       return access(base, e.segs);
     }
     case "lit":
@@ -71,7 +75,7 @@ function replayCode(steps: ReplayIR[], scope: Set<string>, indent: string): stri
   return out;
 }
 
-const MESSAGE_TYPE: Record<Kind, string> = {
+const MESSAGE_TYPE: Record<string, string> = {
   notification: "Notification",
   request: "ServerRequestMessage",
   clientRequest: "ClientRequestMessage",
@@ -80,7 +84,8 @@ const MESSAGE_TYPE: Record<Kind, string> = {
   clientResponse: "JsonRpcResponse",
 };
 
-export interface UpstreamTypeNames { notification?: string; request?: string; clientRequest?: string; clientNotification?: string }
+/** Kind → the name of its generated upstream message type. */
+export type UpstreamTypeNames = Record<string, string | undefined>;
 
 export function rowBody(r: RowIR): string {
   const lines: string[] = ["const x: any = m;"];
@@ -98,6 +103,7 @@ export function rowBody(r: RowIR): string {
     lines.push(e.cond.length ? `if (${e.cond.map(condCode).join(" && ")}) ${call}` : call);
   }
   lines.push(...replayCode(r.replay, new Set(), ""));
+  if (r.delegate) lines.push(`cx.delegate(${lit(r.delegate.surface)}, ${exprCode(r.delegate.message, new Set())});`);
   lines.push("return true;");
   return lines.join("\n");
 }
@@ -105,7 +111,7 @@ export function rowBody(r: RowIR): string {
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
   const project = new Project({ useInMemoryFileSystem: true });
   const sf: SourceFile = project.createSourceFile(`${t.surface}.gen.ts`, "", { overwrite: true });
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/table-types.js", namedImports: ["RowContext", "SurfaceTable"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/helpers.js", namespaceImport: "h" });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/row-util.js", namedImports: ["arr"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
@@ -117,14 +123,20 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     ["ClientRequestMessage", typeNames.clientRequest ? `U.${typeNames.clientRequest}` : "{ id: string | number; method: string; params?: unknown }"],
     ["ClientNotificationMessage", typeNames.clientNotification ? `U.${typeNames.clientNotification}` : "{ method: string; params?: unknown }"],
   ];
-  for (const [name, type] of aliases) sf.addTypeAlias({ name, type, isExported: true });
-  sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } }" });
-  sf.addTypeAlias({
-    name: `Message`,
-    isExported: true,
-    docs: [`Any message of the ${t.surface} surface (both directions).`],
-    type: "Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse",
-  });
+  const kindType = (k: string) => (t.protocol === "tagged" ? `${pascalKind(k)}Message` : MESSAGE_TYPE[k]);
+  if (t.protocol === "tagged") {
+    for (const k of t.kinds) sf.addTypeAlias({ name: kindType(k.kind), isExported: true, type: typeNames[k.kind] ? `U.${typeNames[k.kind]}` : `{ ${k.tag}: string; [key: string]: unknown }` });
+    sf.addTypeAlias({ name: "Message", isExported: true, docs: [`Any message of the ${t.surface} surface.`], type: t.kinds.map((k) => kindType(k.kind)).join(" | ") || "never" });
+  } else {
+    for (const [name, type] of aliases) sf.addTypeAlias({ name, type, isExported: true });
+    sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } }" });
+    sf.addTypeAlias({
+      name: `Message`,
+      isExported: true,
+      docs: [`Any message of the ${t.surface} surface (both directions).`],
+      type: "Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse",
+    });
+  }
 
   for (const m of t.maps) {
     const outs = [...new Set([...Object.values(m.values), ...(m.def !== undefined ? [m.def] : [])])];
@@ -144,7 +156,8 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   }
 
   for (const r of t.rows) {
-    const methodType = r.kind === "response" || r.kind === "clientResponse" || r.methods.length !== 1 ? MESSAGE_TYPE[r.kind] : `Extract<${MESSAGE_TYPE[r.kind]}, { method: ${lit(r.methods[0])} }>`;
+    const tag = t.kinds.find((k) => k.kind === r.kind)?.tag ?? "method";
+    const methodType = r.kind === "response" || r.kind === "clientResponse" || r.methods.length !== 1 || r.methods[0] === "*" ? kindType(r.kind) : `Extract<${kindType(r.kind)}, { ${IDENT.test(tag) ? tag : lit(tag)}: ${lit(r.methods[0])} }>`;
     sf.addFunction({
       name: fnName(r.rule),
       docs: [`${t.file}:${r.line} — ${r.kind} ${r.methods.join(", ")}${r.emit.length ? " → " + r.emit.map((e) => e.type).join(", ") : ""}${r.description ? `\n${r.description}` : ""}`],
@@ -166,8 +179,25 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `    ${lit(m)}: ${lit(id)}`).join(",\n")}\n  }`).join(",\n  ");
-  const reasons = t.ignored.map((g) => `  ${lit(`${t.surface}#${g.id}`)}: ${lit(`${g.reason} (${t.file}:${g.line})`)}`).join(",\n");
+  const reasons = [
+    ...t.ignored.map((g) => `  ${lit(`${t.surface}#${g.id}`)}: ${lit(`${g.reason} (${t.file}:${g.line})`)}`),
+    ...t.input.filter((w) => w.ignore).map((w) => `  ${lit(`${t.surface}#input-${w.name}`)}: ${lit(`${w.ignore} (${t.file}:${w.line})`)}`),
+  ].join(",\n");
   const sources = t.kinds.map((k) => `${k.kind}: ${lit(k.source)}`).join(", ");
+  const tags = t.kinds.map((k) => `${k.kind}: ${lit(k.tag)}`).join(", ");
+  if (t.input.length) {
+    const body = ["const x: any = line;"];
+    for (const w of t.input) {
+      const cond = w.when.length ? w.when.map(condCode).join(" && ") : "true";
+      const meta = w.meta.length ? `, meta: { ${w.meta.map(([k, e]) => `${IDENT.test(k) ? k : lit(k)}: ${exprCode(e, new Set())}`).join(", ")} }` : "";
+      body.push(`// ${t.file}:${w.line} — input wrapper "${w.name}"`);
+      body.push(w.ignore
+        ? `if (${cond}) return { ignore: ${lit(`${t.surface}#input-${w.name}`)} };`
+        : `if (${cond}) return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta} };`);
+    }
+    body.push("return undefined;");
+    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order."], parameters: [{ name: "line", type: "unknown" }], returnType: "InputMatch | undefined", statements: body.join("\n") });
+  }
 
   sf.addVariableStatement({
     isExported: true,
@@ -181,6 +211,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   provider: ${lit(t.provider)},
   protocol: ${lit(t.protocol)},
   file: ${lit(t.file)},
+  tags: { ${tags} },${t.input.length ? "\n  input," : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
   sources: { ${sources} },
   rows: {

@@ -76,9 +76,9 @@ export function emitCoverageTest(t: TableIR, header: string): string {
   const checks = t.kinds
     .filter((k) => k.file)
     .map((k) => `  it(${JSON.stringify(`every ${k.kind} method of ${t.upstream.package}@${t.upstream.version} (${k.file}) is mapped or ignored, and no other`)}, () => {
-    const upstream = methodsOf(${JSON.stringify(`${t.upstream.dir}/${k.file}`)});
-    const mapped = Object.keys(table.rows.${k.kind} ?? {});
-    const ignored = Object.keys(table.ignored.${k.kind} ?? {});
+    const upstream = methodsOf(${JSON.stringify(`${t.upstream.dir}/${k.file}`)}, ${JSON.stringify(k.tag)});
+    const mapped = Object.keys(table.rows[${JSON.stringify(k.kind)}] ?? {});
+    const ignored = Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
@@ -90,9 +90,9 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { table } from "../mappers/${t.surface}.gen.js";
 
-function methodsOf(file: string): string[] {
+function methodsOf(file: string, tag: string): string[] {
   const doc = JSON.parse(readFileSync(new URL(\`../../\${file}\`, import.meta.url), "utf8"));
-  return doc.oneOf.map((v: any) => v.properties.method.enum[0]).sort();
+  return doc.oneOf.map((v: any) => v.properties[tag].enum?.[0] ?? v.properties[tag].const).sort();
 }
 
 describe(${JSON.stringify(`${t.surface}: upstream coverage`)}, () => {

@@ -57,6 +57,14 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
       tables.push(r.table);
     }
   }
+  // Rows that delegate to another surface must name one that exists.
+  for (const t of tables) {
+    for (const r of t.rows) {
+      if (r.delegate && !surfaces.has(r.delegate.surface)) {
+        diagnostics.push({ file: t.file, line: r.delegate.line, col: 1, code: "E401", message: `row "${r.rule}" delegates to unknown surface "${r.delegate.surface}" (surfaces: ${[...surfaces.keys()].sort().join(", ")})` });
+      }
+    }
+  }
   if (diagnostics.length) return { diagnostics: sortDiagnostics(diagnostics) };
 
   const files: FileMap = new Map();

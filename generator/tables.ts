@@ -35,19 +35,24 @@ export type Cond =
 export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client" }
 export interface EmitIR { type: string; cond: Cond[]; payload: Expr }
 export interface SnapIR { stream: string; text?: Expr; parts?: Expr; index?: "contentIndex" | "summaryIndex" }
+export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number }
+export interface DelegateIR { surface: string; message: Expr; line: number }
 export type ReplayIR = { k: "each"; each: Expr; as: string; steps: ReplayIR[] } | { k: "msg"; method: string; params?: Expr };
 export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
 export interface RowIR {
   rule: string; kind: Kind; methods: string[]; line: number; description?: string;
   when: Cond[]; ids: IdIR[]; emit: EmitIR[]; snapshot: SnapIR[]; replay: ReplayIR[]; examples: ExampleIR[];
+  delegate?: DelegateIR;
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
-export interface KindIR { kind: Kind; source: string; file?: string; upstreamMethods?: string[] }
+export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[] }
 export interface TableIR {
-  file: string; surface: string; provider: string; protocol: "jsonrpc";
+  file: string; surface: string; provider: string; protocol: "jsonrpc" | "tagged";
   upstream: { package: string; version: string; dir: string };
   kinds: KindIR[]; maps: MapIR[]; rows: RowIR[]; ignored: IgnoredIR[];
+  /** tagged protocols: how to find the message inside an input line, tried in order. */
+  input: InputIR[];
 }
 
 export interface TableContext {
@@ -88,8 +93,12 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   }
   const kinds: KindIR[] = [];
   const methodMaps = new Map<Kind, Map<string, UpstreamMethod>>();
+  const tagged = v.protocol === "tagged";
   for (const [k, spec] of Object.entries<any>(v.upstream.kinds)) {
     const kind = k as Kind;
+    const tag: string = spec.tag ?? "method";
+    if (tagged && !spec.tag) ds.push(src.diag(["upstream", "kinds", k], "E206", `a tagged protocol's kind needs "tag" (the field that names the message type)`));
+    if (!tagged && !["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"].includes(k)) ds.push(src.diag(["upstream", "kinds", k], "E207", `"${k}" is not a JSON-RPC kind (notification, request, response, clientRequest, clientNotification, clientResponse)`, true));
     if (!cx.canonical.enums.RuntimeEventSource.includes(spec.source)) {
       ds.push(src.diag(["upstream", "kinds", k, "source"], "E202", `unknown raw source "${spec.source}"${didYouMean(spec.source, cx.canonical.enums.RuntimeEventSource)}`));
     }
@@ -99,15 +108,15 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         ds.push(src.diag(["upstream", "kinds", k, "file"], "E203", `upstream file "${spec.file}" not found in ${v.upstream.dir}`));
         continue;
       }
-      const ms = up.methods(spec.file);
+      const ms = up.methods(spec.file, tag);
       methodMaps.set(kind, ms);
       upstreamMethods = [...ms.keys()].sort();
     }
-    kinds.push({ kind, source: spec.source, file: spec.file, upstreamMethods });
+    kinds.push({ kind, source: spec.source, file: spec.file, tag, upstreamMethods });
   }
   const kindSet = new Set(kinds.map((k) => k.kind));
   for (const k of kinds) {
-    const answered = ANSWERS[k.kind];
+    const answered = tagged ? undefined : ANSWERS[k.kind];
     if (answered && !methodMaps.has(answered)) ds.push(src.diag(["upstream", "kinds", k.kind], "E204", `kind ${k.kind} answers ${answered}, which has no upstream file`));
   }
 
@@ -132,20 +141,20 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
 
   v.rows.forEach((r: any, ri: number) => {
     const at = (...p: (string | number)[]) => ["rows", ri, ...p];
-    const kind: Kind = r.kind ?? "notification";
+    const kind: Kind = r.kind ?? (tagged ? kinds[0]?.kind : "notification");
     if (!kindSet.has(kind)) {
       ds.push(src.diag(at("kind"), "E211", `kind "${kind}" is not declared under upstream.kinds`));
       return;
     }
     if (rules.has(r.rule)) ds.push(src.diag(at("rule"), "E212", `rule "${r.rule}" is already used at line ${rules.get(r.rule)}`));
     rules.set(r.rule, src.pos(at()).line);
-    const methods: string[] = r.methods ?? [r.method];
-    const answered = ANSWERS[kind];
+    const methods: string[] = r.methods ?? r.types ?? [r.method ?? r.type];
+    const answered = tagged ? undefined : ANSWERS[kind];
     const lookupKind = answered ?? kind;
     const known = methodMaps.get(lookupKind);
     const schemas: { method: string; root: (seg: string) => SchemaRef[] | undefined }[] = [];
     methods.forEach((method, mi) => {
-      const mpath = r.methods ? at("methods", mi) : at("method");
+      const mpath = r.methods ? at("methods", mi) : r.types ? at("types", mi) : at(r.method !== undefined ? "method" : "type");
       if (method === "*") {
         if (!answered) ds.push(src.diag(mpath, "E213", `method "*" (fallback) is only allowed for response kinds`));
         schemas.push({ method, root: (seg) => (seg === "request" || seg === "result" || seg === "error" || seg === "id" || seg === "msg" ? [ANY] : undefined) });
@@ -157,7 +166,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         return;
       }
       if (!answered) claim(kind, method, mpath, "mapped", !r.when);
-      schemas.push({ method, root: rootResolver(kind, um, up) });
+      schemas.push({ method, root: rootResolver(kind, um, up, tagged) });
     });
 
     // Path checking against every method's schema, plus scope variables (replay).
@@ -349,8 +358,11 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         return { k: "msg", method: st.method, params: st.params === undefined ? undefined : parseExpr(st.params, [...p, "params"], scope) } as ReplayIR;
       });
     const replay = parseReplay(r.replay ?? [], at("replay"), new Map());
+    const delegate: DelegateIR | undefined = r.delegate
+      ? { surface: r.delegate.surface, message: parseExpr(r.delegate.message, at("delegate", "message"), new Map()), line: src.pos(at("delegate")).line }
+      : undefined;
 
-    if (!emit.length && !snapshot.length && !replay.length) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
+    if (!emit.length && !snapshot.length && !replay.length && !delegate) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
 
     const examples: ExampleIR[] = (r.examples ?? []).map((ex: any, xi: number) => {
       const p = at("examples", xi);
@@ -361,7 +373,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     });
     if (!examples.length) ds.push(src.diag(at("rule"), "E291", `row "${r.rule}" has no examples`));
 
-    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples });
+    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate });
 
     function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
       let schema = cx.canonical.payloads[type];
@@ -402,6 +414,29 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const rowMethods = new Set(rows.filter((r) => r.kind === "notification").flatMap((r) => r.methods));
   for (const t of replayTargets) if (!rowMethods.has(t.method)) ds.push(src.diag(t.path, "E273", `replayed method "${t.method}" has no notification row in this table`));
 
+  // 4b. Input wrappers (tagged protocols): conditions and paths on the raw input line.
+  const input: InputIR[] = (v.input ?? []).map((w: any, wi: number) => {
+    const p = ["input", wi];
+    if (!tagged) ds.push(src.diag(p, "E310", `"input" wrappers are for tagged protocols`));
+    const path = (x: string): Expr => { const segs = String(x).split("."); return { k: "path", root: "msg", segs: segs[0] === "." || x === "." ? [] : segs }; };
+    const when: Cond[] = Object.entries<any>(w.when ?? {}).map(([key, val]) => {
+      const e = path(key);
+      if (val && typeof val === "object" && !Array.isArray(val)) {
+        if ("exists" in val) return { k: "exists", path: e, exists: !!val.exists };
+        if ("in" in val) return { k: "in", path: e, values: val.in };
+        if ("not" in val) return { k: "not", path: e, value: val.not };
+        ds.push(src.diag([...p, "when", key], "E234", `a condition is a value, {in: [...]}, {exists: true|false} or {not: value}`));
+      }
+      return { k: "eq", path: e, value: val };
+    });
+    if (!w.ignore && w.message === undefined) ds.push(src.diag(p, "E311", `an input wrapper needs "message" (a path, or "." for the line itself) or "ignore" (a reason)`));
+    return {
+      name: w.name, when, line: src.pos(p).line, ignore: w.ignore,
+      message: w.message === undefined ? undefined : path(w.message),
+      meta: Object.entries<any>(w.meta ?? {}).map(([k, x]) => [k, path(x)] as [string, Expr]),
+    };
+  });
+
   // 5. Ignored.
   const ignored: IgnoredIR[] = (v.ignored ?? []).map((g: any, gi: number) => {
     const known = methodMaps.get(g.kind);
@@ -424,7 +459,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const table: TableIR = {
     file, surface: v.surface, provider: v.provider, protocol: v.protocol,
     upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir },
-    kinds, maps, rows, ignored,
+    kinds, maps, rows, ignored, input,
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
   return { table, diagnostics: dedupe(ds) };
@@ -445,8 +480,19 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
 }
 
 /** Root schemas of a message of `kind` for a path's first segment. */
-function rootResolver(kind: Kind, um: UpstreamMethod | undefined, up: UpstreamSchemas): (seg: string) => SchemaRef[] | undefined {
+function rootResolver(kind: Kind, um: UpstreamMethod | undefined, up: UpstreamSchemas, tagged = false): (seg: string) => SchemaRef[] | undefined {
   if (!um) return (seg) => (seg === "msg" ? [ANY] : [ANY]);
+  if (tagged) {
+    const msg = um.message;
+    return (seg) => {
+      if (seg === "msg") return [msg];
+      if (seg === "meta" || seg === "line") return [ANY]; // the input wrapper's fields, and the whole input line
+      const props = msg.node?.properties ?? {};
+      if (Object.hasOwn(props, seg)) return [{ ...msg, node: props[seg] }];
+      // additionalProperties: true members (fields not published upstream) accept any key
+      return msg.node?.additionalProperties === true ? [ANY] : undefined;
+    };
+  }
   const msg = um.message;
   if (kind === "response" || kind === "clientResponse") {
     const result = up.responseSchema(um.paramsRefName) ?? ANY;

@@ -6,10 +6,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type Kind = "notification" | "request" | "response" | "clientRequest" | "clientNotification" | "clientResponse";
-export const KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+/** JSON-RPC kinds are fixed; a `tagged` protocol names its own kinds (event, line, …). */
+export type Kind = string;
+export const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
 /** Which request kind a response kind answers. */
-export const ANSWERS: Partial<Record<Kind, Kind>> = { response: "request", clientResponse: "clientRequest" };
+export const ANSWERS: Record<string, Kind | undefined> = { response: "request", clientResponse: "clientRequest" };
 
 export interface SchemaRef { file: string; doc: any; node: any }
 export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string }
@@ -30,12 +31,13 @@ export class UpstreamSchemas {
     return existsSync(join(this.dir, file));
   }
 
-  /** Methods of a JSON-RPC union file: oneOf[].properties.method.enum[0]. */
-  methods(file: string): Map<string, UpstreamMethod> {
+  /** Members of a union file by their tag: oneOf[].properties[tag].enum[0] (or const); `method` for JSON-RPC. */
+  methods(file: string, tag = "method"): Map<string, UpstreamMethod> {
     const doc = this.doc(file);
     const out = new Map<string, UpstreamMethod>();
     for (const variant of doc.oneOf ?? []) {
-      const m = variant?.properties?.method?.enum?.[0];
+      const t = variant?.properties?.[tag];
+      const m = t?.enum?.[0] ?? t?.const;
       if (typeof m !== "string") continue;
       const pref: string | undefined = variant.properties?.params?.$ref;
       out.set(m, { method: m, message: { file, doc, node: variant }, paramsRefName: pref?.split("/").pop() });

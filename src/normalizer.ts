@@ -105,6 +105,27 @@ class EntityTable {
 
 interface Pending { method: string; message: any; order: number }
 
+/** A table prepared for dispatch (Maps, so method names like "constructor" or "__proto__" are just unknown). */
+interface Compiled {
+  table: SurfaceTable;
+  kinds: Kind[];
+  rowsOf: Map<Kind, Map<string, readonly Row[]>>;
+  ignoredOf: Map<Kind, Map<string, string>>;
+  /** Types/methods each kind knows (rows or ignore entries): infers JSON-RPC directions and tagged kinds. */
+  known: Record<Kind, Set<string>>;
+}
+
+const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+
+function compileTable(t: SurfaceTable): Compiled {
+  const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
+  const rowsOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.rows[k] ?? {}))] as const));
+  const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}))] as const));
+  const known: Record<Kind, Set<string>> = Object.create(null);
+  for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
+  return { table: t, kinds, rowsOf, ignoredOf, known };
+}
+
 export function createNormalizer(options: NormalizerOptions): Normalizer {
   const table = typeof options.surface === "string" ? SURFACES[options.surface] : options.surface;
   if (!table) throw new Error(`unknown surface "${String(options.surface)}"; known surfaces: ${SURFACE_NAMES.join(", ")}`);
@@ -124,14 +145,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   };
   entities.parent = entities.item; // a parent is an item
   const pending = { server: new Map<string, Pending>(), client: new Map<string, Pending>() };
-  // Dispatch maps (Maps, so method names like "constructor" or "__proto__" are just unknown methods).
-  const ALL_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
-  const rowsOf = Object.fromEntries(ALL_KINDS.map((k) => [k, new Map(Object.entries(table.rows[k] ?? {}))])) as Record<Kind, Map<string, readonly Row[]>>;
-  const ignoredOf = Object.fromEntries(ALL_KINDS.map((k) => [k, new Map(Object.entries(table.ignored[k] ?? {}))])) as Record<Kind, Map<string, string>>;
-  /** Methods each kind knows (rows or ignore entries), for inferring the direction of a message. */
-  const known = Object.fromEntries(
-    ALL_KINDS.map((k) => [k, new Set([...rowsOf[k].keys(), ...ignoredOf[k].keys()])]),
-  ) as Record<Kind, Set<string>>;
+  const compiledTables = new Map<SurfaceTable, Compiled>();
+  const compiled = (t: SurfaceTable): Compiled => {
+    let c = compiledTables.get(t);
+    if (!c) compiledTables.set(t, (c = compileTable(t)));
+    return c;
+  };
+  const main = compiled(table);
+  const known = main.known;
   const stats: Omit<NormalizerStats, "held"> = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
 
   let lastT: number | undefined;
@@ -162,6 +183,11 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       readonly source: RuntimeEventSource,
       readonly method: string | undefined,
       readonly depth: number,
+      readonly ct: Compiled = main,
+      /** What raw.payload carries: the whole input line (wrapper included), not just the inner message. */
+      readonly raw: unknown = message,
+      readonly meta: any = undefined,
+      readonly line: any = raw,
     ) {}
 
     ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean): void {
@@ -211,7 +237,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     }
 
     emit(type: string, payload: any): void {
-      const ev: any = { eventId: mint("EventId"), sequence: ++sequence, type, provider: table.provider, sessionId, createdAt: now() };
+      const ev: any = { eventId: mint("EventId"), sequence: ++sequence, type, provider: this.ct.table.provider, sessionId, createdAt: now() };
       let refs: Record<string, string> | undefined;
       for (const role in this.ids) {
         const e = this.ids[role as Role]!;
@@ -228,7 +254,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       if (refs) ev.providerRefs = refs;
       ev.payload = payload;
-      const msg = this.message === undefined ? null : this.message;
+      const msg = this.raw === undefined ? null : this.raw;
       if (includeRaw) {
         ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: msg } : { source: this.source, method: this.method, rule: this.rule, payload: msg };
         if (msg === lineMessage && lineText !== undefined) ev.raw[SOURCE_TEXT] = lineText;
@@ -285,13 +311,20 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
 
     replay(message: unknown): void {
       if (this.depth >= MAX_REPLAY_DEPTH) return;
-      dispatch(message, "in", this.out, this.depth + 1);
+      dispatch(message, "in", this.out, this.depth + 1, this.ct, message, true);
+    }
+
+    delegate(surface: string, message: unknown): void {
+      if (this.depth >= MAX_REPLAY_DEPTH) return;
+      const t = SURFACES[surface];
+      if (!t) throw new Error(`delegate: unknown surface "${surface}"`);
+      dispatch(message, "in", this.out, this.depth + 1, compiled(t), this.raw, true, this.line, this.meta);
     }
 
     finish(): void {
       if (this.problems) {
         stats.invalid++;
-        emitRuntime(this.out, "runtime.error", { message: `${this.rule}: ${this.problems.join("; ")}`, class: "validation_error", detail: { problems: this.problems } }, this.message, this.source, this.method, this.ids);
+        emitRuntime(this.out, "runtime.error", { message: `${this.rule}: ${this.problems.join("; ")}`, class: "validation_error", detail: { problems: this.problems } }, this.raw, this.source, this.method, this.ids);
       }
       if (this.closes) for (const [role, key, e] of this.closes) entities[role].close(key, e);
     }
@@ -307,7 +340,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     const hasMethod = typeof m.method === "string";
     const id = m.id;
     const hasId = typeof id === "string" || typeof id === "number";
-    const knows = (k: Kind, method: string) => known[k].has(method);
+    const knows = (k: Kind, method: string) => known[k]?.has(method) ?? false;
     if (hasMethod && hasId) {
       const kind: Kind = direction === "in" ? "request" : direction === "out" ? "clientRequest" : knows("request", m.method) || !knows("clientRequest", m.method) ? "request" : "clientRequest";
       const space = kind === "request" ? pending.server : pending.client;
@@ -331,47 +364,89 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     return { error: "not a JSON-RPC message (no method, and no id with result or error)" };
   }
 
-  function dispatch(m: unknown, direction: Direction | undefined, out: CanonicalEvent[], depth: number): void {
+  /** Tagged protocols: unwrap the input line, then find the kind whose tag field names a known type. */
+  function classifyTagged(ct: Compiled, m: any, skipInput: boolean): { kind: Kind; method: string; message: any; meta?: any } | { error: string; warn?: boolean } | { ignored: string } {
+    let message = m;
+    let meta: any;
+    const input = ct.table.input;
+    if (input && !skipInput) {
+      const w = input(m);
+      if (!w) return { error: `${ct.table.surface}: no input wrapper of the table matches this line`, warn: true };
+      if ("ignore" in w) return { ignored: w.ignore };
+      message = w.message;
+      meta = w.meta;
+    }
+    if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
+    let first: unknown;
+    for (const kind of ct.kinds) {
+      const v = message[ct.table.tags[kind]];
+      if (first === undefined) first = v;
+      if (typeof v === "string" && ct.known[kind].has(v)) return { kind, method: v, message, meta };
+    }
+    const tag = ct.table.tags[ct.kinds[0]];
+    if (typeof first !== "string") return { error: `${ct.table.surface}: the message has no "${tag}" naming its type` };
+    return { kind: ct.kinds[0], method: first, message, meta };
+  }
+
+  function dispatch(m: unknown, direction: Direction | undefined, out: CanonicalEvent[], depth: number, ct: Compiled = main, raw: unknown = m, skipInput = false, line: unknown = raw, metaIn?: unknown): void {
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
       stats.invalid++;
-      emitRuntime(out, "runtime.error", { message: `message is not a JSON object (got ${Array.isArray(m) ? "an array" : m === null ? "null" : typeof m})`, class: "validation_error" }, m);
+      emitRuntime(out, "runtime.error", { message: `message is not a JSON object (got ${Array.isArray(m) ? "an array" : m === null ? "null" : typeof m})`, class: "validation_error" }, raw);
       return;
     }
-    const c = classify(m, direction);
-    if ("error" in c) {
-      if (c.warn) { stats.unknown++; emitRuntime(out, "runtime.warning", { message: c.error }, m); }
-      else { stats.invalid++; emitRuntime(out, "runtime.error", { message: c.error, class: "validation_error" }, m); }
-      return;
+    let kind: Kind;
+    let method: string;
+    let request: any;
+    let message: any = m;
+    let meta: any = metaIn;
+    if (ct.table.protocol === "tagged") {
+      const c = classifyTagged(ct, m, skipInput);
+      if ("ignored" in c) { stats.ignored[c.ignored] = (stats.ignored[c.ignored] ?? 0) + 1; return; }
+      if ("error" in c) {
+        if (c.warn) { stats.unknown++; emitRuntime(out, "runtime.warning", { message: c.error }, raw, undefined, undefined, undefined, "agentnorm#unknown"); }
+        else { stats.invalid++; emitRuntime(out, "runtime.error", { message: c.error, class: "validation_error" }, raw); }
+        return;
+      }
+      ({ kind, method, message } = c);
+      meta = c.meta ?? metaIn;
+    } else {
+      const c = classify(m, direction);
+      if ("error" in c) {
+        if (c.warn) { stats.unknown++; emitRuntime(out, "runtime.warning", { message: c.error }, raw); }
+        else { stats.invalid++; emitRuntime(out, "runtime.error", { message: c.error, class: "validation_error" }, raw); }
+        return;
+      }
+      ({ kind, method, request } = c);
     }
-    const source = table.sources[c.kind] ?? "agentnorm.runtime";
+    const source = ct.table.sources[kind] ?? "agentnorm.runtime";
     const tryRows = (rows: readonly Row[] | undefined): boolean => {
       if (!rows) return false;
       for (const row of rows) {
-        const s = new Scope(out, m, c.request, row.rule, source, c.method, depth);
+        const s = new Scope(out, message, request, row.rule, source, method, depth, ct, raw, meta, line);
         let matched: boolean;
         try {
-          matched = row.run(m, s);
+          matched = row.run(message, s);
         } catch (err) {
           stats.invalid++;
-          emitRuntime(out, "runtime.error", { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, m, source, c.method);
+          emitRuntime(out, "runtime.error", { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, raw, source, method);
           return true;
         }
         if (matched) { s.finish(); return true; }
       }
       return false;
     };
-    const byKind = rowsOf[c.kind];
-    if (tryRows(byKind.get(c.method))) return;
-    const ign = ignoredOf[c.kind].get(c.method);
+    const byKind = ct.rowsOf.get(kind);
+    if (tryRows(byKind?.get(method))) return;
+    const ign = ct.ignoredOf.get(kind)?.get(method);
     if (ign) { stats.ignored[ign] = (stats.ignored[ign] ?? 0) + 1; return; }
-    if (tryRows(byKind.get("*"))) return;
-    if (c.kind === "response" || c.kind === "clientResponse") {
-      const asked = ignoredOf[c.kind === "response" ? "request" : "clientRequest"].get(c.method);
+    if (tryRows(byKind?.get("*"))) return;
+    if (kind === "response" || kind === "clientResponse") {
+      const asked = ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method);
       if (asked) { stats.ignored[asked] = (stats.ignored[asked] ?? 0) + 1; return; }
     }
     stats.unknown++;
-    const known = byKind.has(c.method) ? `no row for ${c.kind} "${c.method}" matched this message` : `unknown ${c.kind} method "${c.method}"`;
-    emitRuntime(out, "runtime.warning", { message: `${table.surface}: ${known}`, detail: { kind: c.kind, method: c.method } }, m, source, c.method, undefined, "agentnorm#unknown");
+    const what = byKind?.has(method) ? `no row for ${kind} "${method}" matched this message` : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
+    emitRuntime(out, "runtime.warning", { message: `${ct.table.surface}: ${what}`, detail: { kind, method } }, raw, source, method, undefined, "agentnorm#unknown");
   }
 
   function validateAll(out: CanonicalEvent[]): void {

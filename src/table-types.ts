@@ -4,7 +4,8 @@
  */
 import type { CanonicalRuntimeEventType, ProviderKind, RuntimeEventPayloadByType, RuntimeEventSource } from "../generated/canonical.gen.js";
 
-export type Kind = "notification" | "request" | "response" | "clientRequest" | "clientNotification" | "clientResponse";
+/** JSON-RPC kinds (notification, request, response, clientRequest, clientNotification, clientResponse), or a tagged protocol's own. */
+export type Kind = string;
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
 export type Op = "use" | "open" | "close" | "current" | "mint";
 
@@ -27,7 +28,16 @@ export interface RowContext {
   snapshotParts(stream: string, parts: unknown, indexField: "contentIndex" | "summaryIndex" | undefined): void;
   /** Dispatch a synthesized message through the live rows (restored history). */
   replay(message: unknown): void;
+  /** Hand a message to another surface's table (wrapped payloads), sharing this normalizer's state. */
+  delegate(surface: string, message: unknown): void;
+  /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
+  readonly meta: any;
+  /** The whole input line the message came in (`$line.x`). */
+  readonly line: any;
 }
+
+/** What a tagged table's input wrappers found in a line. */
+export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown> } | { ignore: string };
 
 export interface Row {
   /** `<surface>#<rule>`, carried as raw.rule. */
@@ -41,8 +51,12 @@ export interface Row {
 export interface SurfaceTable {
   surface: string;
   provider: ProviderKind;
-  protocol: "jsonrpc";
+  protocol: "jsonrpc" | "tagged";
   file: string;
+  /** kind → the field that names a message's type (`method` for JSON-RPC). */
+  tags: Record<Kind, string>;
+  /** Tagged protocols: finds the message inside an input line (absent: the line is the message). */
+  input?: (line: unknown) => InputMatch | undefined;
   upstream: { package: string; version: string };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
   /** kind → method → rows, tried in order; "*" is the fallback of response kinds. */

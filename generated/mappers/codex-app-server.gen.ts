@@ -931,6 +931,7 @@ export const table: SurfaceTable = {
   provider: "codex",
   protocol: "jsonrpc",
   file: "mappings/codex-app-server.yaml",
+  tags: { notification: "method", request: "method", response: "method", clientRequest: "method", clientNotification: "method", clientResponse: "method" },
   upstream: { package: "@openai/codex", version: "0.171.0" },
   sources: { notification: "codex.app-server.notification", request: "codex.app-server.request", response: "codex.app-server.response", clientRequest: "codex.app-server.request", clientNotification: "codex.app-server.notification", clientResponse: "codex.app-server.response" },
   rows: {

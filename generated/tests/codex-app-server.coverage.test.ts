@@ -4,43 +4,43 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { table } from "../mappers/codex-app-server.gen.js";
 
-function methodsOf(file: string): string[] {
+function methodsOf(file: string, tag: string): string[] {
   const doc = JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8"));
-  return doc.oneOf.map((v: any) => v.properties.method.enum[0]).sort();
+  return doc.oneOf.map((v: any) => v.properties[tag].enum?.[0] ?? v.properties[tag].const).sort();
 }
 
 describe("codex-app-server: upstream coverage", () => {
   it("every notification method of @openai/codex@0.171.0 (ServerNotification.json) is mapped or ignored, and no other", () => {
-    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ServerNotification.json");
-    const mapped = Object.keys(table.rows.notification ?? {});
-    const ignored = Object.keys(table.ignored.notification ?? {});
+    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ServerNotification.json", "method");
+    const mapped = Object.keys(table.rows["notification"] ?? {});
+    const ignored = Object.keys(table.ignored["notification"] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
   });
   it("every request method of @openai/codex@0.171.0 (ServerRequest.json) is mapped or ignored, and no other", () => {
-    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ServerRequest.json");
-    const mapped = Object.keys(table.rows.request ?? {});
-    const ignored = Object.keys(table.ignored.request ?? {});
+    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ServerRequest.json", "method");
+    const mapped = Object.keys(table.rows["request"] ?? {});
+    const ignored = Object.keys(table.ignored["request"] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
   });
   it("every clientRequest method of @openai/codex@0.171.0 (ClientRequest.json) is mapped or ignored, and no other", () => {
-    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ClientRequest.json");
-    const mapped = Object.keys(table.rows.clientRequest ?? {});
-    const ignored = Object.keys(table.ignored.clientRequest ?? {});
+    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ClientRequest.json", "method");
+    const mapped = Object.keys(table.rows["clientRequest"] ?? {});
+    const ignored = Object.keys(table.ignored["clientRequest"] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
   });
   it("every clientNotification method of @openai/codex@0.171.0 (ClientNotification.json) is mapped or ignored, and no other", () => {
-    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ClientNotification.json");
-    const mapped = Object.keys(table.rows.clientNotification ?? {});
-    const ignored = Object.keys(table.ignored.clientNotification ?? {});
+    const upstream = methodsOf("schemas/upstream/codex-app-server/0.171.0/ClientNotification.json", "method");
+    const mapped = Object.keys(table.rows["clientNotification"] ?? {});
+    const ignored = Object.keys(table.ignored["clientNotification"] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);

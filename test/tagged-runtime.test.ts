@@ -1,0 +1,67 @@
+/** The runtime's tagged-protocol path (input wrappers, tag → kind, wrapper ignores), on a hand-built table. */
+import { describe, expect, it } from "vitest";
+import { counterIds, createNormalizer, steppingClock, type SurfaceTable } from "../src/index.js";
+
+const table: SurfaceTable = {
+  surface: "mini-tagged",
+  provider: "codex",
+  protocol: "tagged",
+  file: "(test)",
+  upstream: { package: "@example/mini", version: "1.0.0" },
+  tags: { event: "type", legacy: "type" },
+  sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
+  input: (line: any) => {
+    if (line?.kind === "codex_event") return { wrapper: "tui", message: line.payload?.msg, meta: { id: line.payload?.id } };
+    if (line?.kind !== undefined) return { ignore: "mini-tagged#input-other-tui" };
+    if (line?.type === "event_msg") return { wrapper: "rollout", message: line.payload };
+    if (line?.msg !== undefined) return { wrapper: "bare", message: line.msg, meta: { id: line.id } };
+    return undefined;
+  },
+  rows: {
+    event: {
+      task_started: [{ rule: "mini-tagged#task-started", line: 1, run: (_m: any, cx) => { cx.ref("turn", cx.meta?.id ?? "t0", "open", undefined, "meta.id", false); if (cx.isNew("turn")) cx.emit("turn.started", {}); return true; } }],
+    },
+    legacy: {
+      agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
+    },
+  },
+  ignored: { event: { token_count: "mini-tagged#ignored-event-1" } },
+  ignoreReasons: { "mini-tagged#ignored-event-1": "test", "mini-tagged#input-other-tui": "test" },
+};
+
+const make = () => createNormalizer({ surface: table, ids: counterIds(), clock: steppingClock() });
+
+describe("tagged protocol runtime", () => {
+  it("unwraps each wrapper, keeps the whole line as raw.payload and exposes the wrapper's meta", () => {
+    const n = make();
+    const tui = { kind: "codex_event", payload: { id: "sub-1", msg: { type: "task_started" } } };
+    const [e] = n.push(tui);
+    expect(e.type).toBe("turn.started");
+    expect(e.providerRefs?.providerTurnId).toBe("sub-1");
+    expect(e.raw?.payload).toEqual(tui);
+    expect(e.raw?.method).toBe("task_started");
+    expect(n.push({ id: "sub-1", msg: { type: "task_started" } })).toEqual([]); // same turn: not opened twice
+    expect(n.push({ type: "event_msg", payload: { type: "task_started" } }).map((x) => x.type)).toEqual(["turn.started"]);
+  });
+
+  it("finds the kind whose table knows the tag (legacy types in their own kind)", () => {
+    const n = make();
+    const out = n.push({ id: "1", msg: { type: "agent_message_delta", delta: "hi" } });
+    expect(out.map((x) => [x.type, (x.payload as any).delta, x.raw?.rule])).toEqual([["content.delta", "hi", "mini-tagged#legacy-delta"]]);
+  });
+
+  it("counts wrapper ignores and ignored types, warns on unknown types and unmatched lines, errors on untagged messages", () => {
+    const n = make();
+    expect(n.push({ kind: "app_event", payload: {} })).toEqual([]);
+    expect(n.push({ id: "1", msg: { type: "token_count" } })).toEqual([]);
+    expect(n.stats().ignored).toEqual({ "mini-tagged#input-other-tui": 1, "mini-tagged#ignored-event-1": 1 });
+    const unknown = n.push({ id: "1", msg: { type: "brand_new_event" } });
+    expect(unknown.map((x) => [x.type, (x.payload as any).message])).toEqual([["runtime.warning", 'mini-tagged: unknown event type "brand_new_event"']]);
+    const nomatch = n.push({ foo: 1 });
+    expect(nomatch.map((x) => x.type)).toEqual(["runtime.warning"]);
+    expect(nomatch[0].raw?.payload).toEqual({ foo: 1 });
+    const untagged = n.push({ id: "1", msg: { nope: true } });
+    expect(untagged.map((x) => [x.type, (x.payload as any).class])).toEqual([["runtime.error", "validation_error"]]);
+    expect(n.stats().unknown).toBe(2);
+  });
+});
