@@ -49,3 +49,41 @@ export function str(x: unknown): string | undefined {
 function clip(s: string, n = 160): string {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
 }
+
+/**
+ * Command output chunks as text. Codex EventMsg `exec_command_output_delta.chunk` is base64 in some versions
+ * and a byte array in others; plain strings that are not base64 pass through. Invalid UTF-8 becomes U+FFFD.
+ */
+export function decodeChunk(chunk: unknown): string | undefined {
+  if (Array.isArray(chunk)) {
+    if (!chunk.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return undefined;
+    return new TextDecoder("utf-8").decode(Uint8Array.from(chunk as number[]));
+  }
+  if (typeof chunk !== "string") return undefined;
+  if (chunk.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(chunk)) return chunk;
+  try {
+    const bin = atob(chunk);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new TextDecoder("utf-8").decode(bytes);
+  } catch {
+    return chunk;
+  }
+}
+
+/** A number when the value is a finite number (or a numeric string), else undefined. */
+export function num(x: unknown): number | undefined {
+  if (typeof x === "number" && Number.isFinite(x)) return x;
+  if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
+  return undefined;
+}
+
+/** Plan steps as canonical {step, status}: from Codex/SDK todo items ({text, completed}) or plan items ({step, status}). */
+export function planSteps(items: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] | undefined {
+  if (!Array.isArray(items)) return undefined;
+  const status = (s: unknown, done: unknown): "pending" | "inProgress" | "completed" =>
+    done === true || s === "completed" ? "completed" : s === "in_progress" || s === "inProgress" ? "inProgress" : "pending";
+  return items
+    .filter((i) => i && typeof i === "object")
+    .map((i: any) => ({ step: String(i.step ?? i.text ?? i.content ?? ""), status: status(i.status, i.completed) }));
+}
