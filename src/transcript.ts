@@ -58,6 +58,9 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
         b.title = p.title ?? b.title;
         b.status = p.status ?? "completed";
         b.data = p.data ?? b.data;
+        // The completed item's own output is authoritative when the streamed chunks missed part of it.
+        const full = b.data?.aggregatedOutput ?? b.data?.aggregated_output;
+        if (b.kind === "command_execution" && typeof full === "string" && full.length > b.text.join("").length) b.text = [full];
         items.set(e.itemId, b);
         flush(e.itemId);
         break;
