@@ -211,7 +211,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   provider: ${lit(t.provider)},
   protocol: ${lit(t.protocol)},
   file: ${lit(t.file)},
-  tags: { ${tags} },${t.input.length ? "\n  input," : ""}
+  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
   sources: { ${sources} },
   rows: {

@@ -53,6 +53,7 @@ export interface TableIR {
   kinds: KindIR[]; maps: MapIR[]; rows: RowIR[]; ignored: IgnoredIR[];
   /** tagged protocols: how to find the message inside an input line, tried in order. */
   input: InputIR[];
+  nonJsonLines: "error" | "warning";
 }
 
 export interface TableContext {
@@ -459,7 +460,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const table: TableIR = {
     file, surface: v.surface, provider: v.provider, protocol: v.protocol,
     upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir },
-    kinds, maps, rows, ignored, input,
+    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error",
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
   return { table, diagnostics: dedupe(ds) };

@@ -485,9 +485,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       } catch (err) {
         const out: CanonicalEvent[] = [];
         stats.messages++;
-        stats.invalid++;
         const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
-        emitRuntime(out, "runtime.error", { message: `${where}not valid JSON (${(err as Error).message})`, class: "validation_error", detail: { line: opts?.lineNumber } }, text);
+        if (table.nonJsonLines === "warning") {
+          stats.unknown++;
+          emitRuntime(out, "runtime.warning", { message: `${where}skipped a line that is not JSON`, detail: { line: opts?.lineNumber, nonJson: true } }, text, undefined, undefined, undefined, "agentnorm#non-json");
+        } else {
+          stats.invalid++;
+          emitRuntime(out, "runtime.error", { message: `${where}not valid JSON (${(err as Error).message})`, class: "validation_error", detail: { line: opts?.lineNumber } }, text);
+        }
         stats.events += out.length;
         return out;
       }

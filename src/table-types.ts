@@ -57,6 +57,8 @@ export interface SurfaceTable {
   tags: Record<Kind, string>;
   /** Tagged protocols: finds the message inside an input line (absent: the line is the message). */
   input?: (line: unknown) => InputMatch | undefined;
+  /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
+  nonJsonLines?: "error" | "warning";
   upstream: { package: string; version: string };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
   /** kind → method → rows, tried in order; "*" is the fallback of response kinds. */
