@@ -13,7 +13,7 @@ import {
 } from "./upstream.ts";
 
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
-export type Op = "use" | "open" | "close" | "current" | "mint";
+export type Op = "use" | "open" | "close" | "current" | "closeCurrent" | "mint";
 
 export type Expr =
   | { k: "path"; root: string; segs: string[] }
@@ -299,8 +299,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const s = typeof spec === "string" ? { path: spec } : spec;
       const op: Op = s.op ?? "use";
       const p = at("ids", role);
-      if ((op === "current" || op === "mint") && s.path) ds.push(src.diag(p, "E240", `op "${op}" takes no path`));
-      if (op !== "current" && op !== "mint" && !s.path) ds.push(src.diag(p, "E241", `op "${op}" needs a path`));
+      const pathless = op === "current" || op === "closeCurrent" || op === "mint";
+      if (pathless && s.path) ds.push(src.diag(p, "E240", `op "${op}" takes no path`));
+      if (!pathless && !s.path) ds.push(src.diag(p, "E241", `op "${op}" needs a path`));
       if (s.space && role !== "request") ds.push(src.diag(p, "E242", `"space" only applies to the request role`));
       let path: Expr | undefined;
       let required = false;

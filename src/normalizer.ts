@@ -192,9 +192,13 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
 
     ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean): void {
       const t = entities[role];
-      if (op === "current") {
+      if (op === "current" || op === "closeCurrent") {
         const e = t.lastOpened?.open ? t.lastOpened : undefined;
-        if (e) { this.ids[role] = e; this.flags[role] = WAS_OPEN; }
+        if (e) {
+          this.ids[role] = e;
+          this.flags[role] = WAS_OPEN;
+          if (op === "closeCurrent") (this.closes ??= []).push([role, e.providerId === undefined ? undefined : role === "request" ? undefined : e.providerId, e]);
+        }
         return;
       }
       if (op === "mint") {

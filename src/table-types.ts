@@ -7,7 +7,7 @@ import type { CanonicalRuntimeEventType, ProviderKind, RuntimeEventPayloadByType
 /** JSON-RPC kinds (notification, request, response, clientRequest, clientNotification, clientResponse), or a tagged protocol's own. */
 export type Kind = string;
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
-export type Op = "use" | "open" | "close" | "current" | "mint";
+export type Op = "use" | "open" | "close" | "current" | "closeCurrent" | "mint";
 
 export interface RowContext {
   /** For response kinds: the request message this response answers. */

@@ -8,18 +8,24 @@ const table: SurfaceTable = {
   protocol: "tagged",
   file: "(test)",
   upstream: { package: "@example/mini", version: "1.0.0" },
-  tags: { event: "type", legacy: "type" },
-  sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
+  tags: { event: "type", turns: "type", legacy: "type" },
+  sources: { event: "codex.eventmsg", turns: "codex.sdk.thread-event", legacy: "codex.eventmsg" },
   input: (line: any) => {
     if (line?.kind === "codex_event") return { wrapper: "tui", message: line.payload?.msg, meta: { id: line.payload?.id } };
     if (line?.kind !== undefined) return { ignore: "mini-tagged#input-other-tui" };
     if (line?.type === "event_msg") return { wrapper: "rollout", message: line.payload };
     if (line?.msg !== undefined) return { wrapper: "bare", message: line.msg, meta: { id: line.id } };
+    if (typeof line?.type === "string") return { wrapper: "plain", message: line };
     return undefined;
   },
   rows: {
     event: {
       task_started: [{ rule: "mini-tagged#task-started", line: 1, run: (_m: any, cx) => { cx.ref("turn", cx.meta?.id ?? "t0", "open", undefined, "meta.id", false); if (cx.isNew("turn")) cx.emit("turn.started", {}); return true; } }],
+    },
+    turns: {
+      "turn.started": [{ rule: "mini-tagged#turn-started", line: 3, run: (_m: any, cx) => { cx.ref("turn", undefined, "mint", undefined, undefined, false); cx.emit("turn.started", {}); return true; } }],
+      "item.started": [{ rule: "mini-tagged#item", line: 4, run: (m: any, cx) => { cx.ref("turn", undefined, "current", undefined, undefined, false); cx.ref("item", m.id, "open", undefined, "id", true); cx.emit("item.started", { itemType: "unknown" }); return true; } }],
+      "turn.completed": [{ rule: "mini-tagged#turn-completed", line: 5, run: (_m: any, cx) => { cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false); if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" }); return true; } }],
     },
     legacy: {
       agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
@@ -57,11 +63,22 @@ describe("tagged protocol runtime", () => {
     expect(n.stats().ignored).toEqual({ "mini-tagged#input-other-tui": 1, "mini-tagged#ignored-event-1": 1 });
     const unknown = n.push({ id: "1", msg: { type: "brand_new_event" } });
     expect(unknown.map((x) => [x.type, (x.payload as any).message])).toEqual([["runtime.warning", 'mini-tagged: unknown event type "brand_new_event"']]);
-    const nomatch = n.push({ foo: 1 });
+    const nomatch = n.push({ foo: 1, type: 7 });
     expect(nomatch.map((x) => x.type)).toEqual(["runtime.warning"]);
-    expect(nomatch[0].raw?.payload).toEqual({ foo: 1 });
+    expect(nomatch[0].raw?.payload).toEqual({ foo: 1, type: 7 });
     const untagged = n.push({ id: "1", msg: { nope: true } });
     expect(untagged.map((x) => [x.type, (x.payload as any).class])).toEqual([["runtime.error", "validation_error"]]);
     expect(n.stats().unknown).toBe(2);
+  });
+
+  it("turns without provider ids: mint opens, current attaches, closeCurrent closes", () => {
+    const n = make();
+    const a = n.push({ type: "turn.started" });
+    const b = n.push({ type: "item.started", id: "i1" });
+    const c = n.push({ type: "turn.completed" });
+    expect([a[0].turnId, b[0].turnId, c[0].turnId]).toEqual(["trn_1", "trn_1", "trn_1"]);
+    expect(c.map((x) => x.type)).toEqual(["turn.completed"]);
+    expect(n.push({ type: "turn.completed" })).toEqual([]); // nothing current any more
+    expect(n.push({ type: "turn.started" })[0].turnId).toBe("trn_2");
   });
 });
