@@ -43,6 +43,7 @@ export interface RowIR {
   rule: string; kind: Kind; methods: string[]; line: number; description?: string;
   when: Cond[]; ids: IdIR[]; emit: EmitIR[]; snapshot: SnapIR[]; replay: ReplayIR[]; examples: ExampleIR[];
   delegate?: DelegateIR;
+  closeOpen?: { status: string; detail?: string };
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
@@ -364,7 +365,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       ? { surface: r.delegate.surface, message: parseExpr(r.delegate.message, at("delegate", "message"), new Map()), line: src.pos(at("delegate")).line }
       : undefined;
 
-    if (!emit.length && !snapshot.length && !replay.length && !delegate) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
+    if (!emit.length && !snapshot.length && !replay.length && !delegate && !r.closeOpen) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
 
     const examples: ExampleIR[] = (r.examples ?? []).map((ex: any, xi: number) => {
       const p = at("examples", xi);
@@ -375,7 +376,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     });
     if (!examples.length) ds.push(src.diag(at("rule"), "E291", `row "${r.rule}" has no examples`));
 
-    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate });
+    if (r.closeOpen && !ids.some((i) => i.role === "turn")) ds.push(src.diag(at("closeOpen"), "E263", `closeOpen needs the row to declare ids.turn (the turn whose open items it completes)`));
+    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate, closeOpen: r.closeOpen });
 
     function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
       let schema = cx.canonical.payloads[type];

@@ -78,9 +78,9 @@ export function num(x: unknown): number | undefined {
   return undefined;
 }
 
-/** Plan steps as canonical {step, status}: from Codex/SDK todo items ({text, completed}) or plan items ({step, status}). */
-export function planSteps(items: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] | undefined {
-  if (!Array.isArray(items)) return undefined;
+/** Plan steps as canonical {step, status}: from Codex/SDK todo items ({text, completed}) or plan items ({step, status}); [] when absent. */
+export function planSteps(items: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] {
+  if (!Array.isArray(items)) return [];
   const status = (s: unknown, done: unknown): "pending" | "inProgress" | "completed" =>
     done === true || s === "completed" ? "completed" : s === "in_progress" || s === "inProgress" ? "inProgress" : "pending";
   return items

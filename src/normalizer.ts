@@ -67,6 +67,10 @@ interface Entity {
   state: Record<string, unknown>;
   /** content.delta text delivered so far, per "<streamKind>:<index>". */
   delivered?: Map<string, string[]>;
+  /** Items: the turn they were opened in (for closeOpen). */
+  turn?: Entity;
+  /** Items: the key they are stored under. */
+  key?: string;
 }
 
 const ROLE_KIND: Record<Role, IdKind> = {
@@ -233,6 +237,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           e.open = true;
           flags |= FRESH;
           t.lastOpened = e;
+          if (role === "item") { e.turn = this.ids.turn; e.key = key; }
         }
       } else if (op === "close") {
         (this.closes ??= []).push([role, key, e]);
@@ -316,6 +321,22 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     replay(message: unknown): void {
       if (this.depth >= MAX_REPLAY_DEPTH) return;
       dispatch(message, "in", this.out, this.depth + 1, this.ct, message, true);
+    }
+
+    closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void {
+      const turn = this.ids.turn;
+      if (!turn) return;
+      const items = entities.item;
+      const left = [...items.live.values()].filter((e) => e.open && e.turn === turn);
+      const saved = this.ids.item;
+      const savedFlags = this.flags.item;
+      for (const e of left) {
+        this.ids.item = e;
+        this.flags.item = WAS_OPEN;
+        this.emit("item.completed", { itemType: (e.state.itemType as string) ?? "unknown", status, ...(detail ? { detail } : {}) });
+        items.close(e.key, e);
+      }
+      if (saved) { this.ids.item = saved; this.flags.item = savedFlags; } else { delete this.ids.item; delete this.flags.item; }
     }
 
     delegate(surface: string, message: unknown): void {

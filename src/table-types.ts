@@ -30,6 +30,8 @@ export interface RowContext {
   replay(message: unknown): void;
   /** Hand a message to another surface's table (wrapped payloads), sharing this normalizer's state. */
   delegate(surface: string, message: unknown): void;
+  /** Complete every item still open in this row's turn (item.completed with `status`), before the row's events. */
+  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void;
   /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
   readonly meta: any;
   /** The whole input line the message came in (`$line.x`). */
