@@ -92,7 +92,7 @@ export function rowBody(r: RowIR): string {
   if (r.when.length) lines.push(`if (!(${r.when.map(condCode).join(" && ")})) return false;`);
   for (const id of r.ids) {
     const value = id.path ? exprCode(id.path, new Set()) : "undefined";
-    lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required});`);
+    lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required}${id.scope ? `, ${lit(id.scope)}` : ""});`);
   }
   for (const s of r.snapshot) {
     if (s.text) lines.push(`cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);`);

@@ -32,7 +32,7 @@ export type Cond =
   | { k: "not"; path: Expr; value: unknown }
   | { k: "state"; test: "new" | "open" | "notOpen" | "stale" | "notStale"; role: Role };
 
-export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client" }
+export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client"; scope?: "turn" }
 export interface EmitIR { type: string; cond: Cond[]; payload: Expr }
 export interface SnapIR { stream: string; text?: Expr; parts?: Expr; index?: "contentIndex" | "summaryIndex" }
 export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number }
@@ -154,12 +154,12 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     const answered = tagged ? undefined : ANSWERS[kind];
     const lookupKind = answered ?? kind;
     const known = methodMaps.get(lookupKind);
-    const schemas: { method: string; root: (seg: string) => SchemaRef[] | undefined }[] = [];
+    const schemas: { method: string; root: RootResolver }[] = [];
     methods.forEach((method, mi) => {
       const mpath = r.methods ? at("methods", mi) : r.types ? at("types", mi) : at(r.method !== undefined ? "method" : "type");
       if (method === "*") {
         if (!answered) ds.push(src.diag(mpath, "E213", `method "*" (fallback) is only allowed for response kinds`));
-        schemas.push({ method, root: (seg) => (seg === "request" || seg === "result" || seg === "error" || seg === "id" || seg === "msg" ? [ANY] : undefined) });
+        schemas.push({ method, root: (seg) => (seg === "request" || seg === "result" || seg === "error" || seg === "id" || seg === "msg" ? { refs: [ANY], required: false } : undefined) });
         return;
       }
       const um = known?.get(method);
@@ -188,12 +188,14 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         return { required, targets };
       }
       for (const s of schemas) {
-        const roots = s.root(expr.root);
-        if (!roots) {
+        const rooted = s.root(expr.root);
+        if (!rooted) {
           ds.push(src.diag(path, "E221", `"${expr.root}" is not a field of a ${kind} message (${s.method})${kind === "response" || kind === "clientResponse" ? "; use result, error, id, request or msg" : "; roots are the message's own keys, msg, or a replay variable"}`));
           return { required: false, targets: [] };
         }
-        for (const root of roots) {
+        // The root itself may be optional (a top-level field the upstream schema doesn't require).
+        required &&= rooted.required;
+        for (const root of rooted.refs) {
           const res = resolvePath(root, expr.segs);
           if (!res.ok) {
             const full = [expr.root, ...expr.segs.slice(0, res.failedAt! + 1)].join(".");
@@ -313,7 +315,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         path = e;
       }
       const space = s.space ?? (role === "request" ? (kind === "clientRequest" || kind === "clientResponse" ? "client" : "server") : undefined);
-      ids.push({ role: role as Role, op, path, field: s.path, required, space });
+      if (s.scope === "turn" && !ids.some((i) => i.role === "turn")) ds.push(src.diag(p, "E243", `scope: turn needs ids.turn declared before ids.${role}`));
+      ids.push({ role: role as Role, op, path, field: s.path, required, space, scope: s.scope });
     }
 
     const emit: EmitIR[] = (r.emit ?? []).map((e: any, ei: number) => {
@@ -346,7 +349,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           if (eachExpr.k === "path") {
             const res = scope.has(eachExpr.root)
               ? scope.get(eachExpr.root)!.map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets)
-              : schemas.flatMap((s) => (s.root(eachExpr.root) ?? []).map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets));
+              : schemas.flatMap((s) => (s.root(eachExpr.root)?.refs ?? []).map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets));
             const items = res.flatMap((t) => variants(t)).filter((t) => t.node?.items).map((t) => ({ ...t, node: t.node.items }));
             if (res.length && !items.length) ds.push(src.diag([...p, "each"], "E270", `"${st.each}" is not an array in the upstream schema`));
             if (items.length) itemTargets = items;
@@ -484,29 +487,36 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
 }
 
 /** Root schemas of a message of `kind` for a path's first segment. */
-function rootResolver(kind: Kind, um: UpstreamMethod | undefined, up: UpstreamSchemas, tagged = false): (seg: string) => SchemaRef[] | undefined {
-  if (!um) return (seg) => (seg === "msg" ? [ANY] : [ANY]);
+/** The schemas a path's first segment lands on, and whether that top-level field is always present. */
+type RootResolver = (seg: string) => { refs: SchemaRef[]; required: boolean } | undefined;
+
+function rootResolver(kind: Kind, um: UpstreamMethod | undefined, up: UpstreamSchemas, tagged = false): RootResolver {
+  if (!um) return () => ({ refs: [ANY], required: false });
+  const msg = um.message;
+  const own = (seg: string): { refs: SchemaRef[]; required: boolean } | undefined => {
+    const props = msg.node?.properties ?? {};
+    if (!Object.hasOwn(props, seg)) return undefined;
+    const node = props[seg];
+    const nullable = node?.type === "null" || (Array.isArray(node?.type) && node.type.includes("null")) || (node?.anyOf ?? node?.oneOf ?? []).some((a: any) => a?.type === "null");
+    return { refs: [{ ...msg, node }], required: (msg.node?.required ?? []).includes(seg) && !nullable };
+  };
   if (tagged) {
-    const msg = um.message;
     return (seg) => {
-      if (seg === "msg") return [msg];
-      if (seg === "meta" || seg === "line") return [ANY]; // the input wrapper's fields, and the whole input line
-      const props = msg.node?.properties ?? {};
-      if (Object.hasOwn(props, seg)) return [{ ...msg, node: props[seg] }];
+      if (seg === "msg") return { refs: [msg], required: true };
+      if (seg === "meta" || seg === "line") return { refs: [ANY], required: false }; // the input wrapper's fields, and the whole input line
       // additionalProperties: true members (fields not published upstream) accept any key
-      return msg.node?.additionalProperties === true ? [ANY] : undefined;
+      return own(seg) ?? (msg.node?.additionalProperties === true ? { refs: [ANY], required: false } : undefined);
     };
   }
-  const msg = um.message;
   if (kind === "response" || kind === "clientResponse") {
     const result = up.responseSchema(um.paramsRefName) ?? ANY;
     const error: SchemaRef = { file: "(jsonrpc)", doc: {}, node: { type: "object", properties: { code: { type: "integer" }, message: { type: "string" }, data: {} }, required: ["code", "message"] } };
     const whole: SchemaRef = { file: "(jsonrpc)", doc: {}, node: { type: "object", properties: { id: {}, result: {}, error: error.node } } };
-    return (seg) => ({ result: [result], error: [error], id: [ANY], request: [msg], msg: [whole] } as Record<string, SchemaRef[]>)[seg];
+    const table: Record<string, { refs: SchemaRef[]; required: boolean }> = {
+      result: { refs: [result], required: false }, error: { refs: [error], required: false }, id: { refs: [ANY], required: true },
+      request: { refs: [msg], required: true }, msg: { refs: [whole], required: true },
+    };
+    return (seg) => table[seg];
   }
-  return (seg) => {
-    if (seg === "msg") return [msg];
-    const props = msg.node?.properties ?? {};
-    return Object.hasOwn(props, seg) ? [{ ...msg, node: props[seg] }] : undefined;
-  };
+  return (seg) => (seg === "msg" ? { refs: [msg], required: true } : own(seg));
 }

@@ -69,7 +69,7 @@ interface Entity {
   delivered?: Map<string, string[]>;
   /** Items: the turn they were opened in (for closeOpen). */
   turn?: Entity;
-  /** Items: the key they are stored under. */
+  /** The key the entity is stored under (absent for minted entities). */
   key?: string;
 }
 
@@ -194,14 +194,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       readonly line: any = raw,
     ) {}
 
-    ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean): void {
+    ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean, scope?: "turn"): void {
       const t = entities[role];
       if (op === "current" || op === "closeCurrent") {
         const e = t.lastOpened?.open ? t.lastOpened : undefined;
         if (e) {
           this.ids[role] = e;
           this.flags[role] = WAS_OPEN;
-          if (op === "closeCurrent") (this.closes ??= []).push([role, e.providerId === undefined ? undefined : role === "request" ? undefined : e.providerId, e]);
+          if (op === "closeCurrent") (this.closes ??= []).push([role, e.key, e]);
         }
         return;
       }
@@ -216,7 +216,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         return;
       }
       const pid = String(providerId);
-      const key = role === "request" ? `${space ?? "server"}:${pid}` : pid;
+      const key = role === "request" ? `${space ?? "server"}:${pid}` : scope === "turn" ? `${this.ids.turn?.id ?? ""}|${pid}` : pid;
       let e = t.find(key);
       if (e && op === "open" && role === "request" && !e.open) {
         // JSON-RPC ids are unique only while pending: a new request reusing an answered id is a new request.
@@ -224,7 +224,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         e = undefined;
       }
       if (!e) {
-        e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {} };
+        e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key };
         t.live.set(key, e);
       }
       this.ids[role] = e;
@@ -237,7 +237,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           e.open = true;
           flags |= FRESH;
           t.lastOpened = e;
-          if (role === "item") { e.turn = this.ids.turn; e.key = key; }
+          if (role === "item") e.turn = this.ids.turn;
         }
       } else if (op === "close") {
         (this.closes ??= []).push([role, key, e]);

@@ -13,7 +13,7 @@ export interface RowContext {
   /** For response kinds: the request message this response answers. */
   readonly request: any;
   /** Resolve a provider id for a role to a canonical id (see mappings/README.md "Identity roles"). */
-  ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean): void;
+  ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean, scope?: "turn"): void;
   emit<T extends CanonicalRuntimeEventType>(type: T, payload: RuntimeEventPayloadByType[T]): void;
   /** The role was opened by this row (it was not open before). */
   isNew(role: Role): boolean;
