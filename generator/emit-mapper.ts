@@ -44,6 +44,10 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }`;
     case "arr":
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
+    case "var":
+      return `cx.getVar([${e.key.map((a) => exprCode(a, scope)).join(", ")}])`;
+    case "join":
+      return `h.joinKey(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
   }
 }
 
@@ -94,6 +98,7 @@ export function rowBody(r: RowIR): string {
     const value = id.path ? exprCode(id.path, new Set()) : "undefined";
     lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required}${id.scope ? `, ${lit(id.scope)}` : ""});`);
   }
+  for (const v of r.set) lines.push(`cx.setVar([${v.key.map((k) => exprCode(k, new Set())).join(", ")}], ${exprCode(v.value, new Set())});`);
   for (const s of r.snapshot) {
     if (s.text) lines.push(`cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);`);
     else lines.push(`cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`);

@@ -23,7 +23,9 @@ export type Expr =
   | { k: "first"; items: Expr[] }
   | { k: "state"; role: Role; field: string }
   | { k: "obj"; entries: [string, Expr][] }
-  | { k: "arr"; items: Expr[] };
+  | { k: "arr"; items: Expr[] }
+  | { k: "var"; key: Expr[] }
+  | { k: "join"; items: Expr[] };
 
 export type Cond =
   | { k: "eq"; path: Expr; value: unknown }
@@ -44,6 +46,7 @@ export interface RowIR {
   when: Cond[]; ids: IdIR[]; emit: EmitIR[]; snapshot: SnapIR[]; replay: ReplayIR[]; examples: ExampleIR[];
   delegate?: DelegateIR;
   closeOpen?: { status: string; detail?: string };
+  set: { key: Expr[]; value: Expr }[];
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
@@ -227,9 +230,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         const special = Object.keys(o).filter((k) => k.startsWith("$"));
         if (special.length === 0) return { k: "obj", entries: Object.entries(o).map(([k, x]) => [k, parseExpr(x, [...path, k], scope)]) };
         const op = special[0];
-        const allowed: Record<string, string[]> = { $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"] };
+        const allowed: Record<string, string[]> = { $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"] };
         if (special.length > 1 || !allowed[op]) {
-          ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use $map, $helper, $first, $state or $literal`));
+          ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use $map, $helper, $first, $state, $var, $join or $literal`));
           return { k: "lit", v: undefined };
         }
         for (const k of Object.keys(o)) if (!allowed[op].includes(k)) ds.push(src.diag([...path, k], "E224", `"${k}" is not allowed with ${op}`, true));
@@ -250,6 +253,13 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           case "$first": {
             if (!Array.isArray(o.$first)) ds.push(src.diag(path, "E228", `$first takes a list`));
             return { k: "first", items: (Array.isArray(o.$first) ? o.$first : []).map((x, i) => parseExpr(x, [...path, "$first", i], scope)) };
+          }
+          case "$var":
+          case "$join": {
+            const list = o[op];
+            if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
+            const items = (Array.isArray(list) ? list : []).map((x, i) => parseExpr(x, [...path, op, i], scope));
+            return op === "$var" ? { k: "var", key: items } : { k: "join", items };
           }
           case "$state": {
             const [role, field] = String(o.$state).split(".");
@@ -304,7 +314,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const p = at("ids", role);
       const pathless = op === "current" || op === "closeCurrent" || op === "mint";
       if (pathless && s.path) ds.push(src.diag(p, "E240", `op "${op}" takes no path`));
-      if (!pathless && !s.path) ds.push(src.diag(p, "E241", `op "${op}" needs a path`));
+      if (s.value !== undefined && s.path) ds.push(src.diag(p, "E244", `give either "path" or "value", not both`));
+      if (!pathless && !s.path && s.value === undefined) ds.push(src.diag(p, "E241", `op "${op}" needs a path`));
       if (s.space && role !== "request") ds.push(src.diag(p, "E242", `"space" only applies to the request role`));
       let path: Expr | undefined;
       let required = false;
@@ -313,10 +324,12 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         const e: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
         required = checkPath(e, typeof spec === "string" ? p : [...p, "path"], new Map()).required;
         path = e;
+      } else if (s.value !== undefined) {
+        path = parseExpr(s.value, [...p, "value"], new Map());
       }
       const space = s.space ?? (role === "request" ? (kind === "clientRequest" || kind === "clientResponse" ? "client" : "server") : undefined);
       if (s.scope === "turn" && !ids.some((i) => i.role === "turn")) ds.push(src.diag(p, "E243", `scope: turn needs ids.turn declared before ids.${role}`));
-      ids.push({ role: role as Role, op, path, field: s.path, required, space, scope: s.scope });
+      ids.push({ role: role as Role, op, path, field: s.path ?? (s.value !== undefined ? `${role} (value)` : undefined), required, space, scope: s.scope });
     }
 
     const emit: EmitIR[] = (r.emit ?? []).map((e: any, ei: number) => {
@@ -368,7 +381,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       ? { surface: r.delegate.surface, message: parseExpr(r.delegate.message, at("delegate", "message"), new Map()), line: src.pos(at("delegate")).line }
       : undefined;
 
-    if (!emit.length && !snapshot.length && !replay.length && !delegate && !r.closeOpen) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
+    if (!emit.length && !snapshot.length && !replay.length && !delegate && !r.closeOpen && !(r.set ?? []).length) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
 
     const examples: ExampleIR[] = (r.examples ?? []).map((ex: any, xi: number) => {
       const p = at("examples", xi);
@@ -379,8 +392,12 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     });
     if (!examples.length) ds.push(src.diag(at("rule"), "E291", `row "${r.rule}" has no examples`));
 
+    const set = (r.set ?? []).map((x: any, xi: number) => ({
+      key: (x.key as unknown[]).map((k, ki) => parseExpr(k, at("set", xi, "key", ki), new Map())),
+      value: parseExpr(x.value, at("set", xi, "value"), new Map()),
+    }));
     if (r.closeOpen && !ids.some((i) => i.role === "turn")) ds.push(src.diag(at("closeOpen"), "E263", `closeOpen needs the row to declare ids.turn (the turn whose open items it completes)`));
-    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate, closeOpen: r.closeOpen });
+    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate, closeOpen: r.closeOpen, set });
 
     function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
       let schema = cx.canonical.payloads[type];

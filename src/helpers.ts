@@ -87,3 +87,9 @@ export function planSteps(items: unknown): { step: string; status: "pending" | "
     .filter((i) => i && typeof i === "object")
     .map((i: any) => ({ step: String(i.step ?? i.text ?? i.content ?? ""), status: status(i.status, i.completed) }));
 }
+
+/** A composite key: the parts joined with ":" (undefined when any part is missing). For ids keyed by several fields. */
+export function joinKey(...parts: unknown[]): string | undefined {
+  if (parts.some((p) => p === undefined || p === null || (typeof p !== "string" && typeof p !== "number"))) return undefined;
+  return parts.map(String).join(":");
+}

@@ -84,6 +84,7 @@ const REF_FIELD: Partial<Record<Role, string>> = {
 };
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
 const RECENT_LIMIT = 1024;
+const VAR_LIMIT = 4096;
 const WAS_OPEN = 1;
 const FRESH = 2;
 const STALE = 4;
@@ -139,6 +140,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const mint = (kind: IdKind) => `${ID_PREFIXES[kind]}_${idf(kind)}`;
   const sessionId = mint("RuntimeSessionId") as RuntimeSessionId;
   let sequence = 0;
+  /** Session variables set by rows (`set:`), bounded: the oldest go first. */
+  const vars = new Map<string, unknown>();
   /** The message pushLine is pushing, and its source text (for serializeEvent). */
   let lineMessage: unknown;
   let lineText: string | undefined;
@@ -321,6 +324,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     replay(message: unknown): void {
       if (this.depth >= MAX_REPLAY_DEPTH) return;
       dispatch(message, "in", this.out, this.depth + 1, this.ct, message, true);
+    }
+
+    setVar(key: unknown[], value: unknown): void {
+      const k = key.map(String).join(":");
+      vars.delete(k);
+      if (value === null || value === undefined) return;
+      vars.set(k, value);
+      if (vars.size > VAR_LIMIT) vars.delete(vars.keys().next().value!);
+    }
+    getVar(key: unknown[]): any {
+      return vars.get(key.map(String).join(":"));
     }
 
     closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void {

@@ -32,6 +32,9 @@ export interface RowContext {
   delegate(surface: string, message: unknown): void;
   /** Complete every item still open in this row's turn (item.completed with `status`), before the row's events. */
   closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void;
+  /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */
+  setVar(key: unknown[], value: unknown): void;
+  getVar(key: unknown[]): any;
   /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
   readonly meta: any;
   /** The whole input line the message came in (`$line.x`). */

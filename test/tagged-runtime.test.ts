@@ -8,8 +8,8 @@ const table: SurfaceTable = {
   protocol: "tagged",
   file: "(test)",
   upstream: { package: "@example/mini", version: "1.0.0" },
-  tags: { event: "type", turns: "type", legacy: "type" },
-  sources: { event: "codex.eventmsg", turns: "codex.sdk.thread-event", legacy: "codex.eventmsg" },
+  tags: { event: "type", turns: "type", blocks: "type", legacy: "type" },
+  sources: { event: "codex.eventmsg", turns: "codex.sdk.thread-event", blocks: "claude.sdk.message", legacy: "codex.eventmsg" },
   input: (line: any) => {
     if (line?.kind === "codex_event") return { wrapper: "tui", message: line.payload?.msg, meta: { id: line.payload?.id } };
     if (line?.kind !== undefined) return { ignore: "mini-tagged#input-other-tui" };
@@ -26,6 +26,11 @@ const table: SurfaceTable = {
       "turn.started": [{ rule: "mini-tagged#turn-started", line: 3, run: (_m: any, cx) => { cx.ref("turn", undefined, "mint", undefined, undefined, false); cx.emit("turn.started", {}); return true; } }],
       "item.started": [{ rule: "mini-tagged#item", line: 4, run: (m: any, cx) => { cx.ref("turn", undefined, "current", undefined, undefined, false); cx.ref("item", m.id, "open", undefined, "id", true); cx.emit("item.started", { itemType: "unknown" }); return true; } }],
       "turn.completed": [{ rule: "mini-tagged#turn-completed", line: 5, run: (_m: any, cx) => { cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false); if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" }); return true; } }],
+    },
+    blocks: {
+      "block.start": [{ rule: "mini-tagged#block-start", line: 6, run: (m: any, cx) => { cx.ref("item", m.id, "open", undefined, "id", true); cx.setVar(["block", m.index], m.id); cx.emit("item.started", { itemType: "dynamic_tool_call" }); return true; } }],
+      "block.delta": [{ rule: "mini-tagged#block-delta", line: 7, run: (m: any, cx) => { cx.ref("item", cx.getVar(["block", m.index]), "use", undefined, "block (value)", true); cx.emit("item.updated", { itemType: "dynamic_tool_call", data: m.partial }); return true; } }],
+      "block.forget": [{ rule: "mini-tagged#block-forget", line: 8, run: (m: any, cx) => { cx.setVar(["block", m.index], null); cx.emit("runtime.warning", { message: "forgot" }); return true; } }],
     },
     legacy: {
       agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
@@ -80,5 +85,17 @@ describe("tagged protocol runtime", () => {
     expect(c.map((x) => x.type)).toEqual(["turn.completed"]);
     expect(n.push({ type: "turn.completed" })).toEqual([]); // nothing current any more
     expect(n.push({ type: "turn.started" })[0].turnId).toBe("trn_2");
+  });
+
+  it("session variables carry index → identity between rows; deleting one makes the id missing", () => {
+    const n = make();
+    const start = n.push({ type: "block.start", id: "toolu_1", index: 0 });
+    const delta = n.push({ type: "block.delta", index: 0, partial: '{"a":' });
+    expect(delta[0].itemId).toBe(start[0].itemId);
+    expect(delta[0].providerRefs?.providerItemId).toBe("toolu_1");
+    n.push({ type: "block.forget", index: 0 });
+    const orphan = n.push({ type: "block.delta", index: 0, partial: "1}" });
+    expect(orphan.map((e) => e.type)).toEqual(["item.updated", "runtime.error"]);
+    expect((orphan[1].payload as any).message).toMatch(/block \(value\): expected an id/);
   });
 });
