@@ -93,3 +93,8 @@ export function joinKey(...parts: unknown[]): string | undefined {
   if (parts.some((p) => p === undefined || p === null || (typeof p !== "string" && typeof p !== "number"))) return undefined;
   return parts.map(String).join(":");
 }
+
+/** x + 1, counting from 0 when x is not a number (for counters kept in session variables). */
+export function inc(x: unknown): number {
+  return (typeof x === "number" && Number.isFinite(x) ? x : 0) + 1;
+}

@@ -120,13 +120,17 @@ describe("codex-eventmsg: text reconstruction", () => {
     expect(done[0].turnId).not.toBe(done[1].turnId);
   });
 
-  it("known limit: a second streamed message in one turn is not duplicated (it stays on the turn's first item)", () => {
+  it("several messages in one turn: each is its own item, text once, also when a later one had no deltas", () => {
     const out = run([
       sub("1", { type: "task_started" }),
       sub("1", { type: "agent_message_delta", delta: "Looking." }), sub("1", { type: "agent_message", message: "Looking." }),
       sub("1", { type: "agent_message_delta", delta: "Found it." }), sub("1", { type: "agent_message", message: "Found it." }),
+      sub("1", { type: "agent_message", message: "Done." }),
     ]);
-    expect(assistantText(out)).toBe("Looking.Found it.");
+    expect(assistantText(out)).toBe("Looking.Found it.Done.");
+    const done = out.filter((e) => e.type === "item.completed" && P(e).itemType === "assistant_message");
+    expect(done.map((e) => P(e).data.text)).toEqual(["Looking.", "Found it.", "Done."]);
+    expect(new Set(done.map((e) => e.itemId)).size).toBe(3);
   });
 
   it("0.171 items: content deltas and item_completed share the item id; reasoning parts keep their index", () => {

@@ -439,13 +439,13 @@ function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.meta?.id, "open", undefined, "meta.id", false);
+  cx.ref("item", h.joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: x.delta });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:895 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:896 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -458,19 +458,20 @@ function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_messag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:925 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:926 — event agent_message → item.completed */
 function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.meta?.id, "close", undefined, "meta.id", false);
+  cx.ref("item", h.joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.setVar(["assistant-message", cx.meta?.id], h.inc(cx.getVar(["assistant-message", cx.meta?.id])));
   cx.snapshot("assistant_text", x.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: { text: x.message, phase: x.phase } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:966 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:968 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -481,7 +482,7 @@ function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:986 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:988 — event user_message → item.started, item.completed */
 function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -492,7 +493,7 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1014 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1016 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -502,7 +503,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1034 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1036 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -512,7 +513,7 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1052 — legacy agent_reasoning_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1054 — legacy agent_reasoning_delta → content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -521,7 +522,7 @@ function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reason
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1069 — legacy agent_reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1071 — legacy agent_reasoning_raw_content_delta → content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -530,7 +531,7 @@ function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1087 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1089 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -543,7 +544,7 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1118 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1120 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -554,7 +555,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1140 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1142 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -567,7 +568,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1170 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1172 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -578,7 +579,7 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1193 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1195 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -588,7 +589,7 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1213 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1215 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -598,7 +599,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1240 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1242 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -611,7 +612,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1273 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1275 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -628,7 +629,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1317 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1319 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -641,7 +642,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1352 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1354 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -653,7 +654,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1385 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1387 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -665,7 +666,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1411 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1413 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -678,7 +679,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1438 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1440 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -690,7 +691,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1464 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1466 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -700,7 +701,7 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1492 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1494 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -712,7 +713,7 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1525 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1527 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -722,7 +723,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1544 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1546 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -732,7 +733,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1562 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1564 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -746,7 +747,7 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1606 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1608 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -758,7 +759,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1626 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1628 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -769,7 +770,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1645 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1647 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -780,7 +781,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1664 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1666 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -790,7 +791,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1681 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1683 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -801,7 +802,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1702 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1704 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -811,7 +812,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1719 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1721 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -821,7 +822,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1743 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1745 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -834,7 +835,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1783 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1785 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -844,7 +845,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1799 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1801 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -857,7 +858,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1838 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1840 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -867,7 +868,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1857 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1859 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -877,7 +878,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1880 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1882 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -887,7 +888,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1897 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1899 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -897,7 +898,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1917 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1919 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -907,7 +908,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1935 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1937 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -917,7 +918,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1957 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1959 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -928,7 +929,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1984 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:1986 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -940,7 +941,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2010 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2012 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -952,7 +953,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2038 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2040 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -961,7 +962,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2054 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2056 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -970,21 +971,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2070 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2072 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2081 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2083 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2093 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2095 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -995,7 +996,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2117 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2119 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1006,7 +1007,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2140 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2142 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1014,7 +1015,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2153 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2155 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1023,7 +1024,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2168 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2170 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1032,7 +1033,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2184 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2186 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1040,7 +1041,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2197 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2199 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1048,7 +1049,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2212 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2214 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1058,7 +1059,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2231 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2233 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1068,7 +1069,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2250 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2252 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1079,7 +1080,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2274 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2276 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1090,7 +1091,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2294 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2296 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1101,7 +1102,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2316 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2318 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1111,7 +1112,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2335 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2337 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1121,7 +1122,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2355 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2357 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1132,7 +1133,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2375 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2377 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1143,7 +1144,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2396 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2398 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1154,7 +1155,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2416 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2418 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1165,7 +1166,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2439 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2441 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1176,7 +1177,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2460 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2462 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1187,7 +1188,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2482 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2484 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1256,65 +1257,65 @@ export const table: SurfaceTable = {
       "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 820, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
       "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 833, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
       "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 847, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 895, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 925, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 966, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 986, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 1014, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1034, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1087, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1118, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1140, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1170, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1193, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1213, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1240, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1273, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1317, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1352, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1385, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1411, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1438, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1464, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1492, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1525, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1544, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1562, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1606, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1626, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1645, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1664, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1681, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1702, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1719, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1743, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1783, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1799, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1838, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1857, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1880, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1897, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1917, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1935, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1957, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 1984, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2010, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2038, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2054, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2070, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2081, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2093, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2117, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2140, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2153, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2168, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2184, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2197, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2212, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2231, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2250, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2274, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2294, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2316, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2335, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2355, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2375, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2396, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2416, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2439, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2460, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2482, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 896, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 926, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 968, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
+      "user_message": [{ rule: "codex-eventmsg#user-message", line: 988, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 1016, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1036, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1089, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1120, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1142, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1172, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1195, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1215, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1242, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1275, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1319, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1354, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1387, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1413, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1440, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1466, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1494, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1527, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1546, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1564, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1608, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1628, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1647, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1666, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1683, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1704, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1721, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1745, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1785, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1801, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1840, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1859, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1882, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1899, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1919, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1937, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1959, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 1986, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2012, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2040, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2056, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2072, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2083, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2095, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2119, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2142, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2155, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2170, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2186, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2199, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2214, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2233, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2252, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2276, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2296, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2318, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2337, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2357, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2377, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2398, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2418, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2441, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2462, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2484, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
       "background_event": [{ rule: "codex-eventmsg#background-event", line: 636, run: r_background_event as (m: any, cx: RowContext) => boolean }],
       "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 774, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
       "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 864, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1052, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1069, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1054, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1071, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1339,14 +1340,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2500)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2503)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2506)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2509)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2512)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2515)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2518)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2521)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2502)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2505)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2508)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2511)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2514)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2517)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2520)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2523)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)"
   },
