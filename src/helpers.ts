@@ -98,3 +98,132 @@ export function joinKey(...parts: unknown[]): string | undefined {
 export function inc(x: unknown): number {
   return (typeof x === "number" && Number.isFinite(x) ? x : 0) + 1;
 }
+
+/**
+ * Claude Code tool names → canonical item types: an explicit table. MCP tools (`mcp__<server>__<tool>`) are checked
+ * first; tools not listed are dynamic_tool_call.
+ */
+export const CLAUDE_TOOL_ITEM_TYPES: Readonly<Record<string, "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan">> = Object.freeze({
+  Bash: "command_execution",
+  BashOutput: "command_execution",
+  KillShell: "command_execution",
+  KillBash: "command_execution",
+  Edit: "file_change",
+  MultiEdit: "file_change",
+  Write: "file_change",
+  NotebookEdit: "file_change",
+  WebSearch: "web_search",
+  WebFetch: "web_search",
+  Task: "collab_agent_tool_call",
+  Agent: "collab_agent_tool_call",
+  TodoWrite: "plan",
+});
+
+/** Server tools the API runs itself (`server_tool_use` blocks) → canonical item types. */
+const CLAUDE_SERVER_TOOL_ITEM_TYPES: Readonly<Record<string, "web_search" | "command_execution">> = Object.freeze({
+  web_search: "web_search",
+  web_fetch: "web_search",
+  code_execution: "command_execution",
+  bash_code_execution: "command_execution",
+});
+
+/**
+ * The canonical item type of a Claude tool use: by tool name (see CLAUDE_TOOL_ITEM_TYPES); `mcp_tool_use` blocks and
+ * `mcp__…` names are MCP calls; `server_tool_use` blocks by server tool name.
+ */
+export function claudeToolItemType(name: unknown, blockType?: unknown): "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan" | "mcp_tool_call" | "dynamic_tool_call" {
+  if (blockType === "mcp_tool_use") return "mcp_tool_call";
+  if (typeof name !== "string") return "dynamic_tool_call";
+  if (name.startsWith("mcp__")) return "mcp_tool_call";
+  if (blockType === "server_tool_use") return Object.hasOwn(CLAUDE_SERVER_TOOL_ITEM_TYPES, name) ? CLAUDE_SERVER_TOOL_ITEM_TYPES[name] : "dynamic_tool_call";
+  return Object.hasOwn(CLAUDE_TOOL_ITEM_TYPES, name) ? CLAUDE_TOOL_ITEM_TYPES[name] : "dynamic_tool_call";
+}
+
+/**
+ * The canonical request type of a Claude permission request (canUseTool) for a tool: command tools ask for
+ * command_execution_approval, edit tools for file_change_approval, AskUserQuestion is a question to the user
+ * (tool_user_input); anything else (MCP tools included) is unknown.
+ */
+export function claudeToolRequestType(name: unknown): "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown" {
+  if (typeof name !== "string" || name.startsWith("mcp__")) return "unknown";
+  if (name === "AskUserQuestion") return "tool_user_input";
+  const t = Object.hasOwn(CLAUDE_TOOL_ITEM_TYPES, name) ? CLAUDE_TOOL_ITEM_TYPES[name] : undefined;
+  return t === "command_execution" ? "command_execution_approval" : t === "file_change" ? "file_change_approval" : "unknown";
+}
+
+/** A short title for a Claude tool use: the command, the file path, the pattern, the URL or query, else the tool name. */
+export function claudeToolTitle(name: unknown, input: unknown): string | undefined {
+  const i = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  for (const k of ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description"]) {
+    if (typeof i[k] === "string" && i[k] !== "") return clip(i[k] as string);
+  }
+  return typeof name === "string" ? name : undefined;
+}
+
+/** The text of a tool_result block's content: a string as is, text blocks joined; undefined when there is no text. */
+export function claudeToolResultText(content: unknown): string | undefined {
+  if (typeof content === "string") return content === "" ? undefined : content;
+  if (!Array.isArray(content)) return undefined;
+  const parts = content.filter((b: any) => b && b.type === "text" && typeof b.text === "string").map((b: any) => b.text as string);
+  return parts.length ? parts.join("\n") : undefined;
+}
+
+/** The text of a user message (a string, or its text blocks joined); undefined when it has none. */
+export function claudeUserText(content: unknown): string | undefined {
+  return claudeToolResultText(content);
+}
+
+/** Claude `files_persisted` entries ({filename, file_id}) → canonical {filename, fileId}; entries without both are dropped. */
+export function claudePersistedFiles(files: unknown): { filename: string; fileId: string }[] {
+  if (!Array.isArray(files)) return [];
+  return files
+    .filter((f: any) => f && typeof f.filename === "string" && typeof f.file_id === "string")
+    .map((f: any) => ({ filename: f.filename, fileId: f.file_id }));
+}
+
+/** Claude `files_persisted` failures ({filename, error}) as canonical entries; entries without both are dropped. */
+export function claudePersistFailures(failed: unknown): { filename: string; error: string }[] {
+  if (!Array.isArray(failed)) return [];
+  return failed
+    .filter((f: any) => f && typeof f.filename === "string" && typeof f.error === "string")
+    .map((f: any) => ({ filename: f.filename, error: f.error }));
+}
+
+/**
+ * The rest of a Claude `assistant` / `user` message after its first content block: the same message with
+ * `message.content` minus its first block, so a row that maps the first block can hand the rest back to the table
+ * (`delegate`), one block per pass. The uuid gets a `#<n>` suffix (n = the block's position) so blocks of one message
+ * keyed by uuid stay distinct; `tool_use_result` (the first block's structured result) is dropped. A message with one
+ * block (or string content) gives the same message with `content: []`, which the table's terminal row ends on.
+ */
+export function claudeRestOfMessage(msg: unknown): Record<string, unknown> | undefined {
+  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return undefined;
+  const m = msg as Record<string, any>;
+  const inner = m.message && typeof m.message === "object" ? m.message : {};
+  const content: unknown[] = Array.isArray(inner.content) ? inner.content.slice(1) : [];
+  const pos = (typeof m.agentnormBlock === "number" ? m.agentnormBlock : 0) + 1;
+  const { tool_use_result: _dropped, ...rest } = m;
+  const uuid = typeof m.uuid === "string" ? `${m.uuid.replace(/#\d+$/, "")}#${pos}` : m.uuid;
+  return { ...rest, uuid, agentnormBlock: pos, message: { ...inner, content } };
+}
+
+/**
+ * The item key of the first content block of a Claude `assistant` message (text, thinking, other non-tool blocks):
+ * `<message id>:<block index>`, the key content_block_start gave the streamed block. The index is the block's position
+ * when the message carries several blocks (or is the rest of one, see claudeRestOfMessage); otherwise (Claude Code 2.x
+ * sends one block per message) the index of the last block the stream started for that message (`lastBlock`), else 0
+ * when no stream was seen and the message has an id, else the message uuid.
+ */
+export function claudeBlockKey(msg: unknown, lastBlock: unknown): string | undefined {
+  if (!msg || typeof msg !== "object") return undefined;
+  const m = msg as Record<string, any>;
+  const id = typeof m.message?.id === "string" ? m.message.id : undefined;
+  const content = Array.isArray(m.message?.content) ? m.message.content : [];
+  if (id !== undefined) {
+    if (typeof m.agentnormBlock === "number") return `${id}:${m.agentnormBlock}`;
+    if (content.length > 1) return `${id}:0`;
+    if (typeof lastBlock === "number" || typeof lastBlock === "string") return `${id}:${lastBlock}`;
+  }
+  if (typeof m.uuid === "string") return m.uuid;
+  return id !== undefined ? `${id}:0` : undefined;
+}

@@ -624,7 +624,8 @@ const DIRECTIONS: Record<string, Direction | undefined> = {
 export function unwrap(x: unknown): { message: unknown; direction?: Direction } {
   if (x && typeof x === "object" && !Array.isArray(x)) {
     const o = x as Record<string, unknown>;
-    if (typeof o.method !== "string" && !("result" in o) && !("error" in o)) {
+    // A capture wrapper has no type of its own (Claude SDK messages carry `type` and a `message` field).
+    if (typeof o.method !== "string" && typeof o.type !== "string" && !("result" in o) && !("error" in o)) {
       const inner = o.message ?? o.frame;
       const dir = o.direction ?? o.dir ?? o.channel;
       if (inner && typeof inner === "object") return { message: inner, direction: typeof dir === "string" ? DIRECTIONS[dir] : undefined };

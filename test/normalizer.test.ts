@@ -680,3 +680,12 @@ describe("schema validity and packaging", () => {
     expect(VERSION).toBe(pkg.version);
   });
 });
+
+describe("unwrap: capture wrappers vs messages that carry a message field", () => {
+  it("unwraps {dir, message} capture lines but leaves typed messages (Claude SDK) alone", async () => {
+    const { unwrap } = await import("../src/normalizer.js");
+    expect(unwrap({ seq: 1, dir: "in", message: { method: "x" } })).toEqual({ message: { method: "x" }, direction: "in" });
+    const claude = { type: "assistant", message: { id: "msg_1", content: [] }, session_id: "s" };
+    expect(unwrap(claude)).toEqual({ message: claude });
+  });
+});
