@@ -45,25 +45,15 @@ export function emitExampleTests(t: TableIR, header: string): string {
   const cases = t.rows.flatMap((r) => r.examples.map((ex) => ({ rule: r.rule, ex })));
   const body = cases
     .map(({ ex }) => `  it(${JSON.stringify(`${ex.name} (${t.file}:${ex.line})`)}, () => {
-    expectExample(${JSON.stringify(ex.given)}, ${JSON.stringify(ex.input)}, ${JSON.stringify(ex.out)});
+    check(${JSON.stringify(ex.given)}, ${JSON.stringify(ex.input)}, ${JSON.stringify(ex.out)});
   });`)
     .join("\n");
   return `${header}
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { table } from "../mappers/${t.surface}.gen.js";
-import { runExample, ROLE_FIELDS } from "../../src/testing.js";
+import { expectExample, type ExpectedEvent } from "../../test/support/examples.js";
 
-function expectExample(given: unknown[], input: unknown, out: { type: string; payload?: unknown; ids?: string[] }[]): void {
-  const { events, invalid } = runExample(table, given, input);
-  expect(invalid, "every event validates against the canonical schema").toEqual([]);
-  expect(events.map((e) => e.type)).toEqual(out.map((o) => o.type));
-  out.forEach((o, i) => {
-    const e = events[i] as any;
-    if (o.payload !== undefined) expect(e.payload).toMatchObject(o.payload as object);
-    for (const role of o.ids ?? []) expect(e[ROLE_FIELDS[role as keyof typeof ROLE_FIELDS]], \`\${o.type} carries a canonical \${role} id\`).toMatch(/^[a-z]{3}_/);
-    expect(e.raw?.rule).toMatch(/^${t.surface}#/);
-  });
-}
+const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe(${JSON.stringify(`${t.surface}: table examples (${t.file})`)}, () => {
 ${body}
