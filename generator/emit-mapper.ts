@@ -27,7 +27,7 @@ function lit(v: unknown): string {
 export function exprCode(e: Expr, scope: Set<string>): string {
   switch (e.k) {
     case "path": {
-      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? "x" : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : `x${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
+      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? "x" : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : e.root === "capture" ? "capture" : `x${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
       return access(base, e.segs);
     }
     case "lit":
@@ -199,10 +199,10 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
       body.push(`// ${t.file}:${w.line} — input wrapper "${w.name}"`);
       body.push(w.ignore
         ? `if (${cond}) return { ignore: ${lit(`${t.surface}#input-${w.name}`)} };`
-        : `if (${cond}) return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta} };`);
+        : `if (${cond}) return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta}${w.kind ? `, kind: ${lit(w.kind)}` : ""}${w.type ? `, type: ${lit(w.type)}` : ""} };`);
     }
     body.push("return undefined;");
-    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order."], parameters: [{ name: "line", type: "unknown" }], returnType: "InputMatch | undefined", statements: body.join("\n") });
+    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any."], parameters: [{ name: "line", type: "unknown" }, { name: "capture", type: "any", hasQuestionToken: true }], returnType: "InputMatch | undefined", statements: body.join("\n") });
   }
 
   sf.addVariableStatement({

@@ -37,7 +37,7 @@ export type Cond =
 export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client"; scope?: "turn" }
 export interface EmitIR { type: string; cond: Cond[]; payload: Expr }
 export interface SnapIR { stream: string; text?: Expr; parts?: Expr; index?: "contentIndex" | "summaryIndex" }
-export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number }
+export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }
 export interface DelegateIR { surface: string; message: Expr; line: number }
 export type ReplayIR = { k: "each"; each: Expr; as: string; steps: ReplayIR[] } | { k: "msg"; method: string; params?: Expr };
 export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
@@ -442,7 +442,13 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const input: InputIR[] = (v.input ?? []).map((w: any, wi: number) => {
     const p = ["input", wi];
     if (!tagged) ds.push(src.diag(p, "E310", `"input" wrappers are for tagged protocols`));
-    const path = (x: string): Expr => { const segs = String(x).split("."); return { k: "path", root: "msg", segs: segs[0] === "." || x === "." ? [] : segs }; };
+    // Paths are on the input line; `capture.x` reads the capture wrapper pushLine removed ({dir, channel, …}).
+    const path = (x: string): Expr => {
+      const segs = String(x).split(".");
+      if (x === ".") return { k: "path", root: "msg", segs: [] };
+      return segs[0] === "capture" ? { k: "path", root: "capture", segs: segs.slice(1) } : { k: "path", root: "msg", segs };
+    };
+    if (w.kind !== undefined && !kindSet.has(w.kind)) ds.push(src.diag([...p, "kind"], "E312", `kind "${w.kind}" is not declared under upstream.kinds`));
     const when: Cond[] = Object.entries<any>(w.when ?? {}).map(([key, val]) => {
       const e = path(key);
       if (val && typeof val === "object" && !Array.isArray(val)) {
@@ -455,7 +461,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     });
     if (!w.ignore && w.message === undefined) ds.push(src.diag(p, "E311", `an input wrapper needs "message" (a path, or "." for the line itself) or "ignore" (a reason)`));
     return {
-      name: w.name, when, line: src.pos(p).line, ignore: w.ignore,
+      name: w.name, when, line: src.pos(p).line, ignore: w.ignore, kind: w.kind, type: w.type,
       message: w.message === undefined ? undefined : path(w.message),
       meta: Object.entries<any>(w.meta ?? {}).map(([k, x]) => [k, path(x)] as [string, Expr]),
     };

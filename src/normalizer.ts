@@ -31,6 +31,8 @@ export interface NormalizerOptions {
 export interface PushOptions {
   /** "in" = from the agent (server → client), "out" = from the client. Inferred when absent. */
   direction?: Direction;
+  /** The capture wrapper the message came in ({dir, channel, …}), when the caller removed one (pushLine does). */
+  capture?: unknown;
 }
 
 export interface NormalizerStats {
@@ -404,16 +406,22 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   }
 
   /** Tagged protocols: unwrap the input line, then find the kind whose tag field names a known type. */
-  function classifyTagged(ct: Compiled, m: any, skipInput: boolean): { kind: Kind; method: string; message: any; meta?: any } | { error: string; warn?: boolean } | { ignored: string } {
+  function classifyTagged(ct: Compiled, m: any, skipInput: boolean, capture?: unknown): { kind: Kind; method: string; message: any; meta?: any } | { error: string; warn?: boolean } | { ignored: string } {
     let message = m;
     let meta: any;
     const input = ct.table.input;
     if (input && !skipInput) {
-      const w = input(m);
+      const w = input(m, capture);
       if (!w) return { error: `${ct.table.surface}: no input wrapper of the table matches this line`, warn: true };
       if ("ignore" in w) return { ignored: w.ignore };
       message = w.message;
       meta = w.meta;
+      if (w.type !== undefined) {
+        // The wrapper names the message's type (messages with no tag field of their own).
+        const kind = w.kind ?? ct.kinds.find((k) => ct.known[k].has(w.type!)) ?? ct.kinds[0];
+        if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
+        return { kind, method: w.type, message, meta };
+      }
     }
     if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
     let first: unknown;
@@ -427,7 +435,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     return { kind: ct.kinds[0], method: first, message, meta };
   }
 
-  function dispatch(m: unknown, direction: Direction | undefined, out: CanonicalEvent[], depth: number, ct: Compiled = main, raw: unknown = m, skipInput = false, line: unknown = raw, metaIn?: unknown): void {
+  function dispatch(m: unknown, direction: Direction | undefined, out: CanonicalEvent[], depth: number, ct: Compiled = main, raw: unknown = m, skipInput = false, line: unknown = raw, metaIn?: unknown, capture?: unknown): void {
     if (m === null || typeof m !== "object" || Array.isArray(m)) {
       stats.invalid++;
       emitRuntime(out, "runtime.error", { message: `message is not a JSON object (got ${Array.isArray(m) ? "an array" : m === null ? "null" : typeof m})`, class: "validation_error" }, raw);
@@ -439,7 +447,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     let message: any = m;
     let meta: any = metaIn;
     if (ct.table.protocol === "tagged") {
-      const c = classifyTagged(ct, m, skipInput);
+      const c = classifyTagged(ct, m, skipInput, capture);
       if ("ignored" in c) { stats.ignored[c.ignored] = (stats.ignored[c.ignored] ?? 0) + 1; return; }
       if ("error" in c) {
         if (c.warn) { stats.unknown++; emitRuntime(out, "runtime.warning", { message: c.error }, raw, undefined, undefined, undefined, "agentnorm#unknown"); }
@@ -506,7 +514,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       const out: CanonicalEvent[] = [];
       stats.messages++;
       try {
-        dispatch(message, opts?.direction, out, 0);
+        dispatch(message, opts?.direction, out, 0, main, message, false, message, undefined, opts?.capture);
       } catch (err) {
         stats.invalid++;
         emitRuntime(out, "runtime.error", { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, message);
@@ -541,7 +549,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         lineText = text;
       }
       try {
-        return normalizer.push(w.message, { direction: opts?.direction ?? w.direction });
+        return normalizer.push(w.message, { direction: opts?.direction ?? w.direction, capture: w.message === parsed ? undefined : parsed });
       } finally {
         lineMessage = lineText = undefined;
       }

@@ -42,7 +42,7 @@ export interface RowContext {
 }
 
 /** What a tagged table's input wrappers found in a line. */
-export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown> } | { ignore: string };
+export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown>; kind?: Kind; type?: string } | { ignore: string };
 
 export interface Row {
   /** `<surface>#<rule>`, carried as raw.rule. */
@@ -61,7 +61,7 @@ export interface SurfaceTable {
   /** kind → the field that names a message's type (`method` for JSON-RPC). */
   tags: Record<Kind, string>;
   /** Tagged protocols: finds the message inside an input line (absent: the line is the message). */
-  input?: (line: unknown) => InputMatch | undefined;
+  input?: (line: unknown, capture?: unknown) => InputMatch | undefined;
   /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
   upstream: { package: string; version: string };

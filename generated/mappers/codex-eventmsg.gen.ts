@@ -1198,8 +1198,8 @@ function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activi
   return true;
 }
 
-/** Finds the message inside an input line: the input wrappers of the table, in order. */
-function input(line: unknown): InputMatch | undefined {
+/** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
+function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
   // mappings/codex-eventmsg.yaml:55 — input wrapper "tui-log"
   if (x?.kind === "codex_event" && x?.dir != null) return { wrapper: "tui-log", message: x?.payload?.msg, meta: { id: x?.payload?.id } };

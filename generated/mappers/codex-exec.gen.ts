@@ -202,8 +202,8 @@ function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, 
   return true;
 }
 
-/** Finds the message inside an input line: the input wrappers of the table, in order. */
-function input(line: unknown): InputMatch | undefined {
+/** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
+function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
   // mappings/codex-exec.yaml:44 — input wrapper "recorder-argv"
   if (x?.argv != null) return { ignore: "codex-exec#input-recorder-argv" };
