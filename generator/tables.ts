@@ -212,13 +212,16 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       return { required, targets };
     };
 
+    // `request` names the correlated JSON-RPC request only in JSON-RPC tables; elsewhere it is a message field.
+    const mkPath = (segs: string[]): Expr & { k: "path" } =>
+      tagged && segs[0] === "request" ? { k: "path", root: "msg", segs } : { k: "path", root: segs[0], segs: segs.slice(1) };
     const parseExpr = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>): Expr => {
       if (typeof val === "string") {
         if (val.startsWith("$$")) return { k: "lit", v: val.slice(1) };
         if (val.startsWith("$")) {
           const segs = val.slice(1).split(".");
           if (segs.some((s) => s === "")) ds.push(src.diag(path, "E222", `malformed path "${val}"`));
-          const e: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
+          const e = mkPath(segs);
           checkPath(e, path, scope);
           return e;
         }
@@ -285,7 +288,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           continue;
         }
         const segs = key.split(".");
-        const pathExpr: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
+        const pathExpr = mkPath(segs);
         const res = checkPath(pathExpr, p, new Map());
         const enumVals = res.targets.length ? enumValues(res.targets) : undefined;
         const checkValue = (x: unknown, vp: (string | number)[]) => {
@@ -321,7 +324,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       let required = false;
       if (s.path) {
         const segs = String(s.path).split(".");
-        const e: Expr & { k: "path" } = { k: "path", root: segs[0], segs: segs.slice(1) };
+        const e = mkPath(segs);
         required = checkPath(e, typeof spec === "string" ? p : [...p, "path"], new Map()).required;
         path = e;
       } else if (s.value !== undefined) {

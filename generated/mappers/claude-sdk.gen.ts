@@ -9,24 +9,25 @@ export type MessageMessage = U.SDKMessage;
 export type PermissionResultMessage = U.Permission;
 export type PermissionRequestMessage = { toolName: string;[key: string]: unknown };
 export type ControlMessage = { subtype: string;[key: string]: unknown };
+export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
-export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage;
+export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
-// map "blockItemType" (mappings/claude-sdk.yaml:98)
+// map "blockItemType" (mappings/claude-sdk.yaml:105)
 const M_blockItemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown"> = new Map([["text", "assistant_message"], ["thinking", "reasoning"], ["redacted_thinking", "reasoning"], ["compaction", "context_compaction"], ["image", "image_view"]]);
 
 function map_blockItemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:107)
+// map "statusState" (mappings/claude-sdk.yaml:114)
 const M_statusState: ReadonlyMap<string, "running" | "ready"> = new Map([["compacting", "running"]]);
 
 function map_statusState(v: unknown, d: any = "ready"): "running" | "ready" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/claude-sdk.yaml:113 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:120 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
@@ -38,7 +39,7 @@ function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowCo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:157 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:164 — message system → session.state.changed */
 function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "status")) return false;
@@ -48,7 +49,7 @@ function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:177 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:184 — message system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -58,7 +59,7 @@ function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:193 — message system → hook.started */
+/** mappings/claude-sdk.yaml:200 — message system → hook.started */
 function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_started")) return false;
@@ -68,7 +69,7 @@ function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:207 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:214 — message system → hook.progress */
 function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_progress")) return false;
@@ -78,7 +79,7 @@ function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:221 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:228 — message system → hook.completed */
 function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_response")) return false;
@@ -88,7 +89,7 @@ function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:238 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:245 — message system → tool.progress */
 function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_started")) return false;
@@ -99,7 +100,7 @@ function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:253 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:260 — message system → tool.progress */
 function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_progress")) return false;
@@ -110,7 +111,7 @@ function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:268 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:275 — message system → tool.progress */
 function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_notification")) return false;
@@ -121,7 +122,7 @@ function r_system_task_notification(m: Extract<MessageMessage, { type: "system" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:283 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:290 — message system → files.persisted */
 function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "files_persisted")) return false;
@@ -131,7 +132,7 @@ function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:300 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:307 — message result → turn.completed */
 function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error === false)) return false;
@@ -144,7 +145,7 @@ function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:338 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:345 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
@@ -158,7 +159,7 @@ function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:371 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:378 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
@@ -172,7 +173,7 @@ function r_result_error_during_execution(m: Extract<MessageMessage, { type: "res
   return true;
 }
 
-/** mappings/claude-sdk.yaml:412 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:419 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -185,7 +186,7 @@ function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:456 — message user */
+/** mappings/claude-sdk.yaml:463 — message user */
 function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -193,7 +194,7 @@ function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:466 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:473 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
@@ -207,7 +208,7 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-sdk.yaml:493 — message user → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:500 — message user → item.started, item.completed, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -222,7 +223,7 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:547 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:554 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -235,7 +236,7 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   return true;
 }
 
-/** mappings/claude-sdk.yaml:576 — message assistant */
+/** mappings/claude-sdk.yaml:583 — message assistant */
 function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -243,7 +244,7 @@ function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistan
   return true;
 }
 
-/** mappings/claude-sdk.yaml:587 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:594 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -258,7 +259,7 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:634 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:641 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -273,7 +274,7 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:683 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:690 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -287,7 +288,7 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:722 — message assistant → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:729 — message assistant → item.started, item.completed, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -302,7 +303,7 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   return true;
 }
 
-/** mappings/claude-sdk.yaml:748 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:755 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -315,7 +316,7 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:772 — message stream_event */
+/** mappings/claude-sdk.yaml:779 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
@@ -323,7 +324,7 @@ function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:782 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:789 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
@@ -333,7 +334,7 @@ function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:799 — message stream_event */
+/** mappings/claude-sdk.yaml:806 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -341,7 +342,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:808 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:815 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -355,7 +356,7 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:840 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:847 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -368,7 +369,7 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:862 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:869 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
@@ -383,7 +384,7 @@ function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:888 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:895 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -395,7 +396,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:907 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:914 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -407,7 +408,7 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:928 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:935 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -419,7 +420,7 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:952 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:959 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -431,7 +432,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:982 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:989 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -444,7 +445,7 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1011 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1018 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -455,7 +456,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1026 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1033 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -464,7 +465,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1039 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1046 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -472,7 +473,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1051 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1058 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -480,7 +481,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1064 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1071 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -488,7 +489,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1077 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1084 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -500,7 +501,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1112 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1119 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -512,7 +513,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1138 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1145 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -524,27 +525,97 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1163 — control interrupt */
+/** mappings/claude-sdk.yaml:1170 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
+/** mappings/claude-sdk.yaml:1180 — wire control_request → request.opened */
+function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x?.request?.subtype === "can_use_tool")) return false;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("request", x.request_id, "open", "server", "request_id", true);
+  cx.ref("item", x?.request?.tool_use_id, "use", undefined, "request.tool_use_id", false);
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x?.request?.tool_name), detail: (x?.request?.decision_reason ?? x?.request?.blocked_path), args: { toolName: x?.request?.tool_name, input: x?.request?.input, suggestions: x?.request?.permission_suggestions, blockedPath: x?.request?.blocked_path, agentId: x?.request?.agent_id } });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1202 — wire control_request */
+function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x?.request?.subtype === "interrupt")) return false;
+  cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1214 — wire control_request → session.configured */
+function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
+  const x: any = m;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.emit("session.configured", { config: { controlRequest: x?.request } });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1228 — wire control_response → request.resolved */
+function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.response?.response?.behavior != null)) return false;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("request", x.response?.request_id, "close", "server", "response.request_id", true);
+  cx.ref("item", x.response?.response?.toolUseID, "use", undefined, "response.response.toolUseID", false);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: x.response?.response?.behavior, resolution: x.response?.response });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1251 — wire control_response → request.resolved, runtime.warning */
+function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.response?.subtype === "error")) return false;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref("request", x.response?.request_id, "close", "server", "response.request_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "error", resolution: x.response });
+  cx.emit("runtime.warning", { message: (x.response?.error ?? "a control request failed"), detail: x.response });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1276 — wire control_response → session.configured */
+function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
+  const x: any = m;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.emit("session.configured", { config: { controlResponse: x.response?.response } });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1290 — wire control_cancel_request → request.resolved */
+function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
+  const x: any = m;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref("request", x.request_id, "close", "server", "request_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "cancelled" });
+  return true;
+}
+
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/claude-sdk.yaml:68 — input wrapper "permission-request-captured"
+  // mappings/claude-sdk.yaml:70 — input wrapper "permission-request-captured"
   if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: x, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:73 — input wrapper "permission-request-capture-line"
+  // mappings/claude-sdk.yaml:75 — input wrapper "permission-request-capture-line"
   if (x?.seq != null && x?.channel === "permission" && x?.dir === "in") return { wrapper: "permission-request-capture-line", message: x?.message, meta: { dir: x?.dir, channel: x?.channel }, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:79 — input wrapper "permission-request-bare"
+  // mappings/claude-sdk.yaml:81 — input wrapper "permission-request-bare"
   if (x?.toolName != null && x?.input != null && x?.options != null) return { wrapper: "permission-request-bare", message: x, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:84 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:87 — input wrapper "wire-capture"
+  if (x?.line?.type != null && x?.dir != null) return { wrapper: "wire-capture", message: x?.line, meta: { dir: x?.dir } };
+  // mappings/claude-sdk.yaml:91 — input wrapper "capture"
   if (x?.seq != null && x?.message != null) return { wrapper: "capture", message: x?.message, meta: { dir: x?.dir, channel: x?.channel } };
-  // mappings/claude-sdk.yaml:89 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:96 — input wrapper "timed-entry"
   if (x?.relativeTimestamp != null && x?.message?.type != null) return { wrapper: "timed-entry", message: x?.message };
-  // mappings/claude-sdk.yaml:92 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:99 — input wrapper "bare"
   if (true) return { wrapper: "bare", message: x };
   return undefined;
 }
@@ -555,32 +626,37 @@ export const table: SurfaceTable = {
   provider: "claude",
   protocol: "tagged",
   file: "mappings/claude-sdk.yaml",
-  tags: { message: "type", permissionResult: "behavior", permissionRequest: "toolName", control: "subtype" },
+  tags: { message: "type", permissionResult: "behavior", permissionRequest: "toolName", control: "subtype", wire: "type" },
   input,
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.2.62" },
-  sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message" },
+  sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 113, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 157, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 177, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 193, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 207, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 221, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 238, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 253, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 268, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 283, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 300, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 338, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 371, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 412, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 456, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 466, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 493, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 547, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 576, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 587, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 634, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 683, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 722, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 748, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 772, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 782, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 799, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 808, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 840, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 862, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 888, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 907, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 928, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 952, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 982, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1011, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1026, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1039, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1051, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1064, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "claude-sdk#system-init", line: 120, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 164, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 184, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 200, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 214, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 228, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 245, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 260, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 275, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 290, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "claude-sdk#result-success", line: 307, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 345, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 378, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 419, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 463, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 473, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 500, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 554, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 583, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 594, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 641, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 690, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 729, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 755, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 779, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 789, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 806, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 815, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 847, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 869, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 895, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 914, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 935, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 959, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 989, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1018, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1033, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1046, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1058, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1071, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1077, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1084, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1112, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny", line: 1138, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1119, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny", line: 1145, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1163, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1170, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+    },
+    wire: {
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1180, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1202, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1214, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1228, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1251, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1276, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1290, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

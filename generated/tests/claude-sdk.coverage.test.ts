@@ -28,4 +28,13 @@ describe("claude-sdk: upstream coverage", () => {
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
   });
+  it("every wire method of @anthropic-ai/claude-agent-sdk@0.2.62 (Control.json) is mapped or ignored, and no other", () => {
+    const upstream = methodsOf("schemas/upstream/claude-agent-sdk/0.2.62/Control.json", "type");
+    const mapped = Object.keys(table.rows["wire"] ?? {});
+    const ignored = Object.keys(table.ignored["wire"] ?? {});
+    const mentioned = new Set([...mapped, ...ignored]);
+    expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
+    expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
+    expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
+  });
 });

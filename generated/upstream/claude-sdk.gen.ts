@@ -9,6 +9,10 @@ export type SDKMessage = (SDKAssistantMessage | SDKUserMessageSDKUserMessageRepl
  * The permission channel of agentnorm's Claude SDK recordings: the answer our canUseTool callback returns (PermissionResult, channel "permission", dir "out"), tagged by `behavior`; the request it answers is definitions.PermissionRequest. Written for agentnorm from the field names of @anthropic-ai/claude-agent-sdk 0.2.62's typings; see PROVENANCE.md.
  */
 export type Permission = (PermissionResultAllow | PermissionResultDeny)
+/**
+ * The stream-json control protocol between a Claude Agent SDK host and the Claude Code CLI (`--input-format stream-json --output-format stream-json --permission-prompt-tool stdio`), as far as agentnorm uses it: the CLI's can_use_tool permission requests, the host's answers, and the other control commands (17 request subtypes at 0.2.62) and cancellations. Written for agentnorm from the field names of the protocol (see PROVENANCE.md); not a copy of the package's typings.
+ */
+export type ClaudeControlMessage = (ControlRequest | ControlResponse | ControlCancelRequest)
 
 /**
  * A complete assistant message of the model (Claude Code 2.x sends one per content block as each block completes).
@@ -442,4 +446,64 @@ message: string
 interrupt?: boolean
 toolUseID?: string
 [k: string]: unknown
+}
+export interface ControlRequest {
+type: "control_request"
+request_id: string
+request: {
+subtype: ("interrupt" | "can_use_tool" | "initialize" | "set_permission_mode" | "set_model" | "set_max_thinking_tokens" | "mcp_status" | "hook_callback" | "mcp_message" | "rewind_files" | "mcp_set_servers" | "mcp_reconnect" | "mcp_toggle" | "mcp_authenticate" | "mcp_clear_auth" | "stop_task" | "apply_flag_settings")
+/**
+ * can_use_tool: the tool Claude wants to run.
+ */
+tool_name?: string
+/**
+ * can_use_tool: the tool's input.
+ */
+input?: {
+
+}
+/**
+ * can_use_tool: permission updates Claude Code proposes.
+ */
+permission_suggestions?: unknown[]
+blocked_path?: string
+decision_reason?: string
+/**
+ * can_use_tool: the tool_use block this request is about.
+ */
+tool_use_id?: string
+agent_id?: string
+description?: string
+[k: string]: unknown
+}
+}
+export interface ControlResponse {
+type: "control_response"
+response: {
+subtype: ("success" | "error")
+request_id: string
+/**
+ * success: the result; for can_use_tool a PermissionResult (behavior allow | deny, updatedInput, updatedPermissions, message, interrupt, toolUseID).
+ */
+response?: {
+behavior?: ("allow" | "deny")
+updatedInput?: {
+
+}
+updatedPermissions?: unknown[]
+message?: string
+interrupt?: boolean
+toolUseID?: string
+[k: string]: unknown
+}
+/**
+ * error: what went wrong.
+ */
+error?: string
+[k: string]: unknown
+}
+}
+export interface ControlCancelRequest {
+type: "control_cancel_request"
+request_id: string
 }
