@@ -16,4 +16,6 @@ export { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
 export { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 export type { SurfaceTable, Row, RowContext, Kind, Role, Op } from "./table-types.js";
 export * from "../generated/canonical.gen.js";
+export { toClaudePermissionResult } from "./claude-permission.js";
+export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./claude-permission.js";
 export { VERSION } from "./version.js";

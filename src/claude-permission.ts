@@ -1,0 +1,36 @@
+/**
+ * The reverse of the claude-sdk permission rows: a host's canonical decision → the PermissionResult that Claude
+ * Agent SDK's canUseTool callback (or a stream-json control_response) must return.
+ */
+export type ClaudePermissionResult =
+  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: unknown[]; toolUseID?: string }
+  | { behavior: "deny"; message: string; interrupt?: boolean; toolUseID?: string };
+
+export interface CanonicalPermissionDecision {
+  /** "allow" | "allow_always" | "deny" | "deny_and_interrupt" (also accepts accept/approved/decline/denied/abort). */
+  decision: string;
+  /** The tool input to run with (allow): the original input when the user did not change it. */
+  input: Record<string, unknown>;
+  /** Why the tool was refused (deny); shown to the model. */
+  message?: string;
+  /** Permission updates to apply (allow_always), e.g. the request's suggestions. */
+  updatedPermissions?: unknown[];
+  toolUseID?: string;
+}
+
+const ALLOW = new Set(["allow", "allow_once", "allow_always", "accept", "acceptForSession", "approved", "approved_for_session"]);
+const INTERRUPT = new Set(["deny_and_interrupt", "abort", "cancel", "cancelled"]);
+
+export function toClaudePermissionResult(d: CanonicalPermissionDecision): ClaudePermissionResult {
+  const id = d.toolUseID ? { toolUseID: d.toolUseID } : {};
+  if (ALLOW.has(d.decision)) {
+    const always = d.decision === "allow_always" || d.decision === "acceptForSession" || d.decision === "approved_for_session";
+    return { behavior: "allow", updatedInput: d.input, ...(always && d.updatedPermissions ? { updatedPermissions: d.updatedPermissions } : {}), ...id };
+  }
+  return {
+    behavior: "deny",
+    message: d.message ?? "The user declined this tool use.",
+    ...(INTERRUPT.has(d.decision) ? { interrupt: true } : {}),
+    ...id,
+  };
+}
