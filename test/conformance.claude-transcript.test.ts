@@ -1,0 +1,96 @@
+/**
+ * Conformance of the claude-transcript table against real Claude Code on-disk transcripts (third-party data, read from
+ * ../shared/recordings/dev/claude-transcript next to the repository, never copied into it), plus the transcript of our
+ * own recorded wire session (dev/claude-wire/*.transcript.jsonl). Skipped, with a visible notice, when the folder is
+ * absent. Only dev/ is read — never acceptance/.
+ *
+ * Asserted per file: no exception, schema-valid output, no malformed input, no unknown line (every line type of the
+ * table is mapped or ignored), every item started once and completed at most once, the reconstructed text of the last
+ * assistant item equal to the text of the last assistant text line, and every tool item closed — except a tool use
+ * the file never answers (no tool_result line anywhere: the session was cut off while the tool was pending), which
+ * end() must then report as still open, together with its unterminated turn (see mappings/claude-transcript.yaml:
+ * transcripts of CLIs that do not record stop reasons have no end marker for their last turn).
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
+import { counterIds, steppingClock } from "../src/ids.js";
+import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+
+const BASE = process.env.AGENTNORM_RECORDINGS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "recordings", "dev");
+const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(BASE);
+const DIR = join(BASE, "claude-transcript");
+const WIRE = join(BASE, "claude-wire");
+const present = !forbidden && existsSync(DIR);
+const P = (e: CanonicalEvent): any => e.payload as any;
+
+if (forbidden) console.warn(`[conformance] claude-transcript: refusing to read ${BASE} (acceptance recordings are reserved) — conformance tests skipped`);
+else if (!present) console.warn(`[conformance] claude-transcript: recordings folder ${DIR} is absent — conformance tests skipped`);
+const files = present
+  ? [
+      ...readdirSync(DIR).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(DIR, f)),
+      ...(existsSync(WIRE) ? readdirSync(WIRE).filter((f) => f.endsWith(".transcript.jsonl")).sort().map((f) => join(WIRE, f)) : []),
+    ]
+  : [];
+
+(present ? describe : describe.skip)("conformance: claude-transcript dev recordings", () => {
+  it("has the recordings", () => expect(files.length).toBeGreaterThanOrEqual(4));
+
+  for (const file of files) {
+    it(file.slice(BASE.length + 1), () => {
+      const text = readFileSync(file, "utf8");
+      const lines = text.split("\n").filter((l) => l.trim() !== "");
+      const parsed = lines.map((l) => JSON.parse(l));
+      const n = createNormalizer({ surface: "claude-transcript", ids: counterIds(), clock: steppingClock() });
+      let events: CanonicalEvent[] = [];
+      expect(() => { events = lines.flatMap((l, i) => n.pushLine(l, { lineNumber: i + 1 })); }).not.toThrow();
+      const end = n.end();
+      const stats = n.stats();
+      const all = [...events, ...end];
+
+      // valid output, nothing malformed, nothing unknown; warnings only from end()
+      expect(all.filter((e) => !validateCanonicalEvent(e)).map((e) => e.type)).toEqual([]);
+      expect(stats.invalid).toBe(0);
+      expect(stats.unknown).toBe(0);
+      expect(events.filter((e) => e.type === "runtime.warning" || (e.type === "runtime.error" && P(e).class !== "provider_error")).map((e) => JSON.stringify(e.payload))).toEqual([]);
+      for (let i = 1; i < all.length; i++) expect(all[i].sequence).toBeGreaterThan(all[i - 1].sequence);
+
+      // items: started once, completed at most once
+      const started = new Map<string, number>();
+      const completed = new Map<string, string>();
+      for (const e of events) {
+        if (e.type === "item.started") started.set(e.itemId!, (started.get(e.itemId!) ?? 0) + 1);
+        if (e.type === "item.completed") {
+          expect(completed.has(e.itemId!), `item ${e.itemId} completed twice`).toBe(false);
+          completed.set(e.itemId!, P(e).itemType);
+        }
+      }
+      for (const [id, c] of started) expect(c, `item ${id} started ${c} times`).toBe(1);
+
+      // every tool item closed, unless the file never answers its tool use (then end() reports it)
+      const answered = new Set(parsed.flatMap((l) => (Array.isArray(l.message?.content) ? l.message.content : []).filter((b: any) => b?.type === "tool_result").map((b: any) => b.tool_use_id)));
+      const toolUses = parsed.flatMap((l) => (l.type === "assistant" && Array.isArray(l.message?.content) ? l.message.content : []).filter((b: any) => b?.type === "tool_use").map((b: any) => b.id as string));
+      const unanswered = toolUses.filter((id) => !answered.has(id));
+      const openAtEnd = end.filter((e) => P(e).detail?.role === "item").map((e) => P(e).detail.providerId);
+      expect(openAtEnd.sort()).toEqual([...unanswered].sort());
+      expect(end.filter((e) => P(e).detail?.role === "request")).toEqual([]);
+      expect(end.filter((e) => P(e).detail?.role === "turn").length).toBeLessThanOrEqual(1);
+      if (unanswered.length > 0) expect(end.filter((e) => P(e).detail?.role === "turn").length).toBe(1);
+      // items: every completed item was started
+      for (const id of completed.keys()) expect(started.has(id), `item ${id} completed without start`).toBe(true);
+
+      // reconstructed text of the last assistant item = the last assistant text line
+      const lastLine = [...parsed].reverse().find((l) => l.type === "assistant" && l.message?.content?.[0]?.type === "text");
+      const texts = new Map<string, string>();
+      let lastAssistant: string | undefined;
+      for (const e of events) {
+        if (e.type === "content.delta" && P(e).streamKind === "assistant_text") texts.set(e.itemId!, (texts.get(e.itemId!) ?? "") + P(e).delta);
+        if (e.type === "item.completed" && P(e).itemType === "assistant_message" && !e.parentId) lastAssistant = texts.get(e.itemId!) ?? "";
+      }
+      expect(lastLine).toBeDefined();
+      expect(lastAssistant).toBe(lastLine.message.content[0].text);
+    });
+  }
+});
