@@ -134,6 +134,7 @@ export const COMPATIBILITY = {
                 "stream-block-start",
                 "stream-text-delta",
                 "stream-thinking-delta",
+                "stream-input-json-delta-empty",
                 "stream-input-json-delta",
                 "stream-other-delta",
                 "stream-block-stop"

@@ -227,3 +227,21 @@ export function claudeBlockKey(msg: unknown, lastBlock: unknown): string | undef
   if (typeof m.uuid === "string") return m.uuid;
   return id !== undefined ? `${id}:0` : undefined;
 }
+
+/** a + b as text (absent parts count as ""), for accumulating streamed chunks in a session variable. */
+export function appendText(a: unknown, b: unknown): string {
+  return (typeof a === "string" ? a : "") + (typeof b === "string" ? b : "");
+}
+
+/**
+ * The value of a JSON object/array text, or undefined while it is incomplete or not JSON (e.g. a tool input still
+ * streaming). Only texts that end like a complete object or array are parsed, so streaming stays linear.
+ */
+export function parseJson(text: unknown): unknown {
+  if (typeof text !== "string" || !/[}\]]\s*$/.test(text)) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decisionName, decodeChunk, itemTitle, joinText, num, planSteps, str } from "../src/helpers.js";
+import { appendText, decisionName, decodeChunk, inc, itemTitle, joinKey, joinText, num, parseJson, planSteps, str } from "../src/helpers.js";
 
 describe("row helpers", () => {
   it("decodeChunk: base64 → UTF-8 text, byte arrays, plain text passes through, bad input → undefined", () => {
@@ -26,5 +26,17 @@ describe("row helpers", () => {
     expect(planSteps([{ text: "a", completed: true }, { step: "b", status: "in_progress" }, { content: "c" }])).toEqual([
       { step: "a", status: "completed" }, { step: "b", status: "inProgress" }, { step: "c", status: "pending" },
     ]);
+  });
+  it("appendText, parseJson, joinKey, inc", () => {
+    expect(appendText(undefined, "{")).toBe("{");
+    expect(appendText("{", 3)).toBe("{");
+    expect(parseJson('{"a": ')).toBeUndefined();
+    expect(parseJson('{"a": 1}')).toEqual({ a: 1 });
+    expect(parseJson('{"a": "}')).toBeUndefined();
+    expect(parseJson("42")).toBeUndefined();
+    expect(joinKey("msg_1", 0)).toBe("msg_1:0");
+    expect(joinKey("msg_1", undefined)).toBeUndefined();
+    expect(inc(undefined)).toBe(1);
+    expect(inc(2)).toBe(3);
   });
 });

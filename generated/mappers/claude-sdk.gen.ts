@@ -13,21 +13,21 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
-// map "blockItemType" (mappings/claude-sdk.yaml:105)
+// map "blockItemType" (mappings/claude-sdk.yaml:107)
 const M_blockItemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown"> = new Map([["text", "assistant_message"], ["thinking", "reasoning"], ["redacted_thinking", "reasoning"], ["compaction", "context_compaction"], ["image", "image_view"]]);
 
 function map_blockItemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:114)
+// map "statusState" (mappings/claude-sdk.yaml:116)
 const M_statusState: ReadonlyMap<string, "running" | "ready"> = new Map([["compacting", "running"]]);
 
 function map_statusState(v: unknown, d: any = "ready"): "running" | "ready" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/claude-sdk.yaml:120 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:122 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
@@ -39,7 +39,7 @@ function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowCo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:164 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:166 — message system → session.state.changed */
 function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "status")) return false;
@@ -49,7 +49,7 @@ function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:184 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:186 — message system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -59,7 +59,7 @@ function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:200 — message system → hook.started */
+/** mappings/claude-sdk.yaml:202 — message system → hook.started */
 function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_started")) return false;
@@ -69,7 +69,7 @@ function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:214 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:216 — message system → hook.progress */
 function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_progress")) return false;
@@ -79,7 +79,7 @@ function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:228 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:230 — message system → hook.completed */
 function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_response")) return false;
@@ -89,7 +89,7 @@ function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:245 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:247 — message system → tool.progress */
 function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_started")) return false;
@@ -100,7 +100,7 @@ function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:260 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:262 — message system → tool.progress */
 function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_progress")) return false;
@@ -111,7 +111,7 @@ function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:275 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:277 — message system → tool.progress */
 function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_notification")) return false;
@@ -122,7 +122,7 @@ function r_system_task_notification(m: Extract<MessageMessage, { type: "system" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:290 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:292 — message system → files.persisted */
 function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "files_persisted")) return false;
@@ -132,7 +132,7 @@ function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:307 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:309 — message result → turn.completed */
 function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error === false)) return false;
@@ -145,7 +145,7 @@ function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:345 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:347 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
@@ -159,7 +159,7 @@ function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:378 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:380 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
@@ -173,7 +173,7 @@ function r_result_error_during_execution(m: Extract<MessageMessage, { type: "res
   return true;
 }
 
-/** mappings/claude-sdk.yaml:419 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:421 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -186,7 +186,7 @@ function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:463 — message user */
+/** mappings/claude-sdk.yaml:465 — message user */
 function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -194,7 +194,7 @@ function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:473 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:475 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
@@ -208,7 +208,7 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-sdk.yaml:500 — message user → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:502 — message user → item.started, item.completed, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -223,7 +223,7 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:554 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:556 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -236,7 +236,7 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   return true;
 }
 
-/** mappings/claude-sdk.yaml:583 — message assistant */
+/** mappings/claude-sdk.yaml:585 — message assistant */
 function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -244,7 +244,7 @@ function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistan
   return true;
 }
 
-/** mappings/claude-sdk.yaml:594 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:596 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -259,7 +259,7 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:641 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:643 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -274,7 +274,7 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:690 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:692 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -288,7 +288,7 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:729 — message assistant → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:731 — message assistant → item.started, item.completed, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -303,7 +303,7 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   return true;
 }
 
-/** mappings/claude-sdk.yaml:755 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:757 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -316,7 +316,7 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:779 — message stream_event */
+/** mappings/claude-sdk.yaml:781 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
@@ -324,7 +324,7 @@ function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:789 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:791 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
@@ -334,7 +334,7 @@ function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:806 — message stream_event */
+/** mappings/claude-sdk.yaml:808 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -342,7 +342,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:815 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:817 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -356,7 +356,7 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:847 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:849 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -369,7 +369,7 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:869 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:871 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
@@ -384,7 +384,7 @@ function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:895 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:897 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -396,7 +396,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:914 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:916 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -408,7 +408,15 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:935 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:938 — message stream_event */
+function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])], "");
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:947 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -416,11 +424,12 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "use", undefined, "item (value)", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.emit("item.updated", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "inProgress", data: { partialJson: x.event?.delta?.partial_json } });
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])], h.appendText(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])]), x.event?.delta?.partial_json));
+  cx.emit("item.updated", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "inProgress", data: { partialJson: x.event?.delta?.partial_json, input: h.parseJson(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])])) } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:959 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:984 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -432,7 +441,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:989 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1014 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -441,11 +450,12 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   cx.ref("item", cx.getVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "close", undefined, "item (value)", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   cx.setVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], null);
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])], null);
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "unknown"), status: "completed" });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1018 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1044 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -456,7 +466,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1033 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1059 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -465,7 +475,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1046 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1072 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -473,7 +483,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1058 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1084 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -481,7 +491,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1071 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1097 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -489,7 +499,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1084 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1110 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -501,7 +511,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1119 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1145 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -513,7 +523,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1145 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1171 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -525,14 +535,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1170 — control interrupt */
+/** mappings/claude-sdk.yaml:1196 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1180 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1206 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -544,7 +554,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1202 — wire control_request */
+/** mappings/claude-sdk.yaml:1228 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -552,7 +562,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1214 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1240 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -560,7 +570,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1228 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1254 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -572,7 +582,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1251 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1277 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -583,7 +593,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1276 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1302 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -591,7 +601,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1290 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1316 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -603,19 +613,19 @@ function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/claude-sdk.yaml:70 — input wrapper "permission-request-captured"
+  // mappings/claude-sdk.yaml:72 — input wrapper "permission-request-captured"
   if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: x, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:75 — input wrapper "permission-request-capture-line"
+  // mappings/claude-sdk.yaml:77 — input wrapper "permission-request-capture-line"
   if (x?.seq != null && x?.channel === "permission" && x?.dir === "in") return { wrapper: "permission-request-capture-line", message: x?.message, meta: { dir: x?.dir, channel: x?.channel }, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:81 — input wrapper "permission-request-bare"
+  // mappings/claude-sdk.yaml:83 — input wrapper "permission-request-bare"
   if (x?.toolName != null && x?.input != null && x?.options != null) return { wrapper: "permission-request-bare", message: x, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:87 — input wrapper "wire-capture"
+  // mappings/claude-sdk.yaml:89 — input wrapper "wire-capture"
   if (x?.line?.type != null && x?.dir != null) return { wrapper: "wire-capture", message: x?.line, meta: { dir: x?.dir } };
-  // mappings/claude-sdk.yaml:91 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:93 — input wrapper "capture"
   if (x?.seq != null && x?.message != null) return { wrapper: "capture", message: x?.message, meta: { dir: x?.dir, channel: x?.channel } };
-  // mappings/claude-sdk.yaml:96 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:98 — input wrapper "timed-entry"
   if (x?.relativeTimestamp != null && x?.message?.type != null) return { wrapper: "timed-entry", message: x?.message };
-  // mappings/claude-sdk.yaml:99 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:101 — input wrapper "bare"
   if (true) return { wrapper: "bare", message: x };
   return undefined;
 }
@@ -632,31 +642,31 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 120, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 164, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 184, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 200, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 214, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 228, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 245, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 260, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 275, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 290, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 307, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 345, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 378, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 419, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 463, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 473, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 500, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 554, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 583, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 594, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 641, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 690, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 729, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 755, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 779, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 789, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 806, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 815, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 847, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 869, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 895, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 914, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 935, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 959, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 989, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1018, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1033, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1046, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1058, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1071, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "claude-sdk#system-init", line: 122, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 166, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 186, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 202, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 216, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 230, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 247, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 262, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 277, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 292, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "claude-sdk#result-success", line: 309, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 347, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 380, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 421, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 465, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 475, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 502, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 556, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 585, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 596, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 643, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 692, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 731, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 757, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 781, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 791, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 808, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 817, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 849, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 871, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 897, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 916, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 938, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 947, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 984, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1014, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1044, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1059, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1072, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1084, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1097, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1084, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1110, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1119, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny", line: 1145, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1145, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny", line: 1171, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1170, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1196, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1180, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1202, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1214, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1228, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1251, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1276, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1290, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1206, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1228, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1240, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1254, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1277, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1302, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1316, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
