@@ -226,6 +226,7 @@ export const COMPATIBILITY = {
             "deny": {
               "status": "mapped",
               "rules": [
+                "permission-deny-interrupt",
                 "permission-deny"
               ],
               "events": [

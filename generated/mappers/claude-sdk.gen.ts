@@ -523,7 +523,21 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1171 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1172 — permissionResult deny → request.resolved */
+function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.interrupt === true)) return false;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("request", (x.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
+  cx.ref("item", (x.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.setVar(["permission"], null);
+  cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "deny", resolution: x });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1203 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -535,14 +549,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1196 — control interrupt */
+/** mappings/claude-sdk.yaml:1228 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1206 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1238 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -554,7 +568,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1228 — wire control_request */
+/** mappings/claude-sdk.yaml:1260 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -562,7 +576,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1240 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1272 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -570,7 +584,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1254 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1286 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -582,7 +596,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1277 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1309 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -593,7 +607,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1302 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1334 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -601,7 +615,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1316 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1348 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -658,15 +672,15 @@ export const table: SurfaceTable = {
     },
     permissionResult: {
       "allow": [{ rule: "claude-sdk#permission-allow", line: 1145, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny", line: 1171, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1172, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1203, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1196, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1228, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1206, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1228, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1240, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1254, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1277, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1302, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1316, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1238, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1260, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1272, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1286, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1309, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1334, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1348, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

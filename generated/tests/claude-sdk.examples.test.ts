@@ -220,31 +220,34 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("permission-allow #2 (mappings/claude-sdk.yaml:1168)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:1189)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1193)", () => {
+    check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
+  });
+  it("permission-deny #1 (mappings/claude-sdk.yaml:1221)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"deny","resolution":{"message":"The user declined."}}}]);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:1202)", () => {
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:1234)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1224)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1256)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1236)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1268)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:1250)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:1282)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1272)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1304)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"deny","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:1297)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:1329)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:1312)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:1344)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:1329)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:1361)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });
