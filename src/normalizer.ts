@@ -359,7 +359,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       if (this.depth >= MAX_REPLAY_DEPTH) return;
       const t = SURFACES[surface];
       if (!t) throw new Error(`delegate: unknown surface "${surface}"`);
-      dispatch(message, "in", this.out, this.depth + 1, compiled(t), this.raw, true, this.line, this.meta);
+      // The target table's input wrappers run too (they may name the message's kind/type), without a capture.
+      dispatch(message, "in", this.out, this.depth + 1, compiled(t), this.raw, false, this.line, this.meta);
     }
 
     finish(): void {
