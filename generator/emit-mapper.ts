@@ -46,6 +46,8 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
     case "var":
       return `cx.getVar([${e.key.map((a) => exprCode(a, scope)).join(", ")}])`;
+    case "id":
+      return `cx.id(${lit(e.role)})`;
     case "join":
       return `h.joinKey(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
   }

@@ -25,6 +25,7 @@ export type Expr =
   | { k: "obj"; entries: [string, Expr][] }
   | { k: "arr"; items: Expr[] }
   | { k: "var"; key: Expr[] }
+  | { k: "id"; role: Role }
   | { k: "join"; items: Expr[] };
 
 export type Cond =
@@ -233,9 +234,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         const special = Object.keys(o).filter((k) => k.startsWith("$"));
         if (special.length === 0) return { k: "obj", entries: Object.entries(o).map(([k, x]) => [k, parseExpr(x, [...path, k], scope)]) };
         const op = special[0];
-        const allowed: Record<string, string[]> = { $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"] };
+        const allowed: Record<string, string[]> = { $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"] };
         if (special.length > 1 || !allowed[op]) {
-          ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use $map, $helper, $first, $state, $var, $join or $literal`));
+          ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use $map, $helper, $first, $state, $id, $var, $join or $literal`));
           return { k: "lit", v: undefined };
         }
         for (const k of Object.keys(o)) if (!allowed[op].includes(k)) ds.push(src.diag([...path, k], "E224", `"${k}" is not allowed with ${op}`, true));
@@ -256,6 +257,12 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           case "$first": {
             if (!Array.isArray(o.$first)) ds.push(src.diag(path, "E228", `$first takes a list`));
             return { k: "first", items: (Array.isArray(o.$first) ? o.$first : []).map((x, i) => parseExpr(x, [...path, "$first", i], scope)) };
+          }
+          case "$id": {
+            const role = String(o.$id) as Role;
+            if (!ROLES.includes(role)) ds.push(src.diag(path, "E229", `$id takes a role (${ROLES.join(", ")})`));
+            else if (!r.ids?.[role]) ds.push(src.diag(path, "E232", `$id: ${role} needs the row to declare ids.${role}`));
+            return { k: "id", role };
           }
           case "$var":
           case "$join": {

@@ -295,6 +295,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     isStale(role: Role): boolean {
       return ((this.flags[role] ?? 0) & STALE) !== 0;
     }
+    id(role: Role): any {
+      return this.ids[role]?.id;
+    }
     state(role: Role, field: string): any {
       return this.ids[role]?.state[field];
     }

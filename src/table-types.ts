@@ -21,6 +21,8 @@ export interface RowContext {
   wasOpen(role: Role): boolean;
   /** The role's entity was already closed before this row (a late or replayed message about it). */
   isStale(role: Role): boolean;
+  /** The canonical id of the role's entity in this row (`{ $id: task }`), e.g. for task.* payloads. */
+  id(role: Role): any;
   /** What the runtime stored for the role's entity (fields of the payloads that opened it). */
   state(role: Role, field: string): any;
   /** Text a snapshot carries whole; only what deltas did not deliver is emitted. */

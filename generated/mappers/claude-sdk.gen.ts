@@ -89,40 +89,43 @@ function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:247 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:248 — message system → task.started */
 function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("task", x.task_id, "open", undefined, "task_id", false);
   cx.ref("parent", x.tool_use_id, "use", undefined, "tool_use_id", false);
-  cx.emit("tool.progress", { toolUseId: x.tool_use_id, toolName: x.task_type, summary: (x.description ?? "task started") });
+  if (cx.isNew("task")) cx.emit("task.started", { taskId: cx.id("task"), description: x.description, taskType: x.task_type });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:262 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:265 — message system → task.progress */
 function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_progress")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("task", x.task_id, "use", undefined, "task_id", false);
   cx.ref("parent", x.tool_use_id, "use", undefined, "tool_use_id", false);
-  cx.emit("tool.progress", { toolUseId: x.tool_use_id, toolName: x.last_tool_name, summary: x.description });
+  cx.emit("task.progress", { taskId: cx.id("task"), description: (x.description ?? ""), usage: x.usage, lastToolName: x.last_tool_name });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:277 — message system → tool.progress */
+/** mappings/claude-sdk.yaml:282 — message system → task.completed */
 function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_notification")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("task", x.task_id, "close", undefined, "task_id", false);
   cx.ref("parent", x.tool_use_id, "use", undefined, "tool_use_id", false);
-  cx.emit("tool.progress", { toolUseId: x.tool_use_id, summary: (x.summary ?? x.status) });
+  if (!cx.isStale("task")) cx.emit("task.completed", { taskId: cx.id("task"), status: x.status, summary: x.summary, usage: x.usage });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:292 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:300 — message system → files.persisted */
 function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "files_persisted")) return false;
@@ -132,7 +135,7 @@ function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:309 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:317 — message result → turn.completed */
 function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error === false)) return false;
@@ -145,7 +148,7 @@ function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:347 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:355 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
@@ -159,7 +162,7 @@ function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:380 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:388 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
@@ -173,7 +176,7 @@ function r_result_error_during_execution(m: Extract<MessageMessage, { type: "res
   return true;
 }
 
-/** mappings/claude-sdk.yaml:421 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:429 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -186,7 +189,7 @@ function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:465 — message user */
+/** mappings/claude-sdk.yaml:473 — message user */
 function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -194,7 +197,7 @@ function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:475 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:483 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
@@ -208,7 +211,7 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-sdk.yaml:502 — message user → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:510 — message user → item.started, item.completed, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -223,7 +226,7 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:556 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:564 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -236,7 +239,7 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   return true;
 }
 
-/** mappings/claude-sdk.yaml:585 — message assistant */
+/** mappings/claude-sdk.yaml:593 — message assistant */
 function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -244,7 +247,7 @@ function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistan
   return true;
 }
 
-/** mappings/claude-sdk.yaml:596 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:604 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -259,7 +262,7 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:643 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:651 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -274,7 +277,7 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:692 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:700 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -288,7 +291,7 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:731 — message assistant → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:739 — message assistant → item.started, item.completed, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -303,7 +306,7 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   return true;
 }
 
-/** mappings/claude-sdk.yaml:757 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:765 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -316,7 +319,7 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:781 — message stream_event */
+/** mappings/claude-sdk.yaml:789 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
@@ -324,7 +327,7 @@ function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:791 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:799 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
@@ -334,7 +337,7 @@ function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:808 — message stream_event */
+/** mappings/claude-sdk.yaml:816 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -342,7 +345,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:817 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:825 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -356,7 +359,7 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:849 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:857 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -369,7 +372,7 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:871 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:879 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
@@ -384,7 +387,7 @@ function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:897 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:905 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -396,7 +399,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:916 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:924 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -408,7 +411,7 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:938 — message stream_event */
+/** mappings/claude-sdk.yaml:946 — message stream_event */
 function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
@@ -416,7 +419,7 @@ function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "str
   return true;
 }
 
-/** mappings/claude-sdk.yaml:947 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:955 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -429,7 +432,7 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:984 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:992 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -441,7 +444,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1014 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1022 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -455,7 +458,7 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1044 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1052 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -466,7 +469,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1059 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1067 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -475,7 +478,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1072 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1080 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -483,7 +486,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1084 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1092 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -491,7 +494,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1097 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1105 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -499,7 +502,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1110 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1118 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -511,7 +514,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1145 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1153 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -523,7 +526,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1172 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1180 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -537,7 +540,7 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1203 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1211 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -549,14 +552,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1228 — control interrupt */
+/** mappings/claude-sdk.yaml:1236 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1238 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1246 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -568,7 +571,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1260 — wire control_request */
+/** mappings/claude-sdk.yaml:1268 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -576,7 +579,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1272 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1280 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -584,7 +587,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1286 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1294 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -596,7 +599,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1309 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1317 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -607,7 +610,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1334 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1342 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -615,7 +618,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1348 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1356 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -656,31 +659,31 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 122, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 166, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 186, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 202, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 216, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 230, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 247, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 262, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 277, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 292, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 309, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 347, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 380, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 421, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 465, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 475, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 502, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 556, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 585, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 596, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 643, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 692, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 731, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 757, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 781, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 791, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 808, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 817, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 849, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 871, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 897, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 916, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 938, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 947, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 984, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1014, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1044, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1059, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1072, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1084, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1097, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "claude-sdk#system-init", line: 122, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 166, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 186, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 202, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 216, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 230, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 248, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 265, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 282, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 300, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "claude-sdk#result-success", line: 317, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 355, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 388, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 429, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 473, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 483, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 510, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 564, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 593, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 604, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 651, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 700, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 739, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 765, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 789, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 799, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 816, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 825, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 857, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 879, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 905, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 924, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 946, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 955, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 992, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1022, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1052, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1067, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1080, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1092, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1105, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1110, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1118, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1145, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1172, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1203, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1153, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1180, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1211, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1228, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1236, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1238, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1260, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1272, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1286, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1309, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1334, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1348, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1246, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1268, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1280, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1294, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1317, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1342, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1356, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
