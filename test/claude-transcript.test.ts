@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { completedItems } from "./support/streams.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = join(ROOT, "fixtures/recorded/claude-sdk");
@@ -35,20 +36,9 @@ function pushFile(surface: string, file: string) {
   return { events: [...events, ...end], end, stats: n.stats() };
 }
 
-/** The items of a canonical stream, in completion order: type, status, parent or not, and the text each stream kind delivered. */
+/** The items of a canonical stream, in completion order (test/support/streams.ts). */
 function items(events: CanonicalEvent[]) {
-  const text = new Map<string, Record<string, string>>();
-  const out: { type: string; status: string; nested: boolean; text: Record<string, string> }[] = [];
-  for (const e of events) {
-    if (!e.itemId) continue;
-    if (e.type === "content.delta") {
-      const t = text.get(e.itemId) ?? {};
-      t[P(e).streamKind] = (t[P(e).streamKind] ?? "") + P(e).delta;
-      text.set(e.itemId, t);
-    }
-    if (e.type === "item.completed") out.push({ type: P(e).itemType, status: P(e).status, nested: !!e.parentId, text: text.get(e.itemId) ?? {} });
-  }
-  return out;
+  return completedItems(events);
 }
 const turns = (events: CanonicalEvent[]) => events.filter((e) => e.type === "turn.started" || e.type === "turn.completed").map((e) => (e.type === "turn.completed" ? `completed:${P(e).state}` : "started"));
 const clean = (events: CanonicalEvent[]) =>

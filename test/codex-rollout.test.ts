@@ -18,6 +18,7 @@ import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { completedItems } from "./support/streams.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = join(ROOT, "fixtures/recorded/codex-exec");
@@ -44,20 +45,9 @@ function pushFile(surface: string, file: string) {
   return { events: [...events, ...end], end, stats: n.stats(), messages: lines.map((l) => JSON.parse(l).message) };
 }
 
-/** The items of a canonical stream, in completion order: type, and the text each stream kind delivered. */
+/** The items of a canonical stream, in completion order (test/support/streams.ts). */
 function items(events: CanonicalEvent[]): { type: string; text: Record<string, string> }[] {
-  const text = new Map<string, Record<string, string>>();
-  const out: { type: string; text: Record<string, string> }[] = [];
-  for (const e of events) {
-    if (!e.itemId) continue;
-    if (e.type === "content.delta") {
-      const t = text.get(e.itemId) ?? {};
-      t[P(e).streamKind] = (t[P(e).streamKind] ?? "") + P(e).delta;
-      text.set(e.itemId, t);
-    }
-    if (e.type === "item.completed") out.push({ type: P(e).itemType, text: text.get(e.itemId) ?? {} });
-  }
-  return out;
+  return completedItems(events).map(({ type, text }) => ({ type, text }));
 }
 const assistantTexts = (events: CanonicalEvent[]) => items(events).filter((i) => i.type === "assistant_message").map((i) => i.text.assistant_text ?? "");
 const clean = (events: CanonicalEvent[]) =>
