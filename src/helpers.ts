@@ -245,3 +245,34 @@ export function parseJson(text: unknown): unknown {
     return undefined;
   }
 }
+
+/**
+ * ACP `session/request_permission` answer → a decision string: the selected option's `kind`
+ * (allow_once | allow_always | reject_once | reject_always) looked up in the request's `options`, else the optionId;
+ * `cancelled` for a cancelled outcome.
+ */
+export function acpPermissionDecision(outcome: unknown, options: unknown): string | undefined {
+  if (!outcome || typeof outcome !== "object") return undefined;
+  const o = outcome as Record<string, unknown>;
+  if (o.outcome === "cancelled") return "cancelled";
+  if (o.outcome !== "selected" || typeof o.optionId !== "string") return typeof o.outcome === "string" ? o.outcome : undefined;
+  if (Array.isArray(options)) {
+    const hit = options.find((x: any) => x && typeof x === "object" && x.optionId === o.optionId) as any;
+    if (hit && typeof hit.kind === "string") return hit.kind;
+  }
+  return o.optionId;
+}
+
+/** ACP plan entries ({content, priority, status}) → canonical plan steps ({step, status}); [] when absent. */
+export function acpPlanSteps(entries: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] {
+  return planSteps(entries);
+}
+
+/** The text of an ACP ContentBlock (`{type: "text", text}`), or of a resource's text; undefined otherwise. */
+export function acpContentText(block: unknown): string | undefined {
+  if (!block || typeof block !== "object") return undefined;
+  const b = block as Record<string, any>;
+  if (typeof b.text === "string") return b.text;
+  if (b.resource && typeof b.resource === "object" && typeof b.resource.text === "string") return b.resource.text;
+  return undefined;
+}

@@ -18,4 +18,6 @@ export type { SurfaceTable, Row, RowContext, Kind, Role, Op } from "./table-type
 export * from "../generated/canonical.gen.js";
 export { toClaudePermissionResult } from "./claude-permission.js";
 export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./claude-permission.js";
+export { toAcpPermissionResponse } from "./acp-permission.js";
+export type { AcpPermissionOption, AcpPermissionResponse, CanonicalAcpDecision } from "./acp-permission.js";
 export { VERSION } from "./version.js";

@@ -1,0 +1,144 @@
+/**
+ * The generic ACP surface (`acp`) beyond single-row examples: our recordings of `opencode acp` 1.18.33
+ * (fixtures/recorded/acp/*.ndjson, capture lines {seq, dir, message}) replayed whole, the permission helpers, and the
+ * CLI with `--from acp`.
+ */
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
+import { counterIds, steppingClock } from "../src/ids.js";
+import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { acpPermissionDecision, acpPlanSteps, acpContentText } from "../src/helpers.js";
+import { toAcpPermissionResponse } from "../src/acp-permission.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const FIX = join(ROOT, "fixtures/recorded/acp");
+const fixtures = readdirSync(FIX).filter((f) => f.endsWith(".ndjson") && !f.endsWith(".expected.ndjson")).sort();
+
+interface Capture { seq: number; dir: "in" | "out"; message: any }
+const captures = (f: string): Capture[] => readFileSync(join(FIX, f), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+
+function replay(f: string) {
+  const n = createNormalizer({ surface: "acp", ids: counterIds(), clock: steppingClock() });
+  const events: CanonicalEvent[] = [];
+  for (const l of readFileSync(join(FIX, f), "utf8").split("\n")) if (l.trim()) events.push(...n.pushLine(l));
+  events.push(...n.end());
+  return { events, stats: n.stats() };
+}
+const P = (e: CanonicalEvent): any => e.payload as any;
+const STOP: Record<string, string> = { end_turn: "completed", max_tokens: "completed", max_turn_requests: "completed", refusal: "failed", cancelled: "cancelled" };
+
+describe("acp: recorded opencode acp sessions", () => {
+  it("has the recordings", () => expect(fixtures.length).toBeGreaterThanOrEqual(8));
+
+  for (const f of fixtures) {
+    describe(f, () => {
+      const { events, stats } = replay(f);
+      const caps = captures(f);
+
+      it("0 unknown, 0 invalid; every event is canonical", () => {
+        expect(stats.unknown).toBe(0);
+        expect(stats.invalid).toBe(0);
+        expect(events.filter((e) => !validateCanonicalEvent(e)).map((e) => e.type)).toEqual([]);
+      });
+
+      it("concatenated chunks equal the text of each message (assistant and reasoning)", () => {
+        for (const [kind, stream] of [["agent_message_chunk", "assistant_text"], ["agent_thought_chunk", "reasoning_text"]] as const) {
+          const want = new Map<string, string>();
+          for (const c of caps) {
+            const u = c.message?.params?.update;
+            if (u?.sessionUpdate === kind && u.content?.type === "text") want.set(u.messageId, (want.get(u.messageId) ?? "") + u.content.text);
+          }
+          const got = new Map<string, string>();
+          for (const e of events) if (e.type === "content.delta" && P(e).streamKind === stream) got.set((e as any).itemId, (got.get((e as any).itemId) ?? "") + P(e).delta);
+          expect([...got.values()]).toEqual([...want.values()]);
+        }
+      });
+
+      it("every tool call and permission request is closed; nothing is left open at the end", () => {
+        const started = events.filter((e) => e.type === "item.started").map((e) => (e as any).itemId);
+        const completed = new Set(events.filter((e) => e.type === "item.completed").map((e) => (e as any).itemId));
+        expect(started.filter((id) => !completed.has(id))).toEqual([]);
+        const toolCalls = new Set(caps.map((c) => c.message?.params?.update).filter((u) => u?.sessionUpdate === "tool_call").map((u) => u.toolCallId));
+        expect(started.length).toBe(toolCalls.size);
+        expect(events.filter((e) => e.type === "request.resolved").length).toBe(events.filter((e) => e.type === "request.opened").length);
+        expect(events.filter((e) => e.type === "request.opened").length).toBe(caps.filter((c) => c.message?.method === "session/request_permission").length);
+        expect(events.filter((e) => (e as any).raw?.rule === "agentnorm#end").map((e) => P(e).message)).toEqual([]);
+      });
+
+      it("every prompt turn completes, with its stop reason mapped", () => {
+        const prompts = caps.filter((c) => c.dir === "out" && c.message?.method === "session/prompt").map((c) => c.message.id);
+        const answers = caps.filter((c) => c.dir === "in" && prompts.includes(c.message?.id) && !c.message.method).map((c) => c.message);
+        const done = events.filter((e) => e.type === "turn.completed");
+        expect(events.filter((e) => e.type === "turn.started").length).toBe(prompts.length);
+        expect(done.length).toBe(answers.length);
+        answers.forEach((a, i) => {
+          if (a.error) expect(P(done[i])).toMatchObject({ state: "failed", errorMessage: a.error.message });
+          else expect(P(done[i])).toMatchObject({ state: STOP[a.result.stopReason], stopReason: a.result.stopReason });
+        });
+      });
+    });
+  }
+
+  it("approval: the permission decisions are the selected options' kinds", () => {
+    const { events } = replay("approval.ndjson");
+    expect(events.filter((e) => e.type === "request.resolved").map((e) => P(e).decision)).toEqual(["allow_once", "reject_once"]);
+    expect(events.filter((e) => e.type === "item.completed").map((e) => P(e).status)).toEqual(["completed", "failed"]);
+  });
+
+  it("interrupt: session/cancel is a warning and the turn completes cancelled", () => {
+    const { events } = replay("interrupt.ndjson");
+    expect(events.some((e) => e.type === "runtime.warning" && /session\/cancel/.test(P(e).message))).toBe(true);
+    expect(P(events.find((e) => e.type === "turn.completed")!)).toMatchObject({ state: "cancelled", stopReason: "cancelled" });
+  });
+});
+
+describe("acp: helpers", () => {
+  const options = [
+    { optionId: "once", name: "Allow once", kind: "allow_once" },
+    { optionId: "always", name: "Always allow", kind: "allow_always" },
+    { optionId: "reject", name: "Reject", kind: "reject_once" },
+  ];
+  it("acpPermissionDecision: option kind, else optionId; cancelled", () => {
+    expect(acpPermissionDecision({ outcome: "selected", optionId: "always" }, options)).toBe("allow_always");
+    expect(acpPermissionDecision({ outcome: "selected", optionId: "zzz" }, options)).toBe("zzz");
+    expect(acpPermissionDecision({ outcome: "selected", optionId: "once" }, undefined)).toBe("once");
+    expect(acpPermissionDecision({ outcome: "cancelled" }, options)).toBe("cancelled");
+    expect(acpPermissionDecision(undefined, options)).toBeUndefined();
+  });
+  it("acpPlanSteps and acpContentText", () => {
+    expect(acpPlanSteps([{ content: "a", priority: "high", status: "in_progress" }])).toEqual([{ step: "a", status: "inProgress" }]);
+    expect(acpPlanSteps(null)).toEqual([]);
+    expect(acpContentText({ type: "text", text: "hi" })).toBe("hi");
+    expect(acpContentText({ type: "image", data: "x" })).toBeUndefined();
+  });
+  it("toAcpPermissionResponse picks the option by kind, or cancels", () => {
+    expect(toAcpPermissionResponse("allow_once", options)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });
+    expect(toAcpPermissionResponse("accept", options)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });
+    expect(toAcpPermissionResponse("acceptForSession", options)).toEqual({ outcome: { outcome: "selected", optionId: "always" } });
+    expect(toAcpPermissionResponse("reject_always", options)).toEqual({ outcome: { outcome: "selected", optionId: "reject" } });
+    expect(toAcpPermissionResponse("decline", options)).toEqual({ outcome: { outcome: "selected", optionId: "reject" } });
+    expect(toAcpPermissionResponse("cancelled", options)).toEqual({ outcome: { outcome: "cancelled" } });
+    expect(toAcpPermissionResponse("decline", [options[0]])).toEqual({ outcome: { outcome: "cancelled" } });
+    expect(toAcpPermissionResponse("always", options)).toEqual({ outcome: { outcome: "selected", optionId: "always" } });
+  });
+});
+
+describe("acp: CLI", () => {
+  it("normalize --from acp reads a capture file: exit 0, canonical NDJSON", () => {
+    const dist = join(ROOT, "dist/src/cli.js");
+    const file = join(FIX, "shell.ndjson");
+    const r = existsSync(dist)
+      ? spawnSync(process.execPath, [dist, "normalize", "--from", "acp", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 })
+      : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), "normalize", "--from", "acp", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout.split("\n").filter((l) => l).map((l) => JSON.parse(l));
+    expect(events.length).toBeGreaterThan(5);
+    expect(events.every((e) => validateCanonicalEvent(e))).toBe(true);
+    expect(events.every((e) => e.provider === "acp")).toBe(true);
+    expect(events.map((e) => e.type)).toContain("turn.completed");
+  });
+});
