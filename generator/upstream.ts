@@ -103,6 +103,19 @@ export function variants(s: SchemaRef, seen = 0): SchemaRef[] {
   return [d];
 }
 
+/**
+ * The parts an object schema is made of: itself, or — with `allOf` — its own properties (declared beside the
+ * allOf) plus every allOf member's alternatives, recursively (nested allOf included).
+ */
+function allOfParts(v: SchemaRef, depth = 0): SchemaRef[] {
+  const n = v.node;
+  if (!n || typeof n !== "object" || !Array.isArray(n.allOf) || depth > 20) return [v];
+  const { allOf, ...own } = n;
+  const parts: SchemaRef[] = own.properties || own.additionalProperties !== undefined ? [{ ...v, node: own }] : [];
+  for (const member of allOf) for (const alt of variants({ ...v, node: member })) parts.push(...allOfParts(alt, depth + 1));
+  return parts;
+}
+
 function isAny(n: any): boolean {
   if (n === true) return true;
   if (!n || typeof n !== "object") return false;
@@ -121,7 +134,7 @@ export function resolvePath(root: SchemaRef, segments: string[]): PathResult {
     let anyHit = false;
     for (const c of current) {
       for (const v of variants(c)) {
-        const parts = v.node?.allOf ? v.node.allOf.flatMap((a: any) => variants({ ...v, node: a })) : [v];
+        const parts = allOfParts(v);
         for (const p of parts) {
           const n = p.node;
           if (isAny(n)) { next.push({ ...p, node: {} }); anyHit = true; segRequired = false; continue; }

@@ -197,3 +197,23 @@ describe("responseSchema", () => {
     expect(codex.responseSchema(undefined)).toBeUndefined();
   });
 });
+
+describe("resolvePath through allOf", () => {
+  it("sees properties beside an allOf and inside nested allOf members", async () => {
+    const { resolvePath } = await import("../../generator/upstream.ts");
+    const doc = {
+      definitions: {
+        Base: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+        Mid: { allOf: [{ $ref: "#/definitions/Base" }, { properties: { kind: { enum: ["a", "b"] } } }] },
+      },
+    };
+    const node = { properties: { own: { type: "string" } }, required: ["own"], allOf: [{ $ref: "#/definitions/Mid" }] };
+    const root = { file: "(test)", doc, node };
+    expect(resolvePath(root, ["own"]).ok).toBe(true);
+    expect(resolvePath(root, ["id"]).ok).toBe(true);
+    expect(resolvePath(root, ["kind"]).ok).toBe(true);
+    const bad = resolvePath(root, ["nope"]);
+    expect(bad.ok).toBe(false);
+    expect(bad.known).toEqual(expect.arrayContaining(["own", "id", "kind"]));
+  });
+});
