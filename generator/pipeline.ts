@@ -3,9 +3,10 @@
  * the file system; every stage below is a function of its inputs. Output is deterministic (sorted, no
  * timestamps), so running codegen twice is a no-op.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { Project } from "ts-morph";
+import { listFiles } from "./sync-util.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { emitMapper } from "./emit-mapper.ts";
@@ -114,13 +115,6 @@ export const SURFACE_NAMES = ${JSON.stringify(sorted.map((t) => t.surface))} as 
 
 const norm = (s: string) => s.replace(/\r\n/g, "\n");
 
-function listFiles(dir: string, base: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? listFiles(p, base) : [relative(base, p)];
-  });
-}
 
 /** Compare with disk: stale, missing and extra files under generated/. */
 export function checkFiles(root: string, files: FileMap): string[] {

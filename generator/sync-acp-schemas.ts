@@ -11,12 +11,11 @@
  * CLIENT_METHODS / PROTOCOL_METHODS constants. `_`-prefixed extension methods are listed nowhere. CI never runs
  * this: the output is committed.
  */
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const args = process.argv.slice(2);
@@ -60,7 +59,7 @@ const work = mkdtempSync(join(tmpdir(), "agentnorm-acp-"));
 try {
   console.error(`installing ${PKG}@${version} into ${work} …`);
   writeFileSync(join(work, "package.json"), JSON.stringify({ name: "acp-schema-sync", private: true }));
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", `${PKG}@${version}`], { cwd: work, stdio: ["ignore", "ignore", "inherit"] });
+  npmInstall(work, [`${PKG}@${version}`]);
   const pkgDir = join(work, "node_modules", PKG);
   const schemaText = readFileSync(join(pkgDir, "schema/v1/schema.json"), "utf8");
   const schema = JSON.parse(schemaText);
@@ -145,20 +144,14 @@ try {
     }
   }
   cpSync(join(pkgDir, "LICENSE"), join(dest, "LICENSE"));
-  const files = list(dest).sort();
-  const sums = files.map((f) => `| \`${f}\` | ${createHash("sha256").update(readFileSync(join(dest, f))).digest("hex")} |`);
+  const files = listFiles(dest);
+  const sums = sha256Rows(dest);
   writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, derived, sums));
   console.error(`wrote ${files.length} files to ${relative(root, dest)}; now update mappings/acp.yaml (upstream.version/dir) and run npm run codegen`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-function list(dir: string, base = dir): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? list(p, base) : [relative(base, p)];
-  });
-}
 
 function provenance(version: string, derived: string[], sums: string[]): string {
   return `# Provenance: Agent Client Protocol (ACP) v1 JSON Schema, ${PKG} ${version}

@@ -23,11 +23,11 @@
  * npm install of that version (the binary's `--version` must still report the requested version).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -60,7 +60,7 @@ function install(work: string, v: string): string {
   mkdirSync(dir);
   console.error(`installing @openai/codex@${v} into ${dir} …`);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "codex-eventmsg-sync", private: true }));
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", `@openai/codex@${v}`], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  npmInstall(dir, [`@openai/codex@${v}`]);
   const vendor = join(dir, "node_modules/@openai");
   const exe = process.platform === "win32" ? "codex.exe" : "codex";
   // The native binary lives in vendor/<triple>/bin/codex (recent releases) or vendor/<triple>/codex/codex (older ones).
@@ -634,12 +634,6 @@ function tagOf(variant: any): string {
   return v;
 }
 
-function list(dir: string, base = dir): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    return e.isDirectory() ? list(p, base) : [relative(base, p)];
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -914,7 +908,7 @@ async function main(): Promise<void> {
     write("RolloutLine.json", rolloutLine);
     cpSync(join(root, "schemas/upstream/codex-app-server/LICENSE"), join(dest, "LICENSE"));
     const files = ["EventMsg.json", "LegacyEventMsg.json", "RolloutLine.json", "LICENSE"];
-    const sums = files.map((f) => `| \`${f}\` | ${createHash("sha256").update(readFileSync(join(dest, f))).digest("hex")} |`);
+    const sums = sha256Rows(dest, files);
     writeFileSync(
       join(dest, "PROVENANCE.md"),
       provenance({
@@ -923,7 +917,7 @@ async function main(): Promise<void> {
         usedBins: { newBin: flag("--bin") !== undefined, oldBin: flag("--shapes-bin") !== undefined },
       }),
     );
-    console.error(`wrote ${list(dest).length} files to ${relative(root, dest)}: ${current.length} EventMsg variants (${carried.length} carried over, ${aliases.length} aliases, ${added.length} new), ${legacy.length} legacy, ${tags.rolloutItem.length} rollout line types`);
+    console.error(`wrote ${listFiles(dest).length} files to ${relative(root, dest)}: ${current.length} EventMsg variants (${carried.length} carried over, ${aliases.length} aliases, ${added.length} new), ${legacy.length} legacy, ${tags.rolloutItem.length} rollout line types`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

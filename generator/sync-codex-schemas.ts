@@ -8,11 +8,11 @@
  * the version and a sha256 of every file. CI never runs this: the output is committed.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const args = process.argv.slice(2);
@@ -27,7 +27,7 @@ const work = mkdtempSync(join(tmpdir(), "agentnorm-codex-"));
 try {
   console.error(`installing @openai/codex@${version} into ${work} …`);
   writeFileSync(join(work, "package.json"), JSON.stringify({ name: "codex-schema-sync", private: true }));
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", `@openai/codex@${version}`], { cwd: work, stdio: ["ignore", "ignore", "inherit"] });
+  npmInstall(work, [`@openai/codex@${version}`]);
   const vendor = join(work, "node_modules/@openai");
   const bin = readdirSync(vendor)
     .map((d) => join(vendor, d, "vendor"))
@@ -48,8 +48,8 @@ try {
   const dest = join(root, "schemas/upstream/codex-app-server", version);
   rmSync(dest, { recursive: true, force: true });
   cpSync(out, dest, { recursive: true });
-  const files = list(dest).sort();
-  const sums = files.map((f) => `| \`${f}\` | ${createHash("sha256").update(readFileSync(join(dest, f))).digest("hex")} |`);
+  const files = listFiles(dest);
+  const sums = sha256Rows(dest);
   writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, reported, canUnshare, sums));
   cpSync(join(root, "schemas/upstream/codex-app-server/LICENSE"), join(dest, "LICENSE"));
   console.error(`wrote ${files.length} schema files to ${relative(root, dest)}; now update mappings/codex-app-server.yaml (upstream.version/dir) and run npm run codegen`);
@@ -57,12 +57,6 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-function list(dir: string, base = dir): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? list(p, base) : [relative(base, p)];
-  });
-}
 
 function provenance(version: string, reported: string, sandboxed: boolean, sums: string[]): string {
   return `# Provenance: Codex app-server JSON Schemas ${version}
