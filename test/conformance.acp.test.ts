@@ -13,22 +13,17 @@
  * - acplazybridge-*.jsonl: bare agent→client lines (answers to requests the file does not contain).
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent, type Direction } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { devFolder } from "./support/dev-recordings.js";
 
 const SURFACE = "acp";
-const DEFAULT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "recordings", "dev", SURFACE);
-const DIR = process.env.AGENTNORM_RECORDINGS_DIR ?? DEFAULT_DIR;
-const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(DIR);
-const present = !forbidden && existsSync(DIR);
-if (forbidden) console.warn(`[conformance] ${SURFACE}: refusing to read ${DIR} (acceptance recordings are reserved) — conformance tests skipped`);
-else if (!present) console.warn(`[conformance] ${SURFACE}: recordings folder ${DIR} is absent — conformance tests skipped`);
-
-const files = present ? readdirSync(DIR).filter((f) => f.endsWith(".ndjson") || f.endsWith(".jsonl")).sort() : [];
+const dev = devFolder(SURFACE);
+const { dir: DIR, present } = dev;
+const files = dev.list(".ndjson", ".jsonl");
 const V1_UPDATES = new Set([
   "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
   "available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update",

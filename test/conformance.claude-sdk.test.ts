@@ -16,22 +16,17 @@
  * reconstructed assistant text equal to the text of the recorded `assistant` text blocks, each once, in order.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { devFolder } from "./support/dev-recordings.js";
 
-const BASE = process.env.AGENTNORM_RECORDINGS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "recordings", "dev");
-const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(BASE);
-const DIR = join(BASE, "claude-stream-json");
-const present = !forbidden && existsSync(DIR);
+const dev = devFolder("claude-stream-json", "claude-sdk");
+const { dir: DIR, present } = dev;
 const P = (e: CanonicalEvent): any => e.payload as any;
-
-if (forbidden) console.warn(`[conformance] claude-sdk: refusing to read ${BASE} (acceptance recordings are reserved) — conformance tests skipped`);
-else if (!present) console.warn(`[conformance] claude-sdk: recordings folder ${DIR} is absent — conformance tests skipped`);
-const files = present ? readdirSync(DIR).filter((f) => f.endsWith(".jsonl") || f.endsWith(".json")).sort() : [];
+const files = dev.list(".jsonl", ".json");
 
 /** The input lines of a recording: JSONL lines, or the `messages` of a JSON document. */
 function read(file: string): any[] {

@@ -12,34 +12,26 @@
  * transcripts of CLIs that do not record stop reasons have no end marker for their last turn).
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { DEV_BASE, devFolder } from "./support/dev-recordings.js";
 
-const BASE = process.env.AGENTNORM_RECORDINGS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "recordings", "dev");
-const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(BASE);
-const DIR = join(BASE, "claude-transcript");
-const WIRE = join(BASE, "claude-wire");
-const present = !forbidden && existsSync(DIR);
+const dev = devFolder("claude-transcript");
+const wire = devFolder("claude-wire", "claude-transcript (claude-wire)");
+const present = dev.present;
 const P = (e: CanonicalEvent): any => e.payload as any;
-
-if (forbidden) console.warn(`[conformance] claude-transcript: refusing to read ${BASE} (acceptance recordings are reserved) — conformance tests skipped`);
-else if (!present) console.warn(`[conformance] claude-transcript: recordings folder ${DIR} is absent — conformance tests skipped`);
 const files = present
-  ? [
-      ...readdirSync(DIR).filter((f) => f.endsWith(".jsonl")).sort().map((f) => join(DIR, f)),
-      ...(existsSync(WIRE) ? readdirSync(WIRE).filter((f) => f.endsWith(".transcript.jsonl")).sort().map((f) => join(WIRE, f)) : []),
-    ]
+  ? [...dev.list(".jsonl").map((f) => join(dev.dir, f)), ...wire.list(".transcript.jsonl").map((f) => join(wire.dir, f))]
   : [];
 
 (present ? describe : describe.skip)("conformance: claude-transcript dev recordings", () => {
   it("has the recordings", () => expect(files.length).toBeGreaterThanOrEqual(4));
 
   for (const file of files) {
-    it(file.slice(BASE.length + 1), () => {
+    it(relative(DEV_BASE, file), () => {
       const text = readFileSync(file, "utf8");
       const lines = text.split("\n").filter((l) => l.trim() !== "");
       const parsed = lines.map((l) => JSON.parse(l));

@@ -10,24 +10,18 @@
  * - *.raw.txt: verbatim blocks, not replayed.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent, type Direction } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { devFolder } from "./support/dev-recordings.js";
 
 const SURFACE = "codex-app-server";
-const DEFAULT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "recordings", "dev", SURFACE);
-// AGENTNORM_RECORDINGS_DIR may point elsewhere (e.g. to check the skip path); acceptance/ is refused.
-const DIR = process.env.AGENTNORM_RECORDINGS_DIR ?? DEFAULT_DIR;
-const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(DIR);
-const present = !forbidden && existsSync(DIR);
-if (forbidden) console.warn(`[conformance] ${SURFACE}: refusing to read ${DIR} (acceptance recordings are reserved) — conformance tests skipped`);
-else if (!present) console.warn(`[conformance] ${SURFACE}: recordings folder ${DIR} is absent — conformance tests skipped`);
-
-const files = present ? readdirSync(DIR).filter((f) => !f.endsWith(".raw.txt") && (f.endsWith(".ndjson") || f.endsWith(".jsonl"))).sort() : [];
+const dev = devFolder(SURFACE);
+const { dir: DIR, present } = dev;
+const files = dev.list(".ndjson", ".jsonl");
 const recorded = files.filter((f) => /^recorded-0\.171\.0-.*\.ndjson$/.test(f));
 const commitmsg = files.filter((f) => /^codex-commitmsg-.*\.jsonl$/.test(f));
 

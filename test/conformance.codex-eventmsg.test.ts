@@ -15,28 +15,21 @@
  * last_agent_message), i.e. no text is lost or emitted twice.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent, type NormalizerStats } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { devFolder } from "./support/dev-recordings.js";
 
 const SURFACE = "codex-eventmsg";
-const REPO = fileURLToPath(new URL("../", import.meta.url));
-// AGENTNORM_EVENTMSG_RECORDINGS_DIR may point at another dev/ folder (e.g. to check the skip path); acceptance/ is refused.
-const DEV = process.env.AGENTNORM_EVENTMSG_RECORDINGS_DIR ?? join(REPO, "..", "shared", "recordings", "dev");
-const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(DEV);
-const EVENTMSG_DIR = join(DEV, "codex-eventmsg");
-const ROLLOUT_DIR = join(DEV, "codex-rollout");
-const present = !forbidden && existsSync(EVENTMSG_DIR);
-if (forbidden) console.warn(`[conformance] ${SURFACE}: refusing to read ${DEV} (acceptance recordings are reserved) — conformance tests skipped`);
-else if (!present) console.warn(`[conformance] ${SURFACE}: recordings folder ${EVENTMSG_DIR} is absent — conformance tests skipped`);
-
-const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".jsonl") || f.endsWith(".ndjson")).sort() : []);
-const eventmsgFiles = present ? list(EVENTMSG_DIR) : [];
-const rolloutFiles = present && !forbidden ? list(ROLLOUT_DIR) : [];
+const eventmsgDev = devFolder("codex-eventmsg", SURFACE);
+const rolloutDev = devFolder("codex-rollout", `${SURFACE} (rollout event_msg lines)`);
+const { dir: EVENTMSG_DIR, present } = eventmsgDev;
+const ROLLOUT_DIR = rolloutDev.dir;
+const eventmsgFiles = eventmsgDev.list(".jsonl", ".ndjson");
+const rolloutFiles = present ? rolloutDev.list(".jsonl", ".ndjson") : [];
 
 /** One input line as the recording has it, and the EventMsg inside it (if any). */
 interface Line { text: string; json: unknown; isJson: boolean; msg?: any; submission?: string }

@@ -13,16 +13,14 @@
  * text (per message, in order).
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
+import { devFolder } from "./support/dev-recordings.js";
 
-const BASE = process.env.AGENTNORM_RECORDINGS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "recordings", "dev");
-const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(BASE);
 const P = (e: CanonicalEvent): any => e.payload as any;
 
 interface Run { events: CanonicalEvent[]; end: CanonicalEvent[]; messages: any[]; stats: ReturnType<ReturnType<typeof createNormalizer>["stats"]> }
@@ -83,11 +81,9 @@ function assistantTexts(events: CanonicalEvent[]): string[] {
 }
 
 // ─────────────────────────────────────────── codex-exec ───────────────────────────────────────────
-const EXEC_DIR = join(BASE, "codex-exec");
-const execPresent = !forbidden && existsSync(EXEC_DIR);
-if (forbidden) console.warn(`[conformance] codex-exec, codex-rollout: refusing to read ${BASE} (acceptance recordings are reserved) — conformance tests skipped`);
-else if (!execPresent) console.warn(`[conformance] codex-exec: recordings folder ${EXEC_DIR} is absent — conformance tests skipped`);
-const execFiles = execPresent ? readdirSync(EXEC_DIR).filter((f) => f.endsWith(".jsonl") || f.endsWith(".json")).sort() : [];
+const execDev = devFolder("codex-exec");
+const { dir: EXEC_DIR, present: execPresent } = execDev;
+const execFiles = execDev.list(".jsonl", ".json");
 
 (execPresent ? describe : describe.skip)("conformance: codex-exec dev recordings", () => {
   if (!execPresent) {
@@ -129,12 +125,11 @@ const execFiles = execPresent ? readdirSync(EXEC_DIR).filter((f) => f.endsWith("
 });
 
 // ─────────────────────────────────────────── codex-rollout ───────────────────────────────────────────
-const ROLLOUT_DIR = join(BASE, "codex-rollout");
-const rolloutPresent = !forbidden && existsSync(ROLLOUT_DIR);
-if (!forbidden && !rolloutPresent) console.warn(`[conformance] codex-rollout: recordings folder ${ROLLOUT_DIR} is absent — conformance tests skipped`);
+const rolloutDev = devFolder("codex-rollout");
+const { dir: ROLLOUT_DIR, present: rolloutPresent } = rolloutDev;
 const hasEventMsg = SURFACES["codex-eventmsg"] !== undefined;
 if (rolloutPresent && !hasEventMsg) console.warn("[conformance] codex-rollout: the codex-eventmsg table does not exist yet — event_msg lines cannot be mapped, rollout conformance skipped");
-const rolloutFiles = rolloutPresent ? readdirSync(ROLLOUT_DIR).filter((f) => f.endsWith(".jsonl")).sort() : [];
+const rolloutFiles = rolloutDev.list(".jsonl");
 
 /** The assistant messages a rollout records: response_item assistant messages (every version writes them), in order. */
 function recordedAssistantMessages(lines: any[]): string[] {
