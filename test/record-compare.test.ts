@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { compareRecordings, positionFree } from "../fixtures/record/compare.ts";
+import { compareRecordings, positionFree } from "../fixtures/record/compare.js";
 
 // `npm run record -- --check` must tell upstream concurrency (same lines, another order) from a real change.
 const committed = readFileSync(new URL("../fixtures/recorded/opencode/two-turn.ndjson", import.meta.url), "utf8");
