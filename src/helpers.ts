@@ -276,3 +276,54 @@ export function acpContentText(block: unknown): string | undefined {
   if (b.resource && typeof b.resource === "object" && typeof b.resource.text === "string") return b.resource.text;
   return undefined;
 }
+
+/**
+ * ACP tool call content → a unified diff of its `diff` blocks ({path, oldText?, newText}), appended to `prev` (the
+ * turn's diff so far); `prev` unchanged when there is no diff block. Each block is one whole-file hunk (old lines
+ * removed, new lines added: ACP carries the texts, not a patch); a missing oldText is a new file (/dev/null).
+ */
+export function acpUnifiedDiff(prev: unknown, content: unknown): string | undefined {
+  const before = typeof prev === "string" ? prev : undefined;
+  if (!Array.isArray(content)) return before;
+  let out = before ?? "";
+  for (const c of content) {
+    if (!c || typeof c !== "object" || (c as any).type !== "diff" || typeof (c as any).path !== "string") continue;
+    const { path, oldText, newText } = c as { path: string; oldText?: unknown; newText?: unknown };
+    const lines = (t: unknown): string[] => (typeof t === "string" && t !== "" ? t.replace(/\n$/, "").split("\n") : []);
+    const oldL = lines(oldText);
+    const newL = lines(newText);
+    const isNew = oldText === undefined || oldText === null;
+    out += `--- ${isNew ? "/dev/null" : `a/${path.replace(/^\//, "")}`}\n+++ b/${path.replace(/^\//, "")}\n`;
+    out += `@@ -${oldL.length ? 1 : 0},${oldL.length} +${newL.length ? 1 : 0},${newL.length} @@\n`;
+    for (const l of oldL) out += `-${l}\n`;
+    for (const l of newL) out += `+${l}\n`;
+  }
+  return out === "" ? before : out;
+}
+
+/**
+ * Cursor `cursor/update_todos`: the todo list after an update — `todos` replaces `prev`, or with `merge: true` updates
+ * the todos of `prev` with the same id (new ids are appended, order kept).
+ */
+export function cursorTodos(prev: unknown, todos: unknown, merge: unknown): unknown[] {
+  const next = Array.isArray(todos) ? todos.filter((t) => t && typeof t === "object") : [];
+  if (merge !== true || !Array.isArray(prev)) return next;
+  const out = [...prev];
+  for (const t of next as any[]) {
+    const i = typeof t.id === "string" ? out.findIndex((p: any) => p?.id === t.id) : -1;
+    if (i >= 0) out[i] = { ...(out[i] as object), ...t };
+    else out.push(t);
+  }
+  return out;
+}
+
+/** Cursor todos ({id, content | title, status}) → canonical plan steps; `cancelled` counts as done (completed). */
+export function cursorPlanSteps(todos: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] {
+  if (!Array.isArray(todos)) return [];
+  return todos
+    .filter((t) => t && typeof t === "object")
+    .map((t: any) => ({
+      step: String(t.content ?? t.title ?? ""),
+      status: t.status === "completed" || t.status === "cancelled" ? "completed" : t.status === "in_progress" || t.status === "inProgress" ? "inProgress" : "pending",
+    }));
+}
