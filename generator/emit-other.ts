@@ -9,22 +9,31 @@ import type { UpstreamSchemas } from "./upstream.ts";
 import type { UpstreamTypeNames } from "./emit-mapper.ts";
 
 /** One TS module with the message types of every kind file of a surface (json-schema-to-typescript). */
-export async function emitUpstreamTypes(t: TableIR, up: UpstreamSchemas, header: string): Promise<{ code: string; names: UpstreamTypeNames }> {
+export async function emitUpstreamTypes(t: TableIR, up: UpstreamSchemas, header: string, open?: (dir: string) => UpstreamSchemas | undefined): Promise<{ code: string; names: UpstreamTypeNames }> {
   const definitions: Record<string, any> = {};
   const names: UpstreamTypeNames = {};
   const roots: Record<string, any> = {};
   for (const k of t.kinds) {
-    if (!k.file) continue;
-    const doc = up.doc(k.file);
-    for (const [name, def] of Object.entries<any>(doc.definitions ?? {})) {
-      if (definitions[name] && JSON.stringify(definitions[name]) !== JSON.stringify(def)) {
-        throw new Error(`upstream definition ${name} differs between files of ${t.surface}; cannot merge`);
+    const extra = (k.extraFiles ?? []).map((x) => {
+      const xu = open?.(x.dir);
+      if (!xu) throw new Error(`upstream folder ${x.dir} of ${t.surface} (extension ${x.extension}) cannot be opened`);
+      return xu.doc(x.file);
+    });
+    const docs = [...(k.file ? [up.doc(k.file)] : []), ...extra];
+    if (!docs.length) continue;
+    for (const doc of docs) {
+      for (const [name, def] of Object.entries<any>(doc.definitions ?? {})) {
+        if (definitions[name] && JSON.stringify(definitions[name]) !== JSON.stringify(def)) {
+          throw new Error(`upstream definition ${name} differs between files of ${t.surface}; cannot merge`);
+        }
+        definitions[name] = def;
       }
-      definitions[name] = def;
     }
+    const doc = docs[0];
     const title: string = (doc.title ?? k.kind).replace(/[^A-Za-z0-9]/g, "");
     const { definitions: _d, $schema: _s, ...rest } = doc;
-    definitions[title] = { ...rest, title };
+    // Extension files add their members to the kind's union.
+    definitions[title] = docs.length > 1 ? { ...rest, oneOf: docs.flatMap((d) => d.oneOf ?? []), title } : { ...rest, title };
     (names as any)[k.kind] = title;
     roots[k.kind] = { $ref: `#/definitions/${title}` };
   }
@@ -64,16 +73,21 @@ ${body}
 /** A test that fails when the pinned upstream schema has a method the table doesn't mention, or the table names one it lacks. */
 export function emitCoverageTest(t: TableIR, header: string): string {
   const checks = t.kinds
-    .filter((k) => k.file)
-    .map((k) => `  it(${JSON.stringify(`every ${k.kind} method of ${t.upstream.package}@${t.upstream.version} (${k.file}) is mapped or ignored, and no other`)}, () => {
-    const upstream = methodsOf(${JSON.stringify(`${t.upstream.dir}/${k.file}`)}, ${JSON.stringify(k.tag)});
-    const mapped = Object.keys(table.rows[${JSON.stringify(k.kind)}] ?? {});
+    .filter((k) => k.file || k.extraFiles?.length)
+    .map((k) => {
+      const files = [...(k.file ? [`${t.upstream.dir}/${k.file}`] : []), ...(k.extraFiles ?? []).map((x) => `${x.dir}/${x.file}`)];
+      const names = [...(k.file ? [`${t.upstream.package}@${t.upstream.version} (${k.file})`] : []), ...(k.extraFiles ?? []).map((x) => `${x.extension} (${x.file})`)];
+      return `  it(${JSON.stringify(`every ${k.kind} method of ${names.join(" + ")} is mapped or ignored, and no other`)}, () => {
+    const upstream = ${JSON.stringify(files)}.flatMap((f) => methodsOf(f, ${JSON.stringify(k.tag)})).sort();
+    // Method patterns (\`cursor/*\`) catch what upstream does not list; they are not upstream methods.
+    const mapped = Object.keys(table.rows[${JSON.stringify(k.kind)}] ?? {}).filter((m) => !m.endsWith("*"));
     const ignored = Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
-  });`)
+  });`;
+    })
     .join("\n");
   return `${header}
 import { readFileSync } from "node:fs";
@@ -96,8 +110,8 @@ export interface Compatibility {
   canonicalEventTypes: string[];
   surfaces: Record<string, {
     table: string;
-    upstream: { package: string; version: string };
-    kinds: Record<string, { total: number | null; mapped: number; ignored: number; missing: number; methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string }> }>;
+    upstream: { package: string; version: string; dir?: string; extensions?: { name: string; package: string; version: string; dir: string }[] };
+    kinds: Record<string, { total: number | null; mapped: number; ignored: number; missing: number; patterns?: number; methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string }> }>;
     events: Record<string, string[]>;
   }>;
 }
@@ -127,12 +141,15 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
       for (const g of t.ignored.filter((g) => g.kind === k.kind)) for (const m of g.methods) methods[m] = { status: "ignored", reason: g.reason };
       for (const m of k.upstreamMethods ?? []) if (!methods[m]) methods[m] = { status: "missing" };
       const sorted = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => a.localeCompare(b)));
-      const vals = Object.values<any>(sorted);
+      // Method patterns (`cursor/*`, `*`) catch methods upstream does not list: counted apart from the mapped methods.
+      const vals = Object.entries<any>(sorted).filter(([m]) => !m.endsWith("*")).map(([, x]) => x);
+      const patterns = Object.keys(sorted).filter((m) => m.endsWith("*")).length;
       kinds[k.kind] = {
         total: k.upstreamMethods ? k.upstreamMethods.length : null,
         mapped: vals.filter((x) => x.status === "mapped").length,
         ignored: vals.filter((x) => x.status === "ignored").length,
         missing: vals.filter((x) => x.status === "missing").length,
+        ...(patterns ? { patterns } : {}),
         methods: sorted,
       };
     }
@@ -154,13 +171,13 @@ export function compatibilityMarkdown(c: Compatibility): string {
     "",
     "## Upstream coverage",
     "",
-    "| surface | upstream | kind | upstream methods | mapped | ignored | missing |",
-    "|---|---|---|---:|---:|---:|---:|",
+    "| surface | upstream | kind | upstream methods | mapped | ignored | missing | patterns |",
+    "|---|---|---|---:|---:|---:|---:|---:|",
   ];
   for (const s of surfaces) {
     const sv = c.surfaces[s];
     for (const [k, kv] of Object.entries(sv.kinds)) {
-      lines.push(`| ${s} | ${sv.upstream.package}@${sv.upstream.version} | ${k} | ${kv.total ?? "—"} | ${kv.mapped} | ${kv.ignored} | ${kv.missing} |`);
+      lines.push(`| ${s} | ${sv.upstream.package}@${sv.upstream.version}${(sv.upstream.extensions ?? []).map((x) => ` + ${x.package}@${x.version}`).join("")} | ${k} | ${kv.total ?? "—"} | ${kv.mapped} | ${kv.ignored} | ${kv.missing} | ${kv.patterns ?? 0} |`);
     }
   }
   lines.push("", "## Canonical event type × surface", "", "Number of upstream methods that produce each canonical event type.", "");

@@ -79,8 +79,8 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   );
   for (const t of tables) {
     const up = upstream(t.upstream.dir)!;
-    const inputs = [t.file, `${t.upstream.dir} (${t.upstream.package}@${t.upstream.version})`];
-    const types = await emitUpstreamTypes(t, up, header([t.upstream.dir]));
+    const inputs = [t.file, `${t.upstream.dir} (${t.upstream.package}@${t.upstream.version})`, ...(t.upstream.extensions ?? []).map((x) => `${x.dir} (${x.package}@${x.version})`)];
+    const types = await emitUpstreamTypes(t, up, header([t.upstream.dir, ...(t.upstream.extensions ?? []).map((x) => x.dir)]), upstream);
     files.set(`${GEN}/upstream/${t.surface}.gen.ts`, types.code);
     files.set(`${GEN}/mappers/${t.surface}.gen.ts`, emitMapper(t, `../upstream/${t.surface}.gen.js`, types.names, header(inputs)));
     files.set(`${GEN}/tests/${t.surface}.examples.test.ts`, emitExampleTests(t, header([t.file])));

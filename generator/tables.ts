@@ -8,7 +8,7 @@ import { Ajv } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import {
-  ANY, ANSWERS, UpstreamSchemas, enumValues, resolvePath, variants,
+  ANY, ANSWERS, UpstreamSchemas, enumValues, isMethodPattern, resolvePath, variants,
   type Kind, type SchemaRef, type UpstreamMethod,
 } from "./upstream.ts";
 
@@ -51,10 +51,12 @@ export interface RowIR {
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
-export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[] }
+/** `extraFiles`: method files of upstream.extensions for this kind (their folder, relative to the project root). */
+export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[] }
+export interface ExtensionIR { name: string; package: string; version: string; dir: string }
 export interface TableIR {
   file: string; surface: string; provider: string; protocol: "jsonrpc" | "tagged";
-  upstream: { package: string; version: string; dir: string };
+  upstream: { package: string; version: string; dir: string; extensions?: ExtensionIR[] };
   kinds: KindIR[]; maps: MapIR[]; rows: RowIR[]; ignored: IgnoredIR[];
   /** tagged protocols: how to find the message inside an input line, tried in order. */
   input: InputIR[];
@@ -120,6 +122,28 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     }
     kinds.push({ kind, source: spec.source, file: spec.file, tag, upstreamMethods });
   }
+  // 2b. Extensions: more method files for declared kinds, from their own schema folder (e.g. a vendor's methods on
+  // top of a standard protocol). Their methods join the kind's upstream set: they must be mapped or ignored too.
+  const extensions: ExtensionIR[] = [];
+  (v.upstream.extensions ?? []).forEach((x: any, xi: number) => {
+    const xp = ["upstream", "extensions", xi];
+    const xup = cx.upstream(x.dir);
+    if (!xup) { ds.push(src.diag([...xp, "dir"], "E201", `upstream schema folder "${x.dir}" does not exist`)); return; }
+    extensions.push({ name: x.name, package: x.package, version: x.version, dir: x.dir });
+    for (const [k, spec] of Object.entries<any>(x.kinds)) {
+      const kir = kinds.find((kk) => kk.kind === k);
+      if (!kir) { ds.push(src.diag([...xp, "kinds", k], "E208", `extension kind "${k}" is not declared under upstream.kinds`)); continue; }
+      if (!xup.exists(spec.file)) { ds.push(src.diag([...xp, "kinds", k, "file"], "E203", `upstream file "${spec.file}" not found in ${x.dir}`)); continue; }
+      const ms = methodMaps.get(k as Kind) ?? new Map<string, UpstreamMethod>();
+      for (const [m, um] of xup.methods(spec.file, kir.tag)) {
+        if (ms.has(m)) { ds.push(src.diag([...xp, "kinds", k, "file"], "E209", `${k} method "${m}" of ${x.dir}/${spec.file} is already defined by another file of this kind`)); continue; }
+        ms.set(m, um);
+      }
+      methodMaps.set(k as Kind, ms);
+      kir.upstreamMethods = [...ms.keys()].sort();
+      (kir.extraFiles ??= []).push({ dir: x.dir, file: spec.file, extension: x.name });
+    }
+  });
   const kindSet = new Set(kinds.map((k) => k.kind));
   for (const k of kinds) {
     const answered = tagged ? undefined : ANSWERS[k.kind];
@@ -161,9 +185,12 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     const schemas: { method: string; root: RootResolver }[] = [];
     methods.forEach((method, mi) => {
       const mpath = r.methods ? at("methods", mi) : r.types ? at("types", mi) : at(r.method !== undefined ? "method" : "type");
-      if (method === "*") {
-        if (!answered) ds.push(src.diag(mpath, "E213", `method "*" (fallback) is only allowed for response kinds`));
-        schemas.push({ method, root: (seg) => (seg === "request" || seg === "result" || seg === "error" || seg === "id" || seg === "msg" ? { refs: [ANY], required: false } : undefined) });
+      if (method.includes("*")) {
+        // A pattern (`prefix*`): methods no exact row or ignore entry names; their fields are not in a schema.
+        if (!isMethodPattern(method) || method.indexOf("*") !== method.length - 1) ds.push(src.diag(mpath, "E213", `"${method}": a method pattern is a prefix followed by one "*" at the end (e.g. "cursor/*", "_*", "*")`));
+        if (tagged) ds.push(src.diag(mpath, "E213", `method patterns are for JSON-RPC tables`));
+        const roots = answered ? ["request", "result", "error", "id", "msg"] : ["params", "id", "method", "msg"];
+        schemas.push({ method, root: (seg) => (roots.includes(seg) ? { refs: [ANY], required: false } : undefined) });
         return;
       }
       const um = known?.get(method);
@@ -172,7 +199,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         return;
       }
       if (!answered) claim(kind, method, mpath, "mapped", !r.when);
-      schemas.push({ method, root: rootResolver(kind, um, up, tagged) });
+      schemas.push({ method, root: rootResolver(kind, um, um?.up ?? up, tagged) });
     });
 
     // Path checking against every method's schema, plus scope variables (replay).
@@ -498,7 +525,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
 
   const table: TableIR = {
     file, surface: v.surface, provider: v.provider, protocol: v.protocol,
-    upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir },
+    upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}) },
     kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error",
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));

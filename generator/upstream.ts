@@ -13,7 +13,8 @@ export const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "cl
 export const ANSWERS: Record<string, Kind | undefined> = { response: "request", clientResponse: "clientRequest" };
 
 export interface SchemaRef { file: string; doc: any; node: any }
-export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string }
+/** `up`: the schema folder the method's file is in (a surface may take extra method files from another folder). */
+export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string; up?: UpstreamSchemas }
 
 export class UpstreamSchemas {
   private docs = new Map<string, any>();
@@ -40,7 +41,7 @@ export class UpstreamSchemas {
       const m = t?.enum?.[0] ?? t?.const;
       if (typeof m !== "string") continue;
       const pref: string | undefined = variant.properties?.params?.$ref;
-      out.set(m, { method: m, message: { file, doc, node: variant }, paramsRefName: pref?.split("/").pop() });
+      out.set(m, { method: m, message: { file, doc, node: variant }, paramsRefName: pref?.split("/").pop(), up: this });
     }
     return out;
   }
@@ -61,6 +62,14 @@ export class UpstreamSchemas {
 
 /** A schema that accepts anything (used where the upstream schema says nothing). */
 export const ANY: SchemaRef = { file: "(any)", doc: {}, node: {} };
+
+/**
+ * A method pattern: a name ending in `*` matches every method that starts with what comes before it (`cursor/*`,
+ * `_*`; `*` alone matches any). Pattern rows run for methods no exact row or ignore entry names.
+ */
+export function isMethodPattern(m: string): boolean {
+  return m.endsWith("*");
+}
 
 export interface PathResult {
   ok: boolean;

@@ -276,3 +276,116 @@ export function acpContentText(block: unknown): string | undefined {
   if (b.resource && typeof b.resource === "object" && typeof b.resource.text === "string") return b.resource.text;
   return undefined;
 }
+
+/**
+ * ACP tool call content → a unified diff of its `diff` blocks ({path, oldText?, newText}), appended to `prev` (the
+ * turn's diff so far); `prev` unchanged when there is no diff block. Each block is one whole-file hunk (old lines
+ * removed, new lines added: ACP carries the texts, not a patch); a missing oldText is a new file (/dev/null).
+ */
+export function acpUnifiedDiff(prev: unknown, content: unknown): string | undefined {
+  const before = typeof prev === "string" ? prev : undefined;
+  if (!Array.isArray(content)) return before;
+  let out = before ?? "";
+  for (const c of content) {
+    if (!c || typeof c !== "object" || (c as any).type !== "diff" || typeof (c as any).path !== "string") continue;
+    const { path, oldText, newText } = c as { path: string; oldText?: unknown; newText?: unknown };
+    const lines = (t: unknown): string[] => (typeof t === "string" && t !== "" ? t.replace(/\n$/, "").split("\n") : []);
+    const oldL = lines(oldText);
+    const newL = lines(newText);
+    const isNew = oldText === undefined || oldText === null;
+    out += `--- ${isNew ? "/dev/null" : `a/${path.replace(/^\//, "")}`}\n+++ b/${path.replace(/^\//, "")}\n`;
+    out += `@@ -${oldL.length ? 1 : 0},${oldL.length} +${newL.length ? 1 : 0},${newL.length} @@\n`;
+    for (const l of oldL) out += `-${l}\n`;
+    for (const l of newL) out += `+${l}\n`;
+  }
+  return out === "" ? before : out;
+}
+
+/**
+ * Cursor `cursor/update_todos`: the todo list after an update — `todos` replaces `prev`, or with `merge: true` updates
+ * the todos of `prev` with the same id (new ids are appended, order kept).
+ */
+export function cursorTodos(prev: unknown, todos: unknown, merge: unknown): unknown[] {
+  const next = Array.isArray(todos) ? todos.filter((t) => t && typeof t === "object") : [];
+  if (merge !== true || !Array.isArray(prev)) return next;
+  const out = [...prev];
+  for (const t of next as any[]) {
+    const i = typeof t.id === "string" ? out.findIndex((p: any) => p?.id === t.id) : -1;
+    if (i >= 0) out[i] = { ...(out[i] as object), ...t };
+    else out.push(t);
+  }
+  return out;
+}
+
+/**
+ * Cursor todos ({id, content | title, status}) → canonical plan steps; `cancelled` counts as done (completed). Statuses
+ * come as `in_progress` (ACP) or `TODO_STATUS_IN_PROGRESS` (cursor-agent stream-json).
+ */
+export function cursorPlanSteps(todos: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] {
+  if (!Array.isArray(todos)) return [];
+  return todos
+    .filter((t) => t && typeof t === "object")
+    .map((t: any) => {
+      const st = typeof t.status === "string" ? t.status.toLowerCase().replace(/^todo_status_/, "") : "";
+      return {
+        step: String(t.content ?? t.title ?? ""),
+        status: st === "completed" || st === "cancelled" ? "completed" : st === "in_progress" || st === "inprogress" ? "inProgress" : "pending",
+      };
+    });
+}
+
+/** cursor-agent stream-json `tool_call`: the tool kind, i.e. the one key of the object (`shellToolCall`, `readToolCall`, `function`…). */
+export function cursorToolKind(toolCall: unknown): string | undefined {
+  if (!toolCall || typeof toolCall !== "object") return undefined;
+  for (const [k, v] of Object.entries(toolCall)) if (v && typeof v === "object") return k;
+  return undefined;
+}
+
+function cursorToolPart(toolCall: unknown): Record<string, any> | undefined {
+  const k = cursorToolKind(toolCall);
+  return k === undefined ? undefined : (toolCall as Record<string, any>)[k];
+}
+
+/** The tool's arguments (`args`; `arguments` of a `function` tool, parsed when it is JSON text). */
+export function cursorToolArgs(toolCall: unknown): unknown {
+  const p = cursorToolPart(toolCall);
+  if (!p) return undefined;
+  if (p.args !== undefined) return p.args;
+  return typeof p.arguments === "string" ? parseJson(p.arguments) ?? p.arguments : p.arguments;
+}
+
+/** The tool's result object (completed lines), e.g. `{success: {…}}`. */
+export function cursorToolResult(toolCall: unknown): unknown {
+  return cursorToolPart(toolCall)?.result;
+}
+
+/**
+ * The item status of a completed cursor-agent tool call, from the one key of its result: `success` → completed;
+ * `rejected` / `permissionDenied` / `denied` → declined; any other outcome (`error`, `failure`…) → failed; no result
+ * → completed.
+ */
+export function cursorToolStatus(toolCall: unknown): "completed" | "failed" | "declined" {
+  const r = cursorToolResult(toolCall);
+  if (!r || typeof r !== "object") return "completed";
+  const keys = Object.keys(r).filter((k) => (r as any)[k] && typeof (r as any)[k] === "object");
+  if (keys.includes("success")) return "completed";
+  if (keys.some((k) => k === "rejected" || k === "permissionDenied" || k === "denied")) return "declined";
+  return keys.length ? "failed" : "completed";
+}
+
+/** A short title for a cursor-agent tool call: its command, path, pattern or query, or the MCP / function tool's name. */
+export function cursorToolTitle(toolCall: unknown): string | undefined {
+  const p = cursorToolPart(toolCall);
+  const a: any = cursorToolArgs(toolCall);
+  const pick = (...xs: unknown[]) => xs.find((x) => typeof x === "string" && x !== "") as string | undefined;
+  const t = pick(a?.command, a?.path, a?.targetFile, a?.pattern, a?.globPattern, a?.query, a?.searchTerm, a?.url, a?.toolName, a?.name, a?.description, p?.name);
+  return t === undefined ? undefined : clip(t);
+}
+
+/** The text of a message's content blocks (`[{type: "text", text}]`), joined; undefined when there is none. */
+export function cursorText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const parts = content.filter((b: any) => b && typeof b === "object" && typeof b.text === "string" && (b.type === undefined || b.type === "text")).map((b: any) => b.text as string);
+  return parts.length ? parts.join("") : undefined;
+}

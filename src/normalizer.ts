@@ -117,6 +117,8 @@ interface Compiled {
   table: SurfaceTable;
   kinds: Kind[];
   rowsOf: Map<Kind, Map<string, readonly Row[]>>;
+  /** Per kind: method patterns (`cursor/*`, `*`) as [prefix, rows], longest prefix first. */
+  patternsOf: Map<Kind, [string, readonly Row[]][]>;
   ignoredOf: Map<Kind, Map<string, string>>;
   /** Types/methods each kind knows (rows or ignore entries): infers JSON-RPC directions and tagged kinds. */
   known: Record<Kind, Set<string>>;
@@ -127,10 +129,14 @@ const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientReq
 function compileTable(t: SurfaceTable): Compiled {
   const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
   const rowsOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.rows[k] ?? {}))] as const));
+  const patternsOf = new Map(kinds.map((k) => [k, Object.entries(t.rows[k] ?? {})
+    .filter(([m]) => m.endsWith("*"))
+    .map(([m, rows]) => [m.slice(0, -1), rows] as [string, readonly Row[]])
+    .sort((a, b) => b[0].length - a[0].length)] as const));
   const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}))] as const));
   const known: Record<Kind, Set<string>> = Object.create(null);
   for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
-  return { table: t, kinds, rowsOf, ignoredOf, known };
+  return { table: t, kinds, rowsOf, patternsOf, ignoredOf, known };
 }
 
 export function createNormalizer(options: NormalizerOptions): Normalizer {
@@ -490,7 +496,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     if (tryRows(byKind?.get(method))) return;
     const ign = ct.ignoredOf.get(kind)?.get(method);
     if (ign) { stats.ignored[ign] = (stats.ignored[ign] ?? 0) + 1; return; }
-    if (tryRows(byKind?.get("*"))) return;
+    for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && tryRows(rows)) return;
     if (kind === "response" || kind === "clientResponse") {
       const asked = ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method);
       if (asked) { stats.ignored[asked] = (stats.ignored[asked] ?? 0) + 1; return; }

@@ -68,7 +68,8 @@ export interface SurfaceTable {
   nonJsonLines?: "error" | "warning";
   upstream: { package: string; version: string };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
-  /** kind → method → rows, tried in order; "*" is the fallback of response kinds. */
+  /** kind → method → rows, tried in order; a key ending in "*" is a pattern (a method prefix; "*" matches any),
+   *  tried after exact rows and ignore entries, longest prefix first. */
   rows: Partial<Record<Kind, Record<string, readonly Row[]>>>;
   /** kind → method → ignore entry id. */
   ignored: Partial<Record<Kind, Record<string, string>>>;

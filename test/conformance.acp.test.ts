@@ -95,13 +95,12 @@ suite(`conformance: ${SURFACE} dev recordings`, () => {
         for (let i = 1; i < events.length; i++) expect(events[i].sequence).toBeGreaterThan(events[i - 1].sequence);
       });
 
-      it("no unknown for a mapped method (only `_`-prefixed/extension methods and non-v1 session/update kinds may be unknown)", () => {
+      it("no unknown for a mapped method; extension methods (`cursor/*`, `_*`) are never unknown either (only non-v1 session/update kinds may be)", () => {
         const bad = get().events
           .filter((e) => (e as any).raw?.rule === "agentnorm#unknown")
           .filter((e) => {
             const m = rawMsg(e);
             const method: string | undefined = m?.method ?? P(e).detail?.method;
-            if (typeof method === "string" && (method.startsWith("_") || method.startsWith("cursor/"))) return false;
             if (method === "session/update") return V1_UPDATES.has(m?.params?.update?.sessionUpdate);
             // t3code's probe sends session/cancel as a *request* (with an id); v1 defines it as a notification only, so
             // it is unknown as a clientRequest by design (→ runtime.warning; the agent's -32601 answer → runtime.warning too).
@@ -110,6 +109,11 @@ suite(`conformance: ${SURFACE} dev recordings`, () => {
           })
           .map((e) => `#${e.sequence} ${P(e).message}`);
         expect(bad).toEqual([]);
+      });
+
+      it("every cursor/* or `_`-prefixed frame is mapped by a row of acp.yaml (a Cursor row, or the extension pattern rows)", () => {
+        const ext = get().events.filter((e) => /^(cursor\/|_)/.test(String((e as any).raw?.method ?? "")));
+        for (const e of ext) expect((e as any).raw.rule, `#${e.sequence} ${(e as any).raw.method}`).toMatch(/^acp#/);
       });
 
       if (file.startsWith("t3code-")) {

@@ -11,8 +11,9 @@ function methodsOf(file: string, tag: string): string[] {
 
 describe("codex-exec: upstream coverage", () => {
   it("every event method of @openai/codex-sdk@0.163.0 (ThreadEvent.json) is mapped or ignored, and no other", () => {
-    const upstream = methodsOf("schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json", "type");
-    const mapped = Object.keys(table.rows["event"] ?? {});
+    const upstream = ["schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json"].flatMap((f) => methodsOf(f, "type")).sort();
+    // Method patterns (`cursor/*`) catch what upstream does not list; they are not upstream methods.
+    const mapped = Object.keys(table.rows["event"] ?? {}).filter((m) => !m.endsWith("*"));
     const ignored = Object.keys(table.ignored["event"] ?? {});
     const mentioned = new Set([...mapped, ...ignored]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
