@@ -17,6 +17,8 @@
  *  - `agentnorm replay` of a normalized_out fixture snapshots the canonical events themselves (eventsSnapshot
  *    in src/replay.ts) instead of an accumulator snapshot;
  *  - `agentnorm normalize --capture` writes no legacy_out records, and replay does not check them.
+ * After wiring the accumulator, re-record the normalized_out expectations and review them:
+ *   agentnorm replay --update fixtures/replay/acp-approval.events.ndjson
  */
 import type { CanonicalEvent } from "./normalizer.js";
 

@@ -16,7 +16,7 @@ import {
   CAPTURE_SCHEMA_VERSION, nativeEventType, type CaptureRecord, type CaptureWriter, type FixtureRecord, type Redaction,
 } from "./capture.js";
 import { counterIds, steppingClock } from "./ids.js";
-import { createNormalizer, type CanonicalEvent, type Direction, type Normalizer } from "./normalizer.js";
+import { createNormalizer, unwrap, type CanonicalEvent, type Direction, type Normalizer } from "./normalizer.js";
 import { createRedactor, type RedactOptions } from "./redact.js";
 import { accumulatorSnapshot, legacyEventType, legacyProjection, type LegacyProjection, type SnapshotFn } from "./render-hooks.js";
 
@@ -69,17 +69,15 @@ export function capturingNormalizer(n: Normalizer, writer: CaptureWriter, option
   };
 }
 
-/** A capture wrapper line ({seq?, dir|direction, channel?, message}) → the message and its metadata. */
+/**
+ * A parsed input line → the message and its capture metadata. Capture wrappers ({seq?, dir|direction, channel?,
+ * message|frame}) are recognised exactly as Normalizer.pushLine recognises them (normalizer.unwrap).
+ */
 export function unwrapCaptureLine(parsed: unknown): { message: unknown; meta: NativeMeta } {
-  if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-    const o = parsed as Record<string, unknown>;
-    if (typeof o.method !== "string" && typeof o.type !== "string" && !("result" in o) && !("error" in o) && o.message && typeof o.message === "object") {
-      const d = o.dir ?? o.direction;
-      const direction = d === "in" || d === "out" ? d : undefined;
-      return { message: o.message, meta: { direction, channel: typeof o.channel === "string" ? o.channel : undefined, capture: parsed } };
-    }
-  }
-  return { message: parsed, meta: {} };
+  const w = unwrap(parsed);
+  if (w.message === parsed) return { message: parsed, meta: {} };
+  const channel = (parsed as Record<string, unknown>).channel;
+  return { message: w.message, meta: { direction: w.direction, channel: typeof channel === "string" ? channel : undefined, capture: parsed } };
 }
 
 /**
