@@ -109,21 +109,35 @@ const CANONICAL_ID = new RegExp(`^(${Object.values(ID_PREFIXES).join("|")})_[A-Z
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const BASE_MS = Date.UTC(2026, 0, 1);
 
-/** Renumbers canonical ids (`itm_k3j…-1f` → `itm_1`) per prefix in order of first appearance. */
-export function canonicalIdMapper(): (id: string) => string {
+/** The canonical id fields of an event envelope (EVENTS.md §1.6); provider ids live in providerRefs/raw. */
+const ID_FIELDS = ["eventId", "sessionId", "threadId", "turnId", "itemId", "requestId", "parentId"] as const;
+const NOT_CANONICAL = new Set(["raw", "providerRefs"]);
+
+export interface CanonicalIdMapper {
+  /** Give a canonical id its number (per prefix, in order of registration) unless it has one. */
+  register(id: string): void;
+  /** The renumbered id, or the string unchanged when it is not a registered canonical id. */
+  map(s: string): string;
+}
+
+/**
+ * Renumbers canonical ids (`itm_k3j…-1f` → `itm_1`) per prefix in order of first appearance. Only ids seen in
+ * an event's own id fields are registered, so provider ids that happen to look canonical (opencode's `ses_…`)
+ * are left alone.
+ */
+export function canonicalIdMapper(): CanonicalIdMapper {
   const map = new Map<string, string>();
   const counters = new Map<string, number>();
-  return (id) => {
-    const m = CANONICAL_ID.exec(id);
-    if (!m) return id;
-    let v = map.get(id);
-    if (v === undefined) {
+  return {
+    register(id) {
+      if (map.has(id)) return;
+      const m = CANONICAL_ID.exec(id);
+      if (!m) return;
       const n = (counters.get(m[1]) ?? 0) + 1;
       counters.set(m[1], n);
-      v = `${m[1]}_${n}`;
-      map.set(id, v);
-    }
-    return v;
+      map.set(id, `${m[1]}_${n}`);
+    },
+    map: (s) => map.get(s) ?? s,
   };
 }
 
@@ -141,15 +155,28 @@ function mapStrings(v: unknown, f: (s: string) => string, skipTopKeys?: Set<stri
   return v;
 }
 
-const SKIP_RAW = new Set(["raw"]);
+function registerIds(e: unknown, ids: CanonicalIdMapper): void {
+  if (!e || typeof e !== "object" || Array.isArray(e)) return;
+  for (const k of ID_FIELDS) {
+    const v = (e as Record<string, unknown>)[k];
+    if (typeof v === "string") ids.register(v);
+  }
+}
+
+/** An event with its canonical ids renumbered through `ids` (registered from its id fields first). */
+function renumberEvent(e: unknown, ids: CanonicalIdMapper): unknown {
+  registerIds(e, ids);
+  return mapStrings(e, ids.map, NOT_CANONICAL);
+}
 
 /**
- * A canonical event in comparable form: canonical ids renumbered (through `ids`, shared over a stream),
- * createdAt dropped (timing only), raw.payload dropped (the provider message is the fixture's native_in).
+ * A canonical event in comparable form: canonical ids renumbered through `ids` (shared over a stream; pass
+ * undefined to keep them), createdAt dropped (timing only), raw.payload dropped (the provider message is the
+ * fixture's native_in).
  */
-export function comparableEvent(e: unknown, ids: (s: string) => string): unknown {
+export function comparableEvent(e: unknown, ids?: CanonicalIdMapper): unknown {
   if (!e || typeof e !== "object" || Array.isArray(e)) return e;
-  const out = mapStrings(e, ids, SKIP_RAW) as Record<string, unknown>;
+  const out = (ids ? renumberEvent(e, ids) : { ...(e as object) }) as Record<string, unknown>;
   delete out.createdAt;
   const raw = out.raw as Record<string, unknown> | undefined;
   if (raw && typeof raw === "object") {
@@ -174,14 +201,18 @@ export function sanitizeCapture(records: CaptureRecord[], options: SanitizeOptio
   const sorted = records.map((r, i) => [r, i] as const).sort((a, b) => a[0].sequence - b[0].sequence || a[1] - b[1]).map((x) => x[0]);
   const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
   const ids = canonicalIdMapper();
-  // Pass 1: canonical ids get their numbers from the normalized events (the order replay reproduces).
-  for (const r of sorted) if (r.stage === "normalized_out") mapStrings(r.payload, ids, SKIP_RAW);
+  // Pass 1: canonical ids get their numbers from the normalized events' id fields (the order replay mints them in).
+  for (const r of sorted) if (r.stage === "normalized_out") registerIds(r.payload, ids);
   const uuids = new Map<string, string>();
   const uuid = (s: string) => s.replace(UUID, (u) => {
     let v = uuids.get(u.toLowerCase());
     if (!v) uuids.set(u.toLowerCase(), (v = `00000000-0000-${/[1-8]/.test(u[14]) ? u[14] : "4"}000-8000-${(uuids.size + 1).toString(16).padStart(12, "0")}`));
     return v;
   });
+  const envId = (id: string) => {
+    ids.register(id);
+    return ids.map(uuid(id));
+  };
   let clock = 0;
   return sorted.map((r, i): FixtureRecord => {
     let payload: unknown = r.payload;
@@ -197,7 +228,7 @@ export function sanitizeCapture(records: CaptureRecord[], options: SanitizeOptio
     }
     payload = mapStrings(payload, uuid);
     if (r.stage === "normalized_out" && payload && typeof payload === "object" && !Array.isArray(payload)) {
-      const e = mapStrings(payload, ids, SKIP_RAW) as Record<string, unknown>;
+      const e = mapStrings(payload, ids.map, NOT_CANONICAL) as Record<string, unknown>;
       if (typeof e.createdAt === "string") e.createdAt = new Date(BASE_MS + clock++).toISOString();
       if (e.raw && typeof e.raw === "object" && (e.raw as any).payload !== undefined && (e.raw as any).payload !== null) {
         e.raw = { ...(e.raw as object), payload: null };
@@ -208,8 +239,8 @@ export function sanitizeCapture(records: CaptureRecord[], options: SanitizeOptio
       schemaVersion: CAPTURE_SCHEMA_VERSION,
       sequence: i + 1,
       provider: r.provider,
-      sessionId: r.sessionId === null ? null : ids(uuid(r.sessionId)),
-      turnId: r.turnId === null ? null : ids(uuid(r.turnId)),
+      sessionId: r.sessionId === null ? null : envId(r.sessionId),
+      turnId: r.turnId === null ? null : envId(r.turnId),
       stage: r.stage,
       eventType: r.eventType,
       payload,
@@ -300,8 +331,17 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
   groups.push(tail);
   const actual = groups.flatMap((g) => g.events);
   const expected = sorted.filter((r) => r.stage === "normalized_out").map((r) => r.payload);
-  const toLines = (es: unknown[]) => comparableEvents(es).map((e) => JSON.stringify(e));
-  let diff = diffLines(toLines(expected), toLines(actual), "event");
+  // Two comparisons: ids as they are (sanitize numbers canonical ids in order of first appearance, the replay
+  // in order of minting — the same order in practice, and a missing event then shifts nothing), and ids
+  // renumbered on both sides (for normalizers that mint in another order). Equal under either = a match;
+  // otherwise the shorter diff is shown.
+  const plain = (es: unknown[]) => es.map((e) => JSON.stringify(comparableEvent(e)));
+  const renumbered = (es: unknown[]) => comparableEvents(es).map((e) => JSON.stringify(e));
+  const d1 = diffLines(plain(expected), plain(actual), "event");
+  let diff = d1 === "" ? "" : (() => {
+    const d2 = diffLines(renumbered(expected), renumbered(actual), "event");
+    return d2 === "" || d2.length < d1.length ? d2 : d1;
+  })();
   if (legacy) {
     const want = sorted.filter((r) => r.stage === "legacy_out").map((r) => String(r.payload));
     const got = actual.flatMap((e) => legacy(e));
@@ -316,7 +356,7 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
   for (const g of groups) {
     if (g.native) rebuilt.push({ ...g.native, sequence: ++seq });
     for (const e of g.events) {
-      const meta = { schemaVersion: CAPTURE_SCHEMA_VERSION, provider: e.provider, sessionId: e.sessionId, turnId: e.turnId ?? null, redactions: [] as Redaction[] };
+      const meta = { schemaVersion: CAPTURE_SCHEMA_VERSION, provider: e.provider, ...(g.native?.source ?? natives[0]?.source ? { source: g.native?.source ?? natives[0]?.source } : {}), sessionId: e.sessionId, turnId: e.turnId ?? null, redactions: [] as Redaction[] };
       rebuilt.push({ ...meta, sequence: ++seq, stage: "normalized_out", eventType: e.type, payload: e });
       if (legacy) for (const l of legacy(e)) rebuilt.push({ ...meta, sequence: ++seq, stage: "legacy_out", eventType: legacyEventType(l), payload: l });
     }
@@ -341,6 +381,9 @@ export function diffLines(expected: string[], actual: string[], unit = "line", m
   let suf = 0;
   while (suf < expected.length - pre && suf < actual.length - pre && expected[expected.length - 1 - suf] === actual[actual.length - 1 - suf]) suf++;
   if (pre === expected.length && pre === actual.length) return "";
+  const first = pre + 1;
+  pre = Math.max(0, pre - 2); // two lines of context
+  suf = Math.max(0, suf - 2);
   const a = expected.slice(pre, expected.length - suf);
   const b = actual.slice(pre, actual.length - suf);
   type Op = { op: " " | "-" | "+"; text: string; ai: number; bi: number };
@@ -354,8 +397,8 @@ export function diffLines(expected: string[], actual: string[], unit = "line", m
     let i = 0, j = 0;
     while (i < a.length || j < b.length) {
       if (i < a.length && j < b.length && a[i] === b[j]) { ops.push({ op: " ", text: a[i], ai: i, bi: j }); i++; j++; }
-      else if (j < b.length && (i === a.length || L[i * w + j + 1] >= L[(i + 1) * w + j])) { ops.push({ op: "+", text: b[j], ai: i, bi: j }); j++; }
-      else { ops.push({ op: "-", text: a[i], ai: i, bi: j }); i++; }
+      else if (i < a.length && (j === b.length || L[(i + 1) * w + j] >= L[i * w + j + 1])) { ops.push({ op: "-", text: a[i], ai: i, bi: j }); i++; }
+      else { ops.push({ op: "+", text: b[j], ai: i, bi: j }); j++; }
     }
   } else {
     for (let k = 0; k < Math.max(a.length, b.length); k++) {
@@ -366,10 +409,11 @@ export function diffLines(expected: string[], actual: string[], unit = "line", m
       }
     }
   }
-  const changed = ops.filter((o) => o.op !== " ").length;
+  const removed = ops.filter((o) => o.op === "-").length;
+  const added = ops.filter((o) => o.op === "+").length;
   const keep = new Set<number>();
   ops.forEach((o, k) => { if (o.op !== " ") for (let d = -2; d <= 2; d++) keep.add(k + d); });
-  const lines: string[] = [`${changed} ${unit}(s) differ (- fixture, + replay); first difference at ${unit} ${pre + 1}`];
+  const lines: string[] = [`${removed} ${unit}(s) only in the fixture (-), ${added} only in the replay (+); first difference at ${unit} ${first}`];
   let last = -2;
   let shown = 0;
   for (let k = 0; k < ops.length && shown < maxLines; k++) {

@@ -12,7 +12,10 @@ import {
 import { sanitizeCapture } from "../src/replay.js";
 
 const schema = JSON.parse(readFileSync(fileURLToPath(new URL("../schemas/capture/capture-envelope.schema.json", import.meta.url)), "utf8"));
-const ajv = new Ajv({ allErrors: true, strict: false, formats: { "date-time": true } });
+// ajv is CommonJS: the default import is the class or the module object carrying it on `.default`.
+type AjvClass = typeof import("ajv").default;
+const AjvCtor: AjvClass = (Ajv as unknown as { default?: AjvClass }).default ?? (Ajv as unknown as AjvClass);
+const ajv = new AjvCtor({ allErrors: true, strict: false, allowUnionTypes: true, formats: { "date-time": true } });
 const validateSchema = ajv.compile(schema);
 
 function fixedWriter(redact?: false) {
