@@ -41,6 +41,8 @@ export interface RedactOptions {
   tmp?: string;
   /** Strings longer than this are cut (default 65536 characters). */
   maxString?: number;
+  /** Objects/arrays nested deeper than this are replaced by "<TRUNCATED:depth>" (default 256; no stack overflow). */
+  maxDepth?: number;
   /** Extra literal secrets to scrub (e.g. the API key the host knows it passed to the agent). */
   secrets?: string[];
 }
@@ -115,6 +117,7 @@ const MAX_KNOWN = 4096;
 
 export function createRedactor(options: RedactOptions = {}): Redactor {
   const maxString = options.maxString ?? 65536;
+  const maxDepth = options.maxDepth ?? 256;
   // Longest first: the project usually lives under home, tmp sometimes too.
   const candidates: [string | undefined, string, RedactionKind][] = [[options.project, "<PROJECT>", "project_path"], [options.tmp, "<TMP>", "tmp_path"], [options.home, "<HOME>", "home_path"]];
   const dirs = candidates
@@ -143,6 +146,17 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         redactions.push(length === undefined ? { path, kind } : { path, kind, length });
       };
 
+      let baseDepth = 0;
+      for (let i = 0; i < base.length; i++) if (base.charCodeAt(i) === 47) baseDepth++;
+      /** Too deep to walk safely: the subtree is replaced (and reported), so nothing unchecked is written. */
+      const tooDeep = (v: unknown, path: string): boolean => {
+        if (!v || typeof v !== "object") return false;
+        let n = -baseDepth;
+        for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47 && ++n > maxDepth) break;
+        if (n <= maxDepth) return false;
+        note(path, "truncated");
+        return true;
+      };
       /** Scrub one string; the kinds found go to `path` (for an object key: the path under the scrubbed key). */
       const scrub = (s: string): { s: string; kinds: Set<RedactionKind>; length?: number } => {
         const kinds = new Set<RedactionKind>();
@@ -191,6 +205,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
       /** Everything under this value is a secret (key-named field, auth payload): strings → markers. */
       const wipe = (v: unknown, path: string, kind: RedactionKind): unknown => {
+        if (tooDeep(v, path)) return "<TRUNCATED:depth>";
         if (typeof v === "string") {
           if (IS_MARK.test(v) || v === "") return v;
           learn(v, kind);
@@ -210,6 +225,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       };
 
       const env = (v: unknown, path: string): unknown => {
+        if (tooDeep(v, path)) return "<TRUNCATED:depth>";
         if (Array.isArray(v)) {
           return v.map((x, i) => {
             if (x && typeof x === "object" && !Array.isArray(x) && "value" in x) {
@@ -236,6 +252,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       };
 
       const walk = (v: unknown, path: string, key: string): unknown => {
+        if (tooDeep(v, path)) return "<TRUNCATED:depth>";
         if (typeof v === "string") return str(v, path);
         if (Array.isArray(v)) return v.map((x, i) => walk(x, `${path}/${i}`, key));
         if (!v || typeof v !== "object") return v;
@@ -266,6 +283,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
       /** Under a secret-named key: strings go, numbers/booleans (counts, flags) stay, nested keys still checked. */
       const wipeStrings = (v: unknown, path: string): unknown => {
+        if (tooDeep(v, path)) return "<TRUNCATED:depth>";
         if (typeof v === "string") return wipe(v, path, "secret_field");
         if (Array.isArray(v)) return v.map((x, i) => wipeStrings(x, `${path}/${i}`));
         if (v && typeof v === "object") {

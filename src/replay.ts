@@ -141,14 +141,18 @@ export function canonicalIdMapper(): CanonicalIdMapper {
   };
 }
 
-function mapStrings(v: unknown, f: (s: string) => string, skipTopKeys?: Set<string>): unknown {
+/** Strings below this depth are left as they are (no stack overflow; redaction already cut deeper input at 256). */
+const MAX_MAP_DEPTH = 1000;
+
+function mapStrings(v: unknown, f: (s: string) => string, skipTopKeys?: Set<string>, depth = 0): unknown {
   if (typeof v === "string") return f(v);
-  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
+  if (depth > MAX_MAP_DEPTH) return v;
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f, undefined, depth + 1));
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v)) {
       const x = (v as Record<string, unknown>)[k];
-      Object.defineProperty(out, f(k), { value: skipTopKeys?.has(k) ? x : mapStrings(x, f), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, f(k), { value: skipTopKeys?.has(k) ? x : mapStrings(x, f, undefined, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

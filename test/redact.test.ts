@@ -54,6 +54,19 @@ describe("redactor", () => {
     expect(out.redactions).toEqual([{ path: "/output", kind: "truncated", length: 1000 }]);
   });
 
+  it("nesting thousands deep: no stack overflow; the part below maxDepth is replaced and reported, so a secret down there cannot leak", () => {
+    const secret = "opaque-deep-secret-value-123";
+    const text = "[".repeat(20000) + JSON.stringify({ password: secret, note: "sk-ant-api03-" + "d".repeat(40) }) + "]".repeat(20000);
+    const w = createCaptureWriter({ provider: "codex", captureId: "deep", clock: () => 0 });
+    let out = "";
+    for (const stage of CAPTURE_STAGES) out += w.line(stage, "x", JSON.parse(text));
+    expect(out).not.toContain(secret);
+    expect(out).not.toContain("dddddddd");
+    const back = readCapture(out);
+    expect(back.errors).toEqual([]);
+    for (const r of back.records) expect(r.redactions).toEqual([{ path: "/payload" + "/0".repeat(257), kind: "truncated" }]);
+  });
+
   it("auth calls: the params of the request and the result of its response are wiped", () => {
     const r = createRedactor();
     const req = r.redact({ id: 7, method: "account/chatgptAuthTokens/refresh", params: { reason: "unauthorized", previousAccountId: "acct_1" } });
