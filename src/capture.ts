@@ -202,6 +202,7 @@ const REQUIRED: [keyof CaptureEnvelope, (v: unknown) => boolean, string][] = [
   ["redactions", (v) => Array.isArray(v), "must be an array"],
 ];
 const OPTIONAL_STRINGS = ["model", "source", "notes", "channel"] as const;
+const ENVELOPE_FIELDS = new Set<string>([...REQUIRED.map((x) => x[0] as string), "payload", "captureId", "timestamp", ...OPTIONAL_STRINGS, "direction"]);
 
 /** Validate one parsed line; returns the problems (empty = a valid capture envelope or fixture record). */
 export function validateRecord(o: unknown): { field: string; message: string }[] {
@@ -226,8 +227,7 @@ export function validateRecord(o: unknown): { field: string; message: string }[]
       else if (x.length !== undefined && !Number.isSafeInteger(x.length)) errs.push({ field: `redactions/${i}/length`, message: "must be an integer" });
     });
   }
-  const known = new Set<string>([...REQUIRED.map((x) => x[0] as string), "payload", "captureId", "timestamp", ...OPTIONAL_STRINGS, "direction"]);
-  for (const k of Object.keys(r)) if (!known.has(k)) errs.push({ field: k, message: "is not an envelope field" });
+  for (const k of Object.keys(r)) if (!ENVELOPE_FIELDS.has(k)) errs.push({ field: k, message: "is not an envelope field" });
   return errs;
 }
 

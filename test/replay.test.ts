@@ -80,7 +80,7 @@ describe("replay failures and --update", () => {
     const i = records.findIndex((x) => x.stage === "normalized_out" && x.eventType === "content.delta");
     const tampered = structuredClone(records);
     (tampered[i].payload as any).payload.delta = "TAMPERED TEXT";
-    const res = replayFixture(tampered);
+    const res = replayFixture(tampered, { update: true });
     expect(res.ok).toBe(false);
     const seq = (records[i].payload as any).sequence;
     expect(res.diff.split("\n")[0]).toBe(`1 event(s) only in the fixture (-), 1 only in the replay (+); first difference at event ${seq}`);
@@ -94,7 +94,7 @@ describe("replay failures and --update", () => {
     const records = base();
     const outs = records.filter((x) => x.stage === "normalized_out");
     const dropped = records.filter((x) => x !== outs[3]);
-    const res = replayFixture(dropped);
+    const res = replayFixture(dropped, { update: true });
     expect(res.ok).toBe(false);
     expect(res.diff.split("\n").filter((l) => l.startsWith("+ "))).toHaveLength(1);
     expect(res.diff.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(0);

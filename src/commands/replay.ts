@@ -48,7 +48,7 @@ export async function replay(argv: string[]): Promise<number> {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") { console.error(`agentnorm: cannot read ${snapFile}: ${(err as Error).message}`); return 1; }
     }
   }
-  const res = replayFixture(records, { mode, surface: f.from as string | undefined, expectedSnapshot });
+  const res = replayFixture(records, { mode, surface: f.from as string | undefined, expectedSnapshot, update: !!f.update });
   for (const n of res.notes) if (!f.quiet) console.error(`agentnorm: note: ${n}`);
   if (f.update) {
     if (res.mode === "native_in") {
