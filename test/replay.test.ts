@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createCaptureWriter, readCapture, serializeRecords, type FixtureRecord } from "../src/capture.js";
-import { comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture } from "../src/replay.js";
+import { capturingNormalizer, comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture, unwrapCaptureLine } from "../src/replay.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
+import { counterIds, steppingClock } from "../src/ids.js";
 import { recordings } from "./support/recorded.js";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -141,6 +143,41 @@ describe("replay failures and --update", () => {
     const res = replayFixture(records, { expectedSnapshot: eventsSnapshot(records.map((x) => x.payload as any)) });
     expect(res.ok).toBe(true);
     expect(res.notes.join(" ")).toMatch(/no accumulator wired in/);
+  });
+});
+
+describe("legacy_out (projection hook)", () => {
+  const marker = (e: CanonicalEvent) => (e.type === "content.delta" ? [`[CONTENT_DELTA] ${(e.payload as any).delta}`] : e.type === "turn.completed" ? ["[MESSAGE_END]"] : []);
+  const capture = () => {
+    const n = createNormalizer({ surface: "acp", ids: counterIds(), clock: steppingClock(), includeRaw: false });
+    const w = createCaptureWriter({ provider: "acp", source: "acp", clock: () => 0, redact: REDACT });
+    const c = capturingNormalizer(n, w, { surface: "acp", legacy: marker });
+    let text = "";
+    for (const line of readFileSync(join(repo, "fixtures/recorded/acp/two-turn.ndjson"), "utf8").split("\n").filter(Boolean)) {
+      const { message, meta } = unwrapCaptureLine(JSON.parse(line));
+      text += c.push(message, meta).lines;
+    }
+    return sanitizeCapture(readCapture(text + c.end().lines).records, { redact: REDACT });
+  };
+
+  it("capture writes legacy_out records after their event; replay checks them with the projection", () => {
+    const fx = capture();
+    const legacy = fx.filter((x) => x.stage === "legacy_out");
+    expect(legacy.length).toBeGreaterThan(1);
+    expect(legacy.map((x) => x.eventType)).toContain("[MESSAGE_END]");
+    expect(fx[fx.indexOf(legacy[0]) - 1].stage).toBe("normalized_out");
+    expect(replayFixture(fx, { legacy: marker }).ok).toBe(true);
+    const other = replayFixture(fx, { legacy: (e) => marker(e).map((l) => l.toLowerCase()) });
+    expect(other.ok).toBe(false);
+    expect(other.diff).toMatch(/^legacy_out:\n/m);
+  });
+
+  it("without a projection, legacy_out is reported as not checked and kept in place by update", () => {
+    const fx = capture();
+    const res = replayFixture(fx, { update: true });
+    expect(res.ok).toBe(true);
+    expect(res.notes.join(" ")).toMatch(/legacy_out records not checked/);
+    expect(serializeRecords(res.updatedFixture!)).toBe(serializeRecords(fx));
   });
 });
 
