@@ -11,6 +11,8 @@ import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
+import { capture, CAPTURE_USAGE } from "./commands/capture.js";
+import { replay, REPLAY_USAGE } from "./commands/replay.js";
 
 interface Command {
   /** One usage line: "normalize --from SURFACE [FILE|-] [options]". */
@@ -21,6 +23,8 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
+  capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
+  replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   matrix: {
     synopsis: "matrix [--json]",
     summary: "the compatibility matrix (canonical type × surface)",
@@ -50,7 +54,11 @@ usage:
 ${lines.join("\n")}
   agentnorm --help | --version
 
-${NORMALIZE_USAGE}`;
+${NORMALIZE_USAGE}
+
+${CAPTURE_USAGE}
+
+${REPLAY_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {
