@@ -21,3 +21,5 @@ export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./clau
 export { toAcpPermissionResponse } from "./acp-permission.js";
 export type { AcpPermissionOption, AcpPermissionResponse, CanonicalAcpDecision } from "./acp-permission.js";
 export { VERSION } from "./version.js";
+export { toOpencodePermissionReply, toOpencodePermissionReplyBody, toOpencodePermissionResponseBodyV1, toOpencodeQuestionReplyBody } from "./opencode-reply.js";
+export type { OpencodePermissionReply, OpencodePermissionReplyBody, OpencodePermissionResponseBodyV1, OpencodeQuestionReplyBody, CanonicalOpencodeDecision } from "./opencode-reply.js";
