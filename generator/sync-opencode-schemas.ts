@@ -133,7 +133,15 @@ try {
   const entrySchema = responses.definitions.SessionMessagesResponses?.properties?.["200"]?.items;
   if (!entrySchema?.properties?.info || !entrySchema?.properties?.parts) throw new Error("SessionMessagesResponses[200] is not an array of {info, parts}");
   const { SessionMessagesResponses: _r, ...entryDefs } = responses.definitions;
-  const entryDoc = { $schema: "http://json-schema.org/draft-07/schema#", title: "OpencodeMessageEntry", description: `One element of GET /session/{sessionID}/message (${PKG} ${version} v2 SessionMessagesResponses[200][number]): a message and its parts.`, ...entrySchema, definitions: entryDefs };
+  // A union file of one member, so the history table's kind has a method set and checked paths. Entries carry no
+  // type field: `type` is declared (not required) as the name agentnorm's input wrapper gives every entry.
+  const entryDoc = {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    title: "OpencodeMessageEntry",
+    description: `One element of GET /session/{sessionID}/message (${PKG} ${version} v2 SessionMessagesResponses[200][number]): a message and its parts.`,
+    oneOf: [{ ...entrySchema, title: "entry", properties: { type: { const: "entry", description: "not in the data: the name agentnorm's input wrapper gives an entry" }, ...entrySchema.properties } }],
+    definitions: entryDefs,
+  };
 
   // opencode run --format json: {type, timestamp, sessionID, ...data} per emit() call of run.ts.
   const env = { timestamp: { type: "number" }, sessionID: { type: "string" } };
@@ -167,7 +175,7 @@ try {
   writeFileSync(join(dest, "LICENSE"), LICENSE);
   const derived = [
     `Event.json: ${byType.size} types — in both generations (${both.length}): ${both.map((t) => `\`${t}\``).join(", ")}; v2 only (${only2.length}): ${only2.map((t) => `\`${t}\``).join(", ")}; v1 only (${only1.length}): ${only1.map((t) => `\`${t}\``).join(", ")}`,
-    "MessageEntry.json: `SessionMessagesResponses[200][number]` of the v2 typings",
+    "MessageEntry.json: `SessionMessagesResponses[200][number]` of the v2 typings, as a one-member union (`oneOf`) that also declares an optional `type: \"entry\"` — not in the data: the name agentnorm's input wrapper gives each entry, so the table has a method to map and its paths are checked",
     `RunEvent.json: ${runDoc.oneOf.map((o) => `\`${o.title}\``).join(", ")}`,
   ];
   writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, derived, sha256Rows(dest)));

@@ -5,12 +5,12 @@ import * as h from "../../src/helpers.js";
 import { arr } from "../../src/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
-export type EntryMessage = { info: string;[key: string]: unknown };
+export type EntryMessage = U.OpencodeMessageEntry;
 /** Any message of the opencode-history surface. */
 export type Message = EntryMessage;
 
-/** mappings/opencode-history.yaml:40 — entry entry */
-function r_user_entry(m: Extract<EntryMessage, { info: "entry" }>, cx: RowContext): boolean {
+/** mappings/opencode-history.yaml:39 — entry entry */
+function r_user_entry(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.info?.role === "user")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
@@ -20,8 +20,8 @@ function r_user_entry(m: Extract<EntryMessage, { info: "entry" }>, cx: RowContex
   return true;
 }
 
-/** mappings/opencode-history.yaml:57 — entry entry */
-function r_assistant_entry_error(m: Extract<EntryMessage, { info: "entry" }>, cx: RowContext): boolean {
+/** mappings/opencode-history.yaml:56 — entry entry */
+function r_assistant_entry_error(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.info?.role === "assistant" && x.info?.error != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
@@ -33,8 +33,8 @@ function r_assistant_entry_error(m: Extract<EntryMessage, { info: "entry" }>, cx
   return true;
 }
 
-/** mappings/opencode-history.yaml:77 — entry entry */
-function r_assistant_entry_continues(m: Extract<EntryMessage, { info: "entry" }>, cx: RowContext): boolean {
+/** mappings/opencode-history.yaml:76 — entry entry */
+function r_assistant_entry_continues(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.info?.role === "assistant" && x.info?.finish === "tool-calls")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
@@ -44,8 +44,8 @@ function r_assistant_entry_continues(m: Extract<EntryMessage, { info: "entry" }>
   return true;
 }
 
-/** mappings/opencode-history.yaml:96 — entry entry */
-function r_assistant_entry_final(m: Extract<EntryMessage, { info: "entry" }>, cx: RowContext): boolean {
+/** mappings/opencode-history.yaml:95 — entry entry */
+function r_assistant_entry_final(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.info?.role === "assistant" && x.info?.time?.completed != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
@@ -56,8 +56,8 @@ function r_assistant_entry_final(m: Extract<EntryMessage, { info: "entry" }>, cx
   return true;
 }
 
-/** mappings/opencode-history.yaml:118 — entry entry */
-function r_assistant_entry_running(m: Extract<EntryMessage, { info: "entry" }>, cx: RowContext): boolean {
+/** mappings/opencode-history.yaml:117 — entry entry */
+function r_assistant_entry_running(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.info?.role === "assistant")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
@@ -70,9 +70,9 @@ function r_assistant_entry_running(m: Extract<EntryMessage, { info: "entry" }>, 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/opencode-history.yaml:28 — input wrapper "entry"
+  // mappings/opencode-history.yaml:27 — input wrapper "entry"
   if (x?.info?.id != null && x?.info?.role != null && x?.parts != null) return { wrapper: "entry", message: x, kind: "entry", type: "entry" };
-  // mappings/opencode-history.yaml:33 — input wrapper "capture-entry"
+  // mappings/opencode-history.yaml:32 — input wrapper "capture-entry"
   if (x?.seq != null && x?.message?.info?.id != null && x?.message?.parts != null) return { wrapper: "capture-entry", message: x?.message, kind: "entry", type: "entry" };
   return undefined;
 }
@@ -83,13 +83,13 @@ export const table: SurfaceTable = {
   provider: "opencode",
   protocol: "tagged",
   file: "mappings/opencode-history.yaml",
-  tags: { entry: "info" },
+  tags: { entry: "type" },
   input,
   upstream: { package: "@opencode-ai/sdk", version: "1.18.33" },
   sources: { entry: "opencode.event" },
   rows: {
     entry: {
-      "entry": [{ rule: "opencode-history#user-entry", line: 40, run: r_user_entry as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-error", line: 57, run: r_assistant_entry_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-continues", line: 77, run: r_assistant_entry_continues as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-final", line: 96, run: r_assistant_entry_final as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-running", line: 118, run: r_assistant_entry_running as (m: any, cx: RowContext) => boolean }]
+      "entry": [{ rule: "opencode-history#user-entry", line: 39, run: r_user_entry as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-error", line: 56, run: r_assistant_entry_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-continues", line: 76, run: r_assistant_entry_continues as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-final", line: 95, run: r_assistant_entry_final as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-running", line: 117, run: r_assistant_entry_running as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

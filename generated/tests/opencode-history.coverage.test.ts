@@ -10,5 +10,13 @@ function methodsOf(file: string, tag: string): string[] {
 }
 
 describe("opencode-history: upstream coverage", () => {
-
+  it("every entry method of @opencode-ai/sdk@1.18.33 (MessageEntry.json) is mapped or ignored, and no other", () => {
+    const upstream = methodsOf("schemas/upstream/opencode/1.18.33/MessageEntry.json", "type");
+    const mapped = Object.keys(table.rows["entry"] ?? {});
+    const ignored = Object.keys(table.ignored["entry"] ?? {});
+    const mentioned = new Set([...mapped, ...ignored]);
+    expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
+    expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
+    expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
+  });
 });

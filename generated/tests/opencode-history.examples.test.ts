@@ -7,19 +7,19 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("opencode-history: table examples (mappings/opencode-history.yaml)", () => {
-  it("user-entry #1 (mappings/opencode-history.yaml:51)", () => {
+  it("user-entry #1 (mappings/opencode-history.yaml:50)", () => {
     check([], {"info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}},"parts":[{"id":"p1","sessionID":"s1","messageID":"m1","type":"text","text":"Fix the bug"}]}, [{"type":"turn.started","ids":["thread","turn"],"payload":{"model":"gpt"}},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","detail":"Fix the bug"}}]);
   });
-  it("assistant-entry-error #1 (mappings/opencode-history.yaml:70)", () => {
+  it("assistant-entry-error #1 (mappings/opencode-history.yaml:69)", () => {
     check([{"info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}},"parts":[]}], {"info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":2,"completed":3},"error":{"name":"APIError","data":{"message":"upstream failure","isRetryable":true}},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}},"parts":[]}, [{"type":"thread.token-usage.updated"},{"type":"runtime.error","payload":{"message":"upstream failure"}},{"type":"turn.completed","payload":{"state":"failed"}}]);
   });
-  it("assistant-entry-continues #1 (mappings/opencode-history.yaml:88)", () => {
+  it("assistant-entry-continues #1 (mappings/opencode-history.yaml:87)", () => {
     check([{"info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}},"parts":[]}], {"info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":2,"completed":3},"finish":"tool-calls","modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}},"parts":[{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a\n","title":"ls","metadata":{"output":"a\n","exit":0},"time":{"start":1,"end":2}}}]}, [{"type":"thread.token-usage.updated"},{"type":"item.started","payload":{"itemType":"command_execution"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"a\n"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("assistant-entry-final #1 (mappings/opencode-history.yaml:108)", () => {
+  it("assistant-entry-final #1 (mappings/opencode-history.yaml:107)", () => {
     check([{"info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}},"parts":[]}], {"info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":2,"completed":3},"finish":"stop","modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}},"parts":[{"id":"p2","sessionID":"s1","messageID":"a1","type":"text","text":"Done.","time":{"start":1,"end":2}}]}, [{"type":"thread.token-usage.updated"},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Done."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Done."}}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("assistant-entry-running #1 (mappings/opencode-history.yaml:129)", () => {
+  it("assistant-entry-running #1 (mappings/opencode-history.yaml:128)", () => {
     check([{"info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}},"parts":[]}], {"info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":2},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}},"parts":[{"id":"p2","sessionID":"s1","messageID":"a1","type":"text","text":"Work","time":{"start":1}}]}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Work"}}]);
   });
 });
