@@ -197,7 +197,9 @@ function provenance(version: string, derived: string[], sums: string[]): string 
   \`dist/gen/types.gen.d.ts\` (v1). Converted with ts-json-schema-generator (devDependency) by
   \`npm run schemas:sync:opencode -- --version ${version}\` (generator/sync-opencode-schemas.ts); never edited by hand.
   \`opencode run --format json\` has no SDK type: RunEvent.json is written from the \`emit(type, data)\` calls of
-  ${RUN_SOURCE} (read, not copied): each line is \`{type, timestamp, sessionID, ...data}\`.
+  ${RUN_SOURCE} (read, not copied; a later revision than ${version}: the \`done\` line is newer and
+  absent from older runs, e.g. the dev recording takopi-opencode-run-json-success.jsonl): each line is
+  \`{type, timestamp, sessionID, ...data}\`.
 - **License:** MIT. The npm tarball ships no LICENSE file (its package.json says \`"license": "MIT"\`); \`LICENSE\` is the notice of
   the upstream repository's root (https://github.com/anomalyco/opencode, formerly sst/opencode), "Copyright (c) 2025 opencode".
 - **Derived files:**
