@@ -95,6 +95,25 @@ describe("opencode: input wrappers", () => {
   });
 });
 
+describe("opencode: session scoping", () => {
+  it("two sessions interleaved event by event keep their own turns, items and text", () => {
+    const events = readLines(join(FIX, "two-turn.ndjson")).map((l) => JSON.parse(l)).filter((c) => c.channel === "event").map((c) => c.message);
+    const other = events.map((m) => JSON.parse(JSON.stringify(m).replace(/(ses|msg|prt|per|que)_0/g, "$1_B")));
+    const mixed = events.flatMap((m, i) => [m, other[i]]);
+    const alone = run("opencode", events);
+    const both = run("opencode", mixed);
+    expect(problems(both.events)).toEqual([]);
+    expect(both.end).toEqual([]);
+    const byThread = new Map<string, CanonicalEvent[]>();
+    for (const e of both.events) if (e.threadId) byThread.set(e.threadId, [...(byThread.get(e.threadId) ?? []), e]);
+    expect(byThread.size).toBe(2);
+    for (const evs of byThread.values()) {
+      expect(turns(evs)).toEqual(turns(alone.events));
+      expect(completedItems(evs)).toEqual(completedItems(alone.events));
+    }
+  });
+});
+
 describe("opencode: late roles (parts before their message.updated)", () => {
   // The real stream with every message.updated moved after that message's parts and deltas.
   const lines = readLines(join(FIX, "approval.ndjson")).map((l) => JSON.parse(l)).filter((c) => c.channel === "event").map((c) => c.message);
