@@ -143,7 +143,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const mint = (kind: IdKind) => `${ID_PREFIXES[kind]}_${idf(kind)}`;
   const sessionId = mint("RuntimeSessionId") as RuntimeSessionId;
   let sequence = 0;
-  /** Session variables set by rows (`set:`), bounded: the oldest go first. */
+  /** Session variables set by rows (`set:`), bounded: the least recently set or read go first. */
   const vars = new Map<string, unknown>();
   /** Messages held by hold rows, per session variable they wait for (bounded: HOLD_LIMIT in all). */
   interface Held { message: any; raw: unknown; line: unknown; meta: unknown; ct: Compiled }
@@ -352,7 +352,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       if (vars.size > VAR_LIMIT) vars.delete(vars.keys().next().value!);
     }
     getVar(key: unknown[]): any {
-      return vars.get(key.map(String).join(":"));
+      const k = key.map(String).join(":");
+      const v = vars.get(k);
+      if (v !== undefined) {
+        // A variable in use stays (e.g. the open turn of a session during a turn with thousands of parts).
+        vars.delete(k);
+        vars.set(k, v);
+      }
+      return v;
     }
 
     hold(key: unknown[]): boolean {

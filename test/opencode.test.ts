@@ -114,6 +114,24 @@ describe("opencode: session scoping", () => {
   });
 });
 
+describe("opencode: long turns", () => {
+  it("a turn with 6,000 tool parts (more than the 4,096 session variables) keeps its turn and closes at idle", () => {
+    const msgs: any[] = [
+      { type: "message.updated", properties: { sessionID: "s1", info: { id: "m1", sessionID: "s1", role: "user", time: { created: 1 }, agent: "build", model: { providerID: "p", modelID: "gpt" } } } },
+    ];
+    for (let i = 0; i < 6000; i++) {
+      msgs.push({ type: "message.part.updated", properties: { sessionID: "s1", part: { id: `t${i}`, sessionID: "s1", messageID: "a1", type: "tool", callID: `c${i}`, tool: "read", state: { status: "completed", input: {}, output: "", title: "x", metadata: {}, time: { start: 1, end: 2 } } } } });
+    }
+    msgs.push({ type: "session.status", properties: { sessionID: "s1", status: { type: "idle" } } });
+    const r = run("opencode", msgs);
+    const done = r.events.filter((e) => e.type === "item.completed");
+    expect(done.length).toBe(6000);
+    expect(done.every((e) => e.turnId === "trn_1")).toBe(true);
+    expect(turns(r.events)).toEqual(["started", "completed:completed"]);
+    expect(r.end).toEqual([]);
+  });
+});
+
 describe("opencode: late roles (parts before their message.updated)", () => {
   // The real stream with every message.updated moved after that message's parts and deltas.
   const lines = readLines(join(FIX, "approval.ndjson")).map((l) => JSON.parse(l)).filter((c) => c.channel === "event").map((c) => c.message);
