@@ -74,6 +74,8 @@ function replayCode(steps: ReplayIR[], scope: Set<string>, indent: string): stri
       out.push(`${indent}for (const s_${s.as} of arr(${exprCode(s.each, scope)})) {`);
       out.push(...replayCode(s.steps, inner, indent + "  "));
       out.push(`${indent}}`);
+    } else if (s.k === "message") {
+      out.push(s.surface ? `${indent}cx.delegate(${lit(s.surface)}, ${exprCode(s.message, scope)});` : `${indent}cx.replay(${exprCode(s.message, scope)});`);
     } else {
       out.push(`${indent}cx.replay({ method: ${lit(s.method)}, params: ${s.params ? exprCode(s.params, scope) : "{}"} });`);
     }
@@ -96,18 +98,29 @@ export type UpstreamTypeNames = Record<string, string | undefined>;
 export function rowBody(r: RowIR): string {
   const lines: string[] = ["const x: any = m;"];
   if (r.when.length) lines.push(`if (!(${r.when.map(condCode).join(" && ")})) return false;`);
+  if (r.hold) {
+    // A hold row: claims the message (held until the variable is set) only while the variable is unset.
+    lines.push(`return cx.hold([${r.hold.map((k) => exprCode(k, new Set())).join(", ")}]);`);
+    return lines.join("\n");
+  }
   for (const id of r.ids) {
     const value = id.path ? exprCode(id.path, new Set()) : "undefined";
     lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required}${id.scope ? `, ${lit(id.scope)}` : ""});`);
   }
-  for (const v of r.set) lines.push(`cx.setVar([${v.key.map((k) => exprCode(k, new Set())).join(", ")}], ${exprCode(v.value, new Set())});`);
+  for (const v of r.set) {
+    const call = `cx.setVar([${v.key.map((k) => exprCode(k, new Set())).join(", ")}], ${exprCode(v.value, new Set())});`;
+    lines.push(v.cond.length ? `if (${v.cond.map(condCode).join(" && ")}) ${call}` : call);
+  }
   for (const s of r.snapshot) {
     if (s.text) lines.push(`cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);`);
     else lines.push(`cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`);
   }
   if (r.closeOpen) lines.push(`cx.closeOpen(${lit(r.closeOpen.status)}, ${lit(r.closeOpen.detail)});`);
   for (const e of r.emit) {
-    const call = `cx.emit(${lit(e.type)}, ${exprCode(e.payload, new Set())});`;
+    const s = e.snapshot;
+    const call = s
+      ? s.text ? `cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);` : `cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`
+      : `cx.emit(${lit(e.type)}, ${exprCode(e.payload, new Set())});`;
     lines.push(e.cond.length ? `if (${e.cond.map(condCode).join(" && ")}) ${call}` : call);
   }
   lines.push(...replayCode(r.replay, new Set(), ""));

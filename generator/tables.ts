@@ -36,18 +36,20 @@ export type Cond =
   | { k: "state"; test: "new" | "open" | "notOpen" | "stale" | "notStale"; role: Role };
 
 export interface IdIR { role: Role; op: Op; path?: Expr; field?: string; required: boolean; space?: "server" | "client"; scope?: "turn" }
-export interface EmitIR { type: string; cond: Cond[]; payload: Expr }
+export interface EmitIR { type: string; cond: Cond[]; payload: Expr; snapshot?: SnapIR }
 export interface SnapIR { stream: string; text?: Expr; parts?: Expr; index?: "contentIndex" | "summaryIndex" }
 export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }
 export interface DelegateIR { surface: string; message: Expr; line: number }
-export type ReplayIR = { k: "each"; each: Expr; as: string; steps: ReplayIR[] } | { k: "msg"; method: string; params?: Expr };
+export type ReplayIR = { k: "each"; each: Expr; as: string; steps: ReplayIR[] } | { k: "msg"; method: string; params?: Expr } | { k: "message"; message: Expr; surface?: string };
 export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
 export interface RowIR {
   rule: string; kind: Kind; methods: string[]; line: number; description?: string;
   when: Cond[]; ids: IdIR[]; emit: EmitIR[]; snapshot: SnapIR[]; replay: ReplayIR[]; examples: ExampleIR[];
   delegate?: DelegateIR;
   closeOpen?: { status: string; detail?: string };
-  set: { key: Expr[]; value: Expr }[];
+  set: { key: Expr[]; value: Expr; cond: Cond[] }[];
+  /** A hold row: the session variable the message waits for. */
+  hold?: Expr[];
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
@@ -314,6 +316,21 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const out: Cond[] = [];
       for (const [key, val] of Object.entries<any>(c ?? {})) {
         const p = [...path, key];
+        if (key === "$if") {
+          // Conditions on computed values: [{ value: EXPR, equals | in | not | exists }]
+          if (!Array.isArray(val)) { ds.push(src.diag(p, "E235", `$if takes a list of { value: EXPR, equals | in | not | exists }`)); continue; }
+          val.forEach((t: any, ti: number) => {
+            const tp = [...p, ti];
+            const tests = ["equals", "in", "not", "exists"].filter((k) => t && typeof t === "object" && k in t);
+            if (!t || typeof t !== "object" || !("value" in t) || tests.length !== 1 || Object.keys(t).length !== 2) { ds.push(src.diag(tp, "E235", `a $if entry is { value: EXPR } plus exactly one of equals, in, not, exists`)); return; }
+            const e = parseExpr(t.value, [...tp, "value"], new Map());
+            if (tests[0] === "equals") out.push({ k: "eq", path: e, value: t.equals });
+            else if (tests[0] === "not") out.push({ k: "not", path: e, value: t.not });
+            else if (tests[0] === "in") out.push({ k: "in", path: e, values: Array.isArray(t.in) ? t.in : [t.in] });
+            else out.push({ k: "exists", path: e, exists: !!t.exists });
+          });
+          continue;
+        }
         if (key === "new" || key === "open" || key === "notOpen" || key === "stale" || key === "notStale") {
           if (!allowState) { ds.push(src.diag(p, "E230", `"${key}" is a runtime-state condition: use it in an emit's "if", not in "when"`, true)); continue; }
           if (!ROLES.includes(val)) { ds.push(src.diag(p, "E231", `"${key}" takes a role (${ROLES.join(", ")})`)); continue; }
@@ -371,14 +388,18 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
 
     const emit: EmitIR[] = (r.emit ?? []).map((e: any, ei: number) => {
       const p = at("emit", ei);
+      if (e.snapshot !== undefined) {
+        // A snapshot at this position among the row's events (e.g. after the item.started of an item seen first here).
+        const cond = parseConds(e.if, [...p, "if"], true);
+        return { type: "content.delta", cond, payload: { k: "lit", v: undefined }, snapshot: parseSnap(e.snapshot, [...p, "snapshot"]) };
+      }
       if (!cx.canonical.eventTypes.includes(e.type)) ds.push(src.diag([...p, "type"], "E250", `unknown canonical event type "${e.type}"${didYouMean(e.type, cx.canonical.eventTypes)}`));
       const payload = parseExpr(e.payload ?? {}, [...p, "payload"], new Map());
       if (cx.canonical.eventTypes.includes(e.type)) checkPayload(e.type, payload, [...p, "payload"]);
       return { type: e.type, cond: parseConds(e.if, [...p, "if"], true), payload };
     });
 
-    const snapshot: SnapIR[] = (r.snapshot ?? []).map((s: any, si: number) => {
-      const p = at("snapshot", si);
+    function parseSnap(s: any, p: (string | number)[]): SnapIR {
       if (!cx.canonical.enums.ContentStreamKind.includes(s.stream)) ds.push(src.diag([...p, "stream"], "E260", `unknown ContentStreamKind "${s.stream}"${didYouMean(s.stream, cx.canonical.enums.ContentStreamKind)}`));
       if (!ids.some((i) => i.role === "item")) ds.push(src.diag(p, "E261", `a snapshot needs the row to declare ids.item`));
       if (s.index && !STREAM_INDEX.has(s.index)) ds.push(src.diag([...p, "index"], "E262", `index must be contentIndex or summaryIndex`));
@@ -388,7 +409,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         parts: s.parts !== undefined ? parseExpr(s.parts, [...p, "parts"], new Map()) : undefined,
         index: s.index,
       };
-    });
+    }
+    const snapshot: SnapIR[] = (r.snapshot ?? []).map((s: any, si: number) => parseSnap(s, at("snapshot", si)));
 
     const parseReplay = (steps: any[], path: (string | number)[], scope: Map<string, SchemaRef[]>): ReplayIR[] =>
       steps.map((st, i) => {
@@ -401,12 +423,19 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
               ? scope.get(eachExpr.root)!.map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets)
               : schemas.flatMap((s) => (s.root(eachExpr.root)?.refs ?? []).map((t) => resolvePath(t, eachExpr.segs)).flatMap((x) => x.targets));
             const items = res.flatMap((t) => variants(t)).filter((t) => t.node?.items).map((t) => ({ ...t, node: t.node.items }));
+            const unchecked = res.length > 0 && res.every((t) => t.node && typeof t.node === "object" && Object.keys(t.node).length === 0);
+            if (unchecked) items.push(ANY);
             if (res.length && !items.length) ds.push(src.diag([...p, "each"], "E270", `"${st.each}" is not an array in the upstream schema`));
             if (items.length) itemTargets = items;
           } else ds.push(src.diag([...p, "each"], "E271", `"each" takes a path`));
           const inner = new Map(scope);
           inner.set(st.as, itemTargets);
           return { k: "each", each: eachExpr, as: st.as, steps: parseReplay(st.messages, [...p, "messages"], inner) } as ReplayIR;
+        }
+        if (st.message !== undefined) {
+          // A whole message (tagged tables), dispatched through this table or, with `surface`, another table.
+          if (st.surface !== undefined && typeof st.surface !== "string") ds.push(src.diag([...p, "surface"], "E274", `"surface" names a surface`));
+          return { k: "message", message: parseExpr(st.message, [...p, "message"], scope), surface: st.surface } as ReplayIR;
         }
         const nm = methodMaps.get("notification");
         if (nm && !nm.has(st.method)) ds.push(src.diag([...p, "method"], "E272", `replayed method "${st.method}" is not a notification of the upstream schema${didYouMean(st.method, nm.keys())}`));
@@ -418,7 +447,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       ? { surface: r.delegate.surface, message: parseExpr(r.delegate.message, at("delegate", "message"), new Map()), line: src.pos(at("delegate")).line }
       : undefined;
 
-    if (!emit.length && !snapshot.length && !replay.length && !delegate && !r.closeOpen && !(r.set ?? []).length) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
+    const hold = r.hold ? (r.hold.until as unknown[]).map((k, ki) => parseExpr(k, at("hold", "until", ki), new Map())) : undefined;
+    if (hold && (r.emit || r.snapshot || r.replay || r.delegate || r.closeOpen || r.set || r.ids)) ds.push(src.diag(at("hold"), "E281", `a hold row only holds: give it when and hold, nothing else`));
+    if (!hold && !emit.length && !snapshot.length && !replay.length && !delegate && !r.closeOpen && !(r.set ?? []).length) ds.push(src.diag(at(), "E280", `row "${r.rule}" emits nothing: give it emit/snapshot/replay, or list the method under ignored`));
 
     const examples: ExampleIR[] = (r.examples ?? []).map((ex: any, xi: number) => {
       const p = at("examples", xi);
@@ -432,9 +463,10 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     const set = (r.set ?? []).map((x: any, xi: number) => ({
       key: (x.key as unknown[]).map((k, ki) => parseExpr(k, at("set", xi, "key", ki), new Map())),
       value: parseExpr(x.value, at("set", xi, "value"), new Map()),
+      cond: parseConds(x.if, at("set", xi, "if"), true),
     }));
     if (r.closeOpen && !ids.some((i) => i.role === "turn")) ds.push(src.diag(at("closeOpen"), "E263", `closeOpen needs the row to declare ids.turn (the turn whose open items it completes)`));
-    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate, closeOpen: r.closeOpen, set });
+    rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, emit, snapshot, replay, examples, delegate, closeOpen: r.closeOpen, set, hold });
 
     function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
       let schema = cx.canonical.payloads[type];

@@ -28,3 +28,5 @@ export type { Redaction, RedactionKind, RedactOptions, Redactor } from "./redact
 export { canonicalIdMapper, capturingNormalizer, comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture, unwrapCaptureLine } from "./replay.js";
 export type { CapturingNormalizer, ReplayMode, ReplayOptions, ReplayResult, SanitizeOptions } from "./replay.js";
 export type { LegacyProjection, SnapshotFn } from "./render-hooks.js";
+export { toOpencodePermissionReply, toOpencodePermissionReplyBody, toOpencodePermissionResponseBodyV1, toOpencodeQuestionReplyBody } from "./opencode-reply.js";
+export type { OpencodePermissionReply, OpencodePermissionReplyBody, OpencodePermissionResponseBodyV1, OpencodeQuestionReplyBody, CanonicalOpencodeDecision } from "./opencode-reply.js";

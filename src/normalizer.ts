@@ -91,6 +91,7 @@ const WAS_OPEN = 1;
 const FRESH = 2;
 const STALE = 4;
 const MAX_REPLAY_DEPTH = 8;
+const HOLD_LIMIT = 4096;
 
 /** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
 class EntityTable {
@@ -148,8 +149,12 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const mint = (kind: IdKind) => `${ID_PREFIXES[kind]}_${idf(kind)}`;
   const sessionId = mint("RuntimeSessionId") as RuntimeSessionId;
   let sequence = 0;
-  /** Session variables set by rows (`set:`), bounded: the oldest go first. */
+  /** Session variables set by rows (`set:`), bounded: the least recently set or read go first. */
   const vars = new Map<string, unknown>();
+  /** Messages held by hold rows, per session variable they wait for (bounded: HOLD_LIMIT in all). */
+  interface Held { message: any; raw: unknown; line: unknown; meta: unknown; ct: Compiled }
+  const held = new Map<string, Held[]>();
+  let heldCount = 0;
   /** The message pushLine is pushing, and its source text (for serializeEvent). */
   let lineMessage: unknown;
   let lineText: string | undefined;
@@ -190,6 +195,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     flags: Partial<Record<Role, number>> = {};
     closes?: [Role, string | undefined, Entity][];
     problems?: string[];
+    /** Held messages whose variable this row set: dispatched again after the row. */
+    released?: Held[];
     constructor(
       readonly out: CanonicalEvent[],
       readonly message: any,
@@ -342,10 +349,39 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       vars.delete(k);
       if (value === null || value === undefined) return;
       vars.set(k, value);
+      const waiting = held.get(k);
+      if (waiting) {
+        held.delete(k);
+        heldCount -= waiting.length;
+        (this.released ??= []).push(...waiting);
+      }
       if (vars.size > VAR_LIMIT) vars.delete(vars.keys().next().value!);
     }
     getVar(key: unknown[]): any {
-      return vars.get(key.map(String).join(":"));
+      const k = key.map(String).join(":");
+      const v = vars.get(k);
+      if (v !== undefined) {
+        // A variable in use stays (e.g. the open turn of a session during a turn with thousands of parts).
+        vars.delete(k);
+        vars.set(k, v);
+      }
+      return v;
+    }
+
+    hold(key: unknown[]): boolean {
+      if (key.some((p) => p === undefined || p === null)) return false;
+      const k = key.map(String).join(":");
+      if (vars.has(k)) return false;
+      if (heldCount >= HOLD_LIMIT) {
+        emitRuntime(this.out, "runtime.warning", { message: `${this.rule}: more than ${HOLD_LIMIT} messages held; dispatching this one without waiting for ${k}`, detail: { key: k } }, this.raw, this.source, this.method, undefined, "agentnorm#hold");
+        return false;
+      }
+      const list = held.get(k);
+      const h: Held = { message: this.message, raw: this.raw, line: this.line, meta: this.meta, ct: this.ct };
+      if (list) list.push(h);
+      else held.set(k, [h]);
+      heldCount++;
+      return true;
     }
 
     closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void {
@@ -378,6 +414,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         emitRuntime(this.out, "runtime.error", { message: `${this.rule}: ${this.problems.join("; ")}`, class: "validation_error", detail: { problems: this.problems } }, this.raw, this.source, this.method, this.ids);
       }
       if (this.closes) for (const [role, key, e] of this.closes) entities[role].close(key, e);
+      // Messages that waited for a variable this row set go through the rows again, in arrival order.
+      if (this.released) for (const h of this.released) dispatch(h.message, undefined, this.out, 0, h.ct, h.raw, true, h.line, h.meta);
     }
   }
 
@@ -573,6 +611,11 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           emitRuntime(out, "runtime.warning", { message: `stream ended with ${what} still open`, detail: { role, providerId: e.providerId, state: e.state } }, null, "agentnorm.runtime", undefined, ids, "agentnorm#end");
         }
       };
+      for (const [k, list] of held) {
+        for (const h of list) emitRuntime(out, "runtime.warning", { message: `stream ended with a message still waiting for ${k}`, detail: { key: k } }, h.raw, "agentnorm.runtime", undefined, undefined, "agentnorm#end");
+      }
+      held.clear();
+      heldCount = 0;
       report("request", "a request");
       report("item", "an item");
       report("turn", "a turn");

@@ -37,6 +37,8 @@ export interface RowContext {
   /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */
   setVar(key: unknown[], value: unknown): void;
   getVar(key: unknown[]): any;
+  /** Hold rows: true when the message is held until a row sets the variable `key` (it is unset); false once it is set. */
+  hold(key: unknown[]): boolean;
   /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
   readonly meta: any;
   /** The whole input line the message came in (`$line.x`). */

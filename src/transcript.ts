@@ -97,6 +97,7 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
 }
 
 function userText(b: Block): string {
+  if (typeof b.data?.text === "string") return b.data.text.trim(); // a text part (opencode)
   const c = b.data?.content;
   if (Array.isArray(c)) return c.map((x: any) => (typeof x?.text === "string" ? x.text : "")).join(" ").trim();
   return "";

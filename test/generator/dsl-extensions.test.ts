@@ -1,0 +1,89 @@
+/**
+ * DSL extensions for late information (issue 7, opencode): hold rows (`hold: {until: KEY}`), `$if` conditions on
+ * computed values, snapshot entries placed among a row's events, `set` entries with `if`, and `replay` steps that are
+ * whole messages (tagged tables). Checked on a small tagged table over the opencode upstream schema: what codegen
+ * accepts, what it rejects (with codes), and the code it emits for each.
+ */
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROOT, loadGenerator, tableContext, type Generator, type TableContext } from "./gen.ts";
+
+let gen: Generator;
+let cx: TableContext;
+beforeAll(async () => {
+  gen = await loadGenerator();
+  cx = tableContext(gen, join(ROOT, "schemas/upstream/opencode/1.18.33"));
+});
+
+const TABLE = `surface: mini-late
+provider: opencode
+protocol: tagged
+upstream:
+  package: "@opencode-ai/sdk"
+  version: 1.18.33
+  dir: schemas/upstream/opencode/1.18.33
+  kinds:
+    event: { file: Event.json, source: opencode.event, tag: type }
+rows:
+  - rule: wait
+    type: message.part.updated
+    hold: { until: [role, $properties.part.messageID] }
+    examples: [{ in: {}, out: [] }]
+  - rule: text
+    type: message.part.updated
+    when:
+      $if: [{ value: { $var: [role, $properties.part.messageID] }, equals: assistant }]
+    ids:
+      turn: { value: { $var: [turn] }, op: open }
+      item: { path: properties.part.id, op: open }
+    set:
+      - { key: [seen, $properties.part.id], value: true, if: { new: item } }
+    emit:
+      - { type: item.started, if: { new: item }, payload: { itemType: assistant_message } }
+      - snapshot: { stream: assistant_text, text: $properties.part.text }
+    examples: [{ in: {}, out: [] }]
+  - rule: role
+    type: message.updated
+    set: [{ key: [role, $properties.info.id], value: $properties.info.role }]
+    replay:
+      - message: { type: session.idle, properties: { sessionID: $properties.info.sessionID } }
+    examples: [{ in: {}, out: [] }]
+  - rule: idle
+    type: session.idle
+    emit: [{ type: runtime.warning, payload: { message: idle } }]
+    examples: [{ in: {}, out: [] }]
+`;
+
+const codes = (text: string) => gen.tables.loadTable("mini-late.yaml", text, cx).diagnostics.map((d) => d.code).filter((c) => c !== "E300");
+
+describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay", () => {
+  it("a table using all of them loads without diagnostics (other than E300: the 88 event types this table leaves out)", () => {
+    const r = gen.tables.loadTable("mini-late.yaml", TABLE, cx);
+    expect(r.diagnostics.filter((d) => d.code !== "E300").map(gen.diagnostics.formatDiagnostic)).toEqual([]);
+    expect(r.diagnostics.length).toBe(88);
+    expect(r.table!.rows.map((x) => x.rule)).toEqual(["wait", "text", "role", "idle"]);
+  });
+
+  it("emits a hold row as `return cx.hold(key)`, $if as a test of the computed value, the snapshot after item.started, set under its if", () => {
+    const t = gen.tables.loadTable("mini-late.yaml", TABLE, cx).table!;
+    const code = gen.emitMapper.emitMapper(t, "../upstream/mini-late.gen.js", {}, "// test");
+    expect(code).toMatch(/function r_wait[^]*?return cx\.hold\(\["role", x\.properties\?\.part\?\.messageID\]\);\n\}/);
+    expect(code).toContain('if (!(cx.getVar(["role", x.properties?.part?.messageID]) === "assistant")) return false;');
+    expect(code).toContain('if (cx.isNew("item")) cx.setVar(["seen", x.properties?.part?.id], true);');
+    const body = code.slice(code.indexOf("function r_text"), code.indexOf("function r_role"));
+    expect(body.indexOf('cx.emit("item.started"')).toBeGreaterThan(0);
+    expect(body.indexOf('cx.snapshot("assistant_text"')).toBeGreaterThan(body.indexOf('cx.emit("item.started"'));
+    expect(code).toContain('cx.replay({ type: "session.idle", properties: { sessionID: x.properties?.info?.sessionID } });');
+  });
+
+  it("rejects a hold row that also emits (E281), a malformed $if entry (E235), a snapshot entry without ids.item (E261)", () => {
+    expect(codes(TABLE.replace("    hold: { until: [role, $properties.part.messageID] }\n", "    hold: { until: [role, $properties.part.messageID] }\n    emit: [{ type: runtime.warning, payload: { message: x } }]\n"))).toContain("E281");
+    expect(codes(TABLE.replace("equals: assistant }", "equals: assistant, in: [user] }"))).toContain("E235");
+    expect(codes(TABLE.replace("      item: { path: properties.part.id, op: open }\n", ""))).toContain("E261");
+  });
+
+  it("checks paths inside $if and snapshot entries against the upstream schema (E220)", () => {
+    expect(codes(TABLE.replace("$properties.part.text", "$properties.part.nope"))).toContain("E220");
+    expect(codes(TABLE.replace("value: { $var: [role, $properties.part.messageID] }", "value: { $var: [role, $properties.part.messageId] }"))).toContain("E220");
+  });
+});
