@@ -561,7 +561,6 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
         const t = userText(p.data, p.title);
         if (t !== undefined && f.role === "user") b.chunks.text.push(t);
       }
-      if (p.status && p.status !== "inProgress") f.status = p.status;
     }
     if (phase === "completed") {
       step.completed = true;

@@ -10,6 +10,7 @@ import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
+import { render, RENDER_USAGE } from "./commands/render.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 
 interface Command {
@@ -21,6 +22,7 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
+  render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
   matrix: {
     synopsis: "matrix [--json]",
     summary: "the compatibility matrix (canonical type × surface)",
@@ -50,7 +52,9 @@ usage:
 ${lines.join("\n")}
   agentnorm --help | --version
 
-${NORMALIZE_USAGE}`;
+${NORMALIZE_USAGE}
+
+${RENDER_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {
