@@ -11,6 +11,7 @@ import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { render, RENDER_USAGE } from "./commands/render.js";
+import { project, PROJECT_USAGE } from "./commands/project.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 
 interface Command {
@@ -23,6 +24,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
   render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
+  project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   matrix: {
     synopsis: "matrix [--json]",
     summary: "the compatibility matrix (canonical type × surface)",
@@ -54,7 +56,9 @@ ${lines.join("\n")}
 
 ${NORMALIZE_USAGE}
 
-${RENDER_USAGE}`;
+${RENDER_USAGE}
+
+${PROJECT_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {
