@@ -13,6 +13,7 @@
  * Pure; no Node APIs. The dispatch is a table keyed by canonical event type.
  */
 import type { CanonicalRuntimeEventType, ProviderKind, ProviderRefs, ProviderRuntimeEventV2 } from "../generated/canonical.gen.js";
+import { terminalRef } from "./accumulator.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -52,6 +53,8 @@ export interface ChatEvent {
   kind: ChatEventKind;
   /** text / thinking / terminal / plan text / tool output: the delta (phase delta). */
   text?: string;
+  /** kind terminal: the terminal a tool's content references (output lives with the client). */
+  terminalId?: string;
   role?: "assistant" | "user";
   tool?: ChatEventTool;
   diff?: ChatEventDiff;
@@ -160,6 +163,8 @@ function item(phase: "started" | "updated" | "completed") {
     if (input !== undefined) tool.input = input;
     if (phase !== "started") { const r = pick(p.data, RESULT_KEYS); if (r !== undefined && r !== input) tool.result = r; }
     x.out.push({ ...ids(e), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
+    const terminalId = terminalRef(p.data);
+    if (terminalId !== undefined) x.out.push({ ...ids(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId });
     if (info.itemType === "file_change") {
       const files = diffFiles(p.data);
       if (files.length) x.out.push({ ...ids(e), blockId: `${e.itemId}:diff`, toolCallId: e.itemId, parentId: e.itemId, phase: ph, kind: "diff", diff: { scope: "item", files } });

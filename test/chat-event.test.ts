@@ -152,6 +152,17 @@ describe("chat_event: projection of each kind", () => {
     for (const r of recs) expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
   });
 
+  it("a terminal referenced by a tool's content is a terminal record under the tool", () => {
+    const { ev, events } = stream("acp");
+    ev("item.updated", { itemType: "command_execution", status: "inProgress", data: { content: [{ type: "terminal", terminalId: "term_7" }] } }, { turnId: "trn_1", itemId: "itm_1" });
+    const recs = toChatEvents(events);
+    expect(recs.map((r) => [r.kind, r.phase, r.blockId, r.toolCallId, r.parentId, r.terminalId ?? null])).toEqual([
+      ["tool", "updated", "itm_1:tool", "itm_1", undefined, null],
+      ["terminal", "updated", "itm_1:terminal", "itm_1", "itm_1", "term_7"],
+    ]);
+    for (const r of recs) expect(validate(r)).toBe(true);
+  });
+
   it("sequence is the projection's own, monotonic per session, whatever the input numbering", () => {
     const p = createChatEventProjector();
     const base = { provider: "acp", createdAt: "x", payload: { streamKind: "assistant_text", delta: "a" }, type: "content.delta", itemId: "itm_1" };
