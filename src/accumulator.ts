@@ -235,7 +235,7 @@ export interface Accumulator {
   applyAll(events: Iterable<CanonicalEvent | unknown>): void;
   /** The current state as fresh plain JSON (safe to JSON.stringify, structuredClone or postMessage). */
   snapshot(): AccumulatorSnapshot;
-  /** Called after every apply() that was not ignored. Returns an unsubscribe function. */
+  /** Called after every apply() that was not ignored (the change object is shared: read it, don't mutate it). Returns an unsubscribe function. */
   subscribe(listener: (change: AccumulatorChange) => void): () => void;
 }
 
@@ -314,7 +314,7 @@ class State {
   sessions: SessionState[] = [];
   sessionIndex = new Map<string, SessionState>();
   problems: Problem[] = [];
-  events: EventRef[] = [];
+  events: AccumulatorChange[] = [];
   eventCount = 0;
   lastSequence = 0;
 
@@ -963,12 +963,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       const tid = t?.turnId ?? e.turnId;
       if (tid !== undefined) change.turnId = tid;
     }
-    if (keepLog) {
-      const ref: EventRef = { sequence: e.sequence, eventId: change.eventId, type: e.type, sessionId: e.sessionId, blockIds: change.blockIds.slice() };
-      if (change.turnId !== undefined) ref.turnId = change.turnId;
-      if (change.stepId !== undefined) ref.stepId = change.stepId;
-      S.events.push(ref);
-    }
+    // the change itself is the log entry (no copy per event); snapshot() turns it into an EventRef
+    if (keepLog) S.events.push(change);
     for (const l of listeners) l(change);
     return change;
   }
@@ -989,7 +985,14 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         }),
         problems: S.problems.map((p) => ({ ...p })),
       };
-      if (keepLog) snap.events = S.events.map((r) => ({ ...r, blockIds: r.blockIds.slice() }));
+      if (keepLog) {
+        snap.events = S.events.map((c) => {
+          const ref: EventRef = { sequence: c.sequence, eventId: c.eventId, type: c.type, sessionId: c.sessionId, blockIds: c.blockIds.slice() };
+          if (c.turnId !== undefined) ref.turnId = c.turnId;
+          if (c.stepId !== undefined) ref.stepId = c.stepId;
+          return ref;
+        });
+      }
       return snap;
     },
     subscribe(listener) {

@@ -350,13 +350,21 @@ export function toChatEvents(events: Iterable<CanonicalEvent>): ChatEvent[] {
  *   (no delta after close).
  */
 export function checkChatEvents(records: Iterable<ChatEvent>): string[] {
+  const check = createChatEventChecker();
   const bad: string[] = [];
+  for (const r of records) bad.push(...check(r));
+  return bad;
+}
+
+/** The same checks, one record at a time (for a stream): returns the violations of this record. */
+export function createChatEventChecker(): (record: ChatEvent) => string[] {
   const lastSeq = new Map<string, number>();
   const stepTurn = new Map<string, string | undefined>();
   const blockKind = new Map<string, string>();
   const closed = new Set<string>();
   let i = 0;
-  for (const r of records) {
+  return (r) => {
+    const bad: string[] = [];
     i++;
     const at = `#${r.sequence ?? "?"} (record ${i}, ${r.kind}/${r.phase})`;
     if (r.type !== "chat_event") bad.push(`${at}: type is not chat_event`);
@@ -384,8 +392,8 @@ export function checkChatEvents(records: Iterable<ChatEvent>): string[] {
       if (r.phase === "delta" && closed.has(key)) bad.push(`${at}: delta to block ${r.blockId} after it completed`);
       if (r.phase === "completed" || r.phase === "failed") closed.add(key);
     }
-  }
-  return bad;
+    return bad;
+  };
 }
 
 // ───────────────────────────── transport: marker lines ─────────────────────────────

@@ -233,8 +233,8 @@ describe("chat_event: legacy marker lines", () => {
 
 describe("agentnorm project (CLI)", () => {
   const DIST_CLI = join(ROOT, "dist/src/cli.js");
-  const cli = (args: string[]) => {
-    const opts = { cwd: ROOT, encoding: "utf8" as const, timeout: 60_000 };
+  const cli = (args: string[], input = "") => {
+    const opts = { cwd: ROOT, encoding: "utf8" as const, timeout: 60_000, input };
     if (existsSync(DIST_CLI) && process.env.AGENTNORM_TEST_CLI !== "tsx") return spawnSync(process.execPath, [DIST_CLI, ...args], opts);
     return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], opts);
   };
@@ -255,6 +255,18 @@ describe("agentnorm project (CLI)", () => {
     expect(lines.filter((l) => !/^\[(MESSAGE_START|MESSAGE_END|CONTENT_DELTA|THINKING_DELTA|TOOL_USE|TOOL_RESULT|CHAT_EVENT)\]( |$)/.test(l))).toEqual([]);
     expect(lines.filter((l) => l.startsWith("[CHAT_EVENT] ")).every((l) => validate(JSON.parse(l.slice(13))))).toBe(true);
     expect(lines.some((l) => l.startsWith("[TOOL_RESULT] "))).toBe(true);
+  });
+
+  it("reports contract violations of the input stream on stderr (a delta to a completed block) and still writes every record", () => {
+    const { ev, events } = stream();
+    ev("item.started", { itemType: "assistant_message" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "assistant_message", status: "completed" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("content.delta", { streamKind: "assistant_text", delta: "late" }, { turnId: "trn_1", itemId: "itm_1" });
+    const r = cli(["project", "-"], events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    expect(r.status).toBe(0);
+    expect(r.stdout.split("\n").filter(Boolean)).toHaveLength(3);
+    expect(r.stderr).toContain("delta to block itm_1:text after it completed");
+    expect(r.stderr).toContain("1 chat_event contract violation(s)");
   });
 
   it("usage errors: unknown format or surface exit 2; provider lines without --from are skipped with a hint", () => {

@@ -2,7 +2,7 @@
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { createNormalizer, type CanonicalEvent } from "../normalizer.js";
 import { counterIds, steppingClock } from "../ids.js";
-import { chatEventLine, createChatEventProjector, legacyMarkers, type ChatEvent } from "../chat-event.js";
+import { chatEventLine, createChatEventChecker, createChatEventProjector, legacyMarkers, type ChatEvent } from "../chat-event.js";
 import { parseArgs, readLines, UsageError, write } from "./util.js";
 
 export const PROJECT_USAGE = `project options:
@@ -30,9 +30,17 @@ export async function project(argv: string[]): Promise<number> {
   const label = !file || file === "-" ? "<stdin>" : file;
   const projector = createChatEventProjector();
   const n = surface ? createNormalizer({ surface, includeRaw: false, ids: counterIds(), clock: steppingClock() }) : undefined;
+  // the contract invariants, checked as the records go out (a violation is reported, the record still written)
+  const check = createChatEventChecker();
+  let violations = 0;
   const emit = async (events: CanonicalEvent[]) => {
     let s = "";
-    for (const e of events) for (const r of projector.push(e)) s += fmt(r);
+    for (const e of events) {
+      for (const r of projector.push(e)) {
+        for (const v of check(r)) if (++violations <= 5) console.error(`agentnorm: chat_event contract: ${v}`);
+        s += fmt(r);
+      }
+    }
     if (s) await write(s);
   };
   let lineNo = 0;
@@ -58,5 +66,6 @@ export async function project(argv: string[]): Promise<number> {
   }
   if (n) await emit(n.end());
   if (skipped > 5) console.error(`agentnorm: ${label}: ${skipped} line(s) skipped`);
+  if (violations) console.error(`agentnorm: ${label}: ${violations} chat_event contract violation(s) (the input stream breaks an invariant; see docs/chat-event.md)`);
   return 0;
 }
