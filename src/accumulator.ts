@@ -549,9 +549,9 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     c.change.stepId = step.stepId;
     const b = primaryBlock(S, c, step);
     const f = b.fields;
-    if (p.title !== undefined) f.title = p.title;
-    if (p.detail !== undefined) f.detail = p.detail;
     if (b.kind === "tool") {
+      if (p.title !== undefined) f.title = p.title;
+      if (p.detail !== undefined) f.detail = p.detail;
       if (p.data !== undefined) {
         f.data = p.data;
         const input = pick(p.data, INPUT_KEYS);
