@@ -262,6 +262,8 @@ interface StepState {
   completed: boolean;
   blocks: BlockState[];
   blockIndex: Map<string, BlockState>;
+  /** The item's own blocks by suffix (text, tool, terminal…). */
+  bySuffix: Map<string, BlockState>;
   children: StepState[];
   turn?: TurnState;
   session: SessionState;
@@ -332,7 +334,10 @@ class State {
   problem(c: Ctx | undefined, kind: ProblemKind, message: string) {
     const p: Problem = c ? { kind, sequence: c.e.sequence, eventId: c.e.eventId, message } : { kind, message };
     this.problems.push(p);
-    c?.change.problems.push(p);
+    if (c) {
+      if (c.change.problems === NO_PROBLEMS) c.change.problems = [];
+      c.change.problems.push(p);
+    }
   }
 
   /** The turn an event belongs to: its turnId; else its item's turn; else the session's open turn; else none. */
@@ -383,7 +388,7 @@ class State {
   private newStep(c: Ctx, stepId: string, key: string, implicit: boolean, attachToTurn = true): StepState {
     const { e, session } = c;
     const turn = attachToTurn ? this.turnOf(c) : undefined;
-    const st: StepState = { stepId, implicit, started: false, completed: false, blocks: [], blockIndex: new Map(), children: [], turn, session };
+    const st: StepState = { stepId, implicit, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
     const parentItem = e.itemId === stepId ? e.parentId : undefined;
     if (parentItem && parentItem !== stepId) {
       st.parentId = parentItem;
@@ -391,7 +396,7 @@ class State {
       let parent = session.stepIndex.get(pkey);
       if (!parent) {
         this.problem(c, "unknown-parent", `${e.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
-        parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), children: [], turn, session };
+        parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
         session.stepIndex.set(pkey, parent);
         (turn ? turn.steps : session.steps).push(parent);
       }
@@ -435,52 +440,58 @@ function touch(c: Ctx, b: BlockState) {
 
 // ───────────────────────────── item → blocks ─────────────────────────────
 
-const TEXT_ITEMS: ReadonlySet<string> = new Set(["assistant_message", "user_message"]);
 const NON_TOOL_ITEMS: ReadonlySet<string> = new Set(["assistant_message", "user_message", "reasoning", "plan"]);
 
-/** The primary block of an item: text, thinking, todo/plan text, or a tool card. */
-function primaryBlock(S: State, c: Ctx, step: StepState): BlockState {
-  const t = step.itemType ?? "unknown";
-  if (TEXT_ITEMS.has(t)) return S.block(c, step, step.stepId + ":text", "text", () => ({ role: t === "user_message" ? "user" : "assistant", streaming: true }), ["text"]);
-  if (t === "reasoning") return S.block(c, step, step.stepId + ":thinking", "thinking", () => ({ streaming: true }), ["text", "summary"]);
-  if (t === "plan") return S.block(c, step, step.stepId + ":plan", "plan", () => ({ steps: [], updates: 0 }), ["text"]);
-  const isNew = !step.blockIndex.has(step.stepId + ":tool");
-  const tool = S.block(c, step, step.stepId + ":tool", "tool", () => ({ itemType: t, status: "pending", awaitingRequests: [] }), ["output"]);
-  if (isNew) {
+/** The blocks an item can have, by blockId suffix (`<itemId>:<suffix>`). */
+type ItemSuffix = "text" | "thinking" | "plan" | "tool" | "terminal" | "diff";
+const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: string[]; init: (st: StepState) => Record<string, unknown> }> = {
+  text: { kind: "text", chunks: ["text"], init: (st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
+  thinking: { kind: "thinking", chunks: ["text", "summary"], init: () => ({ streaming: true }) },
+  plan: { kind: "plan", chunks: ["text"], init: () => ({ steps: [], updates: 0 }) },
+  tool: { kind: "tool", chunks: ["output"], init: (st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
+  terminal: { kind: "terminal", chunks: ["text"], init: () => ({ streaming: true }) },
+  diff: { kind: "diff", chunks: ["output"], init: () => ({ scope: "item", files: [] }) },
+};
+
+/** An item's block by suffix, created on first use; records the event on it (the fast path allocates nothing). */
+function itemBlock(S: State, c: Ctx, step: StepState, suffix: ItemSuffix): BlockState {
+  const b = step.bySuffix.get(suffix);
+  if (b) { touch(c, b); return b; }
+  const spec = ITEM_BLOCKS[suffix];
+  const created = S.block(c, step, step.stepId + ":" + suffix, spec.kind, () => spec.init(step), spec.chunks);
+  step.bySuffix.set(suffix, created);
+  if (suffix === "tool") {
     // Requests that arrived before the tool card: link the open ones to it.
     for (const r of step.blocks) {
       if ((r.kind === "permission" || r.kind === "question") && r.fields.state === "open") {
-        (tool.fields.awaitingRequests as string[]).push(r.blockId);
-        c.session.requestTool.set(r.blockId, tool.blockId);
+        (created.fields.awaitingRequests as string[]).push(r.blockId);
+        c.session.requestTool.set(r.blockId, created.blockId);
       }
     }
   }
-  return tool;
+  return created;
+}
+
+const PRIMARY_SUFFIX: Record<string, ItemSuffix> = { assistant_message: "text", user_message: "text", reasoning: "thinking", plan: "plan" };
+
+/** The primary block of an item: text, thinking, plan text, or a tool card. */
+function primaryBlock(S: State, c: Ctx, step: StepState): BlockState {
+  return itemBlock(S, c, step, PRIMARY_SUFFIX[step.itemType ?? "unknown"] ?? "tool");
 }
 
 /** Output streamed before its tool started still gets its card (pending), placed first; an existing card is not touched. */
 function ensureToolCard(S: State, c: Ctx, st: StepState) {
-  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.blockIndex.has(st.stepId + ":tool")) primaryBlock(S, c, st);
+  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.bySuffix.has("tool")) itemBlock(S, c, st, "tool");
 }
 
-/** Which block (and chunk array) a content.delta of a given stream kind appends to. */
-const DELTA_ROUTES: Record<string, (S: State, c: Ctx, step: StepState) => { block: BlockState; chunk: string }> = {
-  assistant_text: (S, c, st) => ({ block: S.block(c, st, st.stepId + ":text", "text", () => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }), ["text"]), chunk: "text" }),
-  reasoning_text: (S, c, st) => ({ block: S.block(c, st, st.stepId + ":thinking", "thinking", () => ({ streaming: true }), ["text", "summary"]), chunk: "text" }),
-  reasoning_summary_text: (S, c, st) => ({ block: S.block(c, st, st.stepId + ":thinking", "thinking", () => ({ streaming: true }), ["text", "summary"]), chunk: "summary" }),
-  plan_text: (S, c, st) => ({ block: S.block(c, st, st.stepId + ":plan", "plan", () => ({ steps: [], updates: 0 }), ["text"]), chunk: "text" }),
-  command_output: (S, c, st) => {
-    ensureToolCard(S, c, st);
-    return { block: S.block(c, st, st.stepId + ":terminal", "terminal", () => ({ streaming: true }), ["text"]), chunk: "text" };
-  },
-  file_change_output: (S, c, st) => {
-    ensureToolCard(S, c, st);
-    return { block: S.block(c, st, st.stepId + ":diff", "diff", () => ({ scope: "item", files: [] }), ["output"]), chunk: "output" };
-  },
-  unknown: (S, c, st) => {
-    const b = primaryBlock(S, c, st);
-    return { block: b, chunk: Object.keys(b.chunks)[0] };
-  },
+/** Which block (suffix) and chunk array a content.delta of a given stream kind appends to. */
+const DELTA_ROUTES: Record<string, { suffix: ItemSuffix; chunk: string; toolCard?: boolean }> = {
+  assistant_text: { suffix: "text", chunk: "text" },
+  reasoning_text: { suffix: "thinking", chunk: "text" },
+  reasoning_summary_text: { suffix: "thinking", chunk: "summary" },
+  plan_text: { suffix: "plan", chunk: "text" },
+  command_output: { suffix: "terminal", chunk: "text", toolCard: true },
+  file_change_output: { suffix: "diff", chunk: "output", toolCard: true },
 };
 
 const DELTA_ITEM_TYPE: Record<string, CanonicalItemType> = {
@@ -566,13 +577,13 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
       if (!(done && phase === "updated")) f.status = next ?? f.status;
       const terminalId = terminalRef(p.data);
       if (terminalId !== undefined) {
-        const t = S.block(c, step, step.stepId + ":terminal", "terminal", () => ({ streaming: true }), ["text"]);
+        const t = itemBlock(S, c, step, "terminal");
         t.fields.terminalId = terminalId;
       }
       if (step.itemType === "file_change") {
         const files = diffFiles(p.data);
         if (files.length) {
-          const d = S.block(c, step, step.stepId + ":diff", "diff", () => ({ scope: "item", files: [] }), ["output"]);
+          const d = itemBlock(S, c, step, "diff");
           d.fields.files = files;
         }
       }
@@ -603,7 +614,7 @@ function userText(data: any, title: unknown): string | undefined {
 
 function contentDelta(S: State, c: Ctx) {
   const { e, p } = c;
-  const route = DELTA_ROUTES[p.streamKind] ?? DELTA_ROUTES.unknown;
+  const route = Object.hasOwn(DELTA_ROUTES, p.streamKind) ? DELTA_ROUTES[p.streamKind] : undefined;
   let step: StepState;
   if (e.itemId) {
     step = S.itemStep(c, DELTA_ITEM_TYPE[p.streamKind]);
@@ -615,7 +626,16 @@ function contentDelta(S: State, c: Ctx) {
     if (!step.itemType) step.itemType = DELTA_ITEM_TYPE[p.streamKind] ?? "unknown";
   }
   c.change.stepId = step.stepId;
-  const { block, chunk } = route(S, c, step);
+  let block: BlockState;
+  let chunk: string;
+  if (route) {
+    if (route.toolCard) ensureToolCard(S, c, step);
+    block = itemBlock(S, c, step, route.suffix);
+    chunk = route.chunk;
+  } else {
+    block = primaryBlock(S, c, step); // an unknown stream: the item's own block
+    chunk = Object.keys(block.chunks)[0];
+  }
   if (typeof p.delta === "string" && p.delta !== "") (block.chunks[chunk] ??= []).push(p.delta);
 }
 
@@ -645,7 +665,7 @@ function requestBlock(S: State, c: Ctx, kind: "permission" | "question"): BlockS
 
 /** The item's tool card, if it has one (a request alone does not make a tool card). */
 function primaryBlockIfTool(_S: State, _c: Ctx, step: StepState): BlockState | undefined {
-  return step.blockIndex.get(step.stepId + ":tool");
+  return step.bySuffix.get("tool");
 }
 
 function resolveRequest(S: State, c: Ctx, b: BlockState) {
@@ -723,6 +743,9 @@ function usageBlock(S: State, c: Ctx, usage: unknown) {
 
 type Handler = (S: State, c: Ctx) => void;
 
+/** Shared by changes without problems (replaced by a fresh array on the first one). */
+const NO_PROBLEMS: Problem[] = [];
+
 /** One handler per canonical event type (a new type in canonical.yaml fails typecheck until it is listed here). */
 const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "session.started": noBlock,
@@ -771,7 +794,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     if (e.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
     else { const t = S.turnOf(c); step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:plan`); kind = "plan"; }
     c.change.stepId = step.stepId;
-    const b = S.block(c, step, e.itemId ? step.stepId + ":plan" : step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
+    const b = e.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
     b.kind = kind;
     b.fields.steps = Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [];
     if (p.explanation !== undefined) b.fields.explanation = p.explanation;
@@ -935,7 +958,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return undefined;
     }
     const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type as CanonicalRuntimeEventType] : undefined;
-    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], problems: [] };
+    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], problems: NO_PROBLEMS };
     const session = S.session(e);
     const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
     // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
