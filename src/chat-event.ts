@@ -72,8 +72,9 @@ export interface ChatEvent {
 
 // ───────────────────────────── projection ─────────────────────────────
 
-interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean }
-interface P { e: CanonicalEvent; p: any; items: Map<string, ItemInfo>; out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[] }
+interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean; turnId?: string }
+/** `turnId`: the event's turn — its own, else its item's, else the session's open turn (as the accumulator groups). */
+interface P { e: CanonicalEvent; p: any; turnId?: string; items: Map<string, ItemInfo>; out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[] }
 
 const TOOL_STATUS: Record<string, ChatEventTool["status"]> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
 const MESSAGE_ITEMS: Record<string, { kind: ChatEventKind; suffix: string; role?: "assistant" | "user" }> = {
@@ -107,9 +108,10 @@ function nativeIds(e: CanonicalEvent): { messageId?: string; partId?: string } {
   return m ? { messageId: m[1], partId: m[2] } : { messageId: id };
 }
 
-function ids(e: CanonicalEvent) {
+function ids(x: P) {
+  const e = x.e;
   const o: { turnId?: string; stepId?: string; parentId?: string } = {};
-  if (e.turnId) o.turnId = e.turnId;
+  if (x.turnId) o.turnId = x.turnId;
   if (e.itemId) o.stepId = e.itemId;
   if (e.parentId) o.parentId = e.parentId;
   return o;
@@ -136,7 +138,7 @@ function item(phase: "started" | "updated" | "completed") {
   return (x: P) => {
     const { e, p } = x;
     if (!e.itemId) return;
-    const info: ItemInfo = x.items.get(e.itemId) ?? { itemType: p.itemType, closed: false, started: false };
+    const info: ItemInfo = x.items.get(e.itemId) ?? { itemType: p.itemType, closed: false, started: false, turnId: x.turnId };
     if (p.itemType && p.itemType !== "unknown") info.itemType = p.itemType;
     x.items.set(e.itemId, info);
     const msg = MESSAGE_ITEMS[info.itemType];
@@ -145,7 +147,7 @@ function item(phase: "started" | "updated" | "completed") {
     if (phase === "started") info.started = true;
     if (phase === "completed") info.closed = true;
     if (msg) {
-      const rec: P["out"][number] = { ...ids(e), ...nativeIds(e), blockId: `${e.itemId}:${msg.suffix}`, phase: ph, kind: msg.kind };
+      const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:${msg.suffix}`, phase: ph, kind: msg.kind };
       if (msg.role) rec.role = msg.role;
       if (msg.role === "user" && phase === "completed") {
         const t = userText(p.data, p.title);
@@ -162,12 +164,12 @@ function item(phase: "started" | "updated" | "completed") {
     const input = pick(p.data, INPUT_KEYS);
     if (input !== undefined) tool.input = input;
     if (phase !== "started") { const r = pick(p.data, RESULT_KEYS); if (r !== undefined && r !== input) tool.result = r; }
-    x.out.push({ ...ids(e), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
+    x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
     const terminalId = terminalRef(p.data);
-    if (terminalId !== undefined) x.out.push({ ...ids(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId });
+    if (terminalId !== undefined) x.out.push({ ...ids(x), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId });
     if (info.itemType === "file_change") {
       const files = diffFiles(p.data);
-      if (files.length) x.out.push({ ...ids(e), blockId: `${e.itemId}:diff`, toolCallId: e.itemId, parentId: e.itemId, phase: ph, kind: "diff", diff: { scope: "item", files } });
+      if (files.length) x.out.push({ ...ids(x), blockId: `${e.itemId}:diff`, toolCallId: e.itemId, parentId: e.itemId, phase: ph, kind: "diff", diff: { scope: "item", files } });
     }
   };
 }
@@ -185,7 +187,7 @@ function request(phase: "started" | "completed", forceQuestion = false) {
     const { e, p } = x;
     const rid = e.requestId ?? e.eventId;
     const question = forceQuestion || p.requestType === "tool_user_input";
-    const base = { ...ids(e), blockId: `${rid}:request`, ...(e.itemId && !MESSAGE_ITEMS[x.items.get(e.itemId)?.itemType ?? ""] ? { toolCallId: e.itemId } : {}) };
+    const base = { ...ids(x), blockId: `${rid}:request`, ...(e.itemId && !MESSAGE_ITEMS[x.items.get(e.itemId)?.itemType ?? ""] ? { toolCallId: e.itemId } : {}) };
     const providerRequestId = e.providerRefs?.providerRequestId;
     if (question) {
       const q: ChatEventQuestion = { requestId: rid };
@@ -209,14 +211,14 @@ function request(phase: "started" | "completed", forceQuestion = false) {
 }
 
 function status(level: ChatEventStatus["level"], message: (p: any) => string, phase: ChatEventPhase = "updated") {
-  return (x: P) => x.out.push({ ...ids(x.e), blockId: `${x.e.eventId}:status`, phase, kind: "status", status: { level, message: message(x.p), source: x.e.type } });
+  return (x: P) => x.out.push({ ...ids(x), blockId: `${x.e.eventId}:status`, phase, kind: "status", status: { level, message: message(x.p), source: x.e.type } });
 }
 
 function turn(phase: ChatEventPhase, state: (p: any) => string) {
   return (x: P) => {
     const st = state(x.p);
     const failed = st === "failed" || st === "aborted";
-    x.out.push({ ...ids(x.e), stepId: undefined, phase: phase === "completed" && failed ? "failed" : phase, kind: "status", status: { level: failed ? "error" : "info", message: `turn ${st}`, source: x.e.type, scope: "turn", state: st } });
+    x.out.push({ ...ids(x), stepId: undefined, phase: phase === "completed" && failed ? "failed" : phase, kind: "status", status: { level: failed ? "error" : "info", message: `turn ${st}`, source: x.e.type, scope: "turn", state: st } });
   };
 }
 
@@ -235,14 +237,14 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
     const m: ChatEventMode = {};
     if (typeof mode === "string") m.mode = mode;
     if (typeof model === "string") m.model = model;
-    x.out.push({ ...ids(x.e), blockId: `${x.e.eventId}:mode`, phase: "updated", kind: "mode", mode: m });
+    x.out.push({ ...ids(x), blockId: `${x.e.eventId}:mode`, phase: "updated", kind: "mode", mode: m });
   },
   "session.state.changed": (x) => x.out.push({ phase: "updated", kind: "status", status: { level: x.p.state === "error" ? "error" : "info", message: `session ${x.p.state}${x.p.reason ? `: ${x.p.reason}` : ""}`, source: x.e.type, scope: "session", state: x.p.state } }),
   "session.exited": (x) => x.out.push({ phase: x.p.exitKind === "error" ? "failed" : "completed", kind: "status", status: { level: x.p.exitKind === "error" ? "error" : "info", message: `session exited${x.p.reason ? `: ${x.p.reason}` : ""}`, source: x.e.type, scope: "session", state: "exited" } }),
   "thread.started": none,
   "thread.state.changed": none,
   "thread.metadata.updated": none,
-  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x.e), stepId: undefined, blockId: `${x.e.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage }),
+  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage }),
   "thread.realtime.started": none,
   "thread.realtime.item-added": none,
   "thread.realtime.audio.delta": none,
@@ -255,9 +257,9 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
     const { e, p } = x;
     const plan: ChatEventPlan = { steps: Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [] };
     if (p.explanation !== undefined) plan.explanation = p.explanation;
-    x.out.push({ ...ids(e), blockId: e.itemId ? `${e.itemId}:plan` : `${e.turnId ?? e.sessionId}:plan`, phase: "updated", kind: e.itemId ? "todo" : "plan", plan });
+    x.out.push({ ...ids(x), blockId: e.itemId ? `${e.itemId}:plan` : `${x.turnId ?? e.sessionId}:plan`, phase: "updated", kind: e.itemId ? "todo" : "plan", plan });
   },
-  "turn.diff.updated": (x) => x.out.push({ ...ids(x.e), blockId: `${x.e.turnId ?? x.e.sessionId}:diff`, phase: "updated", kind: "diff", diff: { scope: "turn", unifiedDiff: String(x.p.unifiedDiff ?? "") } }),
+  "turn.diff.updated": (x) => x.out.push({ ...ids(x), blockId: `${x.turnId ?? x.e.sessionId}:diff`, phase: "updated", kind: "diff", diff: { scope: "turn", unifiedDiff: String(x.p.unifiedDiff ?? "") } }),
   "item.started": item("started"),
   "item.updated": item("updated"),
   "item.completed": item("completed"),
@@ -266,8 +268,8 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
     if (typeof p.delta !== "string" || p.delta === "") return;
     const info = e.itemId ? x.items.get(e.itemId) : undefined;
     const k = DELTA_KIND[p.streamKind] ?? { kind: "tool" as const, suffix: "tool" };
-    const step = e.itemId ?? `${e.turnId ?? e.sessionId}:stream:${p.streamKind}`;
-    const rec: P["out"][number] = { ...ids(e), ...nativeIds(e), blockId: `${step}:${k.suffix}`, phase: "delta", kind: k.kind, text: p.delta };
+    const step = e.itemId ?? `${x.turnId ?? e.sessionId}:stream:${p.streamKind}`;
+    const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${step}:${k.suffix}`, phase: "delta", kind: k.kind, text: p.delta };
     if (k.kind === "text") rec.role = info?.itemType === "user_message" ? "user" : "assistant";
     if ((k.kind === "terminal" || k.kind === "diff" || k.kind === "tool") && e.itemId) { rec.toolCallId = e.itemId; if (k.kind !== "tool") rec.parentId = e.itemId; }
     x.out.push(rec);
@@ -301,7 +303,7 @@ function task(x: P, phase: ChatEventPhase): P["out"][number] {
   const { e, p } = x;
   const t: ChatEventTask = { taskId: String(p.taskId), status: p.status ?? (phase === "started" || phase === "updated" ? "running" : "completed") };
   for (const k of ["description", "taskType", "summary", "lastToolName", "usage"] as const) if (p[k] !== undefined) (t as any)[k] = p[k];
-  return { ...ids(e), blockId: `${p.taskId}:task`, phase, kind: "task", task: t };
+  return { ...ids(x), blockId: `${p.taskId}:task`, phase, kind: "task", task: t };
 }
 
 export interface ChatEventProjector {
@@ -312,12 +314,17 @@ export interface ChatEventProjector {
 export function createChatEventProjector(): ChatEventProjector {
   const items = new Map<string, ItemInfo>();
   const seq = new Map<string, number>();
+  const openTurn = new Map<string, string>();
   return {
     push(e) {
       if (!e || typeof e !== "object" || typeof (e as any).type !== "string") return [];
       const fn = Object.hasOwn(PROJECT, e.type) ? PROJECT[e.type as CanonicalRuntimeEventType] : undefined;
       if (!fn) return [];
-      const x: P = { e, p: (e.payload ?? {}) as any, items, out: [] };
+      const turnId = e.turnId ?? (e.itemId ? items.get(e.itemId)?.turnId : undefined) ?? openTurn.get(e.sessionId);
+      if (e.itemId && !items.has(e.itemId)) items.set(e.itemId, { itemType: "unknown", closed: false, started: false, turnId });
+      const x: P = { e, p: (e.payload ?? {}) as any, turnId, items, out: [] };
+      if (e.type === "turn.started" && e.turnId) openTurn.set(e.sessionId, e.turnId);
+      if ((e.type === "turn.completed" || e.type === "turn.aborted") && turnId !== undefined && openTurn.get(e.sessionId) === turnId) openTurn.delete(e.sessionId);
       try { fn(x); } catch { return []; }
       return x.out.map((r) => {
         const n = (seq.get(e.sessionId) ?? 0) + 1;

@@ -163,6 +163,33 @@ describe("chat_event: projection of each kind", () => {
     for (const r of recs) expect(validate(r)).toBe(true);
   });
 
+  it("records without a turnId take their item's turn, else the open turn — the accumulator's grouping, same block ids", () => {
+    const { ev, events } = stream("acp");
+    ev("turn.started", {}, { turnId: "trn_1" });
+    ev("content.delta", { streamKind: "assistant_text", delta: "hi" }, { itemId: "itm_1" });
+    ev("content.delta", { streamKind: "plan_text", delta: "1. a" });
+    ev("thread.token-usage.updated", { usage: { used: 1 } });
+    ev("turn.plan.updated", { plan: [{ step: "a", status: "pending" }] });
+    ev("turn.completed", { state: "completed" }, { turnId: "trn_1" });
+    ev("content.delta", { streamKind: "assistant_text", delta: " there" }, { itemId: "itm_1" });
+    ev("thread.token-usage.updated", { usage: { used: 2 } });
+    const recs = toChatEvents(events);
+    expect(recs.map((r) => [r.kind, r.turnId ?? null, r.blockId ?? null])).toEqual([
+      ["status", "trn_1", null],
+      ["text", "trn_1", "itm_1:text"],
+      ["plan", "trn_1", "trn_1:stream:plan_text:plan"],
+      ["usage", "trn_1", "trn_1:usage"],
+      ["plan", "trn_1", "trn_1:plan"],
+      ["status", "trn_1", null],
+      ["text", "trn_1", "itm_1:text"], // its item's turn, after the turn ended
+      ["usage", null, "ses_1:usage"], // no turn open: session level
+    ]);
+    const acc = createAccumulator();
+    acc.applyAll(events);
+    const ids = new Set(snapshotBlocks(acc.snapshot()).map((b) => b.blockId));
+    expect(recs.map((r) => r.blockId).filter((b) => b && !ids.has(b))).toEqual([]);
+  });
+
   it("sequence is the projection's own, monotonic per session, whatever the input numbering", () => {
     const p = createChatEventProjector();
     const base = { provider: "acp", createdAt: "x", payload: { streamKind: "assistant_text", delta: "a" }, type: "content.delta", itemId: "itm_1" };
