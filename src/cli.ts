@@ -10,6 +10,8 @@ import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
+import { render, RENDER_USAGE } from "./commands/render.js";
+import { project, PROJECT_USAGE } from "./commands/project.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 import { capture, CAPTURE_USAGE } from "./commands/capture.js";
 import { replay, REPLAY_USAGE } from "./commands/replay.js";
@@ -23,6 +25,8 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
+  render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
+  project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   matrix: {
@@ -55,6 +59,10 @@ ${lines.join("\n")}
   agentnorm --help | --version
 
 ${NORMALIZE_USAGE}
+
+${RENDER_USAGE}
+
+${PROJECT_USAGE}
 
 ${CAPTURE_USAGE}
 

@@ -1,25 +1,10 @@
 /**
- * ── INTEGRATION POINT (coordinator) ─────────────────────────────────────────────────────────────────────────
- * The render side is built on other branches: the accumulator (src/accumulator.ts: createAccumulator(),
- * apply(event), snapshot()) and the chat_event / legacy-marker projection. Capture and replay take them from
- * here, so wiring them in is a change to this file only:
- *
- *   import { createAccumulator } from "./accumulator.js";
- *   export const accumulatorSnapshot: SnapshotFn | undefined = (events) => {
- *     const a = createAccumulator();
- *     for (const e of events) a.apply(e);
- *     return a.snapshot();
- *   };
- *
- *   export const legacyProjection: LegacyProjection | undefined = <canonical event → marker lines>;
- *
- * Until then:
- *  - `agentnorm replay` of a normalized_out fixture snapshots the canonical events themselves (eventsSnapshot
- *    in src/replay.ts) instead of an accumulator snapshot;
- *  - `agentnorm normalize --capture` writes no legacy_out records, and replay does not check them.
- * After wiring the accumulator, re-record the normalized_out expectations and review them:
- *   agentnorm replay --update fixtures/replay/acp-approval.events.ndjson
+ * The render side as capture and replay use it: the accumulator's snapshot (`agentnorm replay` of a
+ * normalized_out fixture compares it) and the legacy marker projection (`agentnorm normalize --capture` writes it
+ * as legacy_out records; replay of native_in checks it).
  */
+import { createAccumulator } from "./accumulator.js";
+import { chatEventLine, createChatEventProjector, legacyMarkers } from "./chat-event.js";
 import type { CanonicalEvent } from "./normalizer.js";
 
 /** Apply canonical events (in sequence order) and return a plain-JSON snapshot of the render state. */
@@ -28,11 +13,22 @@ export type SnapshotFn = (events: CanonicalEvent[]) => unknown;
 /** One canonical event → the legacy marker lines it projects to (e.g. "[CONTENT_DELTA] …"), in order. */
 export type LegacyProjection = (event: CanonicalEvent) => string[];
 
-/** WIRE: the accumulator's snapshot (see above). */
-export const accumulatorSnapshot: SnapshotFn | undefined = undefined;
+/** The accumulator's snapshot of a canonical stream. */
+export const accumulatorSnapshot: SnapshotFn = (events) => {
+  const a = createAccumulator();
+  for (const e of events) a.apply(e);
+  return a.snapshot();
+};
 
-/** WIRE: the legacy marker projection (see above). */
-export const legacyProjection: LegacyProjection | undefined = undefined;
+/**
+ * A fresh legacy projection for one stream (the chat_event projector keeps per-stream state): each canonical event →
+ * its legacy marker lines, then one `[CHAT_EVENT] {json}` line per chat_event record — what `agentnorm project
+ * --format legacy` prints.
+ */
+export function createLegacyProjection(): LegacyProjection {
+  const projector = createChatEventProjector();
+  return (event) => projector.push(event).flatMap((r) => [...legacyMarkers(r), chatEventLine(r)]);
+}
 
 /** The marker name of a legacy line ("[CONTENT_DELTA] x" → "[CONTENT_DELTA]"), used as its capture eventType. */
 export function legacyEventType(line: string): string {

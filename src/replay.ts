@@ -18,7 +18,7 @@ import {
 import { counterIds, steppingClock } from "./ids.js";
 import { createNormalizer, unwrap, type CanonicalEvent, type Direction, type Normalizer } from "./normalizer.js";
 import { createRedactor, type RedactOptions } from "./redact.js";
-import { accumulatorSnapshot, legacyEventType, legacyProjection, type LegacyProjection, type SnapshotFn } from "./render-hooks.js";
+import { accumulatorSnapshot, createLegacyProjection, legacyEventType, type LegacyProjection, type SnapshotFn } from "./render-hooks.js";
 
 // ── capture while normalizing ────────────────────────────────────────────────────────────────────────────
 
@@ -37,8 +37,8 @@ export interface CapturingNormalizer {
   end(): { events: CanonicalEvent[]; lines: string };
 }
 
-export function capturingNormalizer(n: Normalizer, writer: CaptureWriter, options: { surface: string; legacy?: LegacyProjection } = { surface: "" }): CapturingNormalizer {
-  const legacy = options.legacy ?? legacyProjection;
+export function capturingNormalizer(n: Normalizer, writer: CaptureWriter, options: { surface: string; legacy?: LegacyProjection | false } = { surface: "" }): CapturingNormalizer {
+  const legacy = options.legacy === false ? undefined : options.legacy ?? createLegacyProjection();
   const emitted = (events: CanonicalEvent[]): string => {
     let s = "";
     for (const e of events) {
@@ -112,6 +112,8 @@ const BASE_MS = Date.UTC(2026, 0, 1);
 /** The canonical id fields of an event envelope (EVENTS.md §1.6); provider ids live in providerRefs/raw. */
 const ID_FIELDS = ["eventId", "sessionId", "threadId", "turnId", "itemId", "requestId", "parentId"] as const;
 const NOT_CANONICAL = new Set(["raw", "providerRefs"]);
+/** Canonical-id-looking tokens inside text (legacy_out lines carry ids inside their JSON: ids, blockIds "itm_1:text"). */
+const CANONICAL_ID_IN_TEXT = new RegExp(`\\b(?:${Object.values(ID_PREFIXES).join("|")})_[A-Za-z0-9][A-Za-z0-9-]*`, "g");
 
 export interface CanonicalIdMapper {
   /** Give a canonical id its number (per prefix, in order of registration) unless it has one. */
@@ -239,6 +241,8 @@ export function sanitizeCapture(records: CaptureRecord[], options: SanitizeOptio
       }
       payload = e;
     }
+    // legacy_out lines embed the same canonical ids (in [CHAT_EVENT] JSON, [TOOL_USE] ids): renumber those the events registered
+    if (r.stage === "legacy_out" && typeof payload === "string") payload = payload.replace(CANONICAL_ID_IN_TEXT, ids.map);
     const out: FixtureRecord = {
       schemaVersion: CAPTURE_SCHEMA_VERSION,
       sequence: i + 1,
@@ -264,12 +268,12 @@ export interface ReplayOptions {
   mode?: ReplayMode;
   /** native_in: the surface (default: the `source` of the first native_in record). */
   surface?: string;
-  /** normalized_out: the snapshot function (default: the accumulator hook, else the events themselves). */
+  /** normalized_out: the snapshot function (default: the accumulator's snapshot; `eventsSnapshot` compares the events themselves). */
   snapshot?: SnapshotFn;
   /** normalized_out: the expected snapshot (undefined: none recorded yet → a mismatch, run with update). */
   expectedSnapshot?: unknown;
-  /** The legacy projection (default: the hook in src/render-hooks.ts). */
-  legacy?: LegacyProjection;
+  /** The legacy projection (default: a fresh createLegacyProjection() per pass; false: none, legacy_out left unchecked and kept). */
+  legacy?: LegacyProjection | false;
   /** native_in: also build updatedFixture (the fixture rewritten with this replay's output). */
   update?: boolean;
 }
@@ -299,8 +303,7 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
   const notes: string[] = [];
   if (mode === "normalized_out") {
     const events = sorted.filter((r) => r.stage === "normalized_out").map((r) => r.payload as CanonicalEvent);
-    const snap = options.snapshot ?? accumulatorSnapshot ?? eventsSnapshot;
-    if (snap === eventsSnapshot) notes.push("no accumulator wired in (src/render-hooks.ts): the snapshot is the canonical events themselves");
+    const snap = options.snapshot ?? accumulatorSnapshot;
     const snapshot = snap(events);
     if (options.expectedSnapshot === undefined) {
       return { mode, ok: false, compared: "snapshot", diff: "no expected snapshot recorded (run with --update to write it)\n", snapshot, notes };
@@ -317,7 +320,9 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
     return { mode, surface, ok: false, compared: "nothing", diff: `cannot replay native_in: ${surface ? `unknown surface "${surface}"` : "no surface (give --from SURFACE, or a source on the native_in records)"}; surfaces: ${SURFACE_NAMES.join(", ")}\n`, notes };
   }
   const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock(), includeRaw: false });
-  const legacy = options.legacy ?? legacyProjection;
+  // The legacy projection keeps per-stream state: a fresh one for each pass over the replayed events.
+  const makeLegacy = options.legacy === false ? undefined : options.legacy ? () => options.legacy as LegacyProjection : createLegacyProjection;
+  const legacy = makeLegacy?.();
   // The replay, grouped by the native_in record that caused it (for --update), old legacy_out kept in place without a projection.
   const groups: { native?: FixtureRecord; events: CanonicalEvent[]; oldLegacy: FixtureRecord[] }[] = [{ events: [], oldLegacy: [] }];
   for (const r of sorted) {
@@ -354,10 +359,11 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
     const d = diffLines(want, got, "legacy line");
     if (d) diff += `legacy_out:\n${d}`;
   } else if (sorted.some((r) => r.stage === "legacy_out")) {
-    notes.push("legacy_out records not checked: no legacy projection wired in (src/render-hooks.ts)");
+    notes.push("legacy_out records not checked: no legacy projection (legacy: false)");
   }
   if (!options.update) return { mode, surface, ok: diff === "", compared: `${actual.length} events from ${natives.length} native_in records`, diff, notes };
   // The fixture as it would be with this replay's output.
+  const relegacy = makeLegacy?.();
   const rebuilt: CaptureRecord[] = [];
   let seq = 0;
   for (const g of groups) {
@@ -365,9 +371,9 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
     for (const e of g.events) {
       const meta = { schemaVersion: CAPTURE_SCHEMA_VERSION, provider: e.provider, ...(g.native?.source ?? natives[0]?.source ? { source: g.native?.source ?? natives[0]?.source } : {}), sessionId: e.sessionId, turnId: e.turnId ?? null, redactions: [] as Redaction[] };
       rebuilt.push({ ...meta, sequence: ++seq, stage: "normalized_out", eventType: e.type, payload: e });
-      if (legacy) for (const l of legacy(e)) rebuilt.push({ ...meta, sequence: ++seq, stage: "legacy_out", eventType: legacyEventType(l), payload: l });
+      if (relegacy) for (const l of relegacy(e)) rebuilt.push({ ...meta, sequence: ++seq, stage: "legacy_out", eventType: legacyEventType(l), payload: l });
     }
-    if (!legacy) for (const l of g.oldLegacy) rebuilt.push({ ...l, sequence: ++seq });
+    if (!relegacy) for (const l of g.oldLegacy) rebuilt.push({ ...l, sequence: ++seq });
   }
   return { mode, surface, ok: diff === "", compared: `${actual.length} events from ${natives.length} native_in records`, diff, updatedFixture: sanitizeCapture(rebuilt), notes };
 }

@@ -138,11 +138,16 @@ describe("replay failures and --update", () => {
     expect(res.diff).toMatch(/^- {3}"content.delta": \d+,?$/m);
   });
 
-  it("without a wired accumulator, normalized_out replay snapshots the comparable events and says so", () => {
+  it("normalized_out replay compares the accumulator's snapshot by default, or what a given snapshot function returns", () => {
     const records = base().filter((x) => x.stage === "normalized_out");
-    const res = replayFixture(records, { expectedSnapshot: eventsSnapshot(records.map((x) => x.payload as any)) });
-    expect(res.ok).toBe(true);
-    expect(res.notes.join(" ")).toMatch(/no accumulator wired in/);
+    const events = records.map((x) => x.payload as any);
+    const byEvents = replayFixture(records, { snapshot: eventsSnapshot, expectedSnapshot: eventsSnapshot(events) });
+    expect(byEvents.ok).toBe(true);
+    // the default is the accumulator: the events' own snapshot is not what it expects
+    const byAccumulator = replayFixture(records, { expectedSnapshot: eventsSnapshot(events) });
+    expect(byAccumulator.ok).toBe(false);
+    expect(byAccumulator.snapshot).toMatchObject({ sessions: [expect.objectContaining({ sessionId: "ses_1" })] });
+    expect(replayFixture(records, { expectedSnapshot: byAccumulator.snapshot }).ok).toBe(true);
   });
 });
 
@@ -172,9 +177,18 @@ describe("legacy_out (projection hook)", () => {
     expect(other.diff).toMatch(/^legacy_out:\n/m);
   });
 
-  it("without a projection, legacy_out is reported as not checked and kept in place by update", () => {
+  it("by default, legacy_out is checked with the chat_event legacy projection", () => {
     const fx = capture();
-    const res = replayFixture(fx, { update: true });
+    // the capture above used a toy projection: the default one ([CHAT_EVENT] lines and all) disagrees
+    const res = replayFixture(fx);
+    expect(res.ok).toBe(false);
+    expect(res.diff).toMatch(/^legacy_out:/m);
+    expect(res.diff).toMatch(/^\+ \[CHAT_EVENT\] \{/m);
+  });
+
+  it("without a projection (legacy: false), legacy_out is reported as not checked and kept in place by update", () => {
+    const fx = capture();
+    const res = replayFixture(fx, { update: true, legacy: false });
     expect(res.ok).toBe(true);
     expect(res.notes.join(" ")).toMatch(/legacy_out records not checked/);
     expect(serializeRecords(res.updatedFixture!)).toBe(serializeRecords(fx));
