@@ -10,6 +10,7 @@ import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
+import { verify, VERIFY_USAGE } from "./commands/verify.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 
 interface Command {
@@ -21,6 +22,7 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
+  verify: { synopsis: "verify [FILE|-] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
   matrix: {
     synopsis: "matrix [--json]",
     summary: "the compatibility matrix (canonical type × surface)",
@@ -50,7 +52,9 @@ usage:
 ${lines.join("\n")}
   agentnorm --help | --version
 
-${NORMALIZE_USAGE}`;
+${NORMALIZE_USAGE}
+
+${VERIFY_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -21,3 +21,5 @@ export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./clau
 export { toAcpPermissionResponse } from "./acp-permission.js";
 export type { AcpPermissionOption, AcpPermissionResponse, CanonicalAcpDecision } from "./acp-permission.js";
 export { VERSION } from "./version.js";
+export { createVerifier, verifyEvents, formatFinding, VERIFY_RULES } from "./verify.js";
+export type { StreamVerifier, VerifyFinding, VerifyResult, VerifyRule, VerifySeverity } from "./verify.js";
