@@ -40,6 +40,8 @@ export interface NormalizerStats {
   events: number;
   /** Messages deliberately not mapped, per ignore entry. */
   ignored: Record<string, number>;
+  /** Messages a row matched that emitted nothing (its guards found nothing new: e.g. a repeated completion), per rule. */
+  silent: Record<string, number>;
   /** Messages no row or ignore entry knows (each produced a runtime.warning). */
   unknown: number;
   /** Malformed input (each produced a runtime.error validation_error). */
@@ -75,6 +77,8 @@ interface Entity {
   key?: string;
   /** Items: an item.started was emitted for it. */
   started?: boolean;
+  /** Items: item.completed was emitted; turns: their terminal event (turn.completed / turn.aborted). */
+  done?: boolean;
 }
 
 const ROLE_KIND: Record<Role, IdKind> = {
@@ -87,6 +91,19 @@ const REF_FIELD: Partial<Record<Role, string>> = {
   request: "providerRequestId", parent: "providerParentId",
 };
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
+/** raw.rule of the runtime's own events. */
+const RUNTIME_RULE = "agentnorm#runtime";
+/** Events that are about one item or request: they need its id. */
+const NEEDS: Record<string, Role | undefined> = {
+  "item.started": "item", "item.updated": "item", "item.completed": "item", "content.delta": "item",
+  "request.opened": "request", "request.resolved": "request", "user-input.requested": "request", "user-input.resolved": "request",
+};
+/** Events that are about one item. */
+const ITEM_EVENT: Record<string, boolean> = { "item.started": true, "item.updated": true, "item.completed": true, "content.delta": true };
+/** Events that open or end a turn: never twice for one turn. */
+const TURN_EVENT: Record<string, boolean> = { "turn.started": true, "turn.completed": true, "turn.aborted": true };
+/** raw.rule of the warning that replaces an event about an item or turn that already ended. */
+export const LATE = "agentnorm#late";
 /** Events about an item's body: the runtime makes sure its item.started came first. */
 const ITEM_BODY: Record<string, boolean> = { "item.updated": true, "item.completed": true, "content.delta": true };
 /** The item type a content stream implies (for an item.started the runtime synthesizes before a delta). */
@@ -173,7 +190,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   };
   const main = compiled(table);
   const known = main.known;
-  const stats: Omit<NormalizerStats, "held"> = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
+  const stats: Omit<NormalizerStats, "held"> = { messages: 0, events: 0, ignored: {}, silent: {}, unknown: 0, invalid: 0, rules: {} };
 
   let lastT: number | undefined;
   let lastIso = "";
@@ -270,13 +287,43 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
 
     emit(type: string, payload: any, rule = this.rule): void {
       const item = this.ids.item;
+      const turn = this.ids.turn;
+      if ((item?.done && ITEM_EVENT[type]) || (turn?.done && TURN_EVENT[type])) {
+        // Late or repeated (a duplicated or reordered line): the item or turn already ended. Reported, not re-emitted.
+        emitRuntime(this.out, "runtime.warning", { message: `${rule}: ${type} for ${item?.done && ITEM_EVENT[type] ? "an item" : "a turn"} that already ended (a late or repeated message) — not emitted`, detail: { type } }, this.raw, this.source, this.method, undefined, LATE);
+        return;
+      }
+      if (turn?.done && type === "item.started") {
+        // An item starting after its turn ended belongs to no turn.
+        const ids = { ...this.ids };
+        delete ids.turn;
+        const saved = this.ids;
+        this.ids = ids;
+        try { this.emit(type, payload, rule); } finally { this.ids = saved; }
+        return;
+      }
+      const needs = NEEDS[type];
+      if (needs && !this.ids[needs]) {
+        // An item/request event the message names no usable id for (bad provider data): reported, never emitted bare.
+        this.reject(type, `${type} needs ${needs === "item" ? "an item" : "a request"}, and this message names none (or not as a string or number)`, undefined);
+        return;
+      }
       if (item && !item.started) {
         // The item grammar holds even when the stream joined mid-way (or the provider skipped the start): an item's
         // first event is its item.started, synthesized from what the row says about the item when needed.
-        if (type === "item.started") item.started = true;
-        else if (ITEM_BODY[type]) {
-          item.started = true;
-          this.emit("item.started", { itemType: (typeof payload.itemType === "string" ? payload.itemType : (item.state.itemType as string | undefined) ?? STREAM_ITEM[payload.streamKind]) ?? "unknown", status: "inProgress", ...(typeof payload.title === "string" ? { title: payload.title } : {}) }, IMPLICIT_START);
+        if (ITEM_BODY[type]) {
+          const title = typeof payload.title === "string" && payload.title.length <= 1000 ? { title: payload.title } : {};
+          this.emit("item.started", { itemType: (typeof payload.itemType === "string" ? payload.itemType : (item.state.itemType as string | undefined) ?? STREAM_ITEM[payload.streamKind]) ?? "unknown", status: "inProgress", ...title }, IMPLICIT_START);
+          if (!item.started) {
+            // the start itself was not canonical (bad data): the body can't come without it
+            this.reject(type, `its item could not be started`, undefined);
+            return;
+          }
+          if (type !== "item.completed" && !item.open && item.key !== undefined) {
+            // now open: its turn's end completes it, or end() reports it
+            item.open = true;
+            item.turn ??= this.ids.turn;
+          }
         }
       }
       const ev: any = { eventId: mint("EventId"), sequence: ++sequence, type, provider: this.ct.table.provider, sessionId, createdAt: now() };
@@ -310,8 +357,24 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         if (chunks) chunks.push(payload.delta);
         else d.set(k, [payload.delta]);
       }
+      if (rule !== RUNTIME_RULE && !validateCanonicalEvent(ev)) {
+        // Provider data of the wrong shape reached a typed canonical field: the event is replaced by an error
+        // carrying the message, so every event out of the runtime is canonical.
+        const errors = ((validateCanonicalEvent as any).errors ?? []) as { instancePath?: string; message?: string }[];
+        this.reject(type, errors.slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`).join("; "), errors.slice(0, 5));
+        return;
+      }
       stats.rules[rule] = (stats.rules[rule] ?? 0) + 1;
       this.out.push(ev as CanonicalEvent);
+      if (type === "item.started" && item) item.started = true;
+      else if (type === "item.completed" && item) item.done = true;
+      else if ((type === "turn.completed" || type === "turn.aborted") && turn) turn.done = true;
+    }
+
+    /** A row's event that can't be emitted as it stands: a runtime.error (validation_error) in its place. */
+    reject(type: string, why: string, errors: unknown): void {
+      stats.invalid++;
+      emitRuntime(this.out, "runtime.error", { message: `${this.rule}: the ${type} this message maps to is not canonical: ${why}`, class: "validation_error", detail: { type, ...(errors ? { errors } : {}) } }, this.raw, this.source, this.method);
     }
 
     isNew(role: Role): boolean {
@@ -502,6 +565,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     const source = ct.table.sources[kind] ?? "agentnorm.runtime";
     const tryRows = (rows: readonly Row[] | undefined): boolean => {
       if (!rows) return false;
+      const startLength = out.length;
       for (const row of rows) {
         const s = new Scope(out, message, request, row.rule, source, method, depth, ct, raw, meta, line);
         let matched: boolean;
@@ -512,7 +576,11 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           emitRuntime(out, "runtime.error", { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, raw, source, method);
           return true;
         }
-        if (matched) { s.finish(); return true; }
+        if (matched) {
+          s.finish();
+          if (depth === 0 && out.length === startLength) stats.silent[row.rule] = (stats.silent[row.rule] ?? 0) + 1;
+          return true;
+        }
       }
       return false;
     };
@@ -654,7 +722,7 @@ export function serializeEvent(e: CanonicalEvent): string {
 }
 
 function structuredCloneStats(s: Omit<NormalizerStats, "held">): Omit<NormalizerStats, "held"> {
-  return { ...s, ignored: { ...s.ignored }, rules: { ...s.rules } };
+  return { ...s, ignored: { ...s.ignored }, silent: { ...s.silent }, rules: { ...s.rules } };
 }
 
 const DIRECTIONS: Record<string, Direction | undefined> = {

@@ -72,29 +72,31 @@ function r_agent_thought_chunk(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:168 — notification session/update → item.completed */
+/** mappings/acp.yaml:168 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.params?.update?.sessionUpdate === "agent_message_chunk" || x.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.acpContentText(x.params?.update?.content), data: x.params?.update });
   return true;
 }
 
-/** mappings/acp.yaml:189 — notification session/update → item.completed, item.updated */
+/** mappings/acp.yaml:196 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("user", h.str(x.params?.update?.messageId)), "close", undefined, "item (value)", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
-  if (cx.isStale("item")) cx.emit("item.updated", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
   return true;
 }
 
-/** mappings/acp.yaml:223 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:229 — notification session/update → item.started, item.completed */
 function r_tool_call_finished(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call" && (x.params?.update?.status === "completed" || x.params?.update?.status === "failed"))) return false;
@@ -107,7 +109,7 @@ function r_tool_call_finished(m: Extract<Notification, { method: "session/update
   return true;
 }
 
-/** mappings/acp.yaml:255 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:261 — notification session/update → item.started, item.updated */
 function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call")) return false;
@@ -120,7 +122,7 @@ function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:297 — notification session/update → item.completed */
+/** mappings/acp.yaml:303 — notification session/update → item.completed */
 function r_tool_call_update_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "completed")) return false;
@@ -131,7 +133,7 @@ function r_tool_call_update_completed(m: Extract<Notification, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:325 — notification session/update → item.completed */
+/** mappings/acp.yaml:331 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "failed")) return false;
@@ -142,7 +144,7 @@ function r_tool_call_update_failed(m: Extract<Notification, { method: "session/u
   return true;
 }
 
-/** mappings/acp.yaml:348 — notification session/update → item.updated */
+/** mappings/acp.yaml:354 — notification session/update → item.updated */
 function r_tool_call_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update")) return false;
@@ -153,7 +155,7 @@ function r_tool_call_update(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:371 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:377 — notification session/update → turn.plan.updated */
 function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "plan")) return false;
@@ -163,7 +165,7 @@ function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowC
   return true;
 }
 
-/** mappings/acp.yaml:387 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:393 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "usage_update")) return false;
@@ -173,7 +175,7 @@ function r_usage_update(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:406 — notification session/update → session.configured */
+/** mappings/acp.yaml:412 — notification session/update → session.configured */
 function r_available_commands_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "available_commands_update")) return false;
@@ -182,7 +184,7 @@ function r_available_commands_update(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:421 — notification session/update → session.configured */
+/** mappings/acp.yaml:427 — notification session/update → session.configured */
 function r_current_mode_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
@@ -191,7 +193,7 @@ function r_current_mode_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:436 — notification session/update → session.configured */
+/** mappings/acp.yaml:442 — notification session/update → session.configured */
 function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
@@ -200,7 +202,7 @@ function r_config_option_update(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:451 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:457 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
@@ -209,7 +211,7 @@ function r_session_info_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:467 — notification session/update → runtime.error */
+/** mappings/acp.yaml:473 — notification session/update → runtime.error */
 function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
@@ -219,7 +221,7 @@ function r_notice_error(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:486 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:492 — notification session/update → runtime.warning */
 function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice")) return false;
@@ -229,7 +231,7 @@ function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: Ro
   return true;
 }
 
-/** mappings/acp.yaml:505 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:511 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
@@ -241,7 +243,7 @@ function r_compaction_completed(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:532 — notification session/update → item.completed */
+/** mappings/acp.yaml:538 — notification session/update → item.completed */
 function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
@@ -252,7 +254,7 @@ function r_compaction_ended(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:554 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:560 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
@@ -264,7 +266,7 @@ function r_compaction_update(m: Extract<Notification, { method: "session/update"
   return true;
 }
 
-/** mappings/acp.yaml:580 — notification session/update → content.delta */
+/** mappings/acp.yaml:586 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
@@ -275,7 +277,7 @@ function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/
   return true;
 }
 
-/** mappings/acp.yaml:600 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:606 — request session/request_permission → request.opened */
 function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -287,7 +289,7 @@ function r_request_permission(m: Extract<ServerRequestMessage, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:624 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:630 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -298,7 +300,7 @@ function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:650 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:656 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -307,7 +309,7 @@ function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elici
   return true;
 }
 
-/** mappings/acp.yaml:670 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:676 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -317,7 +319,7 @@ function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:695 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:701 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -327,7 +329,7 @@ function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:725 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:731 — clientRequest session/prompt → turn.started */
 function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -338,7 +340,7 @@ function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>
   return true;
 }
 
-/** mappings/acp.yaml:742 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:748 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -347,7 +349,7 @@ function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cance
   return true;
 }
 
-/** mappings/acp.yaml:759 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:765 — clientResponse initialize → session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -355,7 +357,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:778 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:784 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -364,14 +366,14 @@ function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:800 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:806 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:813 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:819 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -383,7 +385,7 @@ function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:842 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:848 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -395,7 +397,7 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:872 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:878 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -404,7 +406,7 @@ function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:890 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:896 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -413,7 +415,7 @@ function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:907 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:913 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -422,7 +424,7 @@ function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:924 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:930 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -434,7 +436,7 @@ function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:950 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:956 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -444,7 +446,7 @@ function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1001 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1007 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
@@ -452,7 +454,7 @@ function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1017 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1023 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -471,35 +473,35 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 96, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 137, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 168, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 189, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 223, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 255, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 297, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 325, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 348, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 371, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 387, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 406, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 421, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 436, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 451, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 467, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 486, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 505, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 532, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 554, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 580, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }]
+      "session/update": [{ rule: "acp#agent-message-chunk", line: 96, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 137, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 168, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 196, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 229, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 261, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 303, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 331, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 354, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 377, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 393, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 412, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 427, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 442, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 457, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 473, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 492, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 511, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 538, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 560, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 586, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 600, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 650, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission", line: 606, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-request", line: 656, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 624, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 670, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 695, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission-response", line: 630, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-response", line: 676, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#agent-request-failed", line: 701, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }]
     },
     clientRequest: {
-      "session/prompt": [{ rule: "acp#prompt", line: 725, run: r_prompt as (m: any, cx: RowContext) => boolean }]
+      "session/prompt": [{ rule: "acp#prompt", line: 731, run: r_prompt as (m: any, cx: RowContext) => boolean }]
     },
     clientNotification: {
-      "session/cancel": [{ rule: "acp#cancel", line: 742, run: r_cancel as (m: any, cx: RowContext) => boolean }]
+      "session/cancel": [{ rule: "acp#cancel", line: 748, run: r_cancel as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "initialize": [{ rule: "acp#initialize-response", line: 759, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 778, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 800, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 813, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 842, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 842, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 872, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 872, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 890, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 907, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 924, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 950, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1001, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1017, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "initialize": [{ rule: "acp#initialize-response", line: 765, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "authenticate": [{ rule: "acp#authenticate-failed", line: 784, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 806, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
+      "session/new": [{ rule: "acp#session-new-response", line: 819, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#session-load-response", line: 848, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/resume": [{ rule: "acp#session-load-response", line: 848, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/close": [{ rule: "acp#session-close-response", line: 878, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/delete": [{ rule: "acp#session-close-response", line: 878, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_mode": [{ rule: "acp#set-mode-response", line: 896, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 913, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt-failed", line: 930, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 956, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#client-request-unsupported", line: 1007, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1023, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -534,13 +536,13 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1035)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1038)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1041)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1044)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1047)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1050)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1053)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1056)"
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1041)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1044)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1047)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1050)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1053)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1056)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1059)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1062)"
   },
 };

@@ -591,12 +591,12 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x?.item_id, "use", undefined, "msg.item_id", false);
+  cx.ref("item", (x.item_id ?? h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))), "use", undefined, "item (value)", false);
   cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: x.summary_index, sectionBreak: true } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1248 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1252 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -606,7 +606,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1275 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1279 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -619,7 +619,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1308 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1312 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -636,7 +636,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1352 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1356 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -649,7 +649,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1387 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1391 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -661,7 +661,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1420 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1424 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -673,7 +673,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1446 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1450 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -686,7 +686,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1473 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1477 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -698,7 +698,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1499 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1503 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -708,7 +708,7 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1527 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1531 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -720,7 +720,7 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1560 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1564 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -730,7 +730,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1579 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1583 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -740,7 +740,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1597 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1601 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -754,7 +754,7 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1641 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1645 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -766,7 +766,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1661 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1665 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -777,7 +777,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1680 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1684 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -788,7 +788,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1699 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1703 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -798,7 +798,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1716 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1720 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -809,7 +809,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1737 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1741 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -819,7 +819,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1754 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1758 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -829,7 +829,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1778 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1782 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -842,7 +842,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1818 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1822 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -852,7 +852,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1834 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1838 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -865,7 +865,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1873 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1877 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -875,7 +875,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1892 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1896 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -885,7 +885,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1915 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1919 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -895,7 +895,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1932 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1936 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -905,7 +905,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1952 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1956 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -915,7 +915,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1970 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1974 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -925,7 +925,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1992 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1996 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -936,7 +936,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2019 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2023 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -948,7 +948,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2045 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2049 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -960,7 +960,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2073 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2077 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -969,7 +969,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2089 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2093 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -978,21 +978,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2105 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2109 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2116 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2120 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2128 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2132 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1003,7 +1003,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2152 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2156 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1014,7 +1014,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2175 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2179 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1022,7 +1022,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2188 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2192 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1031,7 +1031,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2203 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2207 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1040,7 +1040,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2219 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2223 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1048,7 +1048,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2232 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2236 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1056,7 +1056,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2247 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2251 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1066,7 +1066,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2266 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2270 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1076,7 +1076,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2285 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2289 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1087,7 +1087,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2309 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2313 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1098,7 +1098,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2329 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2333 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1109,7 +1109,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2351 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2355 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1119,7 +1119,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2370 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2374 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1129,7 +1129,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2390 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2394 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1140,7 +1140,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2410 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2414 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1151,7 +1151,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2431 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2435 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1162,7 +1162,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2451 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2455 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1173,7 +1173,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2474 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2478 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1184,7 +1184,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2495 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2499 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1195,7 +1195,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2517 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2521 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1271,51 +1271,51 @@ export const table: SurfaceTable = {
       "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1085, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1117, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1153, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
       "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1175, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1205, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
       "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1228, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1248, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1275, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1308, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1352, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1387, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1420, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1446, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1473, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1499, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1527, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1560, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1579, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1597, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1641, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1661, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1680, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1699, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1716, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1737, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1754, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1778, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1818, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1834, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1873, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1892, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1915, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1932, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1952, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1970, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1992, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2019, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2045, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2073, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2089, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2105, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2116, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2128, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2152, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2175, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2188, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2203, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2219, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2232, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2247, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2266, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2285, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2309, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2329, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2351, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2370, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2390, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2410, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2431, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2451, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2474, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2495, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2517, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1252, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1279, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1312, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1356, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1391, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1424, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1450, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1477, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1503, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1531, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1564, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1583, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1601, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1645, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1665, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1684, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1703, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1720, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1741, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1758, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1782, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1822, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1838, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1877, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1896, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1919, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1936, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1956, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1974, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1996, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2023, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2049, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2077, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2093, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2109, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2120, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2132, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2156, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2179, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2192, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2207, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2223, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2236, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2251, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2270, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2289, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2313, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2333, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2355, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2374, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2394, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2414, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2435, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2455, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2478, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2499, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2521, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
       "background_event": [{ rule: "codex-eventmsg#background-event", line: 618, run: r_background_event as (m: any, cx: RowContext) => boolean }],
@@ -1347,14 +1347,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2535)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2538)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2541)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2544)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2547)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2550)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2553)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2556)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2539)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2542)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2545)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2548)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2551)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2554)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2557)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2560)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },
