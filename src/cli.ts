@@ -11,7 +11,7 @@ import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { verify, VERIFY_USAGE } from "./commands/verify.js";
-import { parseArgs, UsageError, write } from "./commands/util.js";
+import { handleSignals, parseArgs, UsageError, write } from "./commands/util.js";
 
 interface Command {
   /** One usage line: "normalize --from SURFACE [FILE|-] [options]". */
@@ -77,6 +77,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+handleSignals();
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {

@@ -79,6 +79,11 @@ interface Entity {
   started?: boolean;
   /** Items: item.completed was emitted; turns: their terminal event (turn.completed / turn.aborted). */
   done?: boolean;
+  /** Requests: request.opened / request.resolved / user-input.requested / user-input.resolved emitted. */
+  opened?: boolean;
+  resolved?: boolean;
+  asked?: boolean;
+  answered?: boolean;
 }
 
 const ROLE_KIND: Record<Role, IdKind> = {
@@ -91,6 +96,40 @@ const REF_FIELD: Partial<Record<Role, string>> = {
   request: "providerRequestId", parent: "providerParentId",
 };
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
+/** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
+export const MAX_NESTING = 1000;
+
+/** Does this JSON text nest deeper than `max`? (A scan that skips strings; no parsing.) */
+function textNestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped char
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) { if (++depth > max) return true; }
+    else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** Does this value nest deeper than `max`? (Iterative: no recursion, so no stack to blow.) */
+function valueNestsDeeper(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  let seen = 0;
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (d >= max) return true;
+    if (++seen > 1_000_000) return false; // huge but shallow enough so far: let the mapping decide
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
+    else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
+  }
+  return false;
+}
+
 /** raw.rule of the runtime's own events. */
 const RUNTIME_RULE = "agentnorm#runtime";
 /** Events that are about one item or request: they need its id. */
@@ -175,6 +214,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   /** The message pushLine is pushing, and its source text (for serializeEvent). */
   let lineMessage: unknown;
   let lineText: string | undefined;
+  /** pushLine already checked the nesting of the message it is pushing. */
+  let depthChecked = false;
   let pendingOrder = 0;
   const entities: Record<Role, EntityTable> = {
     session: new EntityTable(), thread: new EntityTable(), turn: new EntityTable(), item: new EntityTable(),
@@ -288,10 +329,23 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     emit(type: string, payload: any, rule = this.rule): void {
       const item = this.ids.item;
       const turn = this.ids.turn;
-      if ((item?.done && ITEM_EVENT[type]) || (turn?.done && TURN_EVENT[type])) {
-        // Late or repeated (a duplicated or reordered line): the item or turn already ended. Reported, not re-emitted.
-        emitRuntime(this.out, "runtime.warning", { message: `${rule}: ${type} for ${item?.done && ITEM_EVENT[type] ? "an item" : "a turn"} that already ended (a late or repeated message) — not emitted`, detail: { type } }, this.raw, this.source, this.method, undefined, LATE);
+      const request = this.ids.request;
+      const late = item?.done && ITEM_EVENT[type] ? "an item" : turn?.done && TURN_EVENT[type] ? "a turn"
+        : request && ((request.resolved && (type === "request.opened" || type === "request.resolved")) || (request.answered && (type === "user-input.requested" || type === "user-input.resolved")) || (request.opened && type === "request.opened" && !request.resolved) || (request.asked && type === "user-input.requested")) ? "a request" : undefined;
+      if (late) {
+        // Late or repeated (a duplicated or reordered line): the item, turn or request already ended (or began).
+        // Reported, not re-emitted: an entity's lifecycle events come once each.
+        emitRuntime(this.out, "runtime.warning", { message: `${rule}: ${type} for ${late} that already ${type.endsWith("opened") || type.endsWith("requested") || type === "turn.started" ? "began" : "ended"} (a late or repeated message) — not emitted`, detail: { type } }, this.raw, this.source, this.method, undefined, LATE);
         return;
+      }
+      if (request && type === "request.resolved" && !request.opened) {
+        // resolved with no request.opened seen (the stream joined mid-way): open it first, as for items
+        this.emit("request.opened", { requestType: typeof payload.requestType === "string" ? payload.requestType : "unknown" }, IMPLICIT_START);
+        if (!request.opened) { this.reject(type, "its request could not be opened", undefined); return; }
+      }
+      if (request && type === "user-input.resolved" && !request.asked) {
+        this.emit("user-input.requested", { questions: null }, IMPLICIT_START);
+        if (!request.asked) { this.reject(type, "its user-input request could not be made", undefined); return; }
       }
       if (turn?.done && type === "item.started") {
         // An item starting after its turn ended belongs to no turn.
@@ -367,6 +421,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       stats.rules[rule] = (stats.rules[rule] ?? 0) + 1;
       this.out.push(ev as CanonicalEvent);
       if (type === "item.started" && item) item.started = true;
+      else if (request && type === "request.opened") request.opened = true;
+      else if (request && type === "request.resolved") request.resolved = true;
+      else if (request && type === "user-input.requested") request.asked = true;
+      else if (request && type === "user-input.resolved") request.answered = true;
       else if (type === "item.completed" && item) item.done = true;
       else if ((type === "turn.completed" || type === "turn.aborted") && turn) turn.done = true;
     }
@@ -615,6 +673,12 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     push(message, opts) {
       const out: CanonicalEvent[] = [];
       stats.messages++;
+      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING)) {
+        stats.invalid++;
+        emitRuntime(out, "runtime.error", { message: `message nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { maxNesting: MAX_NESTING } }, null);
+        stats.events += out.length;
+        return out;
+      }
       try {
         dispatch(message, opts?.direction, out, 0, main, message, false, message, undefined, opts?.capture);
       } catch (err) {
@@ -645,15 +709,26 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         stats.events += out.length;
         return out;
       }
+      if (text.length > 2 * MAX_NESTING && textNestsDeeper(text, MAX_NESTING)) {
+        const out: CanonicalEvent[] = [];
+        stats.messages++;
+        stats.invalid++;
+        const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
+        emitRuntime(out, "runtime.error", { message: `${where}JSON nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { line: opts?.lineNumber, maxNesting: MAX_NESTING, length: text.length, start: text.slice(0, 200) } }, null);
+        stats.events += out.length;
+        return out;
+      }
       const w = unwrap(parsed);
       if (w.message === parsed && parsed !== null && typeof parsed === "object") {
         lineMessage = parsed;
         lineText = text;
       }
+      depthChecked = true; // the text scan above (a line no longer than 2 × MAX_NESTING can't nest deeper)
       try {
         return normalizer.push(w.message, { direction: opts?.direction ?? w.direction, capture: w.message === parsed ? undefined : parsed });
       } finally {
         lineMessage = lineText = undefined;
+        depthChecked = false;
       }
     },
     end() {

@@ -4,7 +4,7 @@ import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { createNormalizer, serializeEvent, type CanonicalEvent, type Direction } from "../normalizer.js";
 import { counterIds, steppingClock } from "../ids.js";
 import { renderTranscript } from "../transcript.js";
-import { parseArgs, readLines, UsageError, write } from "./util.js";
+import { flushStdout, parseArgs, readLines, stopExitCode, stopRequested, UsageError, write } from "./util.js";
 
 export const NORMALIZE_USAGE = `normalize options:
   --from SURFACE        input surface: ${SURFACE_NAMES.join(", ")}
@@ -95,6 +95,12 @@ export async function normalize(argv: string[]): Promise<number> {
     const e = err as NodeJS.ErrnoException;
     console.error(`agentnorm: cannot read ${label}: ${e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "is a directory" : e.code === "EACCES" ? "permission denied" : e.message}`);
     return 1;
+  }
+  if (stopRequested()) {
+    // stopped by a signal: what was written is whole lines; flush it and say where the input stopped
+    await flushStdout();
+    console.error(`agentnorm: ${label}: stopped by ${stopRequested()} after line ${lineNo}`);
+    return stopExitCode();
   }
   await emit(n.end());
   if (keep) process.stderr.write("\n" + renderTranscript(keep));

@@ -1,6 +1,6 @@
 /** `agentnorm verify`: check a canonical NDJSON stream against the grammar (src/verify.ts). */
 import { createVerifier, formatFinding, VERIFY_RULES, type VerifyFinding } from "../verify.js";
-import { parseArgs, readLines, UsageError, write } from "./util.js";
+import { flushStdout, parseArgs, readLines, stopExitCode, stopRequested, UsageError, write } from "./util.js";
 
 export const VERIFY_USAGE = `verify options:
   --json                the findings as NDJSON on stdout ({severity, rule, reason, sequence, eventId, type, line})
@@ -55,6 +55,11 @@ export async function verify(argv: string[]): Promise<number> {
     const e = err as NodeJS.ErrnoException;
     console.error(`agentnorm: cannot read ${label}: ${e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "is a directory" : e.code === "EACCES" ? "permission denied" : e.message}`);
     return 1;
+  }
+  if (stopRequested()) {
+    await flushStdout();
+    console.error(`agentnorm: ${label}: stopped by ${stopRequested()} after line ${lineNo}`);
+    return stopExitCode();
   }
   await report(v.end());
   if (!f.quiet) console.error(`agentnorm: ${label}: ${v.count} event(s) verified; ${violations} violation(s), ${warned} warning(s)`);
