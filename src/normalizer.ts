@@ -48,7 +48,7 @@ export interface NormalizerStats {
   invalid: number;
   /** Events per rule. */
   rules: Record<string, number>;
-  /** What the runtime holds now: tracked entities per role, pending JSON-RPC calls, remembered closed ids. */
+  /** What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only named; bounded). */
   held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number };
 }
 
@@ -153,6 +153,7 @@ const STREAM_ITEM: Record<string, string | undefined> = {
 /** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
 export const IMPLICIT_START = "agentnorm#implicit-start";
 const RECENT_LIMIT = 1024;
+const IDLE_LIMIT = 4096;
 const VAR_LIMIT = 4096;
 const WAS_OPEN = 1;
 const FRESH = 2;
@@ -161,17 +162,32 @@ const MAX_REPLAY_DEPTH = 8;
 
 /** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
 class EntityTable {
+  /** Open entities (what end() reports): bounded by what the provider keeps open. */
   live = new Map<string, Entity>();
+  /** Named but never opened (e.g. ids a message mentions in passing): a bounded memory, oldest out first. */
+  idle = new Map<string, Entity>();
+  /** Closed: a bounded memory, so late or replayed messages about them are recognized. */
   recent = new Map<string, Entity>();
   lastOpened?: Entity;
   find(key: string): Entity | undefined {
-    return this.live.get(key) ?? this.recent.get(key);
+    return this.live.get(key) ?? this.idle.get(key) ?? this.recent.get(key);
+  }
+  remember(key: string, e: Entity): void {
+    this.idle.set(key, e);
+    if (this.idle.size > IDLE_LIMIT) this.idle.delete(this.idle.keys().next().value!);
+  }
+  /** An entity became open: it moves to live. */
+  opened(e: Entity): void {
+    if (e.key === undefined || this.idle.get(e.key) !== e) return;
+    this.idle.delete(e.key);
+    this.live.set(e.key, e);
   }
   close(key: string | undefined, e: Entity): void {
     e.open = false;
     e.delivered = undefined;
     if (key === undefined) return;
     this.live.delete(key);
+    if (this.idle.get(key) === e) this.idle.delete(key);
     this.recent.set(key, e);
     if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
   }
@@ -306,7 +322,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       if (!e) {
         e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key };
-        t.live.set(key, e);
+        t.remember(key, e);
       }
       this.ids[role] = e;
       const stale = !e.open && t.recent.has(key);
@@ -316,6 +332,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         // so a restored history replayed after the live stream does not emit it twice.
         if (!e.open && !stale) {
           e.open = true;
+          t.opened(e);
           flags |= FRESH;
           t.lastOpened = e;
           if (role === "item") e.turn = this.ids.turn;
@@ -376,6 +393,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           if (type !== "item.completed" && !item.open && item.key !== undefined) {
             // now open: its turn's end completes it, or end() reports it
             item.open = true;
+            entities.item.opened(item);
             item.turn ??= this.ids.turn;
           }
         }
@@ -752,6 +770,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       for (const r of ["request", "item", "turn"] as Role[]) {
         entities[r].live.clear();
+        entities[r].idle.clear();
         entities[r].recent.clear();
       }
       validateAll(out);
@@ -766,7 +785,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         items: entities.item.live.size,
         requests: entities.request.live.size,
         pendingCalls: pending.server.size + pending.client.size,
-        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size, 0),
+        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size + entities[r].idle.size, 0),
       },
     }),
   };

@@ -61,3 +61,34 @@ describe("request ids reused while pending", () => {
     expect(r.warnings.filter((w) => w.rule === "request-open-at-end").map((w) => w.reason)).toEqual([expect.stringContaining("reported it open")]);
   });
 });
+
+describe("request lifecycle kept by the runtime", () => {
+  it("a resolution with no request.opened seen: request.opened (implicit) comes first; a repeated resolution is a late warning", () => {
+    const n = make("codex-eventmsg");
+    const out = [
+      ...n.push({ id: "1", msg: { type: "task_started", turn_id: "1" } }),
+      ...n.push({ id: "1", msg: { type: "exec_command_end", call_id: "c1", turn_id: "1", exit_code: 0, stdout: "", stderr: "", aggregated_output: "", duration: { secs: 0, nanos: 1 }, formatted_output: "" } }),
+    ];
+    expect(verifyEvents(out).violations).toEqual([]);
+    const n2 = make("acp");
+    const ev = [
+      ...n2.push({ jsonrpc: "2.0", id: 5, method: "session/request_permission", params: { sessionId: "s", toolCall: { toolCallId: "t" }, options: [{ optionId: "a", name: "Allow", kind: "allow_once" }] } }, { direction: "in" }),
+      ...n2.push({ jsonrpc: "2.0", id: 5, result: { outcome: { outcome: "selected", optionId: "a" } } }, { direction: "out" }),
+    ];
+    // the same answer again: nothing pending any more → an uncorrelated response warning, never a second request.resolved
+    const again = n2.push({ jsonrpc: "2.0", id: 5, result: { outcome: { outcome: "selected", optionId: "a" } } }, { direction: "out" });
+    expect([...ev, ...again].filter((e) => e.type === "request.resolved")).toHaveLength(1);
+    expect(verifyEvents([...ev, ...again]).violations).toEqual([]);
+  });
+});
+
+describe("bounded memory of ids", () => {
+  it("ids a stream only mentions (never opened) are remembered in a bounded memory, not held open", () => {
+    const n = make("codex-app-server");
+    for (let i = 0; i < 20_000; i++) n.push({ id: i, method: "item/commandExecution/requestApproval", params: { threadId: "t", turnId: "u", itemId: `never-started-${i}`, command: "ls" } }, { direction: "in" }) && n.push({ id: i, result: { decision: "accept" } }, { direction: "out" });
+    const held = n.stats().held;
+    expect(held.items).toBe(0);
+    expect(held.requests).toBe(0);
+    expect(held.remembered).toBeLessThan(4096 * 2 + 1024 * 4 + 10);
+  });
+});
