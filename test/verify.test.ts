@@ -13,6 +13,8 @@ import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { createVerifier, verifyEvents, VERIFY_RULES, type VerifyFinding } from "../src/verify.js";
 import { expectVerified } from "./support/verify.js";
+import { DEV_BASE, devFolder } from "./support/dev-recordings.js";
+import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TMP = mkdtempSync(join(tmpdir(), "agentnorm-verify-test-"));
@@ -201,6 +203,38 @@ describe("every fixture verifies", () => {
       const r = expectVerified(events, f);
       expect(r.warnings).toEqual([]);
     });
+  }
+});
+
+/**
+ * Dev recordings whose folder has no conformance suite of its own (those suites run expectVerified themselves):
+ * every line through pushLine of the folder's surface (a folder named like a surface, or `<folder>-…`), then the
+ * verifier. Folders of surfaces that do not exist yet are listed as skipped; they are picked up when the surface is.
+ */
+const COVERED = new Set(["acp", "claude-stream-json", "claude-transcript", "codex-app-server", "codex-eventmsg", "codex-exec", "codex-rollout"]);
+const EXTRA: Record<string, { surface: string; endings: string[] }[]> = {
+  "claude-wire": [{ surface: "claude-sdk", endings: [".sdk.jsonl", ".wire.jsonl"] }], // (its .transcript.jsonl: conformance.claude-transcript)
+};
+describe("dev recordings without a conformance suite of their own", () => {
+  const folders = existsSync(DEV_BASE) && !/(^|[\\/])acceptance([\\/]|$)/.test(DEV_BASE) ? readdirSync(DEV_BASE).filter((f) => !COVERED.has(f)).sort() : [];
+  if (!folders.length) it.skip(`no dev recordings at ${DEV_BASE}`, () => {});
+  for (const folder of folders) {
+    const surface = SURFACE_NAMES.find((s) => s === folder || s.startsWith(`${folder}-`));
+    const plans = EXTRA[folder] ?? (surface ? [{ surface, endings: [".jsonl", ".ndjson", ".json"] }] : []);
+    if (!plans.length) { it.skip(`${folder}: no ${folder} surface yet`, () => {}); continue; }
+    const dev = devFolder(folder);
+    for (const plan of plans) {
+      for (const f of dev.list(...plan.endings)) {
+        it(`${folder}/${f} through ${plan.surface}: zero violations`, () => {
+          const n = createNormalizer({ surface: plan.surface, ids: counterIds(), clock: steppingClock() });
+          const events: CanonicalEvent[] = [];
+          readFileSync(join(dev.dir, f), "utf8").split("\n").forEach((l, i) => events.push(...n.pushLine(l, { lineNumber: i + 1 })));
+          events.push(...n.end());
+          expect(events.length).toBeGreaterThan(0);
+          expectVerified(events, `${folder}/${f}`);
+        });
+      }
+    }
   }
 });
 
