@@ -92,3 +92,19 @@ describe("bounded memory of ids", () => {
     expect(held.remembered).toBeLessThan(4096 * 2 + 1024 * 4 + 10);
   });
 });
+
+describe("turn.aborted is a turn's terminal event (codex-eventmsg)", () => {
+  it("an interrupted turn: turn.aborted only (no turn.completed), and the transcript shows it", async () => {
+    const { renderTranscript } = await import("../src/transcript.js");
+    const n = make("codex-eventmsg");
+    const out = [
+      ...n.push({ id: "1", msg: { type: "task_started" } }),
+      ...n.push({ id: "1", msg: { type: "agent_message_delta", delta: "Hi" } }),
+      ...n.push({ id: "1", msg: { type: "turn_aborted", reason: "interrupted" } }),
+      ...n.end(),
+    ];
+    expect(out.filter((e) => e.type.startsWith("turn.")).map((e) => e.type)).toEqual(["turn.started", "turn.aborted"]);
+    expect(verifyEvents(out).violations).toEqual([]);
+    expect(renderTranscript(out)).toContain("turn aborted: interrupted");
+  });
+});
