@@ -169,3 +169,70 @@ console.log(JSON.stringify({
   accumulatorRatio: Number((best("accFloor") / best("acc")).toFixed(3)),
   accumulatorLinearity: Number(linearity.toFixed(2)),
 }));
+
+// ───────────────────────────── resource bounds (issue 9.5) ─────────────────────────────
+// Heap after 1M canonical events vs after 100k, for a session whose turns complete: memory must be bounded by what
+// is open, not by history (target: within 2×). Lines are generated on the fly (fresh provider ids per copy) and
+// outputs dropped, so the heap holds only what the subject keeps. Needs --expose-gc (npm run bench passes it).
+
+interface HeapSubject {
+  name: string;
+  /** Feed one input line; return the number of canonical events it produced. */
+  make(): { push(line: string): number; held(): unknown };
+}
+
+const heapSubjects: HeapSubject[] = [
+  {
+    name: "normalizer",
+    make() {
+      const n = createNormalizer({ surface: "codex-app-server" });
+      return { push: (line) => n.pushLine(line).length, held: () => n.stats().held };
+    },
+  },
+  // HOOK(accumulator): add { name: "accumulator", make() { … } } here — it is fed the normalizer's events for the same
+  // lines (push(line) normalizes the line and passes the events on), so its heap is measured the same way.
+];
+
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run with node --expose-gc");
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+function measureHeap(subject: HeapSubject, checkpoints: number[]): { events: number; heapMB: number; held: unknown }[] {
+  const s = subject.make();
+  const out: { events: number; heapMB: number; held: unknown }[] = [];
+  let events = 0;
+  let next = 0;
+  const base = heapAfterGc();
+  for (let copy = 0; next < checkpoints.length; copy++) {
+    // each copy is one thread whose turns complete; the thread is closed at the end (a long-running server hosting
+    // many short threads); the open state between copies is nothing
+    const t = templates[copy % templates.length];
+    const threadId = /"method":"thread\/started","params":\{"thread":\{"id":"([^"]+)"/.exec(t.join("\n"))?.[1];
+    const lines = threadId ? [...t, `{"method":"thread/closed","params":{"threadId":"${threadId}"}}`] : t;
+    for (const l of lines) {
+      events += s.push(l.replace(ID, (_, id) => `"${id}-${copy}"`));
+      if (next < checkpoints.length && events >= checkpoints[next]) {
+        out.push({ events, heapMB: Number(((heapAfterGc() - base) / 1e6).toFixed(2)), held: s.held() });
+        next++;
+      }
+    }
+  }
+  return out;
+}
+
+if ((globalThis as { gc?: unknown }).gc) {
+  for (const subject of heapSubjects) {
+    const [small, large] = measureHeap(subject, [100_000, 1_000_000]);
+    const ratio = large.heapMB / Math.max(small.heapMB, 0.001);
+    // a few hundred kB of noise dominates when the subject holds almost nothing: 2× or within 1 MB
+    const pass = ratio <= 2 || large.heapMB - small.heapMB < 1;
+    process.stderr.write(`heap (${subject.name}): +${small.heapMB} MB after ${small.events.toLocaleString("en")} events, +${large.heapMB} MB after ${large.events.toLocaleString("en")} events (×${ratio.toFixed(2)}); held ${JSON.stringify(large.held)}\n`);
+    console.log(JSON.stringify({ heap: subject.name, events100k: small.events, heapMB100k: small.heapMB, events1M: large.events, heapMB1M: large.heapMB, ratio: Number(ratio.toFixed(2)), held1M: large.held, target: 2, pass }));
+  }
+} else {
+  process.stderr.write("heap: skipped (run with node --expose-gc, as npm run bench does)\n");
+}

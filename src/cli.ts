@@ -12,9 +12,10 @@ import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { render, RENDER_USAGE } from "./commands/render.js";
 import { project, PROJECT_USAGE } from "./commands/project.js";
-import { parseArgs, UsageError, write } from "./commands/util.js";
 import { capture, CAPTURE_USAGE } from "./commands/capture.js";
 import { replay, REPLAY_USAGE } from "./commands/replay.js";
+import { verify, VERIFY_USAGE } from "./commands/verify.js";
+import { handleSignals, parseArgs, UsageError, write } from "./commands/util.js";
 
 interface Command {
   /** One usage line: "normalize --from SURFACE [FILE|-] [options]". */
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
   render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
   project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
+  verify: { synopsis: "verify [FILE|-] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
   capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   matrix: {
@@ -64,6 +66,8 @@ ${RENDER_USAGE}
 
 ${PROJECT_USAGE}
 
+${VERIFY_USAGE}
+
 ${CAPTURE_USAGE}
 
 ${REPLAY_USAGE}`;
@@ -89,6 +93,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+handleSignals();
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {

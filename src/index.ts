@@ -41,3 +41,5 @@ export type { CapturingNormalizer, ReplayMode, ReplayOptions, ReplayResult, Sani
 export type { LegacyProjection, SnapshotFn } from "./render-hooks.js";
 export { toOpencodePermissionReply, toOpencodePermissionReplyBody, toOpencodePermissionResponseBodyV1, toOpencodeQuestionReplyBody } from "./opencode-reply.js";
 export type { OpencodePermissionReply, OpencodePermissionReplyBody, OpencodePermissionResponseBodyV1, OpencodeQuestionReplyBody, CanonicalOpencodeDecision } from "./opencode-reply.js";
+export { createVerifier, verifyEvents, formatFinding, VERIFY_RULES } from "./verify.js";
+export type { StreamVerifier, VerifyFinding, VerifyResult, VerifyRule, VerifySeverity } from "./verify.js";

@@ -40,13 +40,15 @@ export interface NormalizerStats {
   events: number;
   /** Messages deliberately not mapped, per ignore entry. */
   ignored: Record<string, number>;
+  /** Messages a row matched that emitted nothing (its guards found nothing new: e.g. a repeated completion), per rule. */
+  silent: Record<string, number>;
   /** Messages no row or ignore entry knows (each produced a runtime.warning). */
   unknown: number;
   /** Malformed input (each produced a runtime.error validation_error). */
   invalid: number;
   /** Events per rule. */
   rules: Record<string, number>;
-  /** What the runtime holds now: tracked entities per role, pending JSON-RPC calls, remembered closed ids. */
+  /** What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only named; bounded). */
   held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number };
 }
 
@@ -73,6 +75,15 @@ interface Entity {
   turn?: Entity;
   /** The key the entity is stored under (absent for minted entities). */
   key?: string;
+  /** Items: an item.started was emitted for it. */
+  started?: boolean;
+  /** Items: item.completed was emitted; turns: their terminal event (turn.completed / turn.aborted). */
+  done?: boolean;
+  /** Requests: request.opened / request.resolved / user-input.requested / user-input.resolved emitted. */
+  opened?: boolean;
+  resolved?: boolean;
+  asked?: boolean;
+  answered?: boolean;
 }
 
 const ROLE_KIND: Record<Role, IdKind> = {
@@ -85,7 +96,64 @@ const REF_FIELD: Partial<Record<Role, string>> = {
   request: "providerRequestId", parent: "providerParentId",
 };
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
+/** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
+export const MAX_NESTING = 1000;
+
+/** Does this JSON text nest deeper than `max`? (A scan that skips strings; no parsing.) */
+function textNestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped char
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) { if (++depth > max) return true; }
+    else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** Does this value nest deeper than `max`? (Iterative: no recursion, so no stack to blow.) */
+function valueNestsDeeper(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  let seen = 0;
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (d >= max) return true;
+    if (++seen > 1_000_000) return false; // huge but shallow enough so far: let the mapping decide
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
+    else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
+  }
+  return false;
+}
+
+/** raw.rule of the runtime's own events. */
+const RUNTIME_RULE = "agentnorm#runtime";
+/** Events that are about one item or request: they need its id. */
+const NEEDS: Record<string, Role | undefined> = {
+  "item.started": "item", "item.updated": "item", "item.completed": "item", "content.delta": "item",
+  "request.opened": "request", "request.resolved": "request", "user-input.requested": "request", "user-input.resolved": "request",
+};
+/** Events that are about one item. */
+const ITEM_EVENT: Record<string, boolean> = { "item.started": true, "item.updated": true, "item.completed": true, "content.delta": true };
+/** Events that open or end a turn: never twice for one turn. */
+const TURN_EVENT: Record<string, boolean> = { "turn.started": true, "turn.completed": true, "turn.aborted": true };
+/** raw.rule of the warning that replaces an event about an item or turn that already ended. */
+export const LATE = "agentnorm#late";
+/** Events about an item's body: the runtime makes sure its item.started came first. */
+const ITEM_BODY: Record<string, boolean> = { "item.updated": true, "item.completed": true, "content.delta": true };
+/** The item type a content stream implies (for an item.started the runtime synthesizes before a delta). */
+const STREAM_ITEM: Record<string, string | undefined> = {
+  assistant_text: "assistant_message", reasoning_text: "reasoning", reasoning_summary_text: "reasoning", plan_text: "plan",
+  command_output: "command_execution", file_change_output: "file_change",
+};
+/** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
+export const IMPLICIT_START = "agentnorm#implicit-start";
 const RECENT_LIMIT = 1024;
+const IDLE_LIMIT = 4096;
 const VAR_LIMIT = 4096;
 const WAS_OPEN = 1;
 const FRESH = 2;
@@ -95,17 +163,32 @@ const HOLD_LIMIT = 4096;
 
 /** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
 class EntityTable {
+  /** Open entities (what end() reports): bounded by what the provider keeps open. */
   live = new Map<string, Entity>();
+  /** Named but never opened (e.g. ids a message mentions in passing): a bounded memory, oldest out first. */
+  idle = new Map<string, Entity>();
+  /** Closed: a bounded memory, so late or replayed messages about them are recognized. */
   recent = new Map<string, Entity>();
   lastOpened?: Entity;
   find(key: string): Entity | undefined {
-    return this.live.get(key) ?? this.recent.get(key);
+    return this.live.get(key) ?? this.idle.get(key) ?? this.recent.get(key);
+  }
+  remember(key: string, e: Entity): void {
+    this.idle.set(key, e);
+    if (this.idle.size > IDLE_LIMIT) this.idle.delete(this.idle.keys().next().value!);
+  }
+  /** An entity became open: it moves to live. */
+  opened(e: Entity): void {
+    if (e.key === undefined || this.idle.get(e.key) !== e) return;
+    this.idle.delete(e.key);
+    this.live.set(e.key, e);
   }
   close(key: string | undefined, e: Entity): void {
     e.open = false;
     e.delivered = undefined;
     if (key === undefined) return;
     this.live.delete(key);
+    if (this.idle.get(key) === e) this.idle.delete(key);
     this.recent.set(key, e);
     if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
   }
@@ -158,6 +241,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   /** The message pushLine is pushing, and its source text (for serializeEvent). */
   let lineMessage: unknown;
   let lineText: string | undefined;
+  /** pushLine already checked the nesting of the message it is pushing. */
+  let depthChecked = false;
   let pendingOrder = 0;
   const entities: Record<Role, EntityTable> = {
     session: new EntityTable(), thread: new EntityTable(), turn: new EntityTable(), item: new EntityTable(),
@@ -173,7 +258,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   };
   const main = compiled(table);
   const known = main.known;
-  const stats: Omit<NormalizerStats, "held"> = { messages: 0, events: 0, ignored: {}, unknown: 0, invalid: 0, rules: {} };
+  const stats: Omit<NormalizerStats, "held"> = { messages: 0, events: 0, ignored: {}, silent: {}, unknown: 0, invalid: 0, rules: {} };
 
   let lastT: number | undefined;
   let lastIso = "";
@@ -240,10 +325,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         // JSON-RPC ids are unique only while pending: a new request reusing an answered id is a new request.
         t.recent.delete(key);
         e = undefined;
+      } else if (e && op === "open" && role === "request" && e.open && this.flags[role] === undefined) {
+        // Reused while still pending (a provider protocol error): a new request. The earlier one stays open under
+        // another key, so end() reports it; one canonical request is never opened twice.
+        t.live.delete(key);
+        e.key = `${key}#${e.id}`;
+        t.live.set(e.key, e);
+        e = undefined;
       }
       if (!e) {
         e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key };
-        t.live.set(key, e);
+        t.remember(key, e);
       }
       this.ids[role] = e;
       const stale = !e.open && t.recent.has(key);
@@ -253,6 +345,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         // so a restored history replayed after the live stream does not emit it twice.
         if (!e.open && !stale) {
           e.open = true;
+          t.opened(e);
           flags |= FRESH;
           t.lastOpened = e;
           if (role === "item") e.turn = this.ids.turn;
@@ -263,7 +356,61 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       this.flags[role] = flags;
     }
 
-    emit(type: string, payload: any): void {
+    emit(type: string, payload: any, rule = this.rule): void {
+      const item = this.ids.item;
+      const turn = this.ids.turn;
+      const request = this.ids.request;
+      const late = item?.done && ITEM_EVENT[type] ? "an item" : turn?.done && TURN_EVENT[type] ? "a turn"
+        : request && ((request.resolved && (type === "request.opened" || type === "request.resolved")) || (request.answered && (type === "user-input.requested" || type === "user-input.resolved")) || (request.opened && type === "request.opened" && !request.resolved) || (request.asked && type === "user-input.requested")) ? "a request" : undefined;
+      if (late) {
+        // Late or repeated (a duplicated or reordered line): the item, turn or request already ended (or began).
+        // Reported, not re-emitted: an entity's lifecycle events come once each.
+        emitRuntime(this.out, "runtime.warning", { message: `${rule}: ${type} for ${late} that already ${type.endsWith("opened") || type.endsWith("requested") || type === "turn.started" ? "began" : "ended"} (a late or repeated message) — not emitted`, detail: { type } }, this.raw, this.source, this.method, undefined, LATE);
+        return;
+      }
+      if (request && type === "request.resolved" && !request.opened) {
+        // resolved with no request.opened seen (the stream joined mid-way): open it first, as for items
+        this.emit("request.opened", { requestType: typeof payload.requestType === "string" ? payload.requestType : "unknown" }, IMPLICIT_START);
+        if (!request.opened) { this.reject(type, "its request could not be opened", undefined); return; }
+      }
+      if (request && type === "user-input.resolved" && !request.asked) {
+        this.emit("user-input.requested", { questions: null }, IMPLICIT_START);
+        if (!request.asked) { this.reject(type, "its user-input request could not be made", undefined); return; }
+      }
+      if (turn?.done && type === "item.started") {
+        // An item starting after its turn ended belongs to no turn.
+        const ids = { ...this.ids };
+        delete ids.turn;
+        const saved = this.ids;
+        this.ids = ids;
+        try { this.emit(type, payload, rule); } finally { this.ids = saved; }
+        return;
+      }
+      const needs = NEEDS[type];
+      if (needs && !this.ids[needs]) {
+        // An item/request event the message names no usable id for (bad provider data): reported, never emitted bare.
+        this.reject(type, `${type} needs ${needs === "item" ? "an item" : "a request"}, and this message names none (or not as a string or number)`, undefined);
+        return;
+      }
+      if (item && !item.started) {
+        // The item grammar holds even when the stream joined mid-way (or the provider skipped the start): an item's
+        // first event is its item.started, synthesized from what the row says about the item when needed.
+        if (ITEM_BODY[type]) {
+          const title = typeof payload.title === "string" && payload.title.length <= 1000 ? { title: payload.title } : {};
+          this.emit("item.started", { itemType: (typeof payload.itemType === "string" ? payload.itemType : (item.state.itemType as string | undefined) ?? STREAM_ITEM[payload.streamKind]) ?? "unknown", status: "inProgress", ...title }, IMPLICIT_START);
+          if (!item.started) {
+            // the start itself was not canonical (bad data): the body can't come without it
+            this.reject(type, `its item could not be started`, undefined);
+            return;
+          }
+          if (type !== "item.completed" && !item.open && item.key !== undefined) {
+            // now open: its turn's end completes it, or end() reports it
+            item.open = true;
+            entities.item.opened(item);
+            item.turn ??= this.ids.turn;
+          }
+        }
+      }
       const ev: any = { eventId: mint("EventId"), sequence: ++sequence, type, provider: this.ct.table.provider, sessionId, createdAt: now() };
       let refs: Record<string, string> | undefined;
       for (const role in this.ids) {
@@ -283,10 +430,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       ev.payload = payload;
       const msg = this.raw === undefined ? null : this.raw;
       if (includeRaw) {
-        ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: msg } : { source: this.source, method: this.method, rule: this.rule, payload: msg };
+        ev.raw = this.method === undefined ? { source: this.source, rule, payload: msg } : { source: this.source, method: this.method, rule, payload: msg };
         if (msg === lineMessage && lineText !== undefined) ev.raw[SOURCE_TEXT] = lineText;
       }
-      else ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: null } : { source: this.source, method: this.method, rule: this.rule, payload: null };
+      else ev.raw = this.method === undefined ? { source: this.source, rule, payload: null } : { source: this.source, method: this.method, rule, payload: null };
       if (type === "content.delta" && this.ids.item && typeof payload.delta === "string") {
         const item = this.ids.item;
         const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
@@ -295,8 +442,28 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         if (chunks) chunks.push(payload.delta);
         else d.set(k, [payload.delta]);
       }
-      stats.rules[this.rule] = (stats.rules[this.rule] ?? 0) + 1;
+      if (rule !== RUNTIME_RULE && !validateCanonicalEvent(ev)) {
+        // Provider data of the wrong shape reached a typed canonical field: the event is replaced by an error
+        // carrying the message, so every event out of the runtime is canonical.
+        const errors = ((validateCanonicalEvent as any).errors ?? []) as { instancePath?: string; message?: string }[];
+        this.reject(type, errors.slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`).join("; "), errors.slice(0, 5));
+        return;
+      }
+      stats.rules[rule] = (stats.rules[rule] ?? 0) + 1;
       this.out.push(ev as CanonicalEvent);
+      if (type === "item.started" && item) item.started = true;
+      else if (request && type === "request.opened") request.opened = true;
+      else if (request && type === "request.resolved") request.resolved = true;
+      else if (request && type === "user-input.requested") request.asked = true;
+      else if (request && type === "user-input.resolved") request.answered = true;
+      else if (type === "item.completed" && item) item.done = true;
+      else if ((type === "turn.completed" || type === "turn.aborted") && turn) turn.done = true;
+    }
+
+    /** A row's event that can't be emitted as it stands: a runtime.error (validation_error) in its place. */
+    reject(type: string, why: string, errors: unknown): void {
+      stats.invalid++;
+      emitRuntime(this.out, "runtime.error", { message: `${this.rule}: the ${type} this message maps to is not canonical: ${why}`, class: "validation_error", detail: { type, ...(errors ? { errors } : {}) } }, this.raw, this.source, this.method);
     }
 
     isNew(role: Role): boolean {
@@ -384,7 +551,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       return true;
     }
 
-    closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void {
+    closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void {
       const turn = this.ids.turn;
       if (!turn) return;
       const items = entities.item;
@@ -394,7 +561,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       for (const e of left) {
         this.ids.item = e;
         this.flags.item = WAS_OPEN;
-        this.emit("item.completed", { itemType: (e.state.itemType as string) ?? "unknown", status, ...(detail ? { detail } : {}) });
+        const itemType = (e.state.itemType as string) ?? "unknown";
+        if (completes?.includes(itemType)) this.emit("item.completed", { itemType, status: "completed" });
+        else this.emit("item.completed", { itemType, status, ...(detail ? { detail } : {}) });
         items.close(e.key, e);
       }
       if (saved) { this.ids.item = saved; this.flags.item = savedFlags; } else { delete this.ids.item; delete this.flags.item; }
@@ -516,6 +685,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     const source = ct.table.sources[kind] ?? "agentnorm.runtime";
     const tryRows = (rows: readonly Row[] | undefined): boolean => {
       if (!rows) return false;
+      const startLength = out.length;
       for (const row of rows) {
         const s = new Scope(out, message, request, row.rule, source, method, depth, ct, raw, meta, line);
         let matched: boolean;
@@ -526,7 +696,11 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           emitRuntime(out, "runtime.error", { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, raw, source, method);
           return true;
         }
-        if (matched) { s.finish(); return true; }
+        if (matched) {
+          s.finish();
+          if (depth === 0 && out.length === startLength) stats.silent[row.rule] = (stats.silent[row.rule] ?? 0) + 1;
+          return true;
+        }
       }
       return false;
     };
@@ -561,6 +735,12 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     push(message, opts) {
       const out: CanonicalEvent[] = [];
       stats.messages++;
+      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING)) {
+        stats.invalid++;
+        emitRuntime(out, "runtime.error", { message: `message nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { maxNesting: MAX_NESTING } }, null);
+        stats.events += out.length;
+        return out;
+      }
       try {
         dispatch(message, opts?.direction, out, 0, main, message, false, message, undefined, opts?.capture);
       } catch (err) {
@@ -591,15 +771,26 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         stats.events += out.length;
         return out;
       }
+      if (text.length > 2 * MAX_NESTING && textNestsDeeper(text, MAX_NESTING)) {
+        const out: CanonicalEvent[] = [];
+        stats.messages++;
+        stats.invalid++;
+        const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
+        emitRuntime(out, "runtime.error", { message: `${where}JSON nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { line: opts?.lineNumber, maxNesting: MAX_NESTING, length: text.length, start: text.slice(0, 200) } }, null);
+        stats.events += out.length;
+        return out;
+      }
       const w = unwrap(parsed);
       if (w.message === parsed && parsed !== null && typeof parsed === "object") {
         lineMessage = parsed;
         lineText = text;
       }
+      depthChecked = true; // the text scan above (a line no longer than 2 × MAX_NESTING can't nest deeper)
       try {
         return normalizer.push(w.message, { direction: opts?.direction ?? w.direction, capture: w.message === parsed ? undefined : parsed });
       } finally {
         lineMessage = lineText = undefined;
+        depthChecked = false;
       }
     },
     end() {
@@ -628,6 +819,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       for (const r of ["request", "item", "turn"] as Role[]) {
         entities[r].live.clear();
+        entities[r].idle.clear();
         entities[r].recent.clear();
       }
       validateAll(out);
@@ -642,7 +834,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         items: entities.item.live.size,
         requests: entities.request.live.size,
         pendingCalls: pending.server.size + pending.client.size,
-        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size, 0),
+        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size + entities[r].idle.size, 0),
       },
     }),
   };
@@ -673,7 +865,7 @@ export function serializeEvent(e: CanonicalEvent): string {
 }
 
 function structuredCloneStats(s: Omit<NormalizerStats, "held">): Omit<NormalizerStats, "held"> {
-  return { ...s, ignored: { ...s.ignored }, rules: { ...s.rules } };
+  return { ...s, ignored: { ...s.ignored }, silent: { ...s.silent }, rules: { ...s.rules } };
 }
 
 const DIRECTIONS: Record<string, Direction | undefined> = {

@@ -35,6 +35,10 @@ export function renderTranscript(events: Iterable<CanonicalEvent>): string {
         for (const id of [...items.keys()]) flush(id);
         lines.push(`── turn ${p.state}${p.errorMessage ? `: ${p.errorMessage}` : ""} ──`);
         break;
+      case "turn.aborted":
+        for (const id of [...items.keys()]) flush(id);
+        lines.push(`── turn aborted: ${p.reason} ──`);
+        break;
       case "item.started":
       case "item.updated": {
         if (!e.itemId) break;

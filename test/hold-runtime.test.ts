@@ -14,7 +14,7 @@ const table: SurfaceTable = {
     event: {
       part: [
         { rule: "mini-hold#wait", line: 1, run: (m: any, cx) => cx.hold(["role", m.message]) },
-        { rule: "mini-hold#part", line: 2, run: (m: any, cx) => { cx.emit("content.delta", { streamKind: cx.getVar(["role", m.message]) === "user" ? "unknown" : "assistant_text", delta: m.text }); return true; } },
+        { rule: "mini-hold#part", line: 2, run: (m: any, cx) => { cx.ref("item", m.message, "use", undefined, "message", true); cx.emit("content.delta", { streamKind: cx.getVar(["role", m.message]) === "user" ? "unknown" : "assistant_text", delta: m.text }); return true; } },
       ],
       role: [{ rule: "mini-hold#role", line: 3, run: (m: any, cx) => { cx.setVar(["role", m.message], m.role); cx.emit("runtime.warning", { message: `role ${m.role}` }); return true; } }],
     },
@@ -24,7 +24,8 @@ const table: SurfaceTable = {
 };
 
 const make = () => createNormalizer({ surface: table, ids: counterIds(), clock: steppingClock() });
-const show = (evs: any[]) => evs.map((e) => (e.type === "content.delta" ? `${e.payload.streamKind}:${e.payload.delta}` : e.payload.message));
+// item.started is the runtime's implicit start for the first delta of an item (agentnorm#implicit-start)
+const show = (evs: any[]) => evs.filter((e) => e.type !== "item.started").map((e) => (e.type === "content.delta" ? `${e.payload.streamKind}:${e.payload.delta}` : e.payload.message));
 
 describe("hold rows", () => {
   it("hold messages until the variable is set, then run them through the rows after the setting row, in arrival order", () => {

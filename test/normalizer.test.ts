@@ -426,17 +426,16 @@ describe("unknown, ignored and malformed input", () => {
     expect(n.pushLine("   ")).toEqual([]);
   });
 
-  it("a known method missing a required id → the mapped event plus a validation_error naming the field", () => {
+  it("a known method missing a required id → no orphan item event, validation_errors naming the field and the event", () => {
     const n = det();
     const evs = n.push({ method: "item/agentMessage/delta", params: { threadId: T, turnId: U, delta: "orphan text" } });
-    const deltas = ofType(evs, "content.delta");
-    expect(deltas).toHaveLength(1);
-    expect(P(deltas[0])).toMatchObject({ streamKind: "assistant_text", delta: "orphan text" });
-    expect(deltas[0].itemId).toBeUndefined();
+    expect(ofType(evs, "content.delta")).toHaveLength(0);
     const errs = ofType(evs, "runtime.error");
-    expect(errs).toHaveLength(1);
-    expect(P(errs[0]).class).toBe("validation_error");
-    expect(P(errs[0]).message).toContain("itemId");
+    expect(errs).toHaveLength(2);
+    for (const e of errs) expect(P(e).class).toBe("validation_error");
+    expect(P(errs[0]).message).toContain("content.delta needs an item");
+    expect(P(errs[1]).message).toContain("itemId");
+    expect(errs[0].raw?.payload).toMatchObject({ params: { delta: "orphan text" } });
     for (const e of evs) expect(validateCanonicalEvent(e)).toBe(true);
   });
 

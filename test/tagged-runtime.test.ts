@@ -33,7 +33,7 @@ const table: SurfaceTable = {
       "block.forget": [{ rule: "mini-tagged#block-forget", line: 8, run: (m: any, cx) => { cx.setVar(["block", m.index], null); cx.emit("runtime.warning", { message: "forgot" }); return true; } }],
     },
     legacy: {
-      agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
+      agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.ref("item", undefined, "mint", undefined, undefined, false); cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
     },
   },
   ignored: { event: { token_count: "mini-tagged#ignored-event-1" } },
@@ -58,7 +58,7 @@ describe("tagged protocol runtime", () => {
   it("finds the kind whose table knows the tag (legacy types in their own kind)", () => {
     const n = make();
     const out = n.push({ id: "1", msg: { type: "agent_message_delta", delta: "hi" } });
-    expect(out.map((x) => [x.type, (x.payload as any).delta, x.raw?.rule])).toEqual([["content.delta", "hi", "mini-tagged#legacy-delta"]]);
+    expect(out.map((x) => [x.type, (x.payload as any).delta, x.raw?.rule])).toEqual([["item.started", undefined, "agentnorm#implicit-start"], ["content.delta", "hi", "mini-tagged#legacy-delta"]]);
   });
 
   it("counts wrapper ignores and ignored types, warns on unknown types and unmatched lines, errors on untagged messages", () => {
@@ -95,7 +95,8 @@ describe("tagged protocol runtime", () => {
     expect(delta[0].providerRefs?.providerItemId).toBe("toolu_1");
     n.push({ type: "block.forget", index: 0 });
     const orphan = n.push({ type: "block.delta", index: 0, partial: "1}" });
-    expect(orphan.map((e) => e.type)).toEqual(["item.updated", "runtime.error"]);
+    expect(orphan.map((e) => e.type)).toEqual(["runtime.error", "runtime.error"]);
+    expect((orphan[0].payload as any).message).toMatch(/item\.updated needs an item/);
     expect((orphan[1].payload as any).message).toMatch(/block \(value\): expected an id/);
   });
 });

@@ -48,51 +48,55 @@ function map_stopReason(v: unknown, d: any = "completed"): "completed" | "failed
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/acp.yaml:107 — notification session/update → content.delta */
+/** mappings/acp.yaml:107 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "agent_message_chunk" && x.params?.update?.content?.type === "text")) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (h.joinKey("msg", h.str(x.params?.update?.messageId)) ?? h.joinKey("seg", x.params?.sessionId, (cx.getVar(["turn", x.params?.sessionId]) ?? "none"), (cx.getVar(["seg", x.params?.sessionId]) ?? 0))), "use", undefined, "item (value)", false);
+  cx.ref("item", (h.joinKey("msg", h.str(x.params?.update?.messageId)) ?? h.joinKey("seg", x.params?.sessionId, (cx.getVar(["turn", x.params?.sessionId]) ?? "none"), (cx.getVar(["seg", x.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: x.params?.update?.content?.text });
   return true;
 }
 
-/** mappings/acp.yaml:135 — notification session/update → content.delta */
+/** mappings/acp.yaml:148 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "agent_thought_chunk" && x.params?.update?.content?.type === "text")) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (h.joinKey("thought", h.str(x.params?.update?.messageId)) ?? h.joinKey("thoughtseg", x.params?.sessionId, (cx.getVar(["turn", x.params?.sessionId]) ?? "none"), (cx.getVar(["seg", x.params?.sessionId]) ?? 0))), "use", undefined, "item (value)", false);
+  cx.ref("item", (h.joinKey("thought", h.str(x.params?.update?.messageId)) ?? h.joinKey("thoughtseg", x.params?.sessionId, (cx.getVar(["turn", x.params?.sessionId]) ?? "none"), (cx.getVar(["seg", x.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.params?.update?.content?.text });
   return true;
 }
 
-/** mappings/acp.yaml:159 — notification session/update → item.completed */
+/** mappings/acp.yaml:179 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.params?.update?.sessionUpdate === "agent_message_chunk" || x.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.acpContentText(x.params?.update?.content), data: x.params?.update });
   return true;
 }
 
-/** mappings/acp.yaml:180 — notification session/update → item.completed, item.updated */
+/** mappings/acp.yaml:207 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("user", h.str(x.params?.update?.messageId)), "close", undefined, "item (value)", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
-  if (cx.isStale("item")) cx.emit("item.updated", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
   return true;
 }
 
-/** mappings/acp.yaml:214 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:240 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call" && (x.params?.update?.status === "completed" || x.params?.update?.status === "failed"))) return false;
@@ -107,7 +111,7 @@ function r_tool_call_finished(m: Extract<Notification, { method: "session/update
   return true;
 }
 
-/** mappings/acp.yaml:258 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:284 — notification session/update → item.started, item.updated */
 function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call")) return false;
@@ -120,7 +124,7 @@ function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:300 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:326 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "completed")) return false;
@@ -133,7 +137,7 @@ function r_tool_call_update_completed(m: Extract<Notification, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:347 — notification session/update → item.completed */
+/** mappings/acp.yaml:373 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "failed")) return false;
@@ -144,7 +148,7 @@ function r_tool_call_update_failed(m: Extract<Notification, { method: "session/u
   return true;
 }
 
-/** mappings/acp.yaml:370 — notification session/update → item.updated */
+/** mappings/acp.yaml:396 — notification session/update → item.updated */
 function r_tool_call_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update")) return false;
@@ -155,7 +159,7 @@ function r_tool_call_update(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:393 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:419 — notification session/update → turn.plan.updated */
 function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "plan")) return false;
@@ -165,7 +169,7 @@ function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowC
   return true;
 }
 
-/** mappings/acp.yaml:409 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:435 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "usage_update")) return false;
@@ -175,7 +179,7 @@ function r_usage_update(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:428 — notification session/update → session.configured */
+/** mappings/acp.yaml:454 — notification session/update → session.configured */
 function r_available_commands_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "available_commands_update")) return false;
@@ -184,7 +188,7 @@ function r_available_commands_update(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:443 — notification session/update → session.configured */
+/** mappings/acp.yaml:469 — notification session/update → session.configured */
 function r_current_mode_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
@@ -193,7 +197,7 @@ function r_current_mode_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:458 — notification session/update → session.configured */
+/** mappings/acp.yaml:484 — notification session/update → session.configured */
 function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
@@ -202,7 +206,7 @@ function r_config_option_update(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:473 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:499 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
@@ -211,7 +215,7 @@ function r_session_info_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:489 — notification session/update → runtime.error */
+/** mappings/acp.yaml:515 — notification session/update → runtime.error */
 function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
@@ -221,7 +225,7 @@ function r_notice_error(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:508 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:534 — notification session/update → runtime.warning */
 function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice")) return false;
@@ -231,7 +235,7 @@ function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: Ro
   return true;
 }
 
-/** mappings/acp.yaml:527 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:553 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
@@ -243,7 +247,7 @@ function r_compaction_completed(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:554 — notification session/update → item.completed */
+/** mappings/acp.yaml:580 — notification session/update → item.completed */
 function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
@@ -254,7 +258,7 @@ function r_compaction_ended(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:576 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:602 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
@@ -266,7 +270,7 @@ function r_compaction_update(m: Extract<Notification, { method: "session/update"
   return true;
 }
 
-/** mappings/acp.yaml:602 — notification session/update → content.delta */
+/** mappings/acp.yaml:628 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
@@ -277,7 +281,7 @@ function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/
   return true;
 }
 
-/** mappings/acp.yaml:622 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:648 — request session/request_permission → request.opened */
 function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -289,7 +293,7 @@ function r_request_permission(m: Extract<ServerRequestMessage, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:646 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:672 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -300,7 +304,7 @@ function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:672 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:698 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -309,7 +313,7 @@ function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elici
   return true;
 }
 
-/** mappings/acp.yaml:692 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:718 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -319,7 +323,7 @@ function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:717 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:743 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -329,7 +333,7 @@ function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:754 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:780 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "cursor/ask_question" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -341,7 +345,7 @@ function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "curso
   return true;
 }
 
-/** mappings/acp.yaml:778 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:804 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -353,7 +357,7 @@ function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:811 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:837 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor/create_plan" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -366,7 +370,7 @@ function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor
   return true;
 }
 
-/** mappings/acp.yaml:837 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:863 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -377,7 +381,7 @@ function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:860 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:886 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update_todos" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -387,7 +391,7 @@ function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update
   return true;
 }
 
-/** mappings/acp.yaml:883 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:909 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.durationMs != null)) return false;
@@ -400,7 +404,7 @@ function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task
   return true;
 }
 
-/** mappings/acp.yaml:917 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:943 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -412,7 +416,7 @@ function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: 
   return true;
 }
 
-/** mappings/acp.yaml:947 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:973 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/generate_image" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -423,21 +427,21 @@ function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/gene
   return true;
 }
 
-/** mappings/acp.yaml:976 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1002 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: Notification, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:991 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1017 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: ServerRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1004 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1030 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -445,14 +449,14 @@ function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:1020 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1046 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: ClientRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1033 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1059 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -460,14 +464,14 @@ function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1049 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1075 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: ClientNotificationMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1063 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1089 — clientRequest session/prompt → turn.started */
 function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -478,7 +482,7 @@ function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>
   return true;
 }
 
-/** mappings/acp.yaml:1080 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1106 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -487,7 +491,7 @@ function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cance
   return true;
 }
 
-/** mappings/acp.yaml:1097 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1123 — clientResponse initialize → session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -495,7 +499,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1116 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1142 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -504,14 +508,14 @@ function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1138 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1164 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1151 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1177 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -523,7 +527,7 @@ function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1180 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1206 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -535,7 +539,7 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1210 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1236 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -544,7 +548,7 @@ function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1228 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1254 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -553,7 +557,7 @@ function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1245 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1271 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -562,29 +566,29 @@ function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1262 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1288 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.closeOpen("failed", "the prompt turn failed before this tool call completed");
+  cx.closeOpen("failed", "the prompt turn failed before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
   cx.emit("turn.completed", { state: "failed", errorMessage: x.error?.message });
   return true;
 }
 
-/** mappings/acp.yaml:1288 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1314 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.closeOpen("failed", "the prompt turn ended before this tool call completed");
+  cx.closeOpen("failed", "the prompt turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("turn.completed", { state: map_stopReason(x.result?.stopReason), stopReason: x.result?.stopReason });
   return true;
 }
 
-/** mappings/acp.yaml:1327 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1365 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
@@ -592,7 +596,7 @@ function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1343 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1381 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -611,54 +615,54 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 107, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 135, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 159, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 180, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 214, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 258, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 300, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 347, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 370, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 393, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 409, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 428, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 443, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 458, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 473, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 489, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 508, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 527, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 554, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 576, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 602, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
-      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 860, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
-      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 883, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 917, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
-      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 947, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-notification", line: 976, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-notification", line: 976, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
+      "session/update": [{ rule: "acp#agent-message-chunk", line: 107, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 148, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 179, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 207, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 240, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 284, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 326, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 373, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 396, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 419, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 435, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 454, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 469, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 484, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 499, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 515, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 534, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 553, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 580, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 602, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 628, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
+      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 886, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
+      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 909, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 943, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
+      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 973, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-notification", line: 1002, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-notification", line: 1002, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 622, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 672, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 754, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 811, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request", line: 991, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request", line: 991, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission", line: 648, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-request", line: 698, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 780, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 837, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request", line: 1017, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request", line: 1017, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 646, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 692, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 717, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 778, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 837, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1004, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request-answer", line: 1004, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission-response", line: 672, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-response", line: 718, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#agent-request-failed", line: 743, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 804, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 863, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1030, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request-answer", line: 1030, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
     },
     clientRequest: {
-      "cursor/*": [{ rule: "acp#client-extension-request", line: 1020, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-request", line: 1020, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt", line: 1063, run: r_prompt as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-request", line: 1046, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-request", line: 1046, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt", line: 1089, run: r_prompt as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1033, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-answer", line: 1033, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "acp#initialize-response", line: 1097, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 1116, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1138, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 1151, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 1180, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 1180, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 1210, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 1210, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1228, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1245, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 1262, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1288, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1327, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1343, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1059, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-answer", line: 1059, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "acp#initialize-response", line: 1123, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "authenticate": [{ rule: "acp#authenticate-failed", line: 1142, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1164, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
+      "session/new": [{ rule: "acp#session-new-response", line: 1177, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#session-load-response", line: 1206, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/resume": [{ rule: "acp#session-load-response", line: 1206, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/close": [{ rule: "acp#session-close-response", line: 1236, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/delete": [{ rule: "acp#session-close-response", line: 1236, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1254, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1271, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt-failed", line: 1288, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1314, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#client-request-unsupported", line: 1365, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1381, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
     },
     clientNotification: {
-      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1049, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-notification", line: 1049, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "session/cancel": [{ rule: "acp#cancel", line: 1080, run: r_cancel as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1075, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-notification", line: 1075, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "session/cancel": [{ rule: "acp#cancel", line: 1106, run: r_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -693,13 +697,13 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1361)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1364)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1367)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1370)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1373)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1376)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1379)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1382)"
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1399)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1402)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1405)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1408)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1411)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1414)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1417)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1420)"
   },
 };

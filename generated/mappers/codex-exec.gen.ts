@@ -9,21 +9,21 @@ export type EventMessage = U.ThreadEvent;
 /** Any message of the codex-exec surface. */
 export type Message = EventMessage;
 
-// map "itemType" (mappings/codex-exec.yaml:54)
+// map "itemType" (mappings/codex-exec.yaml:53)
 const M_itemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown"> = new Map([["agent_message", "assistant_message"], ["reasoning", "reasoning"], ["command_execution", "command_execution"], ["file_change", "file_change"], ["mcp_tool_call", "mcp_tool_call"], ["web_search", "web_search"], ["todo_list", "plan"], ["error", "error"], ["collab_tool_call", "collab_agent_tool_call"]]);
 
 function map_itemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-exec.yaml:67)
+// map "itemStatus" (mappings/codex-exec.yaml:66)
 const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" | "declined" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-exec.yaml:76 — event thread.started → thread.started */
+/** mappings/codex-exec.yaml:75 — event thread.started → thread.started */
 function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "open", undefined, "thread_id", true);
@@ -31,7 +31,7 @@ function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, 
   return true;
 }
 
-/** mappings/codex-exec.yaml:94 — event turn.started → turn.started */
+/** mappings/codex-exec.yaml:93 — event turn.started → turn.started */
 function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -40,7 +40,7 @@ function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:108 — event turn.completed → turn.completed */
+/** mappings/codex-exec.yaml:107 — event turn.completed → turn.completed */
 function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -49,7 +49,7 @@ function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, 
   return true;
 }
 
-/** mappings/codex-exec.yaml:131 — event turn.failed → turn.completed, runtime.error */
+/** mappings/codex-exec.yaml:130 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -60,7 +60,7 @@ function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-exec.yaml:164 — event error → runtime.error */
+/** mappings/codex-exec.yaml:163 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -69,7 +69,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-exec.yaml:185 — event item.started → item.started, turn.plan.updated */
+/** mappings/codex-exec.yaml:184 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -81,7 +81,7 @@ function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started
   return true;
 }
 
-/** mappings/codex-exec.yaml:210 — event item.started → item.started */
+/** mappings/codex-exec.yaml:209 — event item.started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -91,7 +91,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:245 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:244 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -99,7 +99,7 @@ function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: x.item });
-  cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: x.item });
   cx.emit("turn.plan.updated", { plan: h.planSteps(x.item?.items) });
   return true;
 }
@@ -111,75 +111,75 @@ function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: 
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
-  cx.emit("item.updated", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status, "inProgress"), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status, "inProgress"), title: h.itemTitle(x.item), data: x.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:308 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:309 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "agent_message")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  if (x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.item?.text });
-  cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
+  if (!cx.isStale("item") && x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.item?.text });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:353 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:355 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "reasoning")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  if (x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.item?.text });
-  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
+  if (!cx.isStale("item") && x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.item?.text });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:387 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:390 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "command_execution")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x.item) });
-  if (x.item?.aggregated_output != null && x?.item?.aggregated_output !== "") cx.emit("content.delta", { streamKind: "command_output", delta: x.item?.aggregated_output });
-  cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x.item) });
+  if (!cx.isStale("item") && x.item?.aggregated_output != null && x?.item?.aggregated_output !== "") cx.emit("content.delta", { streamKind: "command_output", delta: x.item?.aggregated_output });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:433 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:437 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "mcp_tool_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.item) });
-  cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), detail: x.item?.error?.message, data: x.item });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.item) });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), detail: x.item?.error?.message, data: x.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:466 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:471 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   cx.emit("turn.plan.updated", { plan: h.planSteps(x.item?.items) });
-  cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:497 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:503 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "error")) return false;
@@ -191,23 +191,23 @@ function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed
   return true;
 }
 
-/** mappings/codex-exec.yaml:531 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:537 — event item.completed → item.started, item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item) });
-  cx.emit("item.completed", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item) });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/codex-exec.yaml:44 — input wrapper "recorder-argv"
+  // mappings/codex-exec.yaml:43 — input wrapper "recorder-argv"
   if (x?.argv != null) return { ignore: "codex-exec#input-recorder-argv" };
-  // mappings/codex-exec.yaml:47 — input wrapper "bare"
+  // mappings/codex-exec.yaml:46 — input wrapper "bare"
   if (true) return { wrapper: "bare", message: x };
   return undefined;
 }
@@ -224,20 +224,20 @@ export const table: SurfaceTable = {
   sources: { event: "codex.sdk.thread-event" },
   rows: {
     event: {
-      "thread.started": [{ rule: "codex-exec#thread-started", line: 76, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "turn.started": [{ rule: "codex-exec#turn-started", line: 94, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 108, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 131, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-exec#error", line: 164, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 185, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 210, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 245, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 277, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
-      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 308, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 353, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 387, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 433, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 466, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 497, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 531, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
+      "thread.started": [{ rule: "codex-exec#thread-started", line: 75, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
+      "turn.started": [{ rule: "codex-exec#turn-started", line: 93, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
+      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 107, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 130, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-exec#error", line: 163, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 184, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 209, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 244, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 277, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
+      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 309, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 355, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 390, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 437, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 471, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 503, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 537, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
 
   },
   ignoreReasons: {
-    "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:44)"
+    "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:43)"
   },
 };

@@ -4,7 +4,7 @@ import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { createNormalizer, serializeEvent, type CanonicalEvent, type Direction } from "../normalizer.js";
 import { counterIds, steppingClock } from "../ids.js";
 import { renderTranscript } from "../transcript.js";
-import { parseArgs, readLines, UsageError, write } from "./util.js";
+import { flushStdout, parseArgs, readLines, stopExitCode, stopRequested, UsageError, write } from "./util.js";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { SURFACES } from "../../generated/surfaces.gen.js";
 import { createCaptureWriter } from "../capture.js";
@@ -134,6 +134,13 @@ export async function normalize(argv: string[]): Promise<number> {
     const e = err as NodeJS.ErrnoException;
     console.error(`agentnorm: cannot read ${label}: ${e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "is a directory" : e.code === "EACCES" ? "permission denied" : e.message}`);
     return 1;
+  }
+  if (stopRequested()) {
+    // stopped by a signal: what was written is whole lines; flush it and say where the input stopped
+    if (captureFd !== undefined) closeSync(captureFd);
+    await flushStdout();
+    console.error(`agentnorm: ${label}: stopped by ${stopRequested()} after line ${lineNo}`);
+    return stopExitCode();
   }
   await emit(cap ? captured(cap.end()) : n.end());
   if (captureFd !== undefined) closeSync(captureFd);

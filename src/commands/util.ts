@@ -25,14 +25,42 @@ export function parseArgs(argv: string[], spec: Record<string, "bool" | "value">
   return out;
 }
 
+/**
+ * Stopping on a signal (SIGINT / SIGTERM / SIGHUP): the commands stop reading at the next line, write what they have
+ * (whole lines only: every write is a batch of complete lines, and pending writes are flushed), and exit 128+n.
+ * A second signal exits at once.
+ */
+const SIGNALS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+let stopSignal: NodeJS.Signals | undefined;
+let wake: (() => void) | undefined;
+const stopped = new Promise<void>((res) => { wake = res; });
+export function handleSignals(): void {
+  for (const sig of Object.keys(SIGNALS) as NodeJS.Signals[]) {
+    process.on(sig, () => {
+      if (stopSignal) process.exit(128 + SIGNALS[stopSignal]!);
+      stopSignal = sig;
+      wake?.();
+    });
+  }
+}
+/** The signal that asked the command to stop, if any. */
+export const stopRequested = (): NodeJS.Signals | undefined => stopSignal;
+/** Exit code for a stop: 128 + the signal's number. */
+export const stopExitCode = (): number => 128 + (stopSignal ? SIGNALS[stopSignal]! : 0);
+/** Resolves when everything written to stdout so far has been handed to the OS. */
+export function flushStdout(): Promise<void> {
+  return new Promise((res) => process.stdout.write("", () => res()));
+}
+
 export async function* readLines(file: string | undefined): AsyncGenerator<string> {
   const input = !file || file === "-" ? process.stdin : createReadStream(file);
   const rl = createInterface({ input, crlfDelay: Infinity });
   const failed = new Promise<never>((_, reject) => input.once("error", reject));
   const it = rl[Symbol.asyncIterator]();
   for (;;) {
-    const r = await Promise.race([it.next(), failed]);
-    if (r.done) return;
+    if (stopSignal) { rl.close(); return; }
+    const r = await Promise.race([it.next(), failed, stopped.then(() => ({ done: true as const, value: undefined }))]);
+    if (r.done) { if (stopSignal) rl.close(); return; }
     yield r.value;
   }
 }
