@@ -10,6 +10,8 @@ import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 import { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
+import { view, VIEW_USAGE } from "./commands/view.js";
+import { matrixHtml } from "./viewer/html.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 
 interface Command {
@@ -21,13 +23,15 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
+  view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
   matrix: {
-    synopsis: "matrix [--json]",
-    summary: "the compatibility matrix (canonical type × surface)",
+    synopsis: "matrix [--json|--html]",
+    summary: "the compatibility matrix (canonical type × surface); --html: a self-contained page",
     async run(argv) {
-      const f = parseArgs(argv, { json: "bool" });
+      const f = parseArgs(argv, { json: "bool", html: "bool" });
       if (f._.length) throw new UsageError(`matrix takes no arguments`);
-      await write(f.json ? JSON.stringify(compatibilityMatrix(), null, 2) + "\n" : compatibilityMarkdown());
+      if (f.json && f.html) throw new UsageError(`matrix: --json and --html exclude each other`);
+      await write(f.json ? JSON.stringify(compatibilityMatrix(), null, 2) + "\n" : f.html ? matrixHtml(compatibilityMatrix() as any, `agentnorm ${VERSION}`) : compatibilityMarkdown());
       return 0;
     },
   },
@@ -50,7 +54,9 @@ usage:
 ${lines.join("\n")}
   agentnorm --help | --version
 
-${NORMALIZE_USAGE}`;
+${NORMALIZE_USAGE}
+
+${VIEW_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {
