@@ -120,7 +120,6 @@ function renderHeader(): void {
 }
 
 // ───────────────────────────── transcript ─────────────────────────────
-let rendered = 0;
 function statusPill(s: string | undefined): string {
   return s ? `<span class="pill ${esc(String(s).split(/[:\s]/)[0])}">${esc(s)}</span>` : "";
 }
@@ -175,20 +174,59 @@ function topHtml(t: Top | TopBlock): string {
   if (t.kind === "turn") return `<div class="turn" id="${t.dom}" data-turn="${esc(t.turn.id)}">turn ${t.turn.index} <span class="mono">${esc(short(t.turn.id))}</span><span class="state">${esc(t.turn.state ?? "")}</span></div>`;
   return blockHtml(t.block);
 }
-function renderMore(upto: number): void {
-  const box = $("tr-list");
-  const end = Math.min(tops.length, Math.max(upto + 1, rendered + CHUNK));
-  if (end <= rendered) return;
+// The transcript renders a window of cards [winStart, winEnd): it grows by chunks as it scrolls either way, and
+// moves when a selection lands far outside it, so a long session never renders all its cards.
+let winStart = 0;
+let winEnd = 0;
+function tops_(from: number, to: number): string {
   let html = "";
-  for (let i = rendered; i < end; i++) html += topHtml(tops[i]);
-  box.insertAdjacentHTML("beforeend", html);
-  rendered = end;
-  $("tr-more").textContent = rendered < tops.length ? `${(tops.length - rendered).toLocaleString("en")} more cards below…` : tops.length ? "" : "no transcript cards";
+  for (let i = from; i < to; i++) html += topHtml(tops[i]);
+  return html;
+}
+function windowNote(): void {
+  $("tr-more").textContent = winEnd < tops.length ? `${(tops.length - winEnd).toLocaleString("en")} more cards below…` : tops.length ? "" : "no transcript cards";
+  $("tr-before").textContent = winStart > 0 ? `${winStart.toLocaleString("en")} cards above…` : "";
+}
+function renderWindow(center: number): void {
+  winStart = Math.max(0, center - 40);
+  winEnd = Math.min(tops.length, Math.max(center + 1, winStart + CHUNK));
+  $("tr-list").innerHTML = tops_(winStart, winEnd);
+  windowNote();
+}
+function extendDown(upto = winEnd): void {
+  const end = Math.min(tops.length, Math.max(upto + 1, winEnd + CHUNK));
+  if (end <= winEnd) return;
+  $("tr-list").insertAdjacentHTML("beforeend", tops_(winEnd, end));
+  winEnd = end;
+  windowNote();
+}
+function extendUp(): void {
+  if (winStart === 0) return;
+  const start = Math.max(0, winStart - CHUNK);
+  const sc = $("tr-scroll");
+  const before = sc.scrollHeight;
+  $("tr-list").insertAdjacentHTML("afterbegin", tops_(start, winStart));
+  winStart = start;
+  windowNote();
+  sc.scrollTop += sc.scrollHeight - before; // keep what was on screen in place
+}
+/** Make the card at position `top` rendered. */
+function ensureRendered(top: number): void {
+  if (top >= winStart && top < winEnd) return;
+  if (top >= winEnd && top < winEnd + 2 * CHUNK) extendDown(top);
+  else renderWindow(top);
 }
 function initTranscript(): void {
-  renderMore(0);
-  const more = $("tr-more");
-  new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) renderMore(rendered); }, { root: $("tr-scroll") }).observe(more);
+  renderWindow(0);
+  const io = new IntersectionObserver((es) => {
+    for (const e of es) {
+      if (!e.isIntersecting) continue;
+      if (e.target.id === "tr-more") extendDown();
+      else extendUp();
+    }
+  }, { root: $("tr-scroll") });
+  io.observe($("tr-more"));
+  io.observe($("tr-before"));
   $("tr-list").addEventListener("click", (ev) => {
     const t = ev.target as HTMLElement;
     if (t.closest("summary")) return; // expanding a <details> is not a selection
@@ -204,7 +242,7 @@ function highlightCard(seq: number, scroll: boolean): void {
   related = new Set();
   const at = domOfSeq.get(seq);
   if (!at) return;
-  if (at.top >= rendered) renderMore(at.top);
+  ensureRendered(at.top);
   const el = document.getElementById(at.dom);
   if (!el) return;
   el.classList.add("selected");

@@ -99,7 +99,8 @@ function normalizeNatives(recs: Record_[], rawLines: string[] | undefined, surfa
     const idx = natives.length;
     natives.push({ payload: r.value, line: r.line, dir: dirOf(r.value), events: [] });
     if (r.value !== null && typeof r.value === "object") byPayload.set(r.value, idx);
-    const out = rawLines ? n.pushLine(rawLines[i], { lineNumber: r.line }) : n.push(r.value);
+    // pushLine also removes capture wrappers ({dir, message}); records from a JSON array or a capture go through it too.
+    const out = n.pushLine(rawLines ? rawLines[i] : typeof r.value === "string" ? r.value : JSON.stringify(r.value), { lineNumber: r.line });
     // pushLine parses the line again: its payload object (and the message inside a wrapper) is this native too.
     for (const e of out) {
       const p = (e.raw as any)?.payload;

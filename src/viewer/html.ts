@@ -40,7 +40,7 @@ export function viewerHtml(data: ViewerData): string {
 <body>
 <header><h1 id="title"></h1><span class="meta" id="meta"></span><span class="counts" id="counts"></span></header>
 <main>
-<section id="transcript"><h2>Transcript</h2><div class="scroll" id="tr-scroll"><div id="tr-list"></div><div class="more" id="tr-more"></div></div></section>
+<section id="transcript"><h2>Transcript</h2><div class="scroll" id="tr-scroll"><div class="more" id="tr-before"></div><div id="tr-list"></div><div class="more" id="tr-more"></div></div></section>
 <section id="timeline"><h2>Timeline <span id="tl-note"></span></h2>
 <div class="filters"><select id="f-type" title="event type"></select><select id="f-turn" title="turn"></select><input id="f-item" placeholder="item / request id" title="item, request or parent id contains"><select id="f-problem" title="problems"></select></div>
 <div id="tl-hidden" class="mono" style="font-size:11px;color:#9a6700;padding:0 6px"></div><div id="tl-stream" style="font-size:11px;color:#cf222e;padding:0 6px"></div>
