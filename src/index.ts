@@ -11,6 +11,12 @@ export type { CanonicalEvent, Direction, Normalizer, NormalizerOptions, Normaliz
 export { counterIds, randomIds, steppingClock } from "./ids.js";
 export type { IdFactory } from "./ids.js";
 export { renderTranscript } from "./transcript.js";
+export { createAccumulator, snapshotBlocks, ACCUMULATOR_SNAPSHOT_VERSION } from "./accumulator.js";
+export type {
+  Accumulator, AccumulatorOptions, AccumulatorChange, AccumulatorSnapshot, Session as RenderSession, Turn as RenderTurn, Step as RenderStep,
+  Block as RenderBlock, BlockKind, BlockBase, TextBlock, ThinkingBlock, ToolBlock, ToolStatus, TerminalBlock, DiffBlock, DiffFile, PlanBlock, PlanStep,
+  RequestBlock, TaskBlock, UsageBlock, ModeBlock, StatusBlock, Problem, ProblemKind, EventRef,
+} from "./accumulator.js";
 export { compatibilityMatrix, compatibilityMarkdown } from "./matrix.js";
 export { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
 export { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
