@@ -165,7 +165,7 @@ describe("viewer page in Chromium", () => {
     expect(await page.getAttribute(".row.selected", "data-seq")).toBe("3");
     expect(await page.textContent("#native-body")).toContain("api_key at payload.data.env.OPENAI_API_KEY");
     // A payload with </script> shows as text, not markup.
-    expect(await page.textContent(`.card[data-block="itm_1"] .title`)).toBe("echo </script><script>alert(1)</script>");
+    expect(await page.textContent(`.card[data-block="itm_1:tool"] .title`)).toBe("echo </script><script>alert(1)</script>");
     await page.click("#count-redaction");
     expect(await page.locator(".row").count()).toBe(data.events.length);
     await page.screenshot({ path: join(ARTIFACTS, "viewer-problems.png") });
@@ -192,7 +192,7 @@ describe("viewer page in Chromium", () => {
     await expect.poll(() => page.getAttribute(".turn.selected", "data-turn")).toBe("trn_1000");
     const selectMs = Date.now() - t1;
     await page.click('.row[data-seq="99999"]');
-    expect(await page.getAttribute(".card.selected", "data-block")).toBe("itm_1000");
+    expect(await page.getAttribute(".card.selected", "data-block")).toBe("itm_1000:text");
     // The transcript moved its window there instead of rendering every card up to the end…
     expect(await page.locator("#tr-list > *").count()).toBeLessThan(400);
     const above = await page.textContent("#tr-before");

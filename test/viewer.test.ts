@@ -143,7 +143,7 @@ describe("viewer data", () => {
     const t = transcriptView(problemStream());
     expect(t.turns.length).toBe(1);
     const tool = allBlocks(t.turns[0].blocks).find((b) => b.kind === "tool")!;
-    expect(tool).toMatchObject({ id: "itm_1", status: "completed", input: "echo hi", output: "hi\n", durationMs: 12 });
+    expect(tool).toMatchObject({ id: "itm_1:tool", status: "completed", input: "echo hi", output: "hi\n", durationMs: 12 });
     expect(tool.seqs).toEqual([3, 4, 6]);
     expect(t.turns[0].seqs).toEqual([2, 9]);
     expect(t.turns[0].state).toBe("completed");
@@ -169,11 +169,15 @@ describe("viewer data", () => {
     }
     // Nested activity: an event with parentId hangs under its parent's card.
     const nested = transcriptView([
-      { sequence: 1, type: "item.started", turnId: "trn_1", itemId: "itm_1", payload: { itemType: "collab_agent_tool_call", title: "subagent" } },
-      { sequence: 2, type: "item.started", turnId: "trn_1", itemId: "itm_2", parentId: "itm_1", payload: { itemType: "command_execution", data: { command: "ls" } } },
+      { sequence: 1, type: "turn.started", sessionId: "ses_1", turnId: "trn_1", payload: {} },
+      { sequence: 2, type: "item.started", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_1", payload: { itemType: "collab_agent_tool_call", title: "subagent" } },
+      { sequence: 3, type: "item.started", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_2", parentId: "itm_1", payload: { itemType: "command_execution", data: { command: "ls" } } },
+      { sequence: 4, type: "content.delta", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_3", parentId: "itm_1", payload: { streamKind: "assistant_text", delta: "sub says hi" } },
     ]);
     expect(nested.turns[0].blocks.length).toBe(1);
-    expect(nested.turns[0].blocks[0].children?.[0]).toMatchObject({ id: "itm_2", kind: "tool", input: "ls" });
+    expect(nested.turns[0].blocks[0].children?.map((c) => [c.id, c.kind])).toEqual([["itm_2:tool", "tool"], ["itm_3:text", "text"]]);
+    expect(nested.turns[0].blocks[0].children?.[0]).toMatchObject({ input: "ls", title: "ls" });
+    expect(nested.repairs).toEqual([]);
   });
 });
 

@@ -49,7 +49,7 @@ const indexOfSeq = new Map<number, number>();
 events.forEach((e, i) => indexOfSeq.set(e.sequence, i));
 const problemsBySeq = new Map<number, ViewerProblem[]>();
 const streamProblems: ViewerProblem[] = [];
-const counts: Record<ProblemKind, number> = { violation: 0, error: 0, warning: 0, unknown: 0, redaction: 0 };
+const counts = Object.fromEntries(PROBLEM_KINDS.map((k) => [k, 0])) as Record<ProblemKind, number>;
 for (const p of data.problems) {
   counts[p.kind]++;
   if (p.sequence === undefined || !indexOfSeq.has(p.sequence)) streamProblems.push(p);
@@ -121,7 +121,9 @@ function renderHeader(): void {
 
 // ───────────────────────────── transcript ─────────────────────────────
 function statusPill(s: string | undefined): string {
-  return s ? `<span class="pill ${esc(String(s).split(/[:\s]/)[0])}">${esc(s)}</span>` : "";
+  if (!s) return "";
+  const tone = /^(complet|resolv|answer|accept|allow|approv|success|ok)/i.test(s) ? "good" : /^(fail|error|declin|deny|denied|reject|cancel|abort|stop|interrupt)/i.test(s) ? "bad" : /^(running|open|pending|inProgress|streaming)/i.test(s) ? "busy" : "";
+  return `<span class="pill ${tone}">${esc(s)}</span>`;
 }
 function textHtml(s: string): string {
   if (s.length <= TEXT_CAP) return `<pre>${esc(s)}</pre>`;

@@ -249,6 +249,8 @@ export function runtimeProblems(events: readonly ViewerEvent[]): ViewerProblem[]
 /** Everything a page embeds. */
 export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerData {
   const violations = verifierProblems(loaded.events);
+  // Native input is normalized here, so its createdAt are this run's clock: no durations from them.
+  const transcript = transcriptView(loaded.events, { timed: loaded.kind !== "native" });
   const provider = loaded.events.find((e) => typeof (e as any).provider === "string") as any;
   return {
     meta: {
@@ -261,7 +263,7 @@ export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerD
     },
     events: loaded.events,
     natives: loaded.natives,
-    transcript: transcriptView(loaded.events),
-    problems: [...(violations ?? []), ...runtimeProblems(loaded.events), ...loaded.redactions],
+    transcript,
+    problems: [...(violations ?? []), ...runtimeProblems(loaded.events), ...loaded.redactions, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))],
   };
 }

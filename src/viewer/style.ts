@@ -1,19 +1,20 @@
 /** The viewer page's stylesheet (inlined into every page). */
 export const VIEWER_CSS = `
 *{box-sizing:border-box}
-html,body{margin:0;height:100%;font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;background:#f6f8fa}
+html,body{margin:0;height:100%;display:flex;flex-direction:column;font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;background:#f6f8fa}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 pre{margin:0;white-space:pre-wrap;word-break:break-word}
-header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 14px;padding:6px 12px;background:#24292f;color:#fff}
+header{flex:none;display:flex;flex-wrap:wrap;align-items:center;gap:8px 14px;padding:6px 12px;background:#24292f;color:#fff}
 header h1{font-size:15px;margin:0;font-weight:600}
 header .meta{color:#c9d1d9;font-size:12px}
 .counts{display:flex;gap:6px;margin-left:auto}
 .count{border:0;border-radius:10px;padding:2px 9px;font-size:12px;cursor:pointer;background:#57606a;color:#fff}
 .count b{font-weight:700}
 .count.zero{opacity:.55}
-.count.violation{background:#8250df}.count.error{background:#cf222e}.count.warning{background:#bf8700}.count.unknown{background:#0969da}.count.redaction{background:#1a7f37}
+.count.violation{background:#8250df}.count.error{background:#cf222e}.count.warning{background:#bf8700}.count.unknown{background:#0969da}.count.redaction{background:#1a7f37}.count.repair{background:#6e7781}
 .count.unverified{background:#6e7781;font-style:italic}
-main{display:grid;grid-template-columns:minmax(0,42fr) minmax(0,30fr) minmax(0,28fr);height:calc(100% - 38px)}
+main{display:grid;grid-template-columns:minmax(0,42fr) minmax(0,30fr) minmax(0,28fr);flex:1;min-height:0}
+html{display:block}
 section{display:flex;flex-direction:column;min-height:0;border-right:1px solid #d0d7de;background:#fff}
 section>h2{margin:0;padding:5px 10px;font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:#57606a;background:#f6f8fa;border-bottom:1px solid #d0d7de;display:flex;gap:8px;align-items:center}
 .scroll{overflow:auto;flex:1;min-height:0}
@@ -40,9 +41,9 @@ section>h2{margin:0;padding:5px 10px;font-size:12px;text-transform:uppercase;let
 .card pre.out{background:#f6f8fa;border-radius:4px;padding:4px 6px;max-height:320px;overflow:auto}
 .children{margin-left:14px;padding-left:8px;border-left:2px dashed #d0d7de}
 .pill{border-radius:9px;padding:0 7px;font-size:11px;background:#eaeef2;color:#424a53}
-.pill.completed,.pill.resolved,.pill.answered,.pill.accept,.pill.allow,.pill.approved{background:#dafbe1;color:#1a7f37}
-.pill.failed,.pill.error,.pill.decline,.pill.declined,.pill.deny,.pill.denied,.pill.reject,.pill.cancel,.pill.stopped{background:#ffebe9;color:#cf222e}
-.pill.running,.pill.open,.pill.pending,.pill.inProgress{background:#fff8c5;color:#9a6700}
+.pill.good{background:#dafbe1;color:#1a7f37}
+.pill.bad{background:#ffebe9;color:#cf222e}
+.pill.busy{background:#fff8c5;color:#9a6700}
 .diff .add{background:#dafbe1;color:#116329;display:block}
 .diff .del{background:#ffebe9;color:#82071e;display:block}
 .diff .hunk{color:#8250df;display:block}
@@ -65,7 +66,7 @@ details>summary{cursor:pointer;color:#57606a}
 .row .ids{color:#6e7781;margin-right:6px}
 .row .sum{color:#57606a}
 .badge{display:inline-block;border-radius:3px;padding:0 4px;margin-right:3px;font-size:10px;line-height:15px;color:#fff;font-weight:700}
-.badge.violation{background:#8250df}.badge.error{background:#cf222e}.badge.warning{background:#bf8700}.badge.unknown{background:#0969da}.badge.redaction{background:#1a7f37}
+.badge.violation{background:#8250df}.badge.error{background:#cf222e}.badge.warning{background:#bf8700}.badge.unknown{background:#0969da}.badge.redaction{background:#1a7f37}.badge.repair{background:#6e7781}
 #native .scroll{padding:8px 10px}
 #native .kv{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin-bottom:8px}
 #native .kv dt{color:#57606a}

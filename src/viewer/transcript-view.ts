@@ -1,209 +1,143 @@
 /**
- * The transcript pane's data: canonical events → turns of cards. This is the one function the pane's data flows
- * through (`transcriptView`). It renders from canonical events only, so it works the same for every surface.
+ * The transcript pane's data: canonical events → the accumulator (src/accumulator.ts, issue 8) → cards. This is
+ * the one function the pane's data flows through (`transcriptView`); the page only knows TranscriptView.
  * No Node APIs.
  */
+import { createAccumulator, type AccumulatorSnapshot, type Block, type Step } from "../accumulator.js";
 import type { TranscriptBlock, TranscriptTurn, TranscriptView, ViewerEvent } from "./types.js";
 
-type Ev = Pick<ViewerEvent, "sequence" | "type" | "turnId" | "itemId" | "requestId" | "parentId" | "payload" | "createdAt">;
+type Ev = Pick<ViewerEvent, "sequence" | "type" | "payload"> & Partial<ViewerEvent> & { sessionId?: string };
 
-const ITEM_KIND: Record<string, TranscriptBlock["kind"]> = {
-  user_message: "user",
-  assistant_message: "text",
-  reasoning: "thinking",
-  plan: "plan",
-  error: "error",
-  context_compaction: "status",
-  review_entered: "status",
-  review_exited: "status",
-};
-const STREAM_KIND: Record<string, TranscriptBlock["kind"]> = {
-  assistant_text: "text",
-  reasoning_text: "thinking",
-  reasoning_summary_text: "thinking",
-  plan_text: "plan",
-};
-const ITEM_STATUS: Record<string, string> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
-
-/** The transcript as cards: turns → blocks, nested activity under its parent. */
-export function transcriptView(events: readonly Ev[]): TranscriptView {
-  return fallbackTranscript(events);
+export interface TranscriptOptions {
+  /** The events' createdAt are real times (a recorded canonical stream or capture), so tool durations may come from them. */
+  timed?: boolean;
 }
 
-/** The viewer's own minimal accumulation of canonical events. */
-export function fallbackTranscript(events: readonly Ev[]): TranscriptView {
-  const view: TranscriptView = { source: "fallback", preamble: [], turns: [] };
-  const turns = new Map<string, TranscriptTurn>();
-  const blocks = new Map<string, TranscriptBlock>();
-  const started = new Map<string, number>();
-  const turnBlocks = new Map<string, TranscriptBlock>(); // per-turn plan / diff / usage cards
-  let current: TranscriptTurn | undefined;
+/** The transcript as cards: turns → blocks, nested activity under its parent, plus the accumulator's repairs. */
+export function transcriptView(events: readonly Ev[], opts: TranscriptOptions = {}): TranscriptView {
+  const acc = createAccumulator({ eventLog: false });
+  acc.applyAll(events);
+  const times = new Map<number, number>();
+  if (opts.timed) for (const e of events) if (e.createdAt) times.set(e.sequence, Date.parse(e.createdAt));
+  return fromSnapshot(acc.snapshot(), times);
+}
 
-  const turnOf = (e: Ev): TranscriptTurn | undefined => {
-    if (e.turnId) {
-      let t = turns.get(e.turnId);
-      if (!t) {
-        t = { id: e.turnId, index: view.turns.length + 1, seqs: [], blocks: [] };
-        turns.set(e.turnId, t);
-        view.turns.push(t);
-      }
-      return t;
-    }
-    return current;
-  };
-  const place = (e: Ev, b: TranscriptBlock) => {
-    // Nested activity hangs under its parent item; a request about an item hangs under that item's card.
-    const parent = e.parentId ? blocks.get(e.parentId) : e.requestId && e.itemId ? blocks.get(e.itemId) : undefined;
-    if (parent && parent !== b) (parent.children ??= []).push(b);
-    else {
-      const t = turnOf(e);
-      (t ? t.blocks : view.preamble).push(b);
-    }
-  };
-  const block = (e: Ev, key: string, make: () => Omit<TranscriptBlock, "seqs" | "id">): TranscriptBlock => {
-    let b = blocks.get(key);
-    if (!b) {
-      b = { id: key, seqs: [], ...make() };
-      blocks.set(key, b);
-      place(e, b);
-    }
-    b.seqs.push(e.sequence);
-    return b;
-  };
-  const ms = (e: Ev) => (e.createdAt ? Date.parse(e.createdAt) : NaN);
-
-  for (const e of events) {
-    const p: any = e.payload ?? {};
-    switch (e.type) {
-      case "turn.started": {
-        current = turnOf(e);
-        current?.seqs.push(e.sequence);
-        if (current) current.state = "running";
-        break;
-      }
-      case "turn.completed":
-      case "turn.aborted": {
-        const t = turnOf(e);
-        if (t) {
-          t.seqs.push(e.sequence);
-          t.state = e.type === "turn.aborted" ? `aborted: ${p.reason ?? ""}` : p.state + (p.errorMessage ? `: ${p.errorMessage}` : "");
-        }
-        if (t === current) current = undefined;
-        break;
-      }
-      case "item.started":
-      case "item.updated":
-      case "item.completed": {
-        const key = e.itemId ?? `seq${e.sequence}`;
-        const kind = ITEM_KIND[p.itemType] ?? "tool";
-        const b = block(e, key, () => ({ kind, subtype: p.itemType }));
-        if (e.type === "item.started") started.set(key, ms(e));
-        if (p.title) b.title = p.title;
-        if (p.status) b.status = ITEM_STATUS[p.status] ?? p.status;
-        else if (e.type === "item.completed") b.status = "completed";
-        else if (!b.status) b.status = "running";
-        if (p.data !== undefined) {
-          b.detail = p.data;
-          fillFromData(b, p.data);
-        }
-        if (p.detail && !b.title) b.title = p.detail;
-        if (e.type === "item.completed") {
-          const d = p.data?.durationMs ?? p.data?.duration_ms;
-          const t0 = started.get(key);
-          if (typeof d === "number") b.durationMs = d;
-          else if (t0 !== undefined && !Number.isNaN(t0) && ms(e) - t0 > 0) b.durationMs = ms(e) - t0;
-        }
-        break;
-      }
-      case "content.delta": {
-        const key = e.itemId ?? `delta${e.turnId ?? ""}`;
-        const kind = STREAM_KIND[p.streamKind] ?? "tool";
-        const b = block(e, key, () => ({ kind, status: "running" }));
-        if (p.streamKind === "command_output" || p.streamKind === "file_change_output") b.output = (b.output ?? "") + p.delta;
-        else b.text = (b.text ?? "") + p.delta;
-        break;
-      }
-      case "request.opened":
-      case "request.resolved": {
-        const key = e.requestId ?? `seq${e.sequence}`;
-        const question = p.requestType === "tool_user_input";
-        const b = block(e, key, () => ({ kind: question ? "question" : "permission", subtype: p.requestType, status: "open" }));
-        if (e.type === "request.opened") {
-          b.title = p.detail ?? p.requestType;
-          if (p.args !== undefined) b.input = p.args;
-        } else {
-          b.status = p.decision ?? "resolved";
-          b.resolution = p.resolution ?? p.decision ?? null;
-        }
-        break;
-      }
-      case "user-input.requested":
-      case "user-input.resolved": {
-        const key = e.requestId ?? `question${e.turnId ?? ""}`;
-        const b = block(e, key, () => ({ kind: "question", status: "open" }));
-        if (e.type === "user-input.requested") b.input = p.questions;
-        else { b.status = "answered"; b.resolution = p.answers; }
-        break;
-      }
-      case "turn.plan.updated": {
-        const b = block(e, `plan:${e.turnId ?? "-"}`, () => ({ kind: "plan", title: "plan" }));
-        b.plan = p.plan;
-        if (p.explanation) b.text = p.explanation;
-        turnBlocks.set(b.id, b);
-        break;
-      }
-      case "turn.diff.updated": {
-        const b = block(e, `diff:${e.turnId ?? "-"}`, () => ({ kind: "diff", title: "turn diff" }));
-        b.diff = p.unifiedDiff;
-        break;
-      }
-      case "task.started":
-      case "task.progress":
-      case "task.completed": {
-        const b = block(e, p.taskId ?? `seq${e.sequence}`, () => ({ kind: "task", status: "running" }));
-        if (p.description) b.title = p.description;
-        if (p.taskType) b.subtype = p.taskType;
-        if (e.type === "task.completed") { b.status = p.status; if (p.summary) b.text = p.summary; }
-        break;
-      }
-      case "thread.token-usage.updated": {
-        const b = block(e, `usage:${e.turnId ?? "-"}`, () => ({ kind: "usage", title: "token usage" }));
-        b.detail = p.usage;
-        break;
-      }
-      case "runtime.warning":
-      case "runtime.error": {
-        const b = block(e, `seq${e.sequence}`, () => ({ kind: e.type === "runtime.error" ? "error" : "notice", title: p.message }));
-        if (p.detail !== undefined) b.detail = p.detail;
-        break;
-      }
-      default:
-        break;
+/** An accumulator snapshot as the viewer's cards. */
+export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map()): TranscriptView {
+  const view: TranscriptView = { source: "accumulator", preamble: [], turns: [], repairs: snap.problems.map((p) => ({ ...(p.sequence !== undefined ? { sequence: p.sequence } : {}), message: `${p.kind}: ${p.message}` })) };
+  for (const s of snap.sessions) {
+    view.preamble.push(...s.steps.flatMap((st) => stepBlocks(st, times)));
+    for (const t of s.turns) {
+      const state = t.state + (t.errorMessage ? `: ${t.errorMessage}` : t.abortReason ? `: ${t.abortReason}` : "");
+      const turn: TranscriptTurn = { id: t.turnId, index: view.turns.length + 1, state, seqs: t.sequences.slice(), blocks: t.steps.flatMap((st) => stepBlocks(st, times)) };
+      view.turns.push(turn);
     }
   }
   return view;
 }
 
-/** Tool input and output from an item's data, by the field names the canonical items carry. */
-function fillFromData(b: TranscriptBlock, data: any): void {
-  if (data === null || typeof data !== "object") return;
-  if (b.kind === "user" && b.text === undefined) {
-    const c = data.content;
-    const text = typeof c === "string" ? c : Array.isArray(c) ? c.map((x: any) => (typeof x?.text === "string" ? x.text : "")).join("") : data.text;
-    if (typeof text === "string") b.text = text;
+/**
+ * One step's cards. A step with a tool card folds its terminal output and item diff into that card and holds its
+ * permission/question cards and nested steps as children.
+ */
+function stepBlocks(st: Step, times: Map<number, number>): TranscriptBlock[] {
+  const toolBlock = st.blocks.find((b) => b.kind === "tool");
+  const host = toolBlock ? card(toolBlock, times) : undefined;
+  const out: TranscriptBlock[] = [];
+  const kids: TranscriptBlock[] = [];
+  for (const b of st.blocks) {
+    if (b === toolBlock) { out.push(host!); continue; }
+    if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text); merge(host, b.sequences); continue; }
+    if (host && b.kind === "diff" && b.scope === "item") { host.diff = diffText(b); merge(host, b.sequences); continue; }
+    if (host && (b.kind === "permission" || b.kind === "question")) { kids.push(card(b, times)); continue; }
+    out.push(card(b, times));
   }
-  if ((b.kind === "text" || b.kind === "thinking") && typeof data.text === "string" && (b.text ?? "").length < data.text.length) b.text = data.text;
-  if (b.kind !== "tool") return;
-  const input = data.command ?? data.input ?? data.arguments ?? data.rawInput ?? data.args ?? data.query ?? data.changes;
-  if (input !== undefined) b.input = input;
-  if (!b.title) b.title = typeof data.command === "string" ? data.command : data.tool ?? data.name ?? data.toolName ?? data.title;
-  const out = data.aggregatedOutput ?? data.aggregated_output ?? data.output ?? data.result ?? data.rawOutput ?? data.content;
-  if (out !== undefined && out !== null) {
-    const s = typeof out === "string" ? out : JSON.stringify(out, null, 2);
-    if (s.length >= (b.output ?? "").length) b.output = s;
-  }
-  if (Array.isArray(data.changes)) {
-    const diff = data.changes.map((c: any) => c?.diff ?? c?.unified_diff ?? "").filter(Boolean).join("\n");
-    if (diff) b.diff = diff;
+  kids.push(...st.children.flatMap((c) => stepBlocks(c, times)));
+  if (!kids.length) return out;
+  const parent = host ?? out[out.length - 1];
+  if (!parent) return kids;
+  parent.children = [...(parent.children ?? []), ...kids];
+  return out;
+}
+
+/** The item's final output and the streamed terminal text often say the same thing: keep the longer when one holds the other. */
+function joinOutput(a: string | undefined, b: string): string {
+  if (!a) return b;
+  if (!b || a.includes(b)) return a;
+  if (b.includes(a)) return b;
+  return a + "\n" + b;
+}
+
+function merge(b: TranscriptBlock, seqs: number[]): void {
+  b.seqs = [...new Set([...b.seqs, ...seqs])].sort((x, y) => x - y);
+}
+
+function diffText(b: Extract<Block, { kind: "diff" }>): string {
+  if (b.unifiedDiff) return b.unifiedDiff;
+  return b.files.map((f) => f.diff ?? (f.oldText !== undefined || f.newText !== undefined
+    ? [`--- ${f.path}`, `+++ ${f.path}`, ...(f.oldText ? f.oldText.split("\n").map((l) => `-${l}`) : []), ...(f.newText ? f.newText.split("\n").map((l) => `+${l}`) : [])].join("\n")
+    : `${f.kind ?? "changed"} ${f.path}`)).join("\n") + (b.output ? `\n${b.output}` : "");
+}
+
+function str(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "string" ? v : JSON.stringify(v, null, 2);
+}
+
+function card(b: Block, times: Map<number, number>): TranscriptBlock {
+  const base = { id: b.blockId, seqs: b.sequences.slice().sort((x, y) => x - y) };
+  switch (b.kind) {
+    case "text":
+      return { ...base, kind: b.role === "user" ? "user" : "text", text: b.text, ...(b.streaming ? { status: "streaming" } : {}) };
+    case "thinking":
+      return { ...base, kind: "thinking", text: [b.summary, b.text].filter(Boolean).join("\n\n") };
+    case "tool": {
+      const data: any = b.data;
+      const t: TranscriptBlock = { ...base, kind: "tool", subtype: b.itemType, status: b.status };
+      const title = b.title ?? (typeof data?.command === "string" ? data.command : undefined) ?? b.detail;
+      if (title) t.title = title;
+      if (b.input !== undefined) t.input = b.input;
+      const output = [str(b.result), b.output].filter(Boolean).join("\n");
+      if (output) t.output = output;
+      if (b.data !== undefined) t.detail = b.data;
+      const d = data?.durationMs ?? data?.duration_ms;
+      if (typeof d === "number") t.durationMs = d;
+      else if (b.status === "completed" || b.status === "failed") {
+        const t0 = times.get(base.seqs[0]);
+        const t1 = times.get(base.seqs[base.seqs.length - 1]);
+        if (t0 !== undefined && t1 !== undefined && t1 > t0) t.durationMs = t1 - t0;
+      }
+      return t;
+    }
+    case "terminal":
+      return { ...base, kind: "tool", subtype: "terminal", output: b.text, status: b.streaming ? "running" : "completed" };
+    case "diff":
+      return { ...base, kind: "diff", title: b.scope === "turn" ? "turn diff" : b.files.map((f) => f.path).join(", ") || "diff", diff: diffText(b) };
+    case "plan":
+    case "todo":
+      return { ...base, kind: "plan", subtype: b.kind, title: b.kind, plan: b.steps, ...(b.explanation || b.text ? { text: b.explanation || b.text } : {}) };
+    case "permission":
+    case "question": {
+      const r: TranscriptBlock = { ...base, kind: b.kind, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
+      if (b.requestType) r.subtype = b.requestType;
+      r.title = b.detail ?? b.requestType ?? b.kind;
+      const input = b.args ?? b.questions;
+      if (input !== undefined) r.input = input;
+      const res = b.answers ?? b.resolution ?? b.decision;
+      if (res !== undefined) r.resolution = res;
+      return r;
+    }
+    case "task":
+      return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
+    case "usage":
+      return { ...base, kind: "usage", title: "token usage", detail: b.usage };
+    case "mode":
+      return { ...base, kind: "status", subtype: "mode", title: [b.mode && `mode ${b.mode}`, b.model && `model ${b.model}`].filter(Boolean).join(" · ") || "configuration", detail: b.config };
+    case "status":
+      return { ...base, kind: b.level === "error" ? "error" : b.level === "warning" ? "notice" : "status", subtype: b.source, title: b.message, ...(b.detail !== undefined ? { detail: b.detail } : {}) };
+    default: {
+      const other = b as Block;
+      return { ...base, kind: "status", subtype: (other as any).kind, detail: other };
+    }
   }
 }

@@ -32,8 +32,9 @@ export interface ViewerNative {
   events: number[];
 }
 
-export type ProblemKind = "violation" | "error" | "warning" | "unknown" | "redaction";
-export const PROBLEM_KINDS: readonly ProblemKind[] = ["violation", "error", "warning", "unknown", "redaction"];
+/** violation: the verifier (src/verify.ts); error/warning: runtime.error/warning; unknown: unknown provider input passed through; redaction: listed by a capture; repair: what the accumulator had to repair. */
+export type ProblemKind = "violation" | "error" | "warning" | "unknown" | "redaction" | "repair";
+export const PROBLEM_KINDS: readonly ProblemKind[] = ["violation", "error", "warning", "unknown", "redaction", "repair"];
 
 export interface ViewerProblem {
   kind: ProblemKind;
@@ -77,8 +78,10 @@ export interface TranscriptTurn {
 }
 
 export interface TranscriptView {
-  /** What built it: the accumulator (src/accumulator.ts) or the viewer's own minimal fallback. */
-  source: "accumulator" | "fallback";
+  /** What built it: the accumulator (src/accumulator.ts). */
+  source: "accumulator";
+  /** What the accumulator had to repair (out-of-order, completion without start, …), by sequence. */
+  repairs: { sequence?: number; message: string }[];
   /** Blocks outside any turn (session setup, warnings before the first turn, …). */
   preamble: TranscriptBlock[];
   turns: TranscriptTurn[];
