@@ -13,6 +13,8 @@ import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { view, VIEW_USAGE } from "./commands/view.js";
 import { matrixHtml } from "./viewer/html.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
+import { capture, CAPTURE_USAGE } from "./commands/capture.js";
+import { replay, REPLAY_USAGE } from "./commands/replay.js";
 
 interface Command {
   /** One usage line: "normalize --from SURFACE [FILE|-] [options]". */
@@ -24,6 +26,8 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
   view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
+  capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
+  replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   matrix: {
     synopsis: "matrix [--json|--html]",
     summary: "the compatibility matrix (canonical type × surface); --html: a self-contained page",
@@ -56,7 +60,11 @@ ${lines.join("\n")}
 
 ${NORMALIZE_USAGE}
 
-${VIEW_USAGE}`;
+${VIEW_USAGE}
+
+${CAPTURE_USAGE}
+
+${REPLAY_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {

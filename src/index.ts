@@ -27,3 +27,10 @@ export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./clau
 export { toAcpPermissionResponse } from "./acp-permission.js";
 export type { AcpPermissionOption, AcpPermissionResponse, CanonicalAcpDecision } from "./acp-permission.js";
 export { VERSION } from "./version.js";
+export { CAPTURE_SCHEMA_VERSION, CAPTURE_STAGES, createCaptureWriter, nativeEventType, parseCaptureLine, readCapture, serializeRecord, serializeRecords, validateRecord, formatCaptureError } from "./capture.js";
+export type { CaptureEnvelope, CaptureError, CaptureReadResult, CaptureRecord, CaptureRecordBase, CaptureStage, CaptureWriter, CaptureWriterOptions, FixtureRecord, RecordMeta } from "./capture.js";
+export { createRedactor, isSecretKey } from "./redact.js";
+export type { Redaction, RedactionKind, RedactOptions, Redactor } from "./redact.js";
+export { canonicalIdMapper, capturingNormalizer, comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture, unwrapCaptureLine } from "./replay.js";
+export type { CapturingNormalizer, ReplayMode, ReplayOptions, ReplayResult, SanitizeOptions } from "./replay.js";
+export type { LegacyProjection, SnapshotFn } from "./render-hooks.js";

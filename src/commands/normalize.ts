@@ -5,6 +5,11 @@ import { createNormalizer, serializeEvent, type CanonicalEvent, type Direction }
 import { counterIds, steppingClock } from "../ids.js";
 import { renderTranscript } from "../transcript.js";
 import { parseArgs, readLines, UsageError, write } from "./util.js";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { SURFACES } from "../../generated/surfaces.gen.js";
+import { createCaptureWriter } from "../capture.js";
+import { capturingNormalizer, unwrapCaptureLine, type CapturingNormalizer } from "../replay.js";
+import { cliRedactOptions } from "./capture.js";
 
 export const NORMALIZE_USAGE = `normalize options:
   --from SURFACE        input surface: ${SURFACE_NAMES.join(", ")}
@@ -15,11 +20,14 @@ export const NORMALIZE_USAGE = `normalize options:
   --deterministic       counter ids (thr_1, itm_1, …) and a fixed clock, for diffs and fixtures
   --no-raw              leave raw.payload out of the events (raw.source/method/rule stay)
   --quiet               no summary or progress on stderr
+  --capture FILE        also write a capture log (native_in, normalized_out, legacy_out when a projection is
+                        wired in) to FILE, redacted (<HOME>, <PROJECT>=cwd, <TMP>, keys, tokens, env maps…)
+  --no-redact           with --capture: do not redact (the log then holds secrets; sanitize redacts later)
 
 Input lines may be bare messages or capture wrappers {direction|dir|channel, message|frame}.`;
 
 export async function normalize(argv: string[]): Promise<number> {
-  const f = parseArgs(argv, { from: "value", direction: "value", directions: "value", validate: "bool", transcript: "bool", deterministic: "bool", "no-raw": "bool", quiet: "bool", help: "bool", h: "bool" });
+  const f = parseArgs(argv, { from: "value", direction: "value", directions: "value", validate: "bool", transcript: "bool", deterministic: "bool", "no-raw": "bool", quiet: "bool", capture: "value", "no-redact": "bool", help: "bool", h: "bool" });
   if (f.help || f.h) { console.log(NORMALIZE_USAGE); return 0; }
   const surface = f.from as string | undefined;
   if (!surface) throw new UsageError(`normalize needs --from SURFACE (one of: ${SURFACE_NAMES.join(", ")})`);
@@ -44,6 +52,37 @@ export async function normalize(argv: string[]): Promise<number> {
     includeRaw: !f["no-raw"],
     ...(f.deterministic ? { ids: counterIds(), clock: steppingClock() } : {}),
   });
+  // --capture: every input message and output event also goes to a capture log (src/capture.ts).
+  let captureFd: number | undefined;
+  let cap: CapturingNormalizer | undefined;
+  if (typeof f.capture === "string") {
+    try {
+      captureFd = openSync(f.capture, "w");
+    } catch (err) {
+      console.error(`agentnorm: cannot write ${f.capture}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      return 1;
+    }
+    const writer = createCaptureWriter({ provider: SURFACES[surface].provider, source: surface, redact: f["no-redact"] ? false : cliRedactOptions() });
+    cap = capturingNormalizer(n, writer, { surface });
+  } else if (f["no-redact"]) throw new UsageError(`--no-redact only applies with --capture FILE`);
+  const captured = (r: { events: CanonicalEvent[]; lines: string }): CanonicalEvent[] => {
+    writeSync(captureFd!, r.lines);
+    return r.events;
+  };
+  const pushLine = (line: string, lineNumber: number, dir: Direction | undefined): CanonicalEvent[] => {
+    if (!cap) return n.pushLine(line, { lineNumber, direction: dir });
+    if (line.trim() === "") return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return captured(cap.pushUnparsed(line, lineNumber));
+    }
+    const { message, meta } = unwrapCaptureLine(parsed);
+    return captured(cap.push(message, { ...meta, direction: dir ?? meta.direction }));
+  };
+  const push = (message: unknown, dir: Direction | undefined): CanonicalEvent[] =>
+    cap ? captured(cap.push(message, { direction: dir })) : n.push(message, { direction: dir });
   const keep: CanonicalEvent[] | undefined = f.transcript ? [] : undefined;
   const quiet = !!f.quiet;
   const started = Date.now();
@@ -68,7 +107,7 @@ export async function normalize(argv: string[]): Promise<number> {
         arrayText = (arrayText ?? "") + line + "\n";
         continue;
       }
-      const events = n.pushLine(line, { lineNumber: lineNo, direction: (direction as Direction | undefined) ?? directions?.[lineNo - 1] });
+      const events = pushLine(line, lineNo, (direction as Direction | undefined) ?? directions?.[lineNo - 1]);
       for (const e of events) {
         if (e.type === "runtime.error" && (e.payload as any).class === "validation_error" && (e.payload as any).detail?.line === lineNo) {
           console.error(`${label}:${lineNo}: ${(e.payload as any).message.replace(/^line \d+: /, "")}`);
@@ -89,14 +128,15 @@ export async function normalize(argv: string[]): Promise<number> {
         return 1;
       }
       if (!Array.isArray(arr)) { console.error(`${label}: expected a JSON array`); return 1; }
-      for (let i = 0; i < arr.length; i++) await emit(n.push(arr[i], { direction: (direction as Direction | undefined) ?? directions?.[i] }));
+      for (let i = 0; i < arr.length; i++) await emit(push(arr[i], (direction as Direction | undefined) ?? directions?.[i]));
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     console.error(`agentnorm: cannot read ${label}: ${e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "is a directory" : e.code === "EACCES" ? "permission denied" : e.message}`);
     return 1;
   }
-  await emit(n.end());
+  await emit(cap ? captured(cap.end()) : n.end());
+  if (captureFd !== undefined) closeSync(captureFd);
   if (keep) process.stderr.write("\n" + renderTranscript(keep));
   if (!quiet) {
     const s = n.stats();
