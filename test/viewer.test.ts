@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPATIBILITY } from "../generated/compatibility.gen.js";
+import { createCaptureWriter } from "../src/capture.js";
 import { detectInput, loadInput, viewerData, ViewerInputError } from "../src/viewer/data.js";
 import { matrixHtml, scriptJson, viewerHtml } from "../src/viewer/html.js";
 import { transcriptView } from "../src/viewer/transcript-view.js";
@@ -49,7 +50,8 @@ describe("scriptJson (data embedded in a <script> element)", () => {
 
 describe("viewer input", () => {
   it("detects a capture, a canonical stream and native messages", () => {
-    expect(detectInput({ schemaVersion: 1, captureId: "c", stage: "native_in", payload: {} })).toBe("capture");
+    expect(detectInput({ schemaVersion: 1, captureId: "c", stage: "native_in", eventType: "x", payload: {} })).toBe("capture");
+    expect(detectInput({ schemaVersion: 1, sequence: 1, stage: "normalized_out", eventType: "x", payload: {} })).toBe("capture"); // a sanitized fixture
     expect(detectInput(problemStream()[0])).toBe("canonical");
     expect(detectInput({ method: "turn/started", params: {} })).toBe("native");
     expect(detectInput("not json")).toBe("native");
@@ -100,27 +102,46 @@ describe("viewer input", () => {
   });
 
   it("a capture: normalized_out events, their redactions, and the native_in before them", () => {
-    const loaded = loadInput(problemCapture());
+    const text = problemCapture();
+    expect(text).not.toContain("sk-proj-");
+    const loaded = loadInput(text);
     expect(loaded.kind).toBe("capture");
     expect(loaded.events.length).toBe(problemStream().length);
-    expect(loaded.redactions.map((r) => [r.sequence, r.kind])).toEqual([[3, "redaction"], [6, "redaction"]]);
-    expect(loaded.redactions[0].message).toContain("api_key");
-    expect(loaded.redactions[0].message).toContain("OPENAI_API_KEY");
+    expect(loaded.problems.map((r) => [r.sequence, r.kind])).toEqual([[3, "redaction"], [6, "redaction"]]);
+    expect(loaded.problems[0].message).toBe("env at /payload/payload/data/env/OPENAI_API_KEY");
+    expect(loaded.problems[1].message).toBe("secret_field at /payload/payload/data/headers/authorization");
 
-    // native_in + normalized_out: each event links to the native_in line before it when it has no raw.payload.
-    const env = (i: number, stage: string, payload: unknown, redactions: unknown[] = []) => ({ schemaVersion: 1, captureId: "c", sequence: i, timestamp: "t", provider: "codex", sessionId: "ses_1", turnId: null, stage, eventType: "x", payload, redactions });
+    // A sanitized fixture of src/capture.ts (no captureId/timestamp): native_in + normalized_out (without
+    // raw.payload) + legacy_out. Each event links to the native_in line before it.
+    const w = createCaptureWriter({ provider: "codex", source: "codex-app-server" });
     const [e1, e2] = problemStream().map((e) => ({ ...e, raw: { ...e.raw, payload: null } }));
-    const cap = ndjson([env(1, "native_in", { method: "a" }, [{ kind: "token", path: "params.token" }]), env(2, "normalized_out", e1), env(3, "legacy_out", "[MESSAGE_START]"), env(4, "native_in", { method: "b" }), env(5, "normalized_out", e2)]);
+    const strip = (line: string) => { const { captureId: _c, timestamp: _t, ...r } = JSON.parse(line); return JSON.stringify(r) + "\n"; };
+    const cap = [
+      w.line("native_in", "a", { method: "a", params: { token: "t0ps3cret" } }, { sessionId: "ses_1", turnId: null, direction: "in" }),
+      w.line("normalized_out", e1.type, e1, { sessionId: "ses_1", turnId: null }),
+      w.line("legacy_out", "[MESSAGE_START]", "[MESSAGE_START]", { sessionId: "ses_1", turnId: null }),
+      w.line("native_in", "b", { method: "b" }, { sessionId: "ses_1", turnId: null, direction: "out" }),
+      w.line("normalized_out", e2.type, e2, { sessionId: "ses_1", turnId: "trn_1" }),
+    ].map(strip).join("");
     const l2 = loadInput(cap);
-    expect(l2.natives.map((n) => n.payload)).toEqual([{ method: "a" }, { method: "b" }]);
+    expect(l2.kind).toBe("capture");
+    expect(l2.natives.map((n) => n.payload)).toEqual([{ method: "a", params: { token: "<REDACTED:secret_field>" } }, { method: "b" }]);
+    expect(l2.natives.map((n) => [n.line, n.dir])).toEqual([[1, "in"], [4, "out"]]);
     expect(l2.events.map((e) => e.native)).toEqual([0, 1]);
-    expect(l2.natives.map((n) => n.line)).toEqual([1, 4]);
-    expect(l2.redactions).toEqual([{ kind: "redaction", sequence: 1, message: "native line 1: token at params.token" }]);
+    expect(l2.problems).toEqual([{ kind: "redaction", sequence: 1, message: "native line 1: secret_field at /payload/params/token" }]);
+
+    // A bad line is an error problem naming its line and field; the rest is read.
+    const bad = cap.split("\n");
+    bad[3] = bad[3].replace(`"stage":"native_in"`, `"stage":"elsewhere"`);
+    const l3 = loadInput(bad.join("\n"));
+    expect(l3.problems.filter((p) => p.kind === "error").map((p) => p.message)).toEqual([expect.stringMatching(/^capture line 4: stage: must be one of/)]);
+    expect(l3.events.length).toBe(2);
   });
 
   it("a capture with only native_in is normalized with --from", () => {
     const lines = read("fixtures/recorded/codex-app-server/plain.ndjson").split("\n").filter((l) => l.trim());
-    const cap = ndjson(lines.map((l, i) => ({ schemaVersion: 1, captureId: "c", sequence: i + 1, timestamp: "t", provider: "codex", sessionId: "s", turnId: null, stage: "native_in", eventType: "x", payload: JSON.parse(l), redactions: [] })));
+    const w = createCaptureWriter({ provider: "codex" });
+    const cap = lines.map((l) => { const { dir, message } = JSON.parse(l); return w.line("native_in", "x", message, { sessionId: null, turnId: null, direction: dir }); }).join("");
     expect(() => loadInput(cap)).toThrow(/--from/);
     const loaded = loadInput(cap, { from: "codex-app-server" });
     const direct = loadInput(lines.join("\n"), { from: "codex-app-server" });
@@ -182,7 +203,7 @@ describe("viewer data", () => {
 });
 
 describe("viewer page", () => {
-  const pages = viewerFixtures(ROOT).map((f) => ({ f, html: viewerHtml(viewerData(loadInput(read(f.file), { from: f.surface }))) }));
+  const pages = viewerFixtures(ROOT).map((f) => ({ f, html: viewerHtml(viewerData(loadInput(read(f.file), { from: f.from }))) }));
 
   it("there is a fixture for several surfaces", () => {
     expect(new Set(pages.map((p) => p.f.surface)).size).toBeGreaterThanOrEqual(4);

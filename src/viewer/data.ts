@@ -7,6 +7,7 @@ import { createNormalizer, type CanonicalEvent } from "../normalizer.js";
 import { counterIds } from "../ids.js";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { VERSION } from "../version.js";
+import { CAPTURE_STAGES, formatCaptureError, parseCaptureLine, type CaptureRecord } from "../capture.js";
 import { transcriptView } from "./transcript-view.js";
 import { verifierProblems } from "./verifier.js";
 import type { ViewerData, ViewerEvent, ViewerNative, ViewerProblem } from "./types.js";
@@ -22,14 +23,14 @@ export interface LoadOptions {
   title?: string;
 }
 
-const CAPTURE_FIELDS = ["captureId", "stage", "schemaVersion"];
 const CANONICAL_FIELDS = ["eventId", "sequence", "type", "payload"];
 
-/** What a parsed first record looks like. */
+/** What a parsed first record looks like: a capture envelope or fixture record (src/capture.ts), a canonical event, or else a native message. */
 export function detectInput(first: unknown): InputKind {
   if (first && typeof first === "object" && !Array.isArray(first)) {
-    if (CAPTURE_FIELDS.every((k) => k in first)) return "capture";
-    if (CANONICAL_FIELDS.every((k) => k in first)) return "canonical";
+    const o = first as Record<string, unknown>;
+    if ((CAPTURE_STAGES as readonly unknown[]).includes(o.stage) && "schemaVersion" in o && "eventType" in o && "payload" in o) return "capture";
+    if (CANONICAL_FIELDS.every((k) => k in o)) return "canonical";
   }
   return "native";
 }
@@ -81,9 +82,12 @@ function dirOf(v: unknown): string | undefined {
   return undefined;
 }
 
+interface NativeRec { value: unknown; line: number; raw?: string; direction?: "in" | "out"; channel?: string }
+
 /** Normalize native messages with `surface`; every event links to the message behind it. */
-function normalizeNatives(recs: Record_[], rawLines: string[] | undefined, surface: string, natives: ViewerNative[], events: ViewerEvent[]): void {
+function normalizeNatives(recs: NativeRec[], surface: string, natives: ViewerNative[], events: ViewerEvent[]): void {
   const n = createNormalizer({ surface, ids: counterIds(), includeRaw: true });
+  const byPayload = new Map<unknown, number>();
   // An event links to the message in its raw.payload when that is a known message (end()'s reports point at
   // earlier ones), else to the message being pushed.
   const add = (out: CanonicalEvent[], idx: number | undefined) => {
@@ -94,13 +98,15 @@ function normalizeNatives(recs: Record_[], rawLines: string[] | undefined, surfa
       events.push(compact(e, k));
     }
   };
-  const byPayload = new Map<unknown, number>();
-  recs.forEach((r, i) => {
+  for (const r of recs) {
     const idx = natives.length;
-    natives.push({ payload: r.value, line: r.line, dir: dirOf(r.value), events: [] });
+    natives.push({ payload: r.value, line: r.line, ...(r.direction ?? dirOf(r.value) ? { dir: r.direction ?? dirOf(r.value) } : {}), events: [] });
     if (r.value !== null && typeof r.value === "object") byPayload.set(r.value, idx);
-    // pushLine also removes capture wrappers ({dir, message}); records from a JSON array or a capture go through it too.
-    const out = n.pushLine(rawLines ? rawLines[i] : typeof r.value === "string" ? r.value : JSON.stringify(r.value), { lineNumber: r.line });
+    // A line goes through pushLine (which removes capture wrappers like {dir, message}); a capture's native_in
+    // message through push with the envelope's direction and channel.
+    const out = r.raw !== undefined
+      ? n.pushLine(r.raw, { lineNumber: r.line })
+      : n.push(r.value, { ...(r.direction ? { direction: r.direction } : {}), capture: { message: r.value, ...(r.direction ? { dir: r.direction, direction: r.direction } : {}), ...(r.channel ? { channel: r.channel } : {}) } });
     // pushLine parses the line again: its payload object (and the message inside a wrapper) is this native too.
     for (const e of out) {
       const p = (e.raw as any)?.payload;
@@ -111,7 +117,7 @@ function normalizeNatives(recs: Record_[], rawLines: string[] | undefined, surfa
       }
     }
     add(out, idx);
-  });
+  }
   add(n.end(), undefined);
 }
 
@@ -145,93 +151,83 @@ export interface LoadedInput {
   surface?: string;
   events: ViewerEvent[];
   natives: ViewerNative[];
-  /** Redactions listed by a capture, per event sequence (or undefined: the stream as a whole). */
-  redactions: ViewerProblem[];
+  /** What the input itself says: a capture's redactions (by the event they badge) and its unreadable lines. */
+  problems: ViewerProblem[];
 }
 
 /** Read the input text into events and natives. Throws ViewerInputError with a clear reason. */
 export function loadInput(text: string, opts: LoadOptions = {}): LoadedInput {
   const { recs, rawLines } = records(text);
   if (!recs.length) throw new ViewerInputError("the input is empty");
+  // (a capture is read by its own reader, below, for per-line errors)
   if (opts.from !== undefined && !(SURFACE_NAMES as readonly string[]).includes(opts.from)) {
     throw new ViewerInputError(`unknown surface "${opts.from}"; valid surfaces: ${SURFACE_NAMES.join(", ")}`);
   }
   const kind = detectInput(recs[0].value);
   const events: ViewerEvent[] = [];
   const natives: ViewerNative[] = [];
-  const redactions: ViewerProblem[] = [];
   if (kind === "canonical") {
     const st = {};
     for (const r of recs) addCanonical(canonicalFrom(r.value, `line ${r.line}`), natives, events, undefined, st);
-    return { kind, events, natives, redactions };
+    return { kind, events, natives, problems: [] };
   }
-  if (kind === "capture") return loadCapture(recs, opts, redactions);
+  if (kind === "capture") return loadCapture(text, opts);
   if (!opts.from) throw new ViewerInputError(`the input looks like native provider messages (not canonical events, not a capture): pass --from SURFACE (one of: ${SURFACE_NAMES.join(", ")})`);
-  normalizeNatives(recs, rawLines, opts.from, natives, events);
-  return { kind, surface: opts.from, events, natives, redactions };
-}
-
-function redactionText(r: unknown): string {
-  if (typeof r === "string") return r;
-  if (r && typeof r === "object") {
-    const o = r as any;
-    const what = o.kind ?? o.type ?? o.rule ?? "redacted";
-    const where = o.path ?? o.field ?? o.pointer;
-    return `${what}${where !== undefined ? ` at ${Array.isArray(where) ? where.join(".") : where}` : ""}${o.length !== undefined ? ` (${o.length} chars)` : ""}`;
-  }
-  return JSON.stringify(r);
+  normalizeNatives(recs.map((r, i) => ({ ...r, raw: rawLines ? rawLines[i] : typeof r.value === "string" ? r.value : JSON.stringify(r.value) })), opts.from, natives, events);
+  return { kind, surface: opts.from, events, natives, problems: [] };
 }
 
 /**
- * A capture: envelopes {schemaVersion, captureId, sequence, timestamp, provider, sessionId, turnId, stage,
- * eventType, payload, redactions}. normalized_out payloads are the canonical events; native_in payloads are the
- * provider messages (each normalized_out event links to the native_in before it). With no normalized_out stage,
- * the native_in messages are normalized with --from (or the envelope's `source` when it names a surface).
+ * A capture (src/capture.ts): envelopes or sanitized fixture records {schemaVersion, sequence, provider, sessionId,
+ * turnId, stage, eventType, payload, redactions, direction?, channel?, source?}. normalized_out payloads are the
+ * canonical events; native_in payloads are the provider messages, and each normalized_out event links to the
+ * native_in before it (a capture keeps raw.payload there, not in the event). With no normalized_out stage, the
+ * native_in messages are normalized with --from (or the records' `source` when it names a surface). Bad lines
+ * are reported as errors (line + field), not fatal.
  */
-function loadCapture(recs: Record_[], opts: LoadOptions, redactions: ViewerProblem[]): LoadedInput {
+function loadCapture(text: string, opts: LoadOptions): LoadedInput {
+  const records: CaptureRecord[] = [];
+  const lines = new Map<CaptureRecord, number>();
+  const redactions: ViewerProblem[] = [];
+  text.split("\n").forEach((l, i) => {
+    const x = parseCaptureLine(l.endsWith("\r") ? l.slice(0, -1) : l, i + 1);
+    for (const e of x.errors) redactions.push({ kind: "error", message: `capture ${formatCaptureError("line", e).replace(/^line:/, "line ")}` });
+    if (x.record) { records.push(x.record); lines.set(x.record, i + 1); }
+  });
   const events: ViewerEvent[] = [];
   const natives: ViewerNative[] = [];
-  const hasNormalized = recs.some((r) => (r.value as any)?.stage === "normalized_out");
-  const surface = opts.from ?? recs.map((r) => (r.value as any)?.source).find((s) => (SURFACE_NAMES as readonly string[]).includes(s));
+  const hasNormalized = records.some((r) => r.stage === "normalized_out");
+  const surface = opts.from ?? records.map((r) => r.source).find((s) => s !== undefined && (SURFACE_NAMES as readonly string[]).includes(s));
+  const redactionText = (r: CaptureRecord["redactions"][number]) => `${r.kind} at ${r.path}${r.length !== undefined ? ` (${r.length} chars)` : ""}`;
+  // Redactions of a native message badge the first event it produced.
+  const nativeRedactions: [number, string][] = [];
   if (!hasNormalized) {
     if (!surface) throw new ViewerInputError(`the capture has no normalized_out stage: pass --from SURFACE to normalize its native_in messages`);
-    const nativeRecs = recs.filter((r) => (r.value as any)?.stage === "native_in").map((r) => ({ value: (r.value as any).payload, line: r.line, env: r.value as any }));
-    normalizeNatives(nativeRecs, undefined, surface, natives, events);
-    nativeRecs.forEach((r, i) => {
-      for (const red of r.env.redactions ?? []) {
-        const seqs = natives[i].events;
-        redactions.push({ kind: "redaction", sequence: seqs[0], message: `native line ${r.line}: ${redactionText(red)}` });
+    const nativeRecs = records.filter((r) => r.stage === "native_in");
+    normalizeNatives(nativeRecs.map((r) => ({ value: r.payload, line: lines.get(r) ?? r.sequence, ...(r.direction ? { direction: r.direction } : {}), ...(r.channel ? { channel: r.channel } : {}) })), surface, natives, events);
+    nativeRecs.forEach((r, i) => { for (const red of r.redactions) nativeRedactions.push([i, `native line ${natives[i].line}: ${redactionText(red)}`]); });
+  } else {
+    let lastNative: number | undefined;
+    const st = {};
+    for (const r of records) {
+      if (r.stage === "native_in") {
+        lastNative = natives.length;
+        natives.push({ payload: r.payload, line: lines.get(r), dir: r.direction ?? dirOf(r.payload) ?? "in", events: [] });
+        for (const red of r.redactions) nativeRedactions.push([lastNative, `native line ${lines.get(r)}: ${redactionText(red)}`]);
+      } else if (r.stage === "normalized_out") {
+        const e = canonicalFrom(r.payload, `line ${lines.get(r)}`);
+        const before = events.length;
+        addCanonical(e, natives, events, lastNative, st);
+        for (const red of r.redactions) redactions.push({ kind: "redaction", sequence: events[before].sequence, message: redactionText(red) });
       }
-    });
-    return { kind: "capture", surface, events, natives, redactions };
-  }
-  let lastNative: number | undefined;
-  const st = {};
-  for (const r of recs) {
-    const env = r.value as any;
-    if (!env || typeof env !== "object") throw new ViewerInputError(`line ${r.line}: not a capture envelope`);
-    const reds: unknown[] = Array.isArray(env.redactions) ? env.redactions : [];
-    if (env.stage === "native_in") {
-      lastNative = natives.length;
-      natives.push({ payload: env.payload, line: r.line, dir: dirOf(env.payload) ?? "in", events: [] });
-      for (const red of reds) redactions.push({ kind: "redaction", message: `native line ${r.line}: ${redactionText(red)}`, sequence: -1 - lastNative });
-    } else if (env.stage === "normalized_out") {
-      const e = canonicalFrom(env.payload, `line ${r.line}`);
-      const before = events.length;
-      addCanonical(e, natives, events, lastNative, st);
-      const seq = events[before].sequence;
-      for (const red of reds) redactions.push({ kind: "redaction", sequence: seq, message: redactionText(red) });
-    }
-    // legacy_out lines are the marker protocol derived from the events: nothing to show beyond the events.
-  }
-  // Redactions of a native message badge the first event it produced.
-  for (const red of redactions) {
-    if (red.sequence !== undefined && red.sequence < 0) {
-      const seqs = natives[-1 - red.sequence].events;
-      red.sequence = seqs.length ? seqs[0] : undefined;
+      // legacy_out lines are the marker protocol derived from the events: nothing to show beyond the events.
     }
   }
-  return { kind: "capture", surface, events, natives, redactions };
+  for (const [k, message] of nativeRedactions) {
+    const seq = natives[k].events[0];
+    redactions.push({ kind: "redaction", ...(seq !== undefined ? { sequence: seq } : {}), message });
+  }
+  return { kind: "capture", ...(surface ? { surface } : {}), events, natives, problems: redactions };
 }
 
 /** Runtime warnings/errors and unknown passthrough, from the events themselves. */
@@ -264,6 +260,6 @@ export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerD
     events: loaded.events,
     natives: loaded.natives,
     transcript,
-    problems: [...(violations ?? []), ...runtimeProblems(loaded.events), ...loaded.redactions, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))],
+    problems: [...(violations ?? []), ...runtimeProblems(loaded.events), ...loaded.problems, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))],
   };
 }

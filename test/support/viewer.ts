@@ -3,11 +3,16 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import type { ViewerData } from "../../src/viewer/types.js";
+import { createCaptureWriter } from "../../src/capture.js";
 import { recordings } from "./recorded.js";
 
-export interface ViewerFixture { surface: string; file: string; label: string }
+/** A fixture to view: `from` is the surface to normalize it with (absent for captures, which say what they are). */
+export interface ViewerFixture { surface: string; from?: string; file: string; label: string }
 
-/** The repo's native fixtures, by surface: fixtures/recorded/ (live streams and their history forms) and fixtures/codex-app-server/. */
+/**
+ * The repo's fixtures, by surface: fixtures/recorded/ (live streams and their history forms),
+ * fixtures/codex-app-server/, and the capture fixtures in fixtures/replay/ (surface "capture").
+ */
 export function viewerFixtures(repo: string): ViewerFixture[] {
   const out: ViewerFixture[] = [];
   for (const r of recordings(repo)) {
@@ -17,11 +22,13 @@ export function viewerFixtures(repo: string): ViewerFixture[] {
     if (r.surface === "codex-exec") forms.push(["codex-rollout", r.file.replace(/\.ndjson$/, ".rollout.ndjson")]);
     for (const [surface, file] of forms) {
       if (!(SURFACE_NAMES as readonly string[]).includes(surface) || !existsSync(join(repo, file))) continue;
-      out.push({ surface, file, label: `${surface}: ${file}` });
+      out.push({ surface, from: surface, file, label: `${surface}: ${file}` });
     }
   }
   const dir = join(repo, "fixtures/codex-app-server");
-  if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".ndjson")).sort()) out.push({ surface: "codex-app-server", file: `fixtures/codex-app-server/${f}`, label: `codex-app-server: fixtures/codex-app-server/${f}` });
+  if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".ndjson")).sort()) out.push({ surface: "codex-app-server", from: "codex-app-server", file: `fixtures/codex-app-server/${f}`, label: `codex-app-server: fixtures/codex-app-server/${f}` });
+  const replay = join(repo, "fixtures/replay");
+  if (existsSync(replay)) for (const f of readdirSync(replay).filter((f) => f.endsWith(".ndjson")).sort()) out.push({ surface: "capture", file: `fixtures/replay/${f}`, label: `capture: fixtures/replay/${f}` });
   return out;
 }
 
@@ -57,13 +64,17 @@ export function problemStream(): any[] {
   ];
 }
 
-/** problemStream() as a capture file (normalized_out envelopes), two of them listing a redaction. */
+/**
+ * problemStream() as a capture written by src/capture.ts (normalized_out, redaction on): the command's env holds
+ * an API key and its completion an Authorization header, so the capture lists two redactions (events #3 and #6).
+ */
 export function problemCapture(): string {
-  return problemStream().map((e, i) => JSON.stringify({
-    schemaVersion: 1, captureId: "cap_test", sequence: i + 1, timestamp: at(i), provider: "codex", sessionId: "ses_1", turnId: e.turnId ?? null,
-    stage: "normalized_out", eventType: e.type, payload: e,
-    redactions: i === 2 ? [{ path: "payload.data.env.OPENAI_API_KEY", kind: "api_key" }] : i === 5 ? [{ path: "payload.data.cwd", kind: "home_path" }] : [],
-  })).join("\n") + "\n";
+  const w = createCaptureWriter({ provider: "codex", captureId: "cap_test", clock: () => Date.UTC(2026, 0, 1) });
+  return problemStream().map((e) => {
+    if (e.sequence === 3) e.payload.data.env = { OPENAI_API_KEY: "sk-proj-abcdefghijklmnopqrstuvwxyz123456" };
+    if (e.sequence === 6) e.payload.data.headers = { authorization: "Bearer abcdefghijklmnopqrstuvwxyz0123456789" };
+    return w.line("normalized_out", e.type, e, { sessionId: e.sessionId, turnId: e.turnId ?? null });
+  }).join("");
 }
 
 /** A long canonical stream: `turns` turns of one assistant message streamed in `deltas` deltas. */
