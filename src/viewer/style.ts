@@ -61,7 +61,7 @@ details>summary{cursor:pointer;color:#57606a}
 .row.related{background:#eef6ff}
 .row.selected{background:#0969da;color:#fff}
 .row .seq{display:inline-block;min-width:4.5em;color:#6e7781;text-align:right;margin-right:6px}
-.row.selected .seq,.row.selected .sum{color:#fff}
+.row.selected .seq,.row.selected .sum,.row.selected .ids{color:#fff}
 .row .type{font-weight:600;margin-right:6px}
 .row .ids{color:#6e7781;margin-right:6px}
 .row .sum{color:#57606a}
