@@ -105,7 +105,7 @@ export function rowBody(r: RowIR): string {
     if (s.text) lines.push(`cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);`);
     else lines.push(`cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`);
   }
-  if (r.closeOpen) lines.push(`cx.closeOpen(${lit(r.closeOpen.status)}, ${lit(r.closeOpen.detail)});`);
+  if (r.closeOpen) lines.push(`cx.closeOpen(${lit(r.closeOpen.status)}, ${lit(r.closeOpen.detail)}${r.closeOpen.completes?.length ? `, [${r.closeOpen.completes.map(lit).join(", ")}]` : ""});`);
   for (const e of r.emit) {
     const call = `cx.emit(${lit(e.type)}, ${exprCode(e.payload, new Set())});`;
     lines.push(e.cond.length ? `if (${e.cond.map(condCode).join(" && ")}) ${call}` : call);

@@ -46,7 +46,7 @@ export interface RowIR {
   rule: string; kind: Kind; methods: string[]; line: number; description?: string;
   when: Cond[]; ids: IdIR[]; emit: EmitIR[]; snapshot: SnapIR[]; replay: ReplayIR[]; examples: ExampleIR[];
   delegate?: DelegateIR;
-  closeOpen?: { status: string; detail?: string };
+  closeOpen?: { status: string; detail?: string; completes?: string[] };
   set: { key: Expr[]; value: Expr }[];
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }

@@ -12,6 +12,7 @@ import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { view, VIEW_USAGE } from "./commands/view.js";
 import { matrixHtml } from "./viewer/html.js";
+import { verify, VERIFY_USAGE } from "./commands/verify.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 import { capture, CAPTURE_USAGE } from "./commands/capture.js";
 import { replay, REPLAY_USAGE } from "./commands/replay.js";
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
   capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
+  verify: { synopsis: "verify [FILE|-] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
   matrix: {
     synopsis: "matrix [--json|--html]",
     summary: "the compatibility matrix (canonical type × surface); --html: a self-contained page",
@@ -64,7 +66,9 @@ ${VIEW_USAGE}
 
 ${CAPTURE_USAGE}
 
-${REPLAY_USAGE}`;
+${REPLAY_USAGE}
+
+${VERIFY_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -34,3 +34,5 @@ export type { Redaction, RedactionKind, RedactOptions, Redactor } from "./redact
 export { canonicalIdMapper, capturingNormalizer, comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture, unwrapCaptureLine } from "./replay.js";
 export type { CapturingNormalizer, ReplayMode, ReplayOptions, ReplayResult, SanitizeOptions } from "./replay.js";
 export type { LegacyProjection, SnapshotFn } from "./render-hooks.js";
+export { createVerifier, verifyEvents, formatFinding, VERIFY_RULES } from "./verify.js";
+export type { StreamVerifier, VerifyFinding, VerifyResult, VerifyRule, VerifySeverity } from "./verify.js";

@@ -73,6 +73,8 @@ interface Entity {
   turn?: Entity;
   /** The key the entity is stored under (absent for minted entities). */
   key?: string;
+  /** Items: an item.started was emitted for it. */
+  started?: boolean;
 }
 
 const ROLE_KIND: Record<Role, IdKind> = {
@@ -85,6 +87,15 @@ const REF_FIELD: Partial<Record<Role, string>> = {
   request: "providerRequestId", parent: "providerParentId",
 };
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
+/** Events about an item's body: the runtime makes sure its item.started came first. */
+const ITEM_BODY: Record<string, boolean> = { "item.updated": true, "item.completed": true, "content.delta": true };
+/** The item type a content stream implies (for an item.started the runtime synthesizes before a delta). */
+const STREAM_ITEM: Record<string, string | undefined> = {
+  assistant_text: "assistant_message", reasoning_text: "reasoning", reasoning_summary_text: "reasoning", plan_text: "plan",
+  command_output: "command_execution", file_change_output: "file_change",
+};
+/** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
+export const IMPLICIT_START = "agentnorm#implicit-start";
 const RECENT_LIMIT = 1024;
 const VAR_LIMIT = 4096;
 const WAS_OPEN = 1;
@@ -227,6 +238,13 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         // JSON-RPC ids are unique only while pending: a new request reusing an answered id is a new request.
         t.recent.delete(key);
         e = undefined;
+      } else if (e && op === "open" && role === "request" && e.open && this.flags[role] === undefined) {
+        // Reused while still pending (a provider protocol error): a new request. The earlier one stays open under
+        // another key, so end() reports it; one canonical request is never opened twice.
+        t.live.delete(key);
+        e.key = `${key}#${e.id}`;
+        t.live.set(e.key, e);
+        e = undefined;
       }
       if (!e) {
         e = { id: mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key };
@@ -250,7 +268,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       this.flags[role] = flags;
     }
 
-    emit(type: string, payload: any): void {
+    emit(type: string, payload: any, rule = this.rule): void {
+      const item = this.ids.item;
+      if (item && !item.started) {
+        // The item grammar holds even when the stream joined mid-way (or the provider skipped the start): an item's
+        // first event is its item.started, synthesized from what the row says about the item when needed.
+        if (type === "item.started") item.started = true;
+        else if (ITEM_BODY[type]) {
+          item.started = true;
+          this.emit("item.started", { itemType: (typeof payload.itemType === "string" ? payload.itemType : (item.state.itemType as string | undefined) ?? STREAM_ITEM[payload.streamKind]) ?? "unknown", status: "inProgress", ...(typeof payload.title === "string" ? { title: payload.title } : {}) }, IMPLICIT_START);
+        }
+      }
       const ev: any = { eventId: mint("EventId"), sequence: ++sequence, type, provider: this.ct.table.provider, sessionId, createdAt: now() };
       let refs: Record<string, string> | undefined;
       for (const role in this.ids) {
@@ -270,10 +298,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       ev.payload = payload;
       const msg = this.raw === undefined ? null : this.raw;
       if (includeRaw) {
-        ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: msg } : { source: this.source, method: this.method, rule: this.rule, payload: msg };
+        ev.raw = this.method === undefined ? { source: this.source, rule, payload: msg } : { source: this.source, method: this.method, rule, payload: msg };
         if (msg === lineMessage && lineText !== undefined) ev.raw[SOURCE_TEXT] = lineText;
       }
-      else ev.raw = this.method === undefined ? { source: this.source, rule: this.rule, payload: null } : { source: this.source, method: this.method, rule: this.rule, payload: null };
+      else ev.raw = this.method === undefined ? { source: this.source, rule, payload: null } : { source: this.source, method: this.method, rule, payload: null };
       if (type === "content.delta" && this.ids.item && typeof payload.delta === "string") {
         const item = this.ids.item;
         const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
@@ -282,7 +310,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         if (chunks) chunks.push(payload.delta);
         else d.set(k, [payload.delta]);
       }
-      stats.rules[this.rule] = (stats.rules[this.rule] ?? 0) + 1;
+      stats.rules[rule] = (stats.rules[rule] ?? 0) + 1;
       this.out.push(ev as CanonicalEvent);
     }
 
@@ -342,7 +370,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       return vars.get(key.map(String).join(":"));
     }
 
-    closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined): void {
+    closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void {
       const turn = this.ids.turn;
       if (!turn) return;
       const items = entities.item;
@@ -352,7 +380,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       for (const e of left) {
         this.ids.item = e;
         this.flags.item = WAS_OPEN;
-        this.emit("item.completed", { itemType: (e.state.itemType as string) ?? "unknown", status, ...(detail ? { detail } : {}) });
+        const itemType = (e.state.itemType as string) ?? "unknown";
+        if (completes?.includes(itemType)) this.emit("item.completed", { itemType, status: "completed" });
+        else this.emit("item.completed", { itemType, status, ...(detail ? { detail } : {}) });
         items.close(e.key, e);
       }
       if (saved) { this.ids.item = saved; this.flags.item = savedFlags; } else { delete this.ids.item; delete this.flags.item; }

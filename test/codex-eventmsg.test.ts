@@ -210,14 +210,14 @@ describe("codex-eventmsg: commands, patches and approvals", () => {
     expect(P(out[4])).toMatchObject({ itemType: "file_change", status: "completed" });
   });
 
-  it("an interrupted turn completes the command it abandoned (failed) and aborts", () => {
+  it("an interrupted turn completes the command it abandoned (failed) and aborts (turn.aborted is its one terminal event)", () => {
     const n = make();
     const out = run([
       sub("1", { type: "task_started" }),
       sub("1", { type: "exec_command_begin", call_id: "c3", turn_id: "1", command: ["sleep", "60"], cwd: "/w", parsed_cmd: [] }),
       sub("1", { type: "turn_aborted", reason: "interrupted" }),
     ], n);
-    expect(out.slice(2).map((e) => [e.type, P(e).status ?? P(e).state ?? P(e).reason])).toEqual([["item.completed", "failed"], ["turn.aborted", "interrupted"], ["turn.completed", "interrupted"]]);
+    expect(out.slice(2).map((e) => [e.type, P(e).status ?? P(e).state ?? P(e).reason])).toEqual([["item.completed", "failed"], ["turn.aborted", "interrupted"]]);
     expect(n.end()).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import { createNormalizer, type CanonicalEvent, type Direction } from "../src/no
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { devFolder } from "./support/dev-recordings.js";
+import { expectVerified } from "./support/verify.js";
 
 const SURFACE = "acp";
 const dev = devFolder(SURFACE);
@@ -91,6 +92,7 @@ suite(`conformance: ${SURFACE} dev recordings`, () => {
         expect(inputs).toBeGreaterThan(0);
         expect(events.length).toBeGreaterThan(0);
         expect(events.filter((e) => !validateCanonicalEvent(e)).map((e) => `#${e.sequence} ${e.type}`)).toEqual([]);
+        expectVerified(events, file);
         expect(events.filter((e) => e.type === "runtime.error" && P(e).class === "validation_error").map((e) => P(e).message)).toEqual([]);
         for (let i = 1; i < events.length; i++) expect(events[i].sequence).toBeGreaterThan(events[i - 1].sequence);
       });

@@ -22,6 +22,7 @@ import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { devFolder } from "./support/dev-recordings.js";
+import { expectVerified } from "./support/verify.js";
 
 const dev = devFolder("claude-stream-json", "claude-sdk");
 const { dir: DIR, present } = dev;
@@ -70,6 +71,7 @@ function replay(inputs: any[]): Run {
         expect(r.events.length).toBeGreaterThan(0);
         expect(r.events.filter((e) => !validateCanonicalEvent(e)).map((e) => `#${e.sequence} ${e.type}`), "schema-valid").toEqual([]);
         for (let i = 1; i < r.events.length; i++) expect(r.events[i].sequence).toBeGreaterThan(r.events[i - 1].sequence);
+        expectVerified(r.events, file);
         expect(r.events.filter((e) => e.type === "runtime.error" && P(e).class === "validation_error").map((e) => P(e).message), "no malformed input").toEqual([]);
         expect(r.events.filter((e) => e.type === "runtime.error" && /internal error|failed on this message/.test(P(e).message)).map((e) => P(e).message), "no exception").toEqual([]);
         expect(r.events.filter((e) => e.type === "runtime.warning").map((e) => P(e).message), "no warning").toEqual([]);

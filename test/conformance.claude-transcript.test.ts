@@ -18,6 +18,7 @@ import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { DEV_BASE, devFolder } from "./support/dev-recordings.js";
+import { expectVerified } from "./support/verify.js";
 
 const dev = devFolder("claude-transcript");
 const wire = devFolder("claude-wire", "claude-transcript (claude-wire)");
@@ -48,6 +49,7 @@ const files = present
       expect(stats.unknown).toBe(0);
       expect(events.filter((e) => e.type === "runtime.warning" || (e.type === "runtime.error" && P(e).class !== "provider_error")).map((e) => JSON.stringify(e.payload))).toEqual([]);
       for (let i = 1; i < all.length; i++) expect(all[i].sequence).toBeGreaterThan(all[i - 1].sequence);
+      expectVerified(all, file);
 
       // items: started once, completed at most once
       const started = new Map<string, number>();

@@ -17,6 +17,7 @@ import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { devFolder } from "./support/dev-recordings.js";
+import { expectVerified } from "./support/verify.js";
 
 const SURFACE = "codex-app-server";
 const dev = devFolder(SURFACE);
@@ -112,9 +113,24 @@ suite(`conformance: ${SURFACE} dev recordings`, () => {
         expect(run!.events.length).toBeGreaterThan(0);
         expect(schemaFailures(run!.events)).toEqual([]);
         expect(sequenceProblems(run!.events)).toEqual([]);
+        // commitmsg files are excerpts from many commits, not one session: verified per commit below
+        if (!commitmsg.includes(file)) expectVerified(run!.events, file);
         // an exception inside the runtime is reported as a runtime.error "internal error"
         expect(run!.events.filter((e) => e.type === "runtime.error" && /internal error/.test(P(e).message))).toEqual([]);
       });
+    });
+  }
+
+  for (const file of commitmsg) {
+    it(`${file}: each commit's excerpt, replayed on its own, passes the stream verifier`, () => {
+      const lines = readFileSync(join(DIR, file), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+      const commits = [...new Set(lines.map((w) => w.commit as string))];
+      expect(commits.length).toBeGreaterThan(1);
+      for (const commit of commits) {
+        const n = createNormalizer({ surface: SURFACE, ids: counterIds(), clock: steppingClock() });
+        const events = lines.filter((w) => w.commit === commit).flatMap((w) => n.push(w.frame, { direction: WRAPPER_DIRECTION[String(w.direction)] }));
+        expectVerified([...events, ...n.end()], `${file} @${commit.slice(0, 7)}`);
+      }
     });
   }
 

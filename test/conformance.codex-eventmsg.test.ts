@@ -22,6 +22,7 @@ import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { devFolder } from "./support/dev-recordings.js";
+import { expectVerified } from "./support/verify.js";
 
 const SURFACE = "codex-eventmsg";
 const eventmsgDev = devFolder("codex-eventmsg", SURFACE);
@@ -78,6 +79,7 @@ function commonChecks(get: () => Run): void {
     expect(bad).toEqual([]);
     for (let i = 1; i < run!.events.length; i++) expect(run!.events[i].sequence).toBeGreaterThan(run!.events[i - 1].sequence);
     expect(run!.events.filter((e) => e.type === "runtime.error").map((e) => P(e).message)).toEqual([]);
+    expectVerified(run!.events);
   });
 
   it("no 'unknown' for a type the table maps or ignores; non-JSON lines are counted warnings", () => {

@@ -20,6 +20,7 @@ import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { devFolder } from "./support/dev-recordings.js";
+import { expectVerified } from "./support/verify.js";
 
 const P = (e: CanonicalEvent): any => e.payload as any;
 
@@ -59,6 +60,7 @@ function commonChecks(r: Run, surfaces: string[]): void {
   const invalid = r.events.filter((e) => !validateCanonicalEvent(e)).map((e) => `#${e.sequence} ${e.type}`);
   expect(invalid, "schema-valid events").toEqual([]);
   for (let i = 1; i < r.events.length; i++) expect(r.events[i].sequence).toBeGreaterThan(r.events[i - 1].sequence);
+  expectVerified(r.events, surfaces.join("+"));
   expect(r.events.filter((e) => e.type === "runtime.error" && /internal error|failed on this message/.test(P(e).message)).map((e) => P(e).message), "no exception").toEqual([]);
   expect(r.events.filter((e) => e.type === "runtime.error" && P(e).class === "validation_error").map((e) => P(e).message), "no malformed input").toEqual([]);
   const known = mentioned(surfaces);

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { recordings, replayRecording } from "./support/recorded.js";
+import { expectVerified } from "./support/verify.js";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
 const all = recordings(repo);
@@ -57,6 +58,7 @@ describe("recorded fixtures", () => {
       }
       for (const [id, n] of requests) if (n !== 0) problems.push(`request ${id} opened/resolved balance ${n}`);
       expect(problems).toEqual([]);
+      expectVerified(events, title);
       const expectedPath = join(repo, r.expectedFile);
       expect(existsSync(expectedPath), `${r.expectedFile} exists (npm run fixtures:expected)`).toBe(true);
       const expected = readFileSync(expectedPath, "utf8");

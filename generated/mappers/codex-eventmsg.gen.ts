@@ -10,98 +10,91 @@ export type LegacyMessage = U.LegacyEventMsg;
 /** Any message of the codex-eventmsg surface. */
 export type Message = EventMessage | LegacyMessage;
 
-// map "turnItemType" (mappings/codex-eventmsg.yaml:80)
+// map "turnItemType" (mappings/codex-eventmsg.yaml:81)
 const M_turnItemType: ReadonlyMap<string, "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown"> = new Map([["UserMessage", "user_message"], ["HookPrompt", "user_message"], ["AgentMessage", "assistant_message"], ["Plan", "plan"], ["Reasoning", "reasoning"], ["WebSearch", "web_search"], ["ImageGeneration", "image_view"], ["ImageView", "image_view"], ["ContextCompaction", "context_compaction"], ["CommandExecution", "command_execution"], ["FileChange", "file_change"], ["McpToolCall", "mcp_tool_call"], ["DynamicToolCall", "dynamic_tool_call"], ["FunctionCallOutput", "dynamic_tool_call"], ["CollabAgentToolCall", "collab_agent_tool_call"], ["SubAgentActivity", "collab_agent_tool_call"], ["EnteredReviewMode", "review_entered"], ["ExitedReviewMode", "review_exited"], ["Extension", "unknown"]]);
 
 function map_turnItemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-eventmsg.yaml:103)
+// map "itemStatus" (mappings/codex-eventmsg.yaml:104)
 const M_itemStatus: ReadonlyMap<string, "completed" | "failed" | "declined" | "inProgress"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["in_progress", "inProgress"], ["inProgress", "inProgress"], ["generating", "inProgress"], ["interrupted", "failed"], ["incomplete", "failed"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "completed" | "failed" | "declined" | "inProgress" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endStatus" (mappings/codex-eventmsg.yaml:115)
+// map "endStatus" (mappings/codex-eventmsg.yaml:116)
 const M_endStatus: ReadonlyMap<string, "completed" | "failed" | "declined"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
 
 function map_endStatus(v: unknown, d: any = undefined): "completed" | "failed" | "declined" | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:118)
+// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:119)
 const M_exitCodeStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["0", "completed"]]);
 
 function map_exitCodeStatus(v: unknown, d: any = "failed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "successStatus" (mappings/codex-eventmsg.yaml:122)
+// map "successStatus" (mappings/codex-eventmsg.yaml:123)
 const M_successStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["true", "completed"], ["false", "failed"]]);
 
 function map_successStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:126)
+// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:127)
 const M_mcpResultStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["Ok", "completed"], ["Err", "failed"]]);
 
 function map_mcpResultStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endDecision" (mappings/codex-eventmsg.yaml:130)
+// map "endDecision" (mappings/codex-eventmsg.yaml:131)
 const M_endDecision: ReadonlyMap<string, "denied" | "approved"> = new Map([["declined", "denied"]]);
 
 function map_endDecision(v: unknown, d: any = "approved"): "denied" | "approved" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "requestEndDecision" (mappings/codex-eventmsg.yaml:135)
+// map "requestEndDecision" (mappings/codex-eventmsg.yaml:136)
 const M_requestEndDecision: ReadonlyMap<string, "denied" | "unanswered"> = new Map([["exec_command_approval", "denied"], ["apply_patch_approval", "denied"]]);
 
 function map_requestEndDecision(v: unknown, d: any = "unanswered"): "denied" | "unanswered" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "abortState" (mappings/codex-eventmsg.yaml:139)
-const M_abortState: ReadonlyMap<string, "interrupted" | "cancelled"> = new Map([["interrupted", "interrupted"], ["replaced", "cancelled"], ["review_ended", "cancelled"]]);
-
-function map_abortState(v: unknown, d: any = "interrupted"): "interrupted" | "cancelled" {
-  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_abortState.get(String(v)) : undefined) ?? d;
-}
-
-// map "hookOutcome" (mappings/codex-eventmsg.yaml:143)
+// map "hookOutcome" (mappings/codex-eventmsg.yaml:140)
 const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
 
 function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "collabCallStatus" (mappings/codex-eventmsg.yaml:147)
+// map "collabCallStatus" (mappings/codex-eventmsg.yaml:144)
 const M_collabCallStatus: ReadonlyMap<string, "failed" | "completed"> = new Map([["errored", "failed"], ["not_found", "failed"]]);
 
 function map_collabCallStatus(v: unknown, d: any = "completed"): "failed" | "completed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:151)
+// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:148)
 const M_subAgentEndStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["completed", "completed"], ["interrupted", "failed"]]);
 
 function map_subAgentEndStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:155)
+// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:152)
 const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["network_access", "command_execution"], ["apply_patch", "file_change"], ["mcp_tool_call", "mcp_tool_call"]]);
 
 function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-eventmsg.yaml:165 — event session_configured → thread.started, session.configured */
+/** mappings/codex-eventmsg.yaml:162 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: Extract<EventMessage, { type: "session_configured" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
@@ -110,7 +103,7 @@ function r_session_configured(m: Extract<EventMessage, { type: "session_configur
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:187 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:184 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -118,7 +111,7 @@ function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:203 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:200 — event task_started, turn_started → turn.started */
 function r_task_started(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -128,7 +121,7 @@ function r_task_started(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:227 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:224 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -138,7 +131,7 @@ function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:246 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:243 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -147,14 +140,14 @@ function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:262 — event task_complete, turn_complete → request.resolved, turn.completed, turn.completed, turn.completed, turn.completed, turn.completed */
+/** mappings/codex-eventmsg.yaml:259 — event task_complete, turn_complete → request.resolved, turn.completed, turn.completed, turn.completed, turn.completed, turn.completed */
 function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", x.turn_id, "close", undefined, "turn_id", true);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
-  cx.closeOpen("failed", "the turn ended before this item completed");
+  cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
   if (!cx.isStale("turn") && cx.line?.payload?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.payload?.error?.message) });
   if (!cx.isStale("turn") && cx.line?.payload?.msg?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.payload?.msg?.error?.message) });
@@ -164,73 +157,70 @@ function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:336 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:333 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
-  cx.closeOpen("failed", "the turn ended before this item completed");
+  cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
   if (!cx.isStale("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:375 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:372 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
-  cx.closeOpen("failed", "the turn ended before this item completed");
+  cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:402 — event turn_aborted → request.resolved, turn.aborted, turn.completed */
+/** mappings/codex-eventmsg.yaml:400 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", x.turn_id, "close", undefined, "turn_id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
-  cx.closeOpen("failed", "the turn was aborted before this item completed");
+  cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
   if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: x.reason });
-  if (!cx.isStale("turn")) cx.emit("turn.completed", { state: map_abortState(x.reason) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:444 — event turn_aborted → request.resolved, turn.aborted, turn.completed */
+/** mappings/codex-eventmsg.yaml:436 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
-  cx.closeOpen("failed", "the turn was aborted before this item completed");
+  cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
   if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: x.reason });
-  if (!cx.isStale("turn")) cx.emit("turn.completed", { state: map_abortState(x.reason) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:475 — event turn_aborted → request.resolved, turn.aborted, turn.completed */
+/** mappings/codex-eventmsg.yaml:462 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
-  cx.closeOpen("failed", "the turn was aborted before this item completed");
+  cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
   if (cx.wasOpen("turn")) cx.emit("turn.aborted", { reason: x.reason });
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: map_abortState(x.reason) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:504 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:486 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -239,7 +229,7 @@ function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:520 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:502 — event plan_update → turn.plan.updated */
 function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -248,7 +238,7 @@ function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:535 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:517 — event plan_delta → content.delta */
 function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -258,7 +248,7 @@ function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowC
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:551 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:533 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -268,7 +258,7 @@ function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:574 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:556 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -277,7 +267,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:591 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:573 — event stream_error → runtime.warning */
 function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -286,7 +276,7 @@ function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:606 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:588 — event warning → runtime.warning */
 function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -295,7 +285,7 @@ function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:620 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:602 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -304,7 +294,7 @@ function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:636 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:618 — legacy background_event → runtime.warning */
 function r_background_event(m: Extract<LegacyMessage, { type: "background_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -313,14 +303,14 @@ function r_background_event(m: Extract<LegacyMessage, { type: "background_event"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:652 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:634 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: Extract<EventMessage, { type: "deprecation_notice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.summary, details: h.joinText(x.details) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:664 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:646 — event model_reroute → model.rerouted */
 function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -329,7 +319,7 @@ function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:680 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:662 — event model_verification → runtime.warning */
 function r_model_verification(m: Extract<EventMessage, { type: "model_verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -338,7 +328,7 @@ function r_model_verification(m: Extract<EventMessage, { type: "model_verificati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:696 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:678 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -347,7 +337,7 @@ function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:714 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:696 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -356,7 +346,7 @@ function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:729 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:711 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recovery_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -365,7 +355,7 @@ function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recove
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:745 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:727 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -374,7 +364,7 @@ function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:761 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:743 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_back" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -382,7 +372,7 @@ function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_ba
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:774 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:756 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -390,7 +380,7 @@ function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_up
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:791 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:773 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.threadId, "use", undefined, "threadId", true);
@@ -399,7 +389,7 @@ function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:806 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:788 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_settings_applied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -408,7 +398,7 @@ function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_sett
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:820 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:802 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: Extract<EventMessage, { type: "environment_connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -416,7 +406,7 @@ function r_environment_connected(m: Extract<EventMessage, { type: "environment_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:833 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:815 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: Extract<EventMessage, { type: "environment_disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -424,7 +414,7 @@ function r_environment_disconnected(m: Extract<EventMessage, { type: "environmen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:847 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:829 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_message_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -434,7 +424,7 @@ function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_m
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:864 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:846 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -445,7 +435,7 @@ function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:896 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:878 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -458,7 +448,7 @@ function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_messag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:926 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:908 — event agent_message → item.completed */
 function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -471,7 +461,7 @@ function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:968 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:950 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -482,7 +472,7 @@ function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:988 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:970 — event user_message → item.started, item.completed */
 function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -493,7 +483,7 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1016 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:998 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -503,7 +493,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1036 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1018 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -513,25 +503,29 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1054 — legacy agent_reasoning_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1036 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("item", h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: x.delta });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1071 — legacy agent_reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1060 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("item", h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.delta });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1089 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1085 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -544,7 +538,20 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1120 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1117 — event agent_reasoning → item.started, item.completed */
+function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(cx.meta?.id != null)) return false;
+  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref("item", h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.setVar(["legacy-reasoning", cx.meta?.id], h.inc(cx.getVar(["legacy-reasoning", cx.meta?.id])));
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.text } });
+  return true;
+}
+
+/** mappings/codex-eventmsg.yaml:1153 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -555,7 +562,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1142 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1175 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -568,7 +575,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1172 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1205 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -579,7 +586,7 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1195 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1228 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -589,7 +596,7 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1215 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1248 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -599,7 +606,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1242 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1275 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -612,7 +619,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1275 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1308 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -629,7 +636,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1319 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1352 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -642,7 +649,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1354 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1387 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -654,7 +661,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1387 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1420 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -666,7 +673,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1413 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1446 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -679,7 +686,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1440 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1473 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -691,7 +698,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1466 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1499 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -701,7 +708,7 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1494 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1527 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -713,7 +720,7 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1527 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1560 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -723,7 +730,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1546 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1579 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -733,7 +740,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1564 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1597 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -747,7 +754,7 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1608 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1641 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -759,7 +766,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1628 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1661 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -770,7 +777,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1647 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1680 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -781,7 +788,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1666 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1699 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -791,7 +798,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1683 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1716 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -802,7 +809,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1704 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1737 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -812,7 +819,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1721 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1754 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -822,7 +829,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1745 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1778 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -835,7 +842,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1785 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1818 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -845,7 +852,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1801 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1834 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -858,7 +865,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1840 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1873 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -868,7 +875,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1859 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1892 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -878,7 +885,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1882 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1915 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -888,7 +895,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1899 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1932 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -898,7 +905,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1919 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1952 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -908,7 +915,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1937 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1970 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -918,7 +925,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1959 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1992 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -929,7 +936,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1986 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2019 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -941,7 +948,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2012 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2045 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -953,7 +960,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2040 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2073 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -962,7 +969,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2056 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2089 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -971,21 +978,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2072 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2105 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2083 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2116 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2095 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2128 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -996,7 +1003,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2119 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2152 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1007,7 +1014,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2142 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2175 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1015,7 +1022,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2155 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2188 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1024,7 +1031,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2170 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2203 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1033,7 +1040,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2186 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2219 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1041,7 +1048,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2199 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2232 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1049,7 +1056,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2214 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2247 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1059,7 +1066,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2233 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2266 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1069,7 +1076,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2252 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2285 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1080,7 +1087,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2276 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2309 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1091,7 +1098,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2296 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2329 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1102,7 +1109,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2318 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2351 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1112,7 +1119,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2337 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2370 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1122,7 +1129,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2357 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2390 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1133,7 +1140,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2377 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2410 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1144,7 +1151,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2398 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2431 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1155,7 +1162,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2418 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2451 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1166,7 +1173,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2441 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2474 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1177,7 +1184,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2462 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2495 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1188,7 +1195,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2484 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2517 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1201,17 +1208,17 @@ function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activi
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/codex-eventmsg.yaml:55 — input wrapper "tui-log"
+  // mappings/codex-eventmsg.yaml:56 — input wrapper "tui-log"
   if (x?.kind === "codex_event" && x?.dir != null) return { wrapper: "tui-log", message: x?.payload?.msg, meta: { id: x?.payload?.id } };
-  // mappings/codex-eventmsg.yaml:59 — input wrapper "tui-other"
+  // mappings/codex-eventmsg.yaml:60 — input wrapper "tui-other"
   if (x?.kind != null && x?.dir != null) return { ignore: "codex-eventmsg#input-tui-other" };
-  // mappings/codex-eventmsg.yaml:62 — input wrapper "rollout"
+  // mappings/codex-eventmsg.yaml:63 — input wrapper "rollout"
   if (x?.type === "event_msg" && x?.timestamp != null) return { wrapper: "rollout", message: x?.payload, meta: { timestamp: x?.timestamp } };
-  // mappings/codex-eventmsg.yaml:66 — input wrapper "rollout-other"
+  // mappings/codex-eventmsg.yaml:67 — input wrapper "rollout-other"
   if (x?.timestamp != null && x?.type != null && x?.payload != null) return { ignore: "codex-eventmsg#input-rollout-other" };
-  // mappings/codex-eventmsg.yaml:69 — input wrapper "bare"
+  // mappings/codex-eventmsg.yaml:70 — input wrapper "bare"
   if (x?.msg != null) return { wrapper: "bare", message: x?.msg, meta: { id: x?.id } };
-  // mappings/codex-eventmsg.yaml:73 — input wrapper "plain"
+  // mappings/codex-eventmsg.yaml:74 — input wrapper "plain"
   if (x?.type != null) return { wrapper: "plain", message: x };
   return undefined;
 }
@@ -1229,93 +1236,93 @@ export const table: SurfaceTable = {
   sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
   rows: {
     event: {
-      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 165, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
-      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 187, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
-      "task_started": [{ rule: "codex-eventmsg#task-started", line: 203, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 227, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 203, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 227, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 262, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 336, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 375, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 262, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 336, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 375, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 402, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 444, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 475, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 504, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
-      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 520, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
-      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 535, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "token_count": [{ rule: "codex-eventmsg#token-count", line: 551, run: r_token_count as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-eventmsg#error", line: 574, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 591, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-eventmsg#warning", line: 606, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 620, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 652, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 664, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
-      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 680, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 696, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 714, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 729, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 745, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
-      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 761, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
-      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 791, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 806, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
-      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 820, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 833, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 847, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 896, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 926, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 968, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 988, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 1016, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1036, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1089, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1120, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1142, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1172, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1195, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1215, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1242, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1275, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1319, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1354, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1387, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1413, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1440, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1466, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1494, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1527, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1546, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1564, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1608, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1628, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1647, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1666, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1683, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1704, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1721, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1745, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1785, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1801, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1840, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1859, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1882, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1899, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1919, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1937, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1959, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 1986, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2012, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2040, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2056, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2072, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2083, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2095, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2119, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2142, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2155, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2170, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2186, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2199, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2214, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2233, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2252, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2276, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2296, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2318, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2337, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2357, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2377, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2398, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2418, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2441, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2462, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2484, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 162, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
+      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 184, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
+      "task_started": [{ rule: "codex-eventmsg#task-started", line: 200, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 224, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 243, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 200, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 224, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 243, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 259, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 333, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 372, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 259, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 333, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 372, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 400, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 436, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 462, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 486, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
+      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 502, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
+      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 517, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "token_count": [{ rule: "codex-eventmsg#token-count", line: 533, run: r_token_count as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-eventmsg#error", line: 556, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 573, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-eventmsg#warning", line: 588, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 602, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 634, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 646, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
+      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 662, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 678, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 696, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 711, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 727, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
+      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 743, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
+      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 773, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 788, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
+      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 802, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 815, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 829, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 878, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 908, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 950, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
+      "user_message": [{ rule: "codex-eventmsg#user-message", line: 970, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 998, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1018, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1085, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1117, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1153, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1175, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1205, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1228, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1248, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1275, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1308, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1352, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1387, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1420, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1446, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1473, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1499, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1527, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1560, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1579, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1597, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1641, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1661, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1680, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1699, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1716, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1737, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1754, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1778, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1818, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1834, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1873, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1892, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1915, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1932, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1952, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1970, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1992, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2019, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2045, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2073, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2089, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2105, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2116, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2128, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2152, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2175, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2188, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2203, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2219, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2232, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2247, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2266, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2285, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2309, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2329, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2351, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2370, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2390, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2410, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2431, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2451, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2474, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2495, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2517, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
-      "background_event": [{ rule: "codex-eventmsg#background-event", line: 636, run: r_background_event as (m: any, cx: RowContext) => boolean }],
-      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 774, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 864, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1054, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1071, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "background_event": [{ rule: "codex-eventmsg#background-event", line: 618, run: r_background_event as (m: any, cx: RowContext) => boolean }],
+      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 756, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 846, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1036, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1060, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1340,15 +1347,15 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2502)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2505)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2508)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2511)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2514)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2517)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2520)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2523)",
-    "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
-    "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)"
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2535)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2538)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2541)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2544)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2547)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2550)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2553)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2556)",
+    "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
+    "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },
 };

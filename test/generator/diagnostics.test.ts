@@ -372,3 +372,38 @@ describe("codegen CLI on a broken copy of the real inputs", () => {
     expect(existsSync(join(tmp, "generated"))).toBe(false);
   });
 });
+
+describe("closeOpen.completes (item types that end with their turn)", () => {
+  const row = (completes: string) => [
+    "  - rule: thing-done",
+    "    method: thing/delta",
+    "    when:",
+    "      params.delta: done",
+    "    ids:",
+    "      thread: params.threadId",
+    "      turn: { op: closeCurrent }",
+    `    closeOpen: { status: failed, detail: "ended", completes: ${completes} }`,
+    "    emit:",
+    "      - type: turn.completed",
+    "        payload:",
+    "          state: completed",
+    "    examples:",
+    "      - in: { method: thing/delta, params: { threadId: t1, itemId: i1, delta: done } }",
+    "        out: []",
+  ].join("\n");
+  const withRow = (completes: string) => replaceLine(base, "  - rule: thing-delta", `${row(completes)}\n\n  - rule: thing-delta`);
+
+  it("is passed to the runtime as the third closeOpen argument", () => {
+    const r = gen.tables.loadTable(MINI_FILE, withRow("[reasoning, assistant_message]"), cx);
+    expect(r.diagnostics.map(fmt)).toEqual([]);
+    const code = gen.emitMapper.emitMapper(r.table!, "../upstream/mini.gen.js", {}, "// h");
+    expect(code).toContain(`cx.closeOpen("failed", "ended", ["reasoning", "assistant_message"]);`);
+  });
+
+  it("rejects a value that is not a canonical item type, at its line", () => {
+    const text = withRow("[reasonin]");
+    const ds = load(text);
+    expect(ds.length).toBeGreaterThan(0);
+    expect(ds.map((d) => d.line)).toContain(lineOf(text, `    closeOpen: { status: failed, detail: "ended", completes: [reasonin] }`));
+  });
+});
