@@ -154,12 +154,13 @@ describe("viewer page in Chromium", () => {
     const data = viewerData(loadInput(problemCapture()));
     const page = await open("viewer-problems", data);
     const counts = await headerCounts(page);
-    expect({ error: counts.error, warning: counts.warning, unknown: counts.unknown, redaction: counts.redaction }).toEqual({ error: "1", warning: "1", unknown: "1", redaction: "2" });
+    expect(counts).toEqual({ violation: "1", error: "1", warning: "1", unknown: "1", redaction: "2", repair: "1" });
     const badge = async (seq: number) => page.$$eval(`.row[data-seq="${seq}"] .badge`, (bs) => bs.map((b) => b.textContent));
     expect(await badge(5)).toEqual(["unknown"]);
     expect(await badge(7)).toEqual(["warning"]);
     expect(await badge(8)).toEqual(["error"]);
     expect(await badge(3)).toEqual(["redaction"]);
+    expect(await badge(9)).toEqual(["violation", "repair"]);
     expect(await badge(4)).toEqual([]);
     // The header count filters the timeline to those events and selects the first.
     await page.click("#count-redaction");

@@ -151,13 +151,17 @@ describe("viewer input", () => {
 });
 
 describe("viewer data", () => {
-  it("problems: runtime errors, warnings and unknown passthrough by sequence, plus capture redactions", () => {
+  it("problems: verifier violations, runtime errors, warnings and unknown passthrough by sequence, capture redactions, accumulator repairs", () => {
     const data = viewerData(loadInput(problemCapture()));
     const by = (k: string) => data.problems.filter((p) => p.kind === k).map((p) => p.sequence);
     expect(by("unknown")).toEqual([5]);
     expect(by("warning")).toEqual([7]);
     expect(by("error")).toEqual([8]);
     expect(by("redaction")).toEqual([3, 6]);
+    expect(by("violation")).toEqual([9]);
+    expect(by("repair")).toEqual([9]);
+    expect(data.problems.find((p) => p.kind === "violation")!.message).toMatch(/^\[after-completion\] /);
+    expect(data.meta.verified).toBe(true);
   });
 
   it("the transcript: a tool card with input, output, status and duration, built from its events' sequences", () => {
@@ -165,8 +169,8 @@ describe("viewer data", () => {
     expect(t.turns.length).toBe(1);
     const tool = allBlocks(t.turns[0].blocks).find((b) => b.kind === "tool")!;
     expect(tool).toMatchObject({ id: "itm_1:tool", status: "completed", input: "echo hi", output: "hi\n", durationMs: 12 });
-    expect(tool.seqs).toEqual([3, 4, 6]);
-    expect(t.turns[0].seqs).toEqual([2, 9]);
+    expect(tool.seqs).toEqual([3, 4, 6, 9]);
+    expect(t.turns[0].seqs).toEqual([2, 10]);
     expect(t.turns[0].state).toBe("completed");
   });
 

@@ -244,7 +244,7 @@ export function runtimeProblems(events: readonly ViewerEvent[]): ViewerProblem[]
 
 /** Everything a page embeds. */
 export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerData {
-  const violations = verifierProblems(loaded.events);
+  const violations = verifierProblems(loaded.events, loaded.natives);
   // Native input is normalized here, so its createdAt are this run's clock: no durations from them.
   const transcript = transcriptView(loaded.events, { timed: loaded.kind !== "native" });
   const provider = loaded.events.find((e) => typeof (e as any).provider === "string") as any;
@@ -255,11 +255,11 @@ export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerD
       ...(loaded.surface ? { surface: loaded.surface } : {}),
       ...(provider ? { provider: provider.provider } : {}),
       generator: `agentnorm ${VERSION}`,
-      verified: violations !== undefined,
+      verified: true,
     },
     events: loaded.events,
     natives: loaded.natives,
     transcript,
-    problems: [...(violations ?? []), ...runtimeProblems(loaded.events), ...loaded.problems, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))],
+    problems: [...violations, ...runtimeProblems(loaded.events), ...loaded.problems, ...transcript.repairs.map((r) => ({ kind: "repair" as const, ...r }))],
   };
 }

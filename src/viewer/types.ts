@@ -32,7 +32,7 @@ export interface ViewerNative {
   events: number[];
 }
 
-/** violation: the verifier (src/verify.ts); error/warning: runtime.error/warning; unknown: unknown provider input passed through; redaction: listed by a capture; repair: what the accumulator had to repair. */
+/** violation: the verifier (src/verify.ts); error/warning: runtime.error/warning (and the verifier's warnings); unknown: unknown provider input passed through; redaction: listed by a capture; repair: what the accumulator had to repair. */
 export type ProblemKind = "violation" | "error" | "warning" | "unknown" | "redaction" | "repair";
 export const PROBLEM_KINDS: readonly ProblemKind[] = ["violation", "error", "warning", "unknown", "redaction", "repair"];
 
@@ -95,7 +95,7 @@ export interface ViewerData {
     surface?: string;
     provider?: string;
     generator: string;
-    /** Whether verifier violations are included (false: src/verify.ts was not available). */
+    /** Whether the verifier (src/verify.ts) ran: its violations and warnings are among the problems. */
     verified: boolean;
   };
   events: ViewerEvent[];

@@ -43,9 +43,10 @@ const ENV = { provider: "codex", sessionId: "ses_1", threadId: "thr_1" };
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n).toISOString();
 
 /**
- * A canonical stream with one problem of each runtime kind: an unknown message (runtime.warning by
- * agentnorm#unknown), a runtime.warning and a runtime.error, around a tool call. Plus a payload that tries
- * to end the script element.
+ * A canonical stream with one problem of each kind an event can carry: an unknown message (runtime.warning by
+ * agentnorm#unknown), a runtime.warning, a runtime.error, and an item.updated after the item completed (a
+ * verifier violation, and a repair for the accumulator), around a tool call. Plus a payload that tries to end
+ * the script element.
  */
 export function problemStream(): any[] {
   let seq = 0;
@@ -60,6 +61,7 @@ export function problemStream(): any[] {
     ev("item.completed", { itemType: "command_execution", status: "completed", data: { command: "echo hi", aggregatedOutput: "hi\n", durationMs: 12 } }, { turnId: "trn_1", itemId: "itm_1" }),
     ev("runtime.warning", { message: "stream ended with item itm_9 still open" }, { turnId: "trn_1" }, { source: "agentnorm.runtime", rule: "agentnorm#end", payload: null }),
     ev("runtime.error", { message: "line 9: not JSON", class: "validation_error" }, {}, { source: "agentnorm.runtime", rule: "agentnorm#runtime", payload: "{oops" }),
+    ev("item.updated", { itemType: "command_execution", status: "inProgress" }, { turnId: "trn_1", itemId: "itm_1" }),
     ev("turn.completed", { state: "completed" }, { turnId: "trn_1" }),
   ];
 }
