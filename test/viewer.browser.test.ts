@@ -15,6 +15,7 @@ import { COMPATIBILITY } from "../generated/compatibility.gen.js";
 import { loadInput, viewerData } from "../src/viewer/data.js";
 import { matrixHtml, viewerHtml } from "../src/viewer/html.js";
 import { PROBLEM_KINDS, type TranscriptBlock, type ViewerData } from "../src/viewer/types.js";
+import { devFolder } from "./support/dev-recordings.js";
 import { longStream, problemCapture, problemStream, viewerFixtures, type ViewerFixture } from "./support/viewer.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -167,6 +168,12 @@ describe("viewer page in Chromium", () => {
     expect(await page.$$eval(".row", (rs) => rs.map((r) => (r as HTMLElement).dataset.seq))).toEqual(["3", "6"]);
     expect(await page.getAttribute(".row.selected", "data-seq")).toBe("3");
     expect(await page.textContent("#native-body")).toContain("env at /payload/payload/data/env/OPENAI_API_KEY");
+    // Arrow keys walk the (filtered) timeline, and the other panes follow.
+    await page.focus("#tl-scroll");
+    await page.keyboard.press("ArrowDown");
+    expect(await page.getAttribute(".row.selected", "data-seq")).toBe("6");
+    expect(await page.getAttribute(".card.selected", "data-block")).toBe("itm_1:tool");
+    expect(await page.textContent("#native-body")).toContain("secret_field at /payload/payload/data/headers/authorization");
     // A payload with </script> shows as text, not markup.
     expect(await page.textContent(`.card[data-block="itm_1:tool"] .title`)).toBe("echo </script><script>alert(1)</script>");
     await page.click("#count-redaction");
@@ -221,6 +228,27 @@ describe("viewer page in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  // Surfaces with no fixture in the repo: their dev recordings (../shared/recordings/dev/<surface>/), when present.
   const covered = new Set(fixtures.map((f) => f.from));
-  for (const s of SURFACE_NAMES.filter((s) => !covered.has(s))) it.skip(`${s}: no fixture of this surface in the repo to open`, () => {});
+  for (const s of SURFACE_NAMES.filter((s) => !covered.has(s))) {
+    const dev = devFolder(s, `viewer ${s}`);
+    const files = dev.list(".jsonl", ".ndjson");
+    if (!files.length) { it.skip(`${s}: no fixture in the repo and no dev recording at ${dev.dir} to open`, () => {}); continue; }
+    it.skipIf(!HAVE)(`${s}: the dev recordings (${files.length}) open, and clicking the first card selects its event${WHY}`, async () => {
+      let page: Page | undefined;
+      for (const [i, f] of files.entries()) {
+        const data = viewerData(loadInput(readFileSync(join(dev.dir, f), "utf8"), { from: s }));
+        page = await open(`dev-${s}-${i}`, data, page);
+        expect(await page.textContent("#tl-note"), f).toBe(`${data.events.length.toLocaleString("en")} events`);
+        expect(await headerCounts(page), f).toEqual(expectedCounts(data));
+        const card = firstBlock(data, (b) => b.seqs.length > 0);
+        if (!card) continue;
+        await page.locator(`.card[data-block="${card.id}"] > .hd`).first().click();
+        expect(await page.getAttribute(".row.selected", "data-seq"), f).toBe(String(card.seqs[0]));
+        if (i === 0) await page.screenshot({ path: join(ARTIFACTS, `viewer-${s}-dev.png`) });
+      }
+      await page?.close();
+      expect(pageErrors).toEqual([]);
+    });
+  }
 });
