@@ -149,7 +149,7 @@ describe("viewer page in Chromium", () => {
     }
     await page?.close();
     expect(pageErrors).toEqual([]);
-  });
+  }, 240_000);
 
   it.skipIf(!HAVE)(`problems are badged on the timeline and counted in the header (capture with redactions)${WHY}`, async () => {
     const data = viewerData(loadInput(problemCapture()));
@@ -249,6 +249,6 @@ describe("viewer page in Chromium", () => {
       }
       await page?.close();
       expect(pageErrors).toEqual([]);
-    });
+    }, 240_000);
   }
 });
