@@ -9,11 +9,18 @@
  *  - inputFloor (for reference): JSON.parse of every line + JSON.stringify of the *input* object once per output
  *    event. Canonical events carry an envelope and the raw message, so they are larger than the input; this
  *    ratio also counts the cost of that bigger output.
+ *  - accumulator (render side): the canonical events of each block applied to a fresh accumulator (one per block of
+ *    50k input lines, like one long session), then snapshot(). Its floor, measured in the same run on the same
+ *    events: group every event by item in a Map, push each delta's text onto an array and join them at the end
+ *    (the least a renderer keyed by identity can do). accumulatorRatio = floor / accumulator.
+ *  - accumulatorLinearity: the time to apply 2N deltas to one block over the time for N (≈ 2 when appending is
+ *    O(1) amortised; 4 would mean the text is re-copied per delta).
  * Runs in blocks so memory stays bounded; the best of --rounds rounds is reported.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalizer.js";
+import { createAccumulator } from "../src/accumulator.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const args = process.argv.slice(2);
@@ -78,15 +85,70 @@ function runFloors(): { floor: number; inputFloor: number } {
   return { floor, inputFloor };
 }
 
-const results: { norm: number; floor: number; inputFloor: number }[] = [];
+/** Accumulator and its floor, block by block, on the canonical events of the same stream (built untimed). */
+function runAccumulator(): { acc: number; accFloor: number; events: number } {
+  const n = createNormalizer({ surface: "codex-app-server" });
+  let acc = 0;
+  let accFloor = 0;
+  let events = 0;
+  let sink = 0;
+  for (let start = 0; start < lines.length; start += BLOCK) {
+    const end = Math.min(lines.length, start + BLOCK);
+    const evs: CanonicalEvent[] = [];
+    for (let i = start; i < end; i++) for (const e of n.pushLine(lines[i])) evs.push(e);
+    events += evs.length;
+    let t0 = performance.now();
+    const a = createAccumulator();
+    for (let i = 0; i < evs.length; i++) a.apply(evs[i]);
+    sink += a.snapshot().eventCount;
+    acc += performance.now() - t0;
+    t0 = performance.now();
+    const groups = new Map<string, { events: CanonicalEvent[]; text: string[] }>();
+    for (let i = 0; i < evs.length; i++) {
+      const e = evs[i];
+      const key = e.itemId ?? e.requestId ?? e.turnId ?? e.type;
+      let g = groups.get(key);
+      if (!g) { g = { events: [], text: [] }; groups.set(key, g); }
+      g.events.push(e);
+      if (e.type === "content.delta") g.text.push((e.payload as { delta: string }).delta);
+    }
+    for (const g of groups.values()) sink += g.text.join("").length + g.events.length;
+    accFloor += performance.now() - t0;
+  }
+  if (sink < 0) console.log(sink);
+  return { acc, accFloor, events };
+}
+
+/** Time to apply N deltas to one text block (best of 3). */
+function deltaRun(count: number): number {
+  const evs: CanonicalEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    evs.push({ eventId: `evt_${i + 1}`, sequence: i + 1, type: "content.delta", provider: "codex", sessionId: "ses_1", createdAt: "", turnId: "trn_1", itemId: "itm_1", payload: { streamKind: "assistant_text", delta: "token " } } as unknown as CanonicalEvent);
+  }
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const t0 = performance.now();
+    const a = createAccumulator({ eventLog: false });
+    for (const e of evs) a.apply(e);
+    if (a.snapshot().eventCount !== count) throw new Error("bench: accumulator lost events");
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}
+
+const results: { norm: number; floor: number; inputFloor: number; acc: number; accFloor: number }[] = [];
 let last: ReturnType<typeof runNormalizer> | undefined;
 for (let r = 0; r < rounds; r++) {
   last = runNormalizer();
   const f = runFloors();
-  results.push({ norm: last.ms, ...f });
-  process.stderr.write(`round ${r + 1}: normalizer ${last.ms.toFixed(0)} ms, floor ${f.floor.toFixed(0)} ms (ratio ${(f.floor / last.ms).toFixed(2)}), input floor ${f.inputFloor.toFixed(0)} ms (ratio ${(f.inputFloor / last.ms).toFixed(2)})\n`);
+  const a = runAccumulator();
+  results.push({ norm: last.ms, ...f, acc: a.acc, accFloor: a.accFloor });
+  process.stderr.write(`round ${r + 1}: normalizer ${last.ms.toFixed(0)} ms, floor ${f.floor.toFixed(0)} ms (ratio ${(f.floor / last.ms).toFixed(2)}), input floor ${f.inputFloor.toFixed(0)} ms (ratio ${(f.inputFloor / last.ms).toFixed(2)}); accumulator ${a.acc.toFixed(0)} ms for ${a.events.toLocaleString("en")} events, floor ${a.accFloor.toFixed(0)} ms (ratio ${(a.accFloor / a.acc).toFixed(2)})\n`);
 }
-const best = (k: "norm" | "floor" | "inputFloor") => Math.min(...results.map((x) => x[k]));
+const best = (k: "norm" | "floor" | "inputFloor" | "acc" | "accFloor") => Math.min(...results.map((x) => x[k]));
+const DELTAS = 200_000;
+const linearity = deltaRun(2 * DELTAS) / deltaRun(DELTAS);
+process.stderr.write(`accumulator linearity: ${DELTAS.toLocaleString("en")} → ${(2 * DELTAS).toLocaleString("en")} deltas on one block: ×${linearity.toFixed(2)} time\n`);
 const ratio = best("floor") / best("norm");
 console.log(JSON.stringify({
   lines: lines.length,
@@ -102,4 +164,8 @@ console.log(JSON.stringify({
   inputFloorRatio: Number((best("inputFloor") / best("norm")).toFixed(3)),
   target: 0.5,
   pass: ratio >= 0.5,
+  accumulatorMs: Math.round(best("acc")),
+  accumulatorFloorMs: Math.round(best("accFloor")),
+  accumulatorRatio: Number((best("accFloor") / best("acc")).toFixed(3)),
+  accumulatorLinearity: Number(linearity.toFixed(2)),
 }));

@@ -60,7 +60,14 @@ export interface ToolBlock extends BlockBase {
   /** Ids (blockId) of this tool's open permission/question requests. */
   awaitingRequests: string[];
 }
-export interface TerminalBlock extends BlockBase { kind: "terminal"; text: string; streaming: boolean }
+export interface TerminalBlock extends BlockBase {
+  kind: "terminal";
+  /** Streamed command output. */
+  text: string;
+  streaming: boolean;
+  /** A terminal the client runs for the tool, referenced by id (ACP tool content `{type: "terminal", terminalId}`). */
+  terminalId?: string;
+}
 export interface DiffFile { path: string; kind?: string; diff?: string; oldText?: string; newText?: string }
 export interface DiffBlock extends BlockBase {
   kind: "diff";
@@ -276,12 +283,21 @@ interface SessionState {
   sessionId: string;
   provider: ProviderKind;
   threadIds: string[];
+  threadSet: Set<string>;
   state?: string;
   config: Record<string, unknown>;
   usage?: unknown;
   steps: StepState[];
   turns: TurnState[];
   turnIndex: Map<string, TurnState>;
+  /** Steps by itemId or synthesized step id. */
+  stepIndex: Map<string, StepState>;
+  /** Blocks by blockId, with their step. */
+  blockIndex: Map<string, { block: BlockState; step: StepState }>;
+  /** Request blockId → the tool blockId it waits on. */
+  requestTool: Map<string, string>;
+  /** sequence → eventId of every applied event (duplicate detection). */
+  seqIds: Map<number, string>;
   openTurn?: TurnState;
   lastSequence: number;
 }
@@ -297,10 +313,6 @@ interface Ctx {
 class State {
   sessions: SessionState[] = [];
   sessionIndex = new Map<string, SessionState>();
-  steps = new Map<string, StepState>(); // key: session + itemId, or a synthesized step id
-  blocks = new Map<string, { block: BlockState; step: StepState }>(); // key: session + blockId
-  requestTool = new Map<string, string>(); // session + requestBlockId → tool blockKey
-  seenEventIds = new Set<string>();
   problems: Problem[] = [];
   events: EventRef[] = [];
   eventCount = 0;
@@ -309,11 +321,11 @@ class State {
   session(e: CanonicalEvent): SessionState {
     let s = this.sessionIndex.get(e.sessionId);
     if (!s) {
-      s = { sessionId: e.sessionId, provider: e.provider, threadIds: [], config: {}, steps: [], turns: [], turnIndex: new Map(), lastSequence: 0 };
+      s = { sessionId: e.sessionId, provider: e.provider, threadIds: [], threadSet: new Set(), config: {}, steps: [], turns: [], turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0 };
       this.sessionIndex.set(e.sessionId, s);
       this.sessions.push(s);
     }
-    if (e.threadId && !s.threadIds.includes(e.threadId)) s.threadIds.push(e.threadId);
+    if (e.threadId && !s.threadSet.has(e.threadId)) { s.threadSet.add(e.threadId); s.threadIds.push(e.threadId); }
     return s;
   }
 
@@ -335,7 +347,7 @@ class State {
       return t;
     }
     if (e.itemId) {
-      const st = this.steps.get(session.sessionId + "\u0000" + e.itemId);
+      const st = session.stepIndex.get(e.itemId);
       if (st) return st.turn;
     }
     return session.openTurn;
@@ -352,8 +364,8 @@ class State {
   /** The step of the event's item (created implicitly when unknown), or a synthesized step. */
   itemStep(c: Ctx, itemType?: CanonicalItemType): StepState {
     const { e, session } = c;
-    const key = session.sessionId + "\u0000" + e.itemId;
-    let st = this.steps.get(key);
+    const key = e.itemId!;
+    let st = session.stepIndex.get(key);
     if (!st) {
       st = this.newStep(c, e.itemId!, key, true);
       st.itemId = e.itemId;
@@ -365,8 +377,7 @@ class State {
 
   /** A synthesized step (turn plan, a request without item, usage…), keyed by stepId within the session. */
   syntheticStep(c: Ctx, stepId: string, attachToTurn = true): StepState {
-    const key = c.session.sessionId + "\u0000" + stepId;
-    return this.steps.get(key) ?? this.newStep(c, stepId, key, false, attachToTurn);
+    return c.session.stepIndex.get(stepId) ?? this.newStep(c, stepId, stepId, false, attachToTurn);
   }
 
   private newStep(c: Ctx, stepId: string, key: string, implicit: boolean, attachToTurn = true): StepState {
@@ -376,12 +387,12 @@ class State {
     const parentItem = e.itemId === stepId ? e.parentId : undefined;
     if (parentItem && parentItem !== stepId) {
       st.parentId = parentItem;
-      const pkey = session.sessionId + "\u0000" + parentItem;
-      let parent = this.steps.get(pkey);
+      const pkey = parentItem;
+      let parent = session.stepIndex.get(pkey);
       if (!parent) {
         this.problem(c, "unknown-parent", `${e.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
         parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), children: [], turn, session };
-        this.steps.set(pkey, parent);
+        session.stepIndex.set(pkey, parent);
         (turn ? turn.steps : session.steps).push(parent);
       }
       parent.children.push(st);
@@ -389,20 +400,19 @@ class State {
     } else {
       (turn ? turn.steps : session.steps).push(st);
     }
-    this.steps.set(key, st);
+    session.stepIndex.set(key, st);
     return st;
   }
 
   /** The block `blockId` in `step` (created with `init` fields when new); records the event on it. */
   block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: () => Record<string, unknown>, chunkNames: string[] = []): BlockState {
-    const key = c.session.sessionId + "\u0000" + blockId;
-    let entry = this.blocks.get(key);
+    let entry = c.session.blockIndex.get(blockId);
     if (!entry) {
       const chunks: Record<string, string[]> = {};
       for (const n of chunkNames) chunks[n] = [];
       const block: BlockState = { blockId, kind, sequences: [], eventIds: [], chunks, fields: init() };
       entry = { block, step };
-      this.blocks.set(key, entry);
+      c.session.blockIndex.set(blockId, entry);
       step.blocks.push(block);
       step.blockIndex.set(blockId, block);
     }
@@ -411,7 +421,7 @@ class State {
   }
 
   findBlock(session: SessionState, blockId: string): BlockState | undefined {
-    return this.blocks.get(session.sessionId + "\u0000" + blockId)?.block;
+    return session.blockIndex.get(blockId)?.block;
   }
 }
 
@@ -441,7 +451,7 @@ function primaryBlock(S: State, c: Ctx, step: StepState): BlockState {
     for (const r of step.blocks) {
       if ((r.kind === "permission" || r.kind === "question") && r.fields.state === "open") {
         (tool.fields.awaitingRequests as string[]).push(r.blockId);
-        S.requestTool.set(c.session.sessionId + "\u0000" + r.blockId, tool.blockId);
+        c.session.requestTool.set(r.blockId, tool.blockId);
       }
     }
   }
@@ -511,6 +521,13 @@ function diffFiles(data: any): DiffFile[] {
   return out;
 }
 
+/** The id of a terminal a tool's content references (`content: [{type: "terminal", terminalId}]`). */
+export function terminalRef(data: any): string | undefined {
+  if (!data || !Array.isArray(data.content)) return undefined;
+  for (const part of data.content) if (part?.type === "terminal" && typeof part.terminalId === "string") return part.terminalId;
+  return undefined;
+}
+
 function clean<T extends object>(o: T): T {
   for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
   return o;
@@ -521,8 +538,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
   return (S: State, c: Ctx) => {
     const { e, p } = c;
     if (!e.itemId) return;
-    const key = c.session.sessionId + "\u0000" + e.itemId;
-    const existed = S.steps.get(key);
+    const existed = c.session.stepIndex.get(e.itemId);
     if (phase === "started" && existed && (existed.blocks.length || existed.completed)) S.problem(c, "late-start", `item.started for ${e.itemId} after its content: merged into the existing step, position kept`);
     if (phase === "completed" && !existed) S.problem(c, "completion-without-start", `item.completed for ${e.itemId}, never started: rendered from the completion alone`);
     if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${e.itemId} after its completion: data applied, status kept`);
@@ -548,6 +564,11 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
       const done = f.status === "completed" || f.status === "failed" || f.status === "declined";
       const next = p.status ? ITEM_TO_TOOL_STATUS[p.status] : phase === "completed" ? "completed" : "running";
       if (!(done && phase === "updated")) f.status = next ?? f.status;
+      const terminalId = terminalRef(p.data);
+      if (terminalId !== undefined) {
+        const t = S.block(c, step, step.stepId + ":terminal", "terminal", () => ({ streaming: true }), ["text"]);
+        t.fields.terminalId = terminalId;
+      }
       if (step.itemType === "file_change") {
         const files = diffFiles(p.data);
         if (files.length) {
@@ -561,7 +582,6 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
         const t = userText(p.data, p.title);
         if (t !== undefined && f.role === "user") b.chunks.text.push(t);
       }
-      if (p.status && p.status !== "inProgress") f.status = p.status;
     }
     if (phase === "completed") {
       step.completed = true;
@@ -606,7 +626,7 @@ function requestBlock(S: State, c: Ctx, kind: "permission" | "question"): BlockS
   const id = e.requestId ?? `${e.eventId}`;
   const blockId = id + ":request";
   let step: StepState;
-  const existing = S.blocks.get(c.session.sessionId + "\u0000" + blockId);
+  const existing = c.session.blockIndex.get(blockId);
   if (existing) step = existing.step;
   else if (e.itemId) step = S.itemStep(c);
   else step = S.syntheticStep(c, id);
@@ -617,7 +637,7 @@ function requestBlock(S: State, c: Ctx, kind: "permission" | "question"): BlockS
     const tool = primaryBlockIfTool(S, c, step);
     if (tool) {
       (tool.fields.awaitingRequests as string[]).push(blockId);
-      S.requestTool.set(c.session.sessionId + "\u0000" + blockId, tool.blockId);
+      c.session.requestTool.set(blockId, tool.blockId);
     }
   }
   return b;
@@ -631,7 +651,7 @@ function primaryBlockIfTool(_S: State, _c: Ctx, step: StepState): BlockState | u
 function resolveRequest(S: State, c: Ctx, b: BlockState) {
   if (b.fields.state !== "open" && b.sequences.length === 1) S.problem(c, "resolve-without-open", `${c.e.type} for ${c.e.requestId ?? "a request without id"} that was never opened: shown resolved`);
   b.fields.state = "resolved";
-  const tool = S.requestTool.get(c.session.sessionId + "\u0000" + b.blockId);
+  const tool = c.session.requestTool.get(b.blockId);
   if (tool) {
     const tb = S.findBlock(c.session, tool);
     if (tb) tb.fields.awaitingRequests = (tb.fields.awaitingRequests as string[]).filter((x) => x !== b.blockId);
@@ -639,14 +659,14 @@ function resolveRequest(S: State, c: Ctx, b: BlockState) {
 }
 
 function isNewBlock(S: State, c: Ctx, blockId: string) {
-  return !S.blocks.has(c.session.sessionId + "\u0000" + blockId);
+  return !c.session.blockIndex.has(blockId);
 }
 
 function taskBlock(S: State, c: Ctx, start: boolean): BlockState {
   const { e, p } = c;
   const blockId = `${p.taskId}:task`;
   if (!start && isNewBlock(S, c, blockId)) S.problem(c, "task-without-start", `${e.type} for task ${p.taskId} before task.started: opened implicitly`);
-  const existing = S.blocks.get(c.session.sessionId + "\u0000" + blockId);
+  const existing = c.session.blockIndex.get(blockId);
   const step = existing?.step ?? (e.parentId ? parentStep(S, c) : e.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
   c.change.stepId = step.stepId;
   return S.block(c, step, blockId, "task", () => ({ taskId: p.taskId, status: "running", progress: [] }));
@@ -654,8 +674,7 @@ function taskBlock(S: State, c: Ctx, start: boolean): BlockState {
 
 /** The step of e.parentId (a task hangs under its tool use). */
 function parentStep(S: State, c: Ctx): StepState {
-  const key = c.session.sessionId + "\u0000" + c.e.parentId;
-  const st = S.steps.get(key);
+  const st = c.session.stepIndex.get(c.e.parentId!);
   if (st) return st;
   S.problem(c, "unknown-parent", `${c.e.type} names parent ${c.e.parentId}, never seen: an implicit parent step is created`);
   const ctx: Ctx = { ...c, e: { ...c.e, itemId: c.e.parentId, parentId: undefined } as CanonicalEvent };
@@ -917,17 +936,17 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     }
     const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type as CanonicalRuntimeEventType] : undefined;
     const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], problems: [] };
-    if (e.eventId !== undefined) {
-      if (S.seenEventIds.has(e.eventId)) {
-        S.problem({ e, p: e.payload, session: S.session(e), change }, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
-        return undefined;
-      }
-      S.seenEventIds.add(e.eventId);
-    }
     const session = S.session(e);
     const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
-    if (e.sequence <= session.lastSequence) S.problem(c, "out-of-order", `#${e.sequence} ${e.type} arrived after #${session.lastSequence}: applied where it lands`);
-    else session.lastSequence = e.sequence;
+    // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
+    if (e.sequence <= session.lastSequence) {
+      if (session.seqIds.get(e.sequence) === e.eventId) {
+        S.problem(c, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
+        return undefined;
+      }
+      S.problem(c, "out-of-order", `#${e.sequence} ${e.type} arrived after #${session.lastSequence}: applied where it lands`);
+    } else session.lastSequence = e.sequence;
+    session.seqIds.set(e.sequence, e.eventId);
     if (e.sequence > S.lastSequence) S.lastSequence = e.sequence;
     S.eventCount++;
     if (handler) {
@@ -940,7 +959,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       status("warning", () => `unknown canonical event type ${e.type}`)(S, c);
     }
     if (change.turnId === undefined) {
-      const t = change.stepId !== undefined ? S.steps.get(session.sessionId + "\u0000" + change.stepId)?.turn : undefined;
+      const t = change.stepId !== undefined ? session.stepIndex.get(change.stepId)?.turn : undefined;
       const tid = t?.turnId ?? e.turnId;
       if (tid !== undefined) change.turnId = tid;
     }

@@ -13,6 +13,8 @@ import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { view, VIEW_USAGE } from "./commands/view.js";
 import { matrixHtml } from "./viewer/html.js";
 import { verify, VERIFY_USAGE } from "./commands/verify.js";
+import { render, RENDER_USAGE } from "./commands/render.js";
+import { project, PROJECT_USAGE } from "./commands/project.js";
 import { parseArgs, UsageError, write } from "./commands/util.js";
 import { capture, CAPTURE_USAGE } from "./commands/capture.js";
 import { replay, REPLAY_USAGE } from "./commands/replay.js";
@@ -30,6 +32,8 @@ const COMMANDS: Record<string, Command> = {
   capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   verify: { synopsis: "verify [FILE|-] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
+  render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
+  project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   matrix: {
     synopsis: "matrix [--json|--html]",
     summary: "the compatibility matrix (canonical type × surface); --html: a self-contained page",
@@ -68,7 +72,11 @@ ${CAPTURE_USAGE}
 
 ${REPLAY_USAGE}
 
-${VERIFY_USAGE}`;
+${VERIFY_USAGE}
+
+${RENDER_USAGE}
+
+${PROJECT_USAGE}`;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -29,7 +29,7 @@ export function itemTitle(item: unknown): string | undefined {
   if (!item || typeof item !== "object") return undefined;
   const it = item as Record<string, any>;
   if (typeof it.command === "string") return clip(it.command);
-  if (Array.isArray(it.command)) return clip(it.command.filter((x: unknown) => typeof x === "string").join(" "));
+  if (Array.isArray(it.command)) return clip(it.command.filter((x: unknown) => typeof x === "string").map(shellQuote).join(" "));
   if (Array.isArray(it.changes)) {
     const paths = it.changes.map((c: any) => c?.path).filter((p: unknown): p is string => typeof p === "string");
     if (paths.length) return clip(paths.join(", "));
@@ -39,6 +39,12 @@ export function itemTitle(item: unknown): string | undefined {
   if (typeof it.query === "string") return clip(it.query);
   if (typeof it.path === "string") return clip(it.path);
   return undefined;
+}
+
+/** POSIX shell quoting of one argv element (as Codex shows a command: argv ["bash","-lc","cat a b"] → bash -lc 'cat a b'). */
+function shellQuote(arg: string): string {
+  if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
+  return "'" + arg.replace(/'/g, `'"'"'`) + "'";
 }
 
 /** A string when the value is one (or a number), else undefined. */

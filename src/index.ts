@@ -12,6 +12,11 @@ export { counterIds, randomIds, steppingClock } from "./ids.js";
 export type { IdFactory } from "./ids.js";
 export { renderTranscript } from "./transcript.js";
 export { createAccumulator, snapshotBlocks, ACCUMULATOR_SNAPSHOT_VERSION } from "./accumulator.js";
+export { createChatEventProjector, toChatEvents, checkChatEvents, chatEventLine, legacyMarkers, CHAT_EVENT_SCHEMA_VERSION, CHAT_EVENT_KINDS, CHAT_EVENT_PHASES } from "./chat-event.js";
+export type {
+  ChatEvent, ChatEventKind, ChatEventPhase, ChatEventProjector, ChatEventTool, ChatEventDiff, ChatEventDiffFile, ChatEventPermission,
+  ChatEventQuestion, ChatEventPlan, ChatEventTask, ChatEventMode, ChatEventStatus,
+} from "./chat-event.js";
 export type {
   Accumulator, AccumulatorOptions, AccumulatorChange, AccumulatorSnapshot, Session as RenderSession, Turn as RenderTurn, Step as RenderStep,
   Block as RenderBlock, BlockKind, BlockBase, TextBlock, ThinkingBlock, ToolBlock, ToolStatus, TerminalBlock, DiffBlock, DiffFile, PlanBlock, PlanStep,

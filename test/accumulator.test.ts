@@ -212,6 +212,16 @@ describe("accumulator: terminal output, usage, mode, task and status", () => {
     expect(s.problems.map((p) => p.kind)).toEqual(["late-start"]);
   });
 
+  it("a terminal the tool's content references (ACP) is a terminal block carrying the terminalId", () => {
+    const { ev, events } = stream("acp");
+    ev("turn.started", {}, { turnId: "trn_1" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "make", data: { toolCallId: "c1", content: [{ type: "terminal", terminalId: "term_7" }] } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "command_execution", status: "completed", title: "make", data: { toolCallId: "c1", status: "completed" } }, { turnId: "trn_1", itemId: "itm_1" });
+    const s = run(events);
+    expect(kinds(s)).toEqual(["itm_1:tool", "itm_1:terminal"]);
+    expect(byId(s, "itm_1:terminal")).toMatchObject({ terminalId: "term_7", text: "", streaming: false, sequences: [2] }); // closed by the completion, which does not name it
+  });
+
   it("usage is one block per turn, updated in place; mode changes are blocks; statuses are blocks at their position", () => {
     const { ev, events } = stream("acp");
     ev("session.configured", { config: { modes: { currentModeId: "ask" } } });

@@ -22,6 +22,9 @@ describe("row helpers", () => {
   });
   it("itemTitle and planSteps", () => {
     expect(itemTitle({ command: ["bash", "-lc", "ls"] })).toBe("bash -lc ls");
+    // argv is shown as the shell line Codex streams live for the same command (quoted where needed)
+    expect(itemTitle({ command: ["/bin/bash", "-lc", "cat missing.txt"] })).toBe("/bin/bash -lc 'cat missing.txt'");
+    expect(itemTitle({ command: ["sh", "-c", "echo 'hi'", ""] })).toBe(`sh -c 'echo '"'"'hi'"'"'' ''`);
     expect(itemTitle({ changes: [{ path: "a.ts" }, { path: "b.ts" }] })).toBe("a.ts, b.ts");
     expect(planSteps([{ text: "a", completed: true }, { step: "b", status: "in_progress" }, { content: "c" }])).toEqual([
       { step: "a", status: "completed" }, { step: "b", status: "inProgress" }, { step: "c", status: "pending" },

@@ -1,0 +1,193 @@
+/**
+ * The terminal view of an accumulator snapshot (`agentnorm render`): turns, text, collapsed thinking, tool cards with
+ * their lifecycle status, terminal output, diffs, permissions and questions, plans and todos, tasks, usage, mode and
+ * status lines. Pure (no Node APIs); colour is an option (ANSI SGR), decided by the caller.
+ */
+import type { AccumulatorSnapshot, Block, Step, Turn } from "./accumulator.js";
+
+export interface RenderTextOptions {
+  /** ANSI colours (default false). */
+  color?: boolean;
+  /** Characters of thinking shown before it is collapsed (default 120). */
+  thinkingChars?: number;
+  /** Lines of tool output / diff shown per block (default 12). */
+  maxLines?: number;
+  /** Add the problems the accumulator reported (default true). */
+  problems?: boolean;
+}
+
+type Paint = (s: string) => string;
+interface Style { dim: Paint; bold: Paint; red: Paint; green: Paint; yellow: Paint; cyan: Paint; magenta: Paint; blue: Paint }
+
+const sgr = (open: number, close: number): Paint => (s) => `\u001b[${open}m${s}\u001b[${close}m`;
+const COLOR: Style = { dim: sgr(2, 22), bold: sgr(1, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39), magenta: sgr(35, 39), blue: sgr(34, 39) };
+const id: Paint = (s) => s;
+const PLAIN: Style = { dim: id, bold: id, red: id, green: id, yellow: id, cyan: id, magenta: id, blue: id };
+
+const STATUS_PAINT: Record<string, keyof Style> = {
+  completed: "green", resolved: "green", running: "cyan", pending: "dim", open: "yellow",
+  failed: "red", declined: "yellow", stopped: "yellow", interrupted: "yellow", cancelled: "yellow", aborted: "yellow",
+};
+const TOOL_ICON: Record<string, string> = {
+  command_execution: "$", file_change: "✎", mcp_tool_call: "⚙", dynamic_tool_call: "⚙", collab_agent_tool_call: "⧉",
+  web_search: "⌕", image_view: "▣", context_compaction: "≡",
+};
+const PLAN_MARK: Record<string, string> = { completed: "[x]", inProgress: "[~]", pending: "[ ]" };
+
+export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTextOptions = {}): string {
+  const st = options.color ? COLOR : PLAIN;
+  const thinkingChars = options.thinkingChars ?? 120;
+  const maxLines = options.maxLines ?? 12;
+  const out: string[] = [];
+  const status = (s: string) => st[STATUS_PAINT[s] ?? "dim"](`[${s}]`);
+
+  const block = (b: Block, pad: string) => {
+    const line = (s: string) => out.push(pad + s);
+    const body = (text: string, paint: Paint = id) => { for (const l of clipLines(text, maxLines)) out.push(pad + st.dim("  │ ") + paint(l)); };
+    switch (b.kind) {
+      case "text":
+        if (b.text.trim() === "") return;
+        prefixed(b.role === "user" ? st.bold(st.blue("user      ")) : st.bold("assistant "), b.text.trimEnd()).forEach(line);
+        return;
+      case "thinking": {
+        const t = (b.text || b.summary).trim();
+        if (!t) return;
+        const flat = t.replace(/\s+/g, " ");
+        line(st.dim(`thinking ▸ ${flat.length > thinkingChars ? flat.slice(0, thinkingChars - 1) + `… (+${flat.length - thinkingChars + 1} chars)` : flat}`));
+        return;
+      }
+      case "tool": {
+        const icon = TOOL_ICON[b.itemType] ?? "⚙";
+        const kind = b.itemType === "command_execution" || b.itemType === "file_change" ? "" : st.dim(` (${b.itemType})`);
+        const waiting = b.awaitingRequests.length ? st.yellow(" awaiting approval") : "";
+        line(`${st.magenta(icon)} ${st.bold(oneLine(b.title ?? b.itemType))}${kind} ${status(b.status)}${waiting}`);
+        if (b.detail) body(b.detail, st.dim);
+        if (b.output) body(b.output);
+        return;
+      }
+      case "terminal":
+        if (b.text.trim()) body(b.text.replace(/^\n+/, ""));
+        return;
+      case "diff": {
+        if (b.scope === "turn") {
+          const { add, del } = countDiff(b.unifiedDiff ?? "");
+          line(`${st.magenta("±")} turn diff: ${b.files.length} file(s), ${st.green(`+${add}`)} ${st.red(`-${del}`)}`);
+          return;
+        }
+        for (const f of b.files) {
+          line(`${st.magenta("±")} ${f.path}${f.kind ? st.dim(` (${f.kind})`) : ""}`);
+          const lines = f.diff ?? [...textLines(f.oldText).map((x) => "-" + x), ...textLines(f.newText).map((x) => "+" + x)].join("\n");
+          for (const l of clipLines(lines, maxLines)) out.push(pad + st.dim("  │ ") + (l.startsWith("+") ? st.green(l) : l.startsWith("-") ? st.red(l) : l.startsWith("@@") ? st.cyan(l) : l));
+        }
+        if (b.output) body(b.output, st.dim);
+        return;
+      }
+      case "plan":
+      case "todo": {
+        line(`${st.magenta("☰")} ${b.kind}${b.explanation ? `: ${oneLine(b.explanation)}` : ""}`);
+        for (const s of b.steps) out.push(pad + "  " + (s.status === "completed" ? st.green : s.status === "inProgress" ? st.cyan : st.dim)(PLAN_MARK[s.status] ?? `[${s.status}]`) + " " + s.step);
+        if (b.text) body(b.text);
+        return;
+      }
+      case "permission": {
+        const what = b.detail ? `: ${oneLine(b.detail)}` : "";
+        line(`${st.yellow("?")} permission ${b.requestType ?? ""}${what}${b.decision ? ` → ${st.bold(b.decision)}` : ""} ${status(b.state)}`);
+        return;
+      }
+      case "question": {
+        // questions/answers as user-input events carry them, else as the request's tool input / resolution does
+        const args: any = b.args, res: any = b.resolution;
+        const questions = b.questions ?? args?.input?.questions ?? args?.questions ?? args?.message;
+        const answers = b.answers ?? res?.updatedInput?.answers ?? res?.answers;
+        line(`${st.yellow("?")} question ${oneLine(questionText(questions) ?? b.detail ?? "")}${answers !== undefined ? ` → ${st.bold(oneLine(answerText(answers)))}` : b.decision ? ` → ${b.decision}` : ""} ${status(b.state)}`);
+        return;
+      }
+      case "task":
+        line(`${st.magenta("⧉")} task ${oneLine(b.description ?? b.taskId)} ${status(b.status)}${b.progress.length ? st.dim(` — ${oneLine(b.progress[b.progress.length - 1])}`) : ""}`);
+        if (b.summary) body(b.summary, st.dim);
+        return;
+      case "usage":
+        line(st.dim(`usage: ${usageText(b.usage)}`));
+        return;
+      case "mode":
+        line(st.dim(`mode: ${[b.mode, b.model && `model ${b.model}`].filter(Boolean).join(", ")}`));
+        return;
+      case "status":
+        line((b.level === "error" ? st.red("✗ error: ") : b.level === "warning" ? st.yellow("! warning: ") : st.dim("· ")) + oneLine(b.message));
+        return;
+    }
+  };
+  const steps = (list: Step[], depth: number) => {
+    for (const s of list) {
+      const pad = "  ".repeat(depth);
+      for (const b of s.blocks) block(b, pad);
+      if (s.children.length) steps(s.children, depth + 1);
+    }
+  };
+  const turnFooter = (t: Turn) => {
+    const why = t.errorMessage ?? t.abortReason ?? (t.stopReason ? String(t.stopReason) : "");
+    return st.dim("── ") + (t.state === "running" ? st.cyan("turn running") : st[STATUS_PAINT[t.state] ?? "dim"](`turn ${t.state}`)) + (why ? st.dim(`: ${oneLine(why)}`) : "") + st.dim(" ──");
+  };
+
+  for (const s of snap.sessions) {
+    if (snap.sessions.length > 1) out.push(st.bold(`══ session ${s.sessionId} (${s.provider}) ══`));
+    steps(s.steps, 0);
+    for (const t of s.turns) {
+      out.push(st.dim(`── turn ${t.index}${t.model ? ` · ${t.model}` : ""} ──`));
+      steps(t.steps, 0);
+      out.push(turnFooter(t));
+    }
+  }
+  if (options.problems !== false && snap.problems.length) {
+    out.push(st.yellow(`${snap.problems.length} stream problem(s) repaired:`));
+    for (const p of snap.problems.slice(0, 20)) out.push(st.dim(`  #${p.sequence ?? "?"} ${p.kind}: ${p.message}`));
+    if (snap.problems.length > 20) out.push(st.dim(`  … ${snap.problems.length - 20} more`));
+  }
+  return out.length ? out.join("\n") + "\n" : "";
+}
+
+function prefixed(prefix: string, text: string): string[] {
+  const width = "assistant ".length;
+  return text.split("\n").map((l, i) => (i === 0 ? prefix : " ".repeat(width)) + l);
+}
+function oneLine(s: unknown): string {
+  const t = typeof s === "string" ? s : JSON.stringify(s) ?? "";
+  const flat = t.replace(/\s+/g, " ").trim();
+  return flat.length > 160 ? flat.slice(0, 159) + "…" : flat;
+}
+function clipLines(text: string, max: number): string[] {
+  const lines = text.replace(/\n$/, "").split("\n");
+  if (lines.length <= max) return lines;
+  return [...lines.slice(0, max - 1), `… ${lines.length - max + 1} more line(s)`];
+}
+function textLines(t: string | undefined): string[] {
+  return t ? t.replace(/\n$/, "").split("\n") : [];
+}
+function countDiff(diff: string): { add: number; del: number } {
+  let add = 0, del = 0;
+  for (const l of diff.split("\n")) {
+    if (l.startsWith("+") && !l.startsWith("+++")) add++;
+    else if (l.startsWith("-") && !l.startsWith("---")) del++;
+  }
+  return { add, del };
+}
+function questionText(q: unknown): string | undefined {
+  if (typeof q === "string") return q;
+  if (Array.isArray(q)) return q.map((x: any) => x?.question ?? x?.header ?? oneLine(x)).join(" / ");
+  if (q && typeof q === "object") return (q as any).message ?? (q as any).question ?? oneLine(q);
+  return undefined;
+}
+function answerText(a: unknown): string {
+  if (a && typeof a === "object" && !Array.isArray(a)) {
+    const vals = Object.values(a as Record<string, unknown>).map((v: any) => (Array.isArray(v?.answers) ? v.answers.join(", ") : typeof v === "string" ? v : oneLine(v)));
+    return vals.join("; ");
+  }
+  return oneLine(a);
+}
+/** The numbers of a usage record, top level or under `total`, as `key value` pairs. */
+function usageText(u: unknown): string {
+  const src: any = u && typeof u === "object" ? ((u as any).total ?? (u as any).total_token_usage ?? (u as any).usage ?? u) : u;
+  if (!src || typeof src !== "object") return oneLine(u);
+  const nums = Object.entries(src).filter(([, v]) => typeof v === "number" && v !== 0).map(([k, v]) => `${k} ${v}`);
+  return nums.length ? nums.join(", ") : oneLine(u);
+}
