@@ -47,7 +47,7 @@ function stepBlocks(st: Step, times: Map<number, number>): TranscriptBlock[] {
   const kids: TranscriptBlock[] = [];
   for (const b of st.blocks) {
     if (b === toolBlock) { out.push(host!); continue; }
-    if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text); merge(host, b.sequences); continue; }
+    if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text || (b.terminalId ? `(output in the client's terminal ${b.terminalId})` : "")); merge(host, b.sequences); continue; }
     if (host && b.kind === "diff" && b.scope === "item") { host.diff = diffText(b); merge(host, b.sequences); continue; }
     if (host && (b.kind === "permission" || b.kind === "question")) { kids.push(card(b, times)); continue; }
     out.push(card(b, times));
@@ -110,7 +110,7 @@ function card(b: Block, times: Map<number, number>): TranscriptBlock {
       return t;
     }
     case "terminal":
-      return { ...base, kind: "tool", subtype: "terminal", output: b.text, status: b.streaming ? "running" : "completed" };
+      return { ...base, kind: "tool", subtype: "terminal", ...(b.terminalId ? { title: `terminal ${b.terminalId}` } : {}), output: b.text, status: b.streaming ? "running" : "completed" };
     case "diff":
       return { ...base, kind: "diff", title: b.scope === "turn" ? "turn diff" : b.files.map((f) => f.path).join(", ") || "diff", diff: diffText(b) };
     case "plan":
