@@ -127,7 +127,9 @@ function statusPill(s: string | undefined): string {
 }
 function textHtml(s: string): string {
   if (s.length <= TEXT_CAP) return `<pre>${esc(s)}</pre>`;
-  return `<pre>${esc(s.slice(0, TEXT_CAP))}</pre><details><summary>${(s.length - TEXT_CAP).toLocaleString("en")} more characters</summary><pre>${esc(s.slice(TEXT_CAP))}</pre></details>`;
+  const rest = s.slice(TEXT_CAP, TEXT_CAP * 25);
+  const beyond = s.length - TEXT_CAP - rest.length;
+  return `<pre>${esc(s.slice(0, TEXT_CAP))}</pre><details><summary>${(s.length - TEXT_CAP).toLocaleString("en")} more characters</summary><pre>${esc(rest)}</pre>${beyond > 0 ? `<div class="lbl">… ${beyond.toLocaleString("en")} more characters (the events in the timeline carry all of it)</div>` : ""}</details>`;
 }
 function diffHtml(diff: string): string {
   const lines = diff.split("\n").map((l) => {
@@ -253,7 +255,13 @@ function highlightCard(seq: number, scroll: boolean): void {
 }
 
 // ───────────────────────────── timeline ─────────────────────────────
-function summary(e: ViewerEvent): string {
+const summaries = new Map<number, string>();
+function summary(i: number): string {
+  let s = summaries.get(i);
+  if (s === undefined) summaries.set(i, (s = summarize(events[i])));
+  return s;
+}
+function summarize(e: ViewerEvent): string {
   const p: any = e.payload ?? {};
   switch (e.type) {
     case "content.delta": return `${p.streamKind}: ${JSON.stringify(clip(String(p.delta ?? ""), 120))}`;
@@ -261,7 +269,7 @@ function summary(e: ViewerEvent): string {
     case "request.opened": case "request.resolved": return [p.requestType, p.decision, p.detail].filter(Boolean).join(" · ");
     case "runtime.warning": case "runtime.error": return clip(String(p.message ?? ""), 200);
     case "turn.completed": return [p.state, p.errorMessage].filter(Boolean).join(" · ");
-    default: return clip(JSON.stringify(p), 160);
+    default: return clip(JSON.stringify(p) ?? "", 160);
   }
 }
 function badges(seq: number): string {
@@ -279,7 +287,7 @@ function renderRows(): void {
     const i = rows[r];
     const e = events[i];
     const cls = i === selected ? " selected" : related.has(e.sequence) ? " related" : "";
-    html += `<div class="row${cls}" style="top:${r * ROW}px" data-seq="${e.sequence}" data-i="${i}"><span class="seq">#${e.sequence}</span>${badges(e.sequence)}<span class="type">${esc(e.type)}</span><span class="ids">${esc(short(e.turnId))} ${esc(short(e.itemId ?? e.requestId))}</span><span class="sum">${esc(summary(e))}</span></div>`;
+    html += `<div class="row${cls}" style="top:${r * ROW}px" data-seq="${e.sequence}" data-i="${i}"><span class="seq">#${e.sequence}</span>${badges(e.sequence)}<span class="type">${esc(e.type)}</span><span class="ids">${esc(short(e.turnId))} ${esc(short(e.itemId ?? e.requestId))}</span><span class="sum">${esc(summary(i))}</span></div>`;
   }
   $("tl-spacer").innerHTML = html;
 }
