@@ -103,6 +103,8 @@ describe("viewer page in Chromium", () => {
       await expect.poll(() => page.getAttribute(".row.selected", "data-seq")).toBe(String(seq));
       expect(await page.getAttribute(`.card[data-block="${tool!.id}"]`, "class")).toContain("selected");
       expect(await page.textContent("#native-rule")).toBe(event.raw?.rule ?? "—");
+      const { native: _n, ...shown } = event;
+      expect(JSON.parse((await page.textContent("#canonical-json"))!)).toEqual(shown);
       expect(event.native, "the tool's first event has a native message").toBeTypeOf("number");
       expect(JSON.parse((await page.textContent("#native-json"))!)).toEqual(data.natives[event.native!].payload);
       // The card's other events are marked in the timeline.

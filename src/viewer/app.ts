@@ -380,7 +380,8 @@ function renderNative(): void {
   } else {
     html += `<h3>native message</h3><div class="empty" id="native-json">no provider message behind this event (it was made by agentnorm, or the input carried no raw payload)</div>`;
   }
-  html += `<h3>canonical event</h3><pre class="json" id="canonical-json">${jsonHtml(e)}</pre>`;
+  const { native: _native, ...shown } = e; // the page's own link to the native pane, not part of the event
+  html += `<h3>canonical event</h3><pre class="json" id="canonical-json">${jsonHtml(shown)}</pre>`;
   box.innerHTML = html;
   box.parentElement!.scrollTop = 0;
 }

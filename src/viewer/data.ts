@@ -62,12 +62,13 @@ function records(text: string): { recs: Record_[]; rawLines?: string[] } {
   return { recs, rawLines };
 }
 
-/** Strip raw.payload from an event (it lives in natives[]). */
+/** Strip raw.payload from an event (it lives in natives[]); only raw's JSON fields are kept (not the normalizer's symbol-keyed source text). */
 function compact(e: CanonicalEvent, native: number | undefined): ViewerEvent {
   const { raw, ...rest } = e as any;
   const out: ViewerEvent = { ...rest };
   if (raw) {
-    const { payload: _p, ...r } = raw;
+    const r: Record<string, unknown> = {};
+    for (const k of Object.keys(raw)) if (k !== "payload") r[k] = raw[k];
     out.raw = r;
   }
   if (native !== undefined) out.native = native;
