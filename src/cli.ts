@@ -12,6 +12,8 @@ import { VERSION } from "./version.js";
 import { normalize, NORMALIZE_USAGE } from "./commands/normalize.js";
 import { render, RENDER_USAGE } from "./commands/render.js";
 import { project, PROJECT_USAGE } from "./commands/project.js";
+import { view, VIEW_USAGE } from "./commands/view.js";
+import { matrixHtml } from "./viewer/html.js";
 import { capture, CAPTURE_USAGE } from "./commands/capture.js";
 import { replay, REPLAY_USAGE } from "./commands/replay.js";
 import { verify, VERIFY_USAGE } from "./commands/verify.js";
@@ -27,17 +29,19 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize --from SURFACE [FILE|-] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
   render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
+  view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
   project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   verify: { synopsis: "verify [FILE|-] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
   capture: { synopsis: "capture sanitize|check|convert …", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   matrix: {
-    synopsis: "matrix [--json]",
-    summary: "the compatibility matrix (canonical type × surface)",
+    synopsis: "matrix [--json|--html]",
+    summary: "the compatibility matrix (canonical type × surface); --html: a self-contained page",
     async run(argv) {
-      const f = parseArgs(argv, { json: "bool" });
+      const f = parseArgs(argv, { json: "bool", html: "bool" });
       if (f._.length) throw new UsageError(`matrix takes no arguments`);
-      await write(f.json ? JSON.stringify(compatibilityMatrix(), null, 2) + "\n" : compatibilityMarkdown());
+      if (f.json && f.html) throw new UsageError(`matrix: --json and --html exclude each other`);
+      await write(f.json ? JSON.stringify(compatibilityMatrix(), null, 2) + "\n" : f.html ? matrixHtml(compatibilityMatrix() as any, `agentnorm ${VERSION}`) : compatibilityMarkdown());
       return 0;
     },
   },
@@ -63,6 +67,8 @@ ${lines.join("\n")}
 ${NORMALIZE_USAGE}
 
 ${RENDER_USAGE}
+
+${VIEW_USAGE}
 
 ${PROJECT_USAGE}
 

@@ -1,0 +1,101 @@
+/**
+ * The viewer page and the compatibility-matrix page: one self-contained HTML file each (inline CSS and JS, the
+ * data embedded as JSON; nothing loaded from the network). No Node APIs.
+ */
+import { VIEWER_JS } from "./bundle.gen.js";
+import { VIEWER_CSS } from "./style.js";
+import type { ViewerData } from "./types.js";
+
+/**
+ * JSON that is safe inside a <script type="application/json"> element: `<`, `>` and `&` are escaped (so no
+ * `</script>` or `<!--` can end or confuse the element), and U+2028/U+2029 too. JSON.parse reads it back unchanged.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
+/** Inline script/style text: a literal `</script` or `</style` would end the element early. */
+function inlineText(text: string, tag: "script" | "style"): string {
+  return text.replace(new RegExp(`</(${tag})`, "gi"), "<\\/$1");
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+const CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:`;
+
+/** The viewer page for `data`. */
+export function viewerHtml(data: ViewerData): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="${escapeHtml(data.meta.generator)}">
+<title>${escapeHtml(data.meta.title)}</title>
+<style>${inlineText(VIEWER_CSS, "style")}</style>
+</head>
+<body>
+<header><h1 id="title"></h1><span class="meta" id="meta"></span><span class="counts" id="counts"></span></header>
+<main>
+<section id="transcript"><h2>Transcript</h2><div class="scroll" id="tr-scroll"><div class="more" id="tr-before"></div><div id="tr-list"></div><div class="more" id="tr-more"></div></div></section>
+<section id="timeline"><h2>Timeline <span id="tl-note"></span></h2>
+<div class="filters"><select id="f-type" title="event type"></select><select id="f-turn" title="turn"></select><input id="f-item" placeholder="item / request id" title="item, request or parent id contains"><select id="f-problem" title="problems"></select></div>
+<div id="tl-hidden" class="mono" style="font-size:11px;color:#9a6700;padding:0 6px"></div><div id="tl-stream" style="font-size:11px;color:#cf222e;padding:0 6px"></div>
+<div class="scroll" id="tl-scroll" tabindex="0"><div id="tl-spacer"></div></div></section>
+<section id="native"><h2>Native message</h2><div class="scroll"><div id="native-body"></div></div></section>
+</main>
+<script type="application/json" id="agentnorm-data">${scriptJson(data)}</script>
+<script>${inlineText(VIEWER_JS, "script")}</script>
+</body>
+</html>
+`;
+}
+
+interface MatrixMethod { status: string; rules?: string[]; events?: string[]; reason?: string }
+interface MatrixData {
+  canonicalEventTypes: string[];
+  surfaces: Record<string, { table: string; upstream?: { package?: string; version?: string }; kinds: Record<string, { total: number; mapped: number; ignored: number; missing: number; methods: Record<string, MatrixMethod> }> }>;
+}
+
+/** The compatibility-matrix page: canonical event type × surface, then each surface's methods. */
+export function matrixHtml(compat: MatrixData, generator: string): string {
+  const surfaces = Object.keys(compat.surfaces);
+  const emits = new Map<string, Set<string>>(); // surface → event types
+  for (const s of surfaces) {
+    const set = new Set<string>();
+    for (const k of Object.values(compat.surfaces[s].kinds)) for (const m of Object.values(k.methods)) for (const e of m.events ?? []) set.add(e);
+    emits.set(s, set);
+  }
+  const head = `<tr><th>canonical event</th>${surfaces.map((s) => `<th>${escapeHtml(s)}</th>`).join("")}</tr>`;
+  const body = compat.canonicalEventTypes.map((t) => `<tr><td class="mono">${escapeHtml(t)}</td>${surfaces.map((s) => (emits.get(s)!.has(t) ? `<td class="y" title="${escapeHtml(s)} emits ${escapeHtml(t)}">✓</td>` : `<td class="n">·</td>`)).join("")}</tr>`).join("\n");
+  const coverage = surfaces.map((s) => {
+    const sf = compat.surfaces[s];
+    const rows = Object.entries(sf.kinds).flatMap(([kind, k]) => Object.entries(k.methods).map(([m, v]) => `<tr><td>${escapeHtml(kind)}</td><td class="mono">${escapeHtml(m)}</td><td>${escapeHtml(v.status)}</td><td>${v.status === "mapped" ? escapeHtml((v.events ?? []).join(", ")) : escapeHtml(v.reason ?? "")}</td></tr>`));
+    const totals = Object.entries(sf.kinds).map(([kind, k]) => `${escapeHtml(kind)}: ${k.mapped} mapped, ${k.ignored} ignored, ${k.missing} missing of ${k.total}`).join("; ");
+    return `<h2 id="surface-${escapeHtml(s)}">${escapeHtml(s)}</h2><p>${escapeHtml(sf.table)}${sf.upstream?.package ? ` · upstream ${escapeHtml(sf.upstream.package)}@${escapeHtml(sf.upstream.version ?? "?")}` : ""}<br>${totals}</p>
+<details><summary>${rows.length} upstream methods/types</summary><table class="matrix"><tr><th>kind</th><th>method / type</th><th>status</th><th>events / reason</th></tr>${rows.join("\n")}</table></details>`;
+  }).join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="generator" content="${escapeHtml(generator)}">
+<title>agentnorm compatibility matrix</title>
+<style>${inlineText(VIEWER_CSS, "style")}
+html,body{height:auto}</style>
+</head>
+<body>
+<header><h1>agentnorm compatibility matrix</h1><span class="meta">${escapeHtml(generator)} · ${surfaces.length} surfaces · ${compat.canonicalEventTypes.length} canonical event types</span></header>
+<div class="page">
+<table class="matrix" id="matrix">${head}
+${body}</table>
+${coverage}
+</div>
+</body>
+</html>
+`;
+}
