@@ -231,10 +231,13 @@ describe("viewer page in Chromium", () => {
   });
 
   // Surfaces with no fixture in the repo: their dev recordings (../shared/recordings/dev/<surface>/), when present.
+  const DEV_FOLDER: Record<string, [string, RegExp | undefined]> = { "cursor-cli": ["cursor", undefined], "opencode-run": ["opencode", /opencode-run/] };
   const covered = new Set(fixtures.map((f) => f.from));
   for (const s of SURFACE_NAMES.filter((s) => !covered.has(s))) {
-    const dev = devFolder(s, `viewer ${s}`);
-    const files = dev.list(".jsonl", ".ndjson");
+    // dev recordings live in folders named by program, not always by surface
+    const [folder, only] = DEV_FOLDER[s] ?? [s, undefined];
+    const dev = devFolder(folder, `viewer ${s}`);
+    const files = dev.list(".jsonl", ".ndjson").filter((f) => !only || only.test(f));
     if (!files.length) { it.skip(`${s}: no fixture in the repo and no dev recording at ${dev.dir} to open`, () => {}); continue; }
     it.skipIf(!HAVE)(`${s}: the dev recordings (${files.length}) open, and clicking the first card selects its event${WHY}`, async () => {
       let page: Page | undefined;

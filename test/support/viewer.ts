@@ -20,6 +20,7 @@ export function viewerFixtures(repo: string): ViewerFixture[] {
     // History forms recorded beside the live stream.
     if (r.surface === "claude-sdk") forms.push(["claude-transcript", r.file.replace(/\.ndjson$/, ".transcript.ndjson")]);
     if (r.surface === "codex-exec") forms.push(["codex-rollout", r.file.replace(/\.ndjson$/, ".rollout.ndjson")]);
+    if (r.surface === "opencode") forms.push(["opencode-history", r.file.replace(/\.ndjson$/, ".messages.ndjson")]);
     for (const [surface, file] of forms) {
       if (!(SURFACE_NAMES as readonly string[]).includes(surface) || !existsSync(join(repo, file))) continue;
       out.push({ surface, from: surface, file, label: `${surface}: ${file}` });
