@@ -80,19 +80,19 @@ function r_agent_content_chunk_other(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:180 — notification session/update → item.completed, item.updated */
+/** mappings/acp.yaml:181 — notification session/update → item.completed, item.updated */
 function r_user_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", h.joinKey("user", h.str(x.params?.update?.messageId)), "close", undefined, "item (value)", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
-  if (cx.isStale("item")) cx.emit("item.updated", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  if (cx.isStale("item")) cx.emit("item.updated", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
   return true;
 }
 
-/** mappings/acp.yaml:214 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:217 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call" && (x.params?.update?.status === "completed" || x.params?.update?.status === "failed"))) return false;
@@ -107,7 +107,7 @@ function r_tool_call_finished(m: Extract<Notification, { method: "session/update
   return true;
 }
 
-/** mappings/acp.yaml:258 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:261 — notification session/update → item.started, item.updated */
 function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call")) return false;
@@ -120,7 +120,7 @@ function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:300 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:303 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "completed")) return false;
@@ -133,7 +133,7 @@ function r_tool_call_update_completed(m: Extract<Notification, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:347 — notification session/update → item.completed */
+/** mappings/acp.yaml:350 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "failed")) return false;
@@ -144,7 +144,7 @@ function r_tool_call_update_failed(m: Extract<Notification, { method: "session/u
   return true;
 }
 
-/** mappings/acp.yaml:370 — notification session/update → item.updated */
+/** mappings/acp.yaml:373 — notification session/update → item.updated */
 function r_tool_call_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update")) return false;
@@ -155,7 +155,7 @@ function r_tool_call_update(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:393 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:396 — notification session/update → turn.plan.updated */
 function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "plan")) return false;
@@ -165,7 +165,7 @@ function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowC
   return true;
 }
 
-/** mappings/acp.yaml:409 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:412 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "usage_update")) return false;
@@ -175,7 +175,7 @@ function r_usage_update(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:428 — notification session/update → session.configured */
+/** mappings/acp.yaml:431 — notification session/update → session.configured */
 function r_available_commands_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "available_commands_update")) return false;
@@ -184,7 +184,7 @@ function r_available_commands_update(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:443 — notification session/update → session.configured */
+/** mappings/acp.yaml:446 — notification session/update → session.configured */
 function r_current_mode_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
@@ -193,7 +193,7 @@ function r_current_mode_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:458 — notification session/update → session.configured */
+/** mappings/acp.yaml:461 — notification session/update → session.configured */
 function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
@@ -202,7 +202,7 @@ function r_config_option_update(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:473 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:476 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
@@ -211,7 +211,7 @@ function r_session_info_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:489 — notification session/update → runtime.error */
+/** mappings/acp.yaml:492 — notification session/update → runtime.error */
 function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
@@ -221,7 +221,7 @@ function r_notice_error(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:508 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:511 — notification session/update → runtime.warning */
 function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice")) return false;
@@ -231,7 +231,7 @@ function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: Ro
   return true;
 }
 
-/** mappings/acp.yaml:527 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:530 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
@@ -243,7 +243,7 @@ function r_compaction_completed(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:554 — notification session/update → item.completed */
+/** mappings/acp.yaml:557 — notification session/update → item.completed */
 function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
@@ -254,7 +254,7 @@ function r_compaction_ended(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:576 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:579 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
@@ -266,7 +266,7 @@ function r_compaction_update(m: Extract<Notification, { method: "session/update"
   return true;
 }
 
-/** mappings/acp.yaml:602 — notification session/update → content.delta */
+/** mappings/acp.yaml:605 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
@@ -277,7 +277,7 @@ function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/
   return true;
 }
 
-/** mappings/acp.yaml:622 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:625 — request session/request_permission → request.opened */
 function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -289,7 +289,7 @@ function r_request_permission(m: Extract<ServerRequestMessage, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:646 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:649 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -300,7 +300,7 @@ function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:672 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:675 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -309,7 +309,7 @@ function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elici
   return true;
 }
 
-/** mappings/acp.yaml:692 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:695 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -319,7 +319,7 @@ function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:717 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:720 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -329,7 +329,7 @@ function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:754 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:757 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "cursor/ask_question" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -341,7 +341,7 @@ function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "curso
   return true;
 }
 
-/** mappings/acp.yaml:778 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:781 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -353,7 +353,7 @@ function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:811 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:814 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor/create_plan" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -366,7 +366,7 @@ function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor
   return true;
 }
 
-/** mappings/acp.yaml:837 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:840 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -377,7 +377,7 @@ function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:860 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:863 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update_todos" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -387,7 +387,7 @@ function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update
   return true;
 }
 
-/** mappings/acp.yaml:883 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:886 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.durationMs != null)) return false;
@@ -400,7 +400,7 @@ function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task
   return true;
 }
 
-/** mappings/acp.yaml:917 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:920 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -412,7 +412,7 @@ function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: 
   return true;
 }
 
-/** mappings/acp.yaml:947 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:950 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/generate_image" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -423,21 +423,21 @@ function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/gene
   return true;
 }
 
-/** mappings/acp.yaml:976 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:979 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: Notification, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:991 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:994 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: ServerRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1004 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1007 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -445,14 +445,14 @@ function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:1020 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1023 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: ClientRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1033 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1036 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -460,14 +460,14 @@ function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1049 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1052 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: ClientNotificationMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1063 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1066 — clientRequest session/prompt → turn.started */
 function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -478,7 +478,7 @@ function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>
   return true;
 }
 
-/** mappings/acp.yaml:1080 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1083 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -487,7 +487,7 @@ function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cance
   return true;
 }
 
-/** mappings/acp.yaml:1097 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1100 — clientResponse initialize → session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -495,7 +495,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1116 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1119 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -504,14 +504,14 @@ function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1138 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1141 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1151 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1154 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -523,7 +523,7 @@ function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1180 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1183 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -535,7 +535,7 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1210 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1213 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -544,7 +544,7 @@ function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1228 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1231 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -553,7 +553,7 @@ function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1245 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1248 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -562,7 +562,7 @@ function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1262 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1265 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -574,7 +574,7 @@ function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1288 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1291 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -584,7 +584,7 @@ function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1327 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1330 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
@@ -592,7 +592,7 @@ function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1343 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1346 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -611,54 +611,54 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 107, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 135, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 159, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 180, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 214, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 258, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 300, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 347, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 370, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 393, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 409, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 428, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 443, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 458, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 473, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 489, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 508, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 527, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 554, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 576, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 602, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
-      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 860, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
-      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 883, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 917, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
-      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 947, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-notification", line: 976, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-notification", line: 976, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
+      "session/update": [{ rule: "acp#agent-message-chunk", line: 107, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 135, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 159, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 181, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 217, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 261, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 303, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 350, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 373, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 396, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 412, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 431, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 446, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 461, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 476, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 492, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 511, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 530, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 557, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 579, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 605, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
+      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 863, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
+      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 886, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 920, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
+      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 950, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-notification", line: 979, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-notification", line: 979, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 622, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 672, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 754, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 811, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request", line: 991, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request", line: 991, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission", line: 625, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-request", line: 675, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 757, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 814, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request", line: 994, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request", line: 994, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 646, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 692, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 717, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 778, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 837, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1004, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request-answer", line: 1004, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission-response", line: 649, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-response", line: 695, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#agent-request-failed", line: 720, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 781, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 840, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1007, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request-answer", line: 1007, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
     },
     clientRequest: {
-      "cursor/*": [{ rule: "acp#client-extension-request", line: 1020, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-request", line: 1020, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt", line: 1063, run: r_prompt as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-request", line: 1023, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-request", line: 1023, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt", line: 1066, run: r_prompt as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1033, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-answer", line: 1033, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "acp#initialize-response", line: 1097, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 1116, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1138, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 1151, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 1180, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 1180, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 1210, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 1210, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1228, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1245, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 1262, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1288, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1327, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1343, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1036, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-answer", line: 1036, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "acp#initialize-response", line: 1100, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "authenticate": [{ rule: "acp#authenticate-failed", line: 1119, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1141, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
+      "session/new": [{ rule: "acp#session-new-response", line: 1154, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#session-load-response", line: 1183, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/resume": [{ rule: "acp#session-load-response", line: 1183, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/close": [{ rule: "acp#session-close-response", line: 1213, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/delete": [{ rule: "acp#session-close-response", line: 1213, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1231, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1248, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt-failed", line: 1265, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1291, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#client-request-unsupported", line: 1330, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1346, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
     },
     clientNotification: {
-      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1049, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-notification", line: 1049, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "session/cancel": [{ rule: "acp#cancel", line: 1080, run: r_cancel as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1052, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-notification", line: 1052, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "session/cancel": [{ rule: "acp#cancel", line: 1083, run: r_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -693,13 +693,13 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1361)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1364)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1367)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1370)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1373)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1376)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1379)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1382)"
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1364)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1367)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1370)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1373)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1376)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1379)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1382)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1385)"
   },
 };
