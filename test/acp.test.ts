@@ -1,7 +1,8 @@
 /**
  * The generic ACP surface (`acp`) beyond single-row examples: our recordings of `opencode acp` 1.18.33
- * (fixtures/recorded/acp/*.ndjson, capture lines {seq, dir, message}) replayed whole, the permission helpers, and the
- * CLI with `--from acp`.
+ * (fixtures/recorded/acp/*.ndjson, capture lines {seq, dir, message}: the live connection `<scenario>.ndjson` and the
+ * session/load of the same session by a second process, `<scenario>.load.ndjson`) replayed whole, the permission
+ * helpers, and the CLI with `--from acp`.
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -68,6 +69,26 @@ describe("acp: recorded opencode acp sessions", () => {
         expect(events.filter((e) => e.type === "request.opened").length).toBe(caps.filter((c) => c.message?.method === "session/request_permission").length);
         expect(events.filter((e) => (e as any).raw?.rule === "agentnorm#end").map((e) => P(e).message)).toEqual([]);
       });
+
+      if (f.endsWith(".load.ndjson")) {
+        it("session/load: one completed turn per replayed user message, the user message first in it", () => {
+          const users = [...new Set(caps.map((c) => c.message?.params?.update).filter((u) => u?.sessionUpdate === "user_message_chunk").map((u) => u.messageId))];
+          const started = events.filter((e) => e.type === "turn.started");
+          expect(started.length).toBe(users.length);
+          expect(users.length).toBeGreaterThan(0);
+          const done = events.filter((e) => e.type === "turn.completed");
+          expect(done.map((e) => (e as any).turnId)).toEqual(started.map((e) => (e as any).turnId));
+          expect(done.map((e) => P(e).state)).toEqual(users.map(() => "completed"));
+          for (const t of started) {
+            const first = events.find((e) => (e as any).turnId === (t as any).turnId && e.type.startsWith("item."));
+            expect(P(first!).itemType).toBe("user_message");
+          }
+          // the last turn ends with the load's answer, before the session is reported started
+          const types = events.map((e) => e.type);
+          expect(types.lastIndexOf("turn.completed")).toBeLessThan(types.indexOf("session.started"));
+        });
+        return;
+      }
 
       it("every prompt turn completes, with its stop reason mapped", () => {
         const prompts = caps.filter((c) => c.dir === "out" && c.message?.method === "session/prompt").map((c) => c.message.id);

@@ -13,42 +13,42 @@ export type JsonRpcResponse = { id: string | number; result?: unknown; error?: {
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "toolKind" (mappings/acp.yaml:54)
+// map "toolKind" (mappings/acp.yaml:56)
 const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "dynamic_tool_call"> = new Map([["execute", "command_execution"], ["edit", "file_change"], ["delete", "file_change"], ["move", "file_change"], ["fetch", "web_search"], ["read", "dynamic_tool_call"], ["search", "dynamic_tool_call"], ["think", "dynamic_tool_call"], ["switch_mode", "dynamic_tool_call"], ["other", "dynamic_tool_call"]]);
 
 function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "web_search" | "dynamic_tool_call" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKindKnown" (mappings/acp.yaml:68)
+// map "toolKindKnown" (mappings/acp.yaml:70)
 const M_toolKindKnown: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "dynamic_tool_call"> = new Map([["execute", "command_execution"], ["edit", "file_change"], ["delete", "file_change"], ["move", "file_change"], ["fetch", "web_search"], ["read", "dynamic_tool_call"], ["search", "dynamic_tool_call"], ["think", "dynamic_tool_call"], ["switch_mode", "dynamic_tool_call"], ["other", "dynamic_tool_call"]]);
 
 function map_toolKindKnown(v: unknown, d: any = undefined): "command_execution" | "file_change" | "web_search" | "dynamic_tool_call" | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolStatus" (mappings/acp.yaml:81)
+// map "toolStatus" (mappings/acp.yaml:83)
 const M_toolStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed"> = new Map([["pending", "inProgress"], ["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"]]);
 
 function map_toolStatus(v: unknown, d: any = "inProgress"): "inProgress" | "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:89)
+// map "permissionType" (mappings/acp.yaml:91)
 const M_permissionType: ReadonlyMap<string, "command_execution_approval" | "file_change_approval" | "unknown"> = new Map([["execute", "command_execution_approval"], ["edit", "file_change_approval"], ["delete", "file_change_approval"], ["move", "file_change_approval"]]);
 
 function map_permissionType(v: unknown, d: any = "unknown"): "command_execution_approval" | "file_change_approval" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:97)
+// map "stopReason" (mappings/acp.yaml:99)
 const M_stopReason: ReadonlyMap<string, "completed" | "failed" | "cancelled"> = new Map([["end_turn", "completed"], ["max_tokens", "completed"], ["max_turn_requests", "completed"], ["refusal", "failed"], ["cancelled", "cancelled"]]);
 
 function map_stopReason(v: unknown, d: any = "completed"): "completed" | "failed" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/acp.yaml:107 — notification session/update → content.delta */
+/** mappings/acp.yaml:109 — notification session/update → content.delta */
 function r_agent_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "agent_message_chunk" && x.params?.update?.content?.type === "text")) return false;
@@ -59,7 +59,7 @@ function r_agent_message_chunk(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:135 — notification session/update → content.delta */
+/** mappings/acp.yaml:137 — notification session/update → content.delta */
 function r_agent_thought_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "agent_thought_chunk" && x.params?.update?.content?.type === "text")) return false;
@@ -70,7 +70,7 @@ function r_agent_thought_chunk(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:159 — notification session/update → item.completed */
+/** mappings/acp.yaml:161 — notification session/update → item.completed */
 function r_agent_content_chunk_other(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.params?.update?.sessionUpdate === "agent_message_chunk" || x.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
@@ -80,7 +80,34 @@ function r_agent_content_chunk_other(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:181 — notification session/update → item.completed, item.updated */
+/** mappings/acp.yaml:185 — notification session/update → turn.completed */
+function r_user_message_chunk_replayed_closes_turn(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.params?.update?.sessionUpdate === "user_message_chunk" && x.params?.update?.messageId != null && cx.getVar(["loading", x.params?.sessionId]) === true && cx.getVar(["replayed-user", x.params?.sessionId, x.params?.update?.messageId]) == null)) return false;
+  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.setVar(["replayed-user", x.params?.sessionId, x.params?.update?.messageId], true);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  cx.replay({ method: "session/update", params: x.params });
+  return true;
+}
+
+/** mappings/acp.yaml:223 — notification session/update → turn.started, item.completed */
+function r_user_message_chunk_replayed_opens_turn(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.params?.update?.sessionUpdate === "user_message_chunk" && x.params?.update?.messageId != null && cx.getVar(["loading", x.params?.sessionId]) === true && cx.getVar(["replayed-turn", x.params?.sessionId, x.params?.update?.messageId]) == null)) return false;
+  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref("turn", undefined, "mint", undefined, undefined, false);
+  cx.ref("item", h.joinKey("user", h.str(x.params?.update?.messageId)), "close", undefined, "item (value)", false);
+  cx.setVar(["replayed-turn", x.params?.sessionId, x.params?.update?.messageId], true);
+  cx.setVar(["turn", x.params?.sessionId], cx.id("turn"));
+  cx.setVar(["seg", x.params?.sessionId], 0);
+  cx.emit("turn.started", {});
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  return true;
+}
+
+/** mappings/acp.yaml:261 — notification session/update → item.completed, item.updated */
 function r_user_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "user_message_chunk")) return false;
@@ -92,7 +119,7 @@ function r_user_message_chunk(m: Extract<Notification, { method: "session/update
   return true;
 }
 
-/** mappings/acp.yaml:217 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:297 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call" && (x.params?.update?.status === "completed" || x.params?.update?.status === "failed"))) return false;
@@ -107,7 +134,7 @@ function r_tool_call_finished(m: Extract<Notification, { method: "session/update
   return true;
 }
 
-/** mappings/acp.yaml:261 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:341 — notification session/update → item.started, item.updated */
 function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call")) return false;
@@ -120,7 +147,7 @@ function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:303 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:383 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "completed")) return false;
@@ -133,7 +160,7 @@ function r_tool_call_update_completed(m: Extract<Notification, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:350 — notification session/update → item.completed */
+/** mappings/acp.yaml:430 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "failed")) return false;
@@ -144,7 +171,7 @@ function r_tool_call_update_failed(m: Extract<Notification, { method: "session/u
   return true;
 }
 
-/** mappings/acp.yaml:373 — notification session/update → item.updated */
+/** mappings/acp.yaml:453 — notification session/update → item.updated */
 function r_tool_call_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update")) return false;
@@ -155,7 +182,7 @@ function r_tool_call_update(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:396 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:476 — notification session/update → turn.plan.updated */
 function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "plan")) return false;
@@ -165,7 +192,7 @@ function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowC
   return true;
 }
 
-/** mappings/acp.yaml:412 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:492 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "usage_update")) return false;
@@ -175,7 +202,7 @@ function r_usage_update(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:431 — notification session/update → session.configured */
+/** mappings/acp.yaml:511 — notification session/update → session.configured */
 function r_available_commands_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "available_commands_update")) return false;
@@ -184,7 +211,7 @@ function r_available_commands_update(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:446 — notification session/update → session.configured */
+/** mappings/acp.yaml:526 — notification session/update → session.configured */
 function r_current_mode_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
@@ -193,7 +220,7 @@ function r_current_mode_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:461 — notification session/update → session.configured */
+/** mappings/acp.yaml:541 — notification session/update → session.configured */
 function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
@@ -202,7 +229,7 @@ function r_config_option_update(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:476 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:556 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
@@ -211,7 +238,7 @@ function r_session_info_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:492 — notification session/update → runtime.error */
+/** mappings/acp.yaml:572 — notification session/update → runtime.error */
 function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
@@ -221,7 +248,7 @@ function r_notice_error(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:511 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:591 — notification session/update → runtime.warning */
 function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice")) return false;
@@ -231,7 +258,7 @@ function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: Ro
   return true;
 }
 
-/** mappings/acp.yaml:530 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:610 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
@@ -243,7 +270,7 @@ function r_compaction_completed(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:557 — notification session/update → item.completed */
+/** mappings/acp.yaml:637 — notification session/update → item.completed */
 function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
@@ -254,7 +281,7 @@ function r_compaction_ended(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:579 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:659 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
@@ -266,7 +293,7 @@ function r_compaction_update(m: Extract<Notification, { method: "session/update"
   return true;
 }
 
-/** mappings/acp.yaml:605 — notification session/update → content.delta */
+/** mappings/acp.yaml:685 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
@@ -277,7 +304,7 @@ function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/
   return true;
 }
 
-/** mappings/acp.yaml:625 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:705 — request session/request_permission → request.opened */
 function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -289,7 +316,7 @@ function r_request_permission(m: Extract<ServerRequestMessage, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:649 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:729 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -300,7 +327,7 @@ function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:675 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:755 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -309,7 +336,7 @@ function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elici
   return true;
 }
 
-/** mappings/acp.yaml:695 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:775 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -319,7 +346,7 @@ function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:720 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:800 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -329,7 +356,7 @@ function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:757 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:837 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "cursor/ask_question" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -341,7 +368,7 @@ function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "curso
   return true;
 }
 
-/** mappings/acp.yaml:781 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:861 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -353,7 +380,7 @@ function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:814 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:894 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor/create_plan" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -366,7 +393,7 @@ function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor
   return true;
 }
 
-/** mappings/acp.yaml:840 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:920 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -377,7 +404,7 @@ function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:863 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:943 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update_todos" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -387,7 +414,7 @@ function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update
   return true;
 }
 
-/** mappings/acp.yaml:886 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:966 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.durationMs != null)) return false;
@@ -400,7 +427,7 @@ function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task
   return true;
 }
 
-/** mappings/acp.yaml:920 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1000 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -412,7 +439,7 @@ function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: 
   return true;
 }
 
-/** mappings/acp.yaml:950 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1030 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/generate_image" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -423,21 +450,21 @@ function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/gene
   return true;
 }
 
-/** mappings/acp.yaml:979 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1059 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: Notification, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:994 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1074 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: ServerRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1007 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1087 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -445,14 +472,14 @@ function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:1023 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1103 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: ClientRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1036 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1116 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -460,14 +487,14 @@ function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1052 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1132 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: ClientNotificationMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1066 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1146 — clientRequest session/prompt → turn.started */
 function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -478,7 +505,14 @@ function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>
   return true;
 }
 
-/** mappings/acp.yaml:1083 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1165 — clientRequest session/load */
+function r_load(m: Extract<ClientRequestMessage, { method: "session/load" }>, cx: RowContext): boolean {
+  const x: any = m;
+  cx.setVar(["loading", x.params?.sessionId], true);
+  return true;
+}
+
+/** mappings/acp.yaml:1178 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -487,7 +521,7 @@ function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cance
   return true;
 }
 
-/** mappings/acp.yaml:1100 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1195 — clientResponse initialize → session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -495,7 +529,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1119 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1214 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -504,14 +538,14 @@ function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1141 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1236 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1154 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1249 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -523,11 +557,15 @@ function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1183 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1278 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "open", undefined, "request.params.sessionId", false);
+  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.setVar(["loading", cx.request?.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed history ended before this tool call completed");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: cx.request?.params?.sessionId });
   cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd } });
@@ -535,7 +573,7 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1213 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1329 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -544,7 +582,7 @@ function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1231 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1347 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -553,7 +591,7 @@ function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1248 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1364 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -562,7 +600,7 @@ function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1265 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1381 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -574,7 +612,7 @@ function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1291 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1407 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -584,7 +622,7 @@ function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1330 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1446 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
@@ -592,7 +630,7 @@ function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1346 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1462 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -611,54 +649,55 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 107, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 135, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 159, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 181, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 217, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 261, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 303, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 350, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 373, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 396, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 412, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 431, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 446, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 461, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 476, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 492, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 511, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 530, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 557, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 579, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 605, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
-      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 863, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
-      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 886, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 920, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
-      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 950, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-notification", line: 979, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-notification", line: 979, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
+      "session/update": [{ rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 137, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 161, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-closes-turn", line: 185, run: r_user_message_chunk_replayed_closes_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-opens-turn", line: 223, run: r_user_message_chunk_replayed_opens_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 261, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 297, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 341, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 383, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 430, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 453, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 476, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 492, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 511, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 526, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 541, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 556, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 572, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 591, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 610, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 637, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 659, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 685, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
+      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 943, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
+      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 966, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 1000, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
+      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 1030, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-notification", line: 1059, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-notification", line: 1059, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 625, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 675, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 757, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 814, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request", line: 994, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request", line: 994, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission", line: 705, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-request", line: 755, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 837, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 894, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request", line: 1074, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request", line: 1074, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 649, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 695, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 720, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 781, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 840, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1007, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request-answer", line: 1007, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission-response", line: 729, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-response", line: 775, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#agent-request-failed", line: 800, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 861, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 920, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1087, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request-answer", line: 1087, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
     },
     clientRequest: {
-      "cursor/*": [{ rule: "acp#client-extension-request", line: 1023, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-request", line: 1023, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt", line: 1066, run: r_prompt as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-request", line: 1103, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-request", line: 1103, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt", line: 1146, run: r_prompt as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#load", line: 1165, run: r_load as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1036, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-answer", line: 1036, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "acp#initialize-response", line: 1100, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 1119, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1141, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 1154, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 1183, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 1183, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 1213, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 1213, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1231, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1248, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 1265, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1291, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1330, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1346, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1116, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-answer", line: 1116, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "acp#initialize-response", line: 1195, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "authenticate": [{ rule: "acp#authenticate-failed", line: 1214, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1236, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
+      "session/new": [{ rule: "acp#session-new-response", line: 1249, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#session-load-response", line: 1278, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/resume": [{ rule: "acp#session-load-response", line: 1278, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/close": [{ rule: "acp#session-close-response", line: 1329, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/delete": [{ rule: "acp#session-close-response", line: 1329, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1347, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1364, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt-failed", line: 1381, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1407, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#client-request-unsupported", line: 1446, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1462, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
     },
     clientNotification: {
-      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1052, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-notification", line: 1052, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "session/cancel": [{ rule: "acp#cancel", line: 1083, run: r_cancel as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1132, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-notification", line: 1132, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "session/cancel": [{ rule: "acp#cancel", line: 1178, run: r_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -682,7 +721,6 @@ export const table: SurfaceTable = {
       "initialize": "acp#ignored-clientRequest-6",
       "authenticate": "acp#ignored-clientRequest-6",
       "session/new": "acp#ignored-clientRequest-6",
-      "session/load": "acp#ignored-clientRequest-6",
       "session/resume": "acp#ignored-clientRequest-6",
       "session/close": "acp#ignored-clientRequest-6",
       "session/delete": "acp#ignored-clientRequest-6",
@@ -693,13 +731,13 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1364)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1367)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1370)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1373)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1376)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1379)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1382)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1385)"
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1480)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1483)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1486)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1489)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1492)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1495)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1498)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1501)"
   },
 };
