@@ -214,37 +214,43 @@ describe("acp: table examples (mappings/acp.yaml)", () => {
   it("the answer ends the last replayed turn (mappings/acp.yaml:1316)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Hello."}}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}},{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started"},{"type":"session.configured"},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-close-response #1 (mappings/acp.yaml:1342)", () => {
+  it("session-load-failed #1 (mappings/acp.yaml:1353)", () => {
+    check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"error":{"code":-32002,"message":"Session not found"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Session not found"}}]);
+  });
+  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:1357)", () => {
+    check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}], {"direction":"in","message":{"id":1,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
+  });
+  it("session-close-response #1 (mappings/acp.yaml:1379)", () => {
     check([{"direction":"out","message":{"id":9,"method":"session/close","params":{"sessionId":"s1"}}}], {"direction":"in","message":{"id":9,"result":{}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed","detail":{"method":"session/close"}}}]);
   });
-  it("set-mode-response #1 (mappings/acp.yaml:1359)", () => {
+  it("set-mode-response #1 (mappings/acp.yaml:1396)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":4,"result":{}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","currentModeId":"plan"}}}]);
   });
-  it("set-config-option-response #1 (mappings/acp.yaml:1376)", () => {
+  it("set-config-option-response #1 (mappings/acp.yaml:1413)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m2"}}}], {"direction":"in","message":{"id":4,"result":{"configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"m2","options":[]}]}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","configOptions":[{"currentValue":"m2"}]}}}]);
   });
-  it("prompt-failed #1 (mappings/acp.yaml:1401)", () => {
+  it("prompt-failed #1 (mappings/acp.yaml:1438)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("prompt-response #1 (mappings/acp.yaml:1420)", () => {
+  it("prompt-response #1 (mappings/acp.yaml:1457)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("prompt-response #2 (mappings/acp.yaml:1424)", () => {
+  it("prompt-response #2 (mappings/acp.yaml:1461)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"turn.completed","payload":{"state":"cancelled","stopReason":"cancelled"}}]);
   });
-  it("prompt-response #3 (mappings/acp.yaml:1428)", () => {
+  it("prompt-response #3 (mappings/acp.yaml:1465)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"refusal"}}}, [{"type":"turn.completed","payload":{"state":"failed","stopReason":"refusal"}}]);
   });
-  it("prompt-response #4 (mappings/acp.yaml:1432)", () => {
+  it("prompt-response #4 (mappings/acp.yaml:1469)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"max_tokens"}}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"max_tokens"}}]);
   });
-  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:1436)", () => {
+  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:1473)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"cancelled"}}]);
   });
-  it("client-request-unsupported #1 (mappings/acp.yaml:1457)", () => {
+  it("client-request-unsupported #1 (mappings/acp.yaml:1494)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":3,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("client-request-failed #1 (mappings/acp.yaml:1474)", () => {
+  it("client-request-failed #1 (mappings/acp.yaml:1511)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":3,"error":{"code":-32602,"message":"Invalid params"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Invalid params"}}]);
   });
 });
