@@ -1,7 +1,8 @@
 /**
  * The generic ACP surface (`acp`) beyond single-row examples: our recordings of `opencode acp` 1.18.33
- * (fixtures/recorded/acp/*.ndjson, capture lines {seq, dir, message}) replayed whole, the permission helpers, and the
- * CLI with `--from acp`.
+ * (fixtures/recorded/acp/*.ndjson, capture lines {seq, dir, message}: the live connection `<scenario>.ndjson` and the
+ * session/load of the same session by a second process, `<scenario>.load.ndjson`) replayed whole, the permission
+ * helpers, and the CLI with `--from acp`.
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -13,6 +14,7 @@ import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { acpPermissionDecision, acpPlanSteps, acpContentText } from "../src/helpers.js";
 import { toAcpPermissionResponse } from "../src/acp-permission.js";
+import { expectVerified } from "./support/verify.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FIX = join(ROOT, "fixtures/recorded/acp");
@@ -45,6 +47,10 @@ describe("acp: recorded opencode acp sessions", () => {
         expect(events.filter((e) => !validateCanonicalEvent(e)).map((e) => e.type)).toEqual([]);
       });
 
+      it("the stream verifier finds no violation", () => {
+        expectVerified(events, f);
+      });
+
       it("concatenated chunks equal the text of each message (assistant and reasoning)", () => {
         for (const [kind, stream] of [["agent_message_chunk", "assistant_text"], ["agent_thought_chunk", "reasoning_text"]] as const) {
           const want = new Map<string, string>();
@@ -63,12 +69,32 @@ describe("acp: recorded opencode acp sessions", () => {
         const completed = new Set(events.filter((e) => e.type === "item.completed").map((e) => (e as any).itemId));
         expect(started.filter((id) => !completed.has(id))).toEqual([]);
         const toolCalls = new Set(caps.map((c) => c.message?.params?.update).filter((u) => u?.sessionUpdate === "tool_call").map((u) => u.toolCallId));
-        const toolStarts = events.filter((e) => e.type === "item.started" && !["assistant_message", "reasoning"].includes(P(e).itemType));
+        const toolStarts = events.filter((e) => e.type === "item.started" && !["assistant_message", "reasoning", "user_message"].includes(P(e).itemType));
         expect(toolStarts.length).toBe(toolCalls.size);
         expect(events.filter((e) => e.type === "request.resolved").length).toBe(events.filter((e) => e.type === "request.opened").length);
         expect(events.filter((e) => e.type === "request.opened").length).toBe(caps.filter((c) => c.message?.method === "session/request_permission").length);
         expect(events.filter((e) => (e as any).raw?.rule === "agentnorm#end").map((e) => P(e).message)).toEqual([]);
       });
+
+      if (f.endsWith(".load.ndjson")) {
+        it("session/load: one completed turn per replayed user message, the user message first in it", () => {
+          const users = [...new Set(caps.map((c) => c.message?.params?.update).filter((u) => u?.sessionUpdate === "user_message_chunk").map((u) => u.messageId))];
+          const started = events.filter((e) => e.type === "turn.started");
+          expect(started.length).toBe(users.length);
+          expect(users.length).toBeGreaterThan(0);
+          const done = events.filter((e) => e.type === "turn.completed");
+          expect(done.map((e) => (e as any).turnId)).toEqual(started.map((e) => (e as any).turnId));
+          expect(done.map((e) => P(e).state)).toEqual(users.map(() => "completed"));
+          for (const t of started) {
+            const first = events.find((e) => (e as any).turnId === (t as any).turnId && e.type.startsWith("item."));
+            expect(P(first!).itemType).toBe("user_message");
+          }
+          // the last turn ends with the load's answer, before the session is reported started
+          const types = events.map((e) => e.type);
+          expect(types.lastIndexOf("turn.completed")).toBeLessThan(types.indexOf("session.started"));
+        });
+        return;
+      }
 
       it("every prompt turn completes, with its stop reason mapped", () => {
         const prompts = caps.filter((c) => c.dir === "out" && c.message?.method === "session/prompt").map((c) => c.message.id);
@@ -87,7 +113,7 @@ describe("acp: recorded opencode acp sessions", () => {
   it("approval: the permission decisions are the selected options' kinds", () => {
     const { events } = replay("approval.ndjson");
     expect(events.filter((e) => e.type === "request.resolved").map((e) => P(e).decision)).toEqual(["allow_once", "reject_once"]);
-    expect(events.filter((e) => e.type === "item.completed" && !["assistant_message", "reasoning"].includes(P(e).itemType)).map((e) => P(e).status)).toEqual(["completed", "failed"]);
+    expect(events.filter((e) => e.type === "item.completed" && !["assistant_message", "reasoning", "user_message"].includes(P(e).itemType)).map((e) => P(e).status)).toEqual(["completed", "failed"]);
     // text items complete with their turn, as completed
     expect(events.filter((e) => e.type === "item.completed" && ["assistant_message", "reasoning"].includes(P(e).itemType)).map((e) => P(e).status).every((s) => s === "completed")).toBe(true);
   });

@@ -160,12 +160,48 @@ describe("render parity: codex-eventmsg live stream vs codex-rollout of the same
   });
 });
 
-// ───────────────────────────── surfaces whose restored form is not recorded yet ─────────────────────────────
+// ───────────────────────────── ACP: live session/prompt stream vs session/load ─────────────────────────────
 
-describe("render parity: surfaces without a recorded restored form", () => {
-  // ACP session/load replays history as the same session/update notifications the live stream uses; no session/load
-  // exchange is recorded in fixtures/recorded/acp yet.
-  it.todo("acp: live session/prompt stream vs session/load of the same session (needs a recorded session/load)");
+/**
+ * `<scenario>.load.ndjson` is a second `opencode acp` process answering session/load for the recorded session: opencode
+ * replays the history as session/update notifications (user_message_chunk, agent_thought_chunk, agent_message_chunk,
+ * tool_call with its final status) before it answers; the acp table groups the replay into one turn per user message.
+ * Differences by construction of that replay:
+ * - turn states: the history keeps no stop reason, so every replayed turn is `completed`; live, the interrupted turn is
+ *   cancelled and the model-error turn failed (named per scenario below);
+ * - user prompts: live they are the session/prompt request's params (no item); the replay sends them as
+ *   user_message_chunk → user_message items, whose rendered text must be the prompts sent, in order;
+ * - side channels only the live connection carries: usage, permission requests, status lines, and config (`mode`:
+ *   available commands and config options come from different messages in each form).
+ * Anything else — text, reasoning, tool cards (declined, failed, cancelled ones included), terminal output, diffs, turn
+ * grouping — must render the same.
+ */
+const ACP_OMIT = ["usage", "permission", "question", "status", "mode"];
+const ACP_LIVE_TURN_STATES: Record<string, string[]> = { interrupt: ["cancelled"], "model-error": ["failed"] };
+
+describe("render parity: acp live session/prompt stream vs session/load of the same session", () => {
+  const dir = join(REC, "acp");
+  const scenarios = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".load.ndjson")).map((f) => f.replace(/\.load\.ndjson$/, "")).sort() : [];
+  it("has the recorded pairs", () => expect(scenarios.length).toBeGreaterThanOrEqual(8));
+  for (const s of scenarios) {
+    it(`${s}: same render groups`, () => {
+      const liveLines = readLines(join(dir, `${s}.ndjson`));
+      const loadLines = readLines(join(dir, `${s}.load.ndjson`));
+      expect(loadLines.some((l) => JSON.parse(l).message?.method === "session/load"), "the restored form is a session/load").toBe(true);
+      const live = accumulateLines("acp", liveLines);
+      const restored = accumulateLines("acp", loadLines);
+      // user prompts: replayed as user_message items carrying the prompts the live connection sent
+      const prompts = liveLines.map((l) => JSON.parse(l).message).filter((m) => m.method === "session/prompt").map((m) => m.params.prompt.map((p: any) => p.text).join(""));
+      expect(removeBlocks(restored, (b) => b.kind === "text" && b.role === "user").map((b: any) => b.text)).toEqual(prompts);
+      expect(removeBlocks(live, (b) => b.kind === "text" && b.role === "user")).toEqual([]);
+      // turn states: the replayed turns are all completed; the live ones as named
+      const states = (snap: AccumulatorSnapshot) => snap.sessions.flatMap((x) => x.turns.map((t) => t.state));
+      expect(states(restored)).toEqual(prompts.map(() => "completed"));
+      expect(states(live)).toEqual(ACP_LIVE_TURN_STATES[s] ?? prompts.map(() => "completed"));
+      const v = (snap: AccumulatorSnapshot) => view(snap, ACP_OMIT).map((x) => ({ ...x, turns: x.turns.map((t) => ({ ...t, state: "(compared above)" })) }));
+      expect(v(restored)).toEqual(v(live));
+    });
+  }
 });
 
 // ───────────────────────────── opencode: live /event stream vs session.messages ─────────────────────────────

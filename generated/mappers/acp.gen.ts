@@ -13,42 +13,42 @@ export type JsonRpcResponse = { id: string | number; result?: unknown; error?: {
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "toolKind" (mappings/acp.yaml:54)
+// map "toolKind" (mappings/acp.yaml:56)
 const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "dynamic_tool_call"> = new Map([["execute", "command_execution"], ["edit", "file_change"], ["delete", "file_change"], ["move", "file_change"], ["fetch", "web_search"], ["read", "dynamic_tool_call"], ["search", "dynamic_tool_call"], ["think", "dynamic_tool_call"], ["switch_mode", "dynamic_tool_call"], ["other", "dynamic_tool_call"]]);
 
 function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "web_search" | "dynamic_tool_call" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKindKnown" (mappings/acp.yaml:68)
+// map "toolKindKnown" (mappings/acp.yaml:70)
 const M_toolKindKnown: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "dynamic_tool_call"> = new Map([["execute", "command_execution"], ["edit", "file_change"], ["delete", "file_change"], ["move", "file_change"], ["fetch", "web_search"], ["read", "dynamic_tool_call"], ["search", "dynamic_tool_call"], ["think", "dynamic_tool_call"], ["switch_mode", "dynamic_tool_call"], ["other", "dynamic_tool_call"]]);
 
 function map_toolKindKnown(v: unknown, d: any = undefined): "command_execution" | "file_change" | "web_search" | "dynamic_tool_call" | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolStatus" (mappings/acp.yaml:81)
+// map "toolStatus" (mappings/acp.yaml:83)
 const M_toolStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed"> = new Map([["pending", "inProgress"], ["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"]]);
 
 function map_toolStatus(v: unknown, d: any = "inProgress"): "inProgress" | "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:89)
+// map "permissionType" (mappings/acp.yaml:91)
 const M_permissionType: ReadonlyMap<string, "command_execution_approval" | "file_change_approval" | "unknown"> = new Map([["execute", "command_execution_approval"], ["edit", "file_change_approval"], ["delete", "file_change_approval"], ["move", "file_change_approval"]]);
 
 function map_permissionType(v: unknown, d: any = "unknown"): "command_execution_approval" | "file_change_approval" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:97)
+// map "stopReason" (mappings/acp.yaml:99)
 const M_stopReason: ReadonlyMap<string, "completed" | "failed" | "cancelled"> = new Map([["end_turn", "completed"], ["max_tokens", "completed"], ["max_turn_requests", "completed"], ["refusal", "failed"], ["cancelled", "cancelled"]]);
 
 function map_stopReason(v: unknown, d: any = "completed"): "completed" | "failed" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/acp.yaml:107 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:109 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "agent_message_chunk" && x.params?.update?.content?.type === "text")) return false;
@@ -60,7 +60,7 @@ function r_agent_message_chunk(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:148 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:150 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "agent_thought_chunk" && x.params?.update?.content?.type === "text")) return false;
@@ -72,7 +72,7 @@ function r_agent_thought_chunk(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:179 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:181 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.params?.update?.sessionUpdate === "agent_message_chunk" || x.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
@@ -84,7 +84,36 @@ function r_agent_content_chunk_other(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:207 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:211 — notification session/update → turn.completed */
+function r_user_message_chunk_replayed_closes_turn(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.params?.update?.sessionUpdate === "user_message_chunk" && x.params?.update?.messageId != null && cx.getVar(["loading", x.params?.sessionId]) === true && cx.getVar(["replayed-user", x.params?.sessionId, x.params?.update?.messageId]) == null)) return false;
+  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.setVar(["replayed-user", x.params?.sessionId, x.params?.update?.messageId], true);
+  cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"]);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  cx.replay({ method: "session/update", params: x.params });
+  return true;
+}
+
+/** mappings/acp.yaml:253 — notification session/update → turn.started, item.started, item.completed */
+function r_user_message_chunk_replayed_opens_turn(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.params?.update?.sessionUpdate === "user_message_chunk" && x.params?.update?.messageId != null && cx.getVar(["loading", x.params?.sessionId]) === true && cx.getVar(["replayed-turn", x.params?.sessionId, x.params?.update?.messageId]) == null)) return false;
+  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref("turn", undefined, "mint", undefined, undefined, false);
+  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.setVar(["replayed-turn", x.params?.sessionId, x.params?.update?.messageId], true);
+  cx.setVar(["turn", x.params?.sessionId], cx.id("turn"));
+  cx.setVar(["seg", x.params?.sessionId], 0);
+  cx.emit("turn.started", {});
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  return true;
+}
+
+/** mappings/acp.yaml:297 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "user_message_chunk")) return false;
@@ -92,11 +121,11 @@ function r_user_message_chunk(m: Extract<Notification, { method: "session/update
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
   return true;
 }
 
-/** mappings/acp.yaml:240 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:331 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call" && (x.params?.update?.status === "completed" || x.params?.update?.status === "failed"))) return false;
@@ -111,7 +140,7 @@ function r_tool_call_finished(m: Extract<Notification, { method: "session/update
   return true;
 }
 
-/** mappings/acp.yaml:284 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:375 — notification session/update → item.started, item.updated */
 function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call")) return false;
@@ -124,7 +153,7 @@ function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:326 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:417 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "completed")) return false;
@@ -137,7 +166,7 @@ function r_tool_call_update_completed(m: Extract<Notification, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:373 — notification session/update → item.completed */
+/** mappings/acp.yaml:464 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "failed")) return false;
@@ -148,7 +177,7 @@ function r_tool_call_update_failed(m: Extract<Notification, { method: "session/u
   return true;
 }
 
-/** mappings/acp.yaml:396 — notification session/update → item.updated */
+/** mappings/acp.yaml:487 — notification session/update → item.updated */
 function r_tool_call_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "tool_call_update")) return false;
@@ -159,7 +188,7 @@ function r_tool_call_update(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:419 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:510 — notification session/update → turn.plan.updated */
 function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "plan")) return false;
@@ -169,7 +198,7 @@ function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowC
   return true;
 }
 
-/** mappings/acp.yaml:435 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:526 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "usage_update")) return false;
@@ -179,7 +208,7 @@ function r_usage_update(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:454 — notification session/update → session.configured */
+/** mappings/acp.yaml:545 — notification session/update → session.configured */
 function r_available_commands_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "available_commands_update")) return false;
@@ -188,7 +217,7 @@ function r_available_commands_update(m: Extract<Notification, { method: "session
   return true;
 }
 
-/** mappings/acp.yaml:469 — notification session/update → session.configured */
+/** mappings/acp.yaml:560 — notification session/update → session.configured */
 function r_current_mode_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
@@ -197,7 +226,7 @@ function r_current_mode_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:484 — notification session/update → session.configured */
+/** mappings/acp.yaml:575 — notification session/update → session.configured */
 function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
@@ -206,7 +235,7 @@ function r_config_option_update(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:499 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:590 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
@@ -215,7 +244,7 @@ function r_session_info_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:515 — notification session/update → runtime.error */
+/** mappings/acp.yaml:606 — notification session/update → runtime.error */
 function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
@@ -225,7 +254,7 @@ function r_notice_error(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:534 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:625 — notification session/update → runtime.warning */
 function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice")) return false;
@@ -235,7 +264,7 @@ function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: Ro
   return true;
 }
 
-/** mappings/acp.yaml:553 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:644 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
@@ -247,7 +276,7 @@ function r_compaction_completed(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:580 — notification session/update → item.completed */
+/** mappings/acp.yaml:671 — notification session/update → item.completed */
 function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
@@ -258,7 +287,7 @@ function r_compaction_ended(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:602 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:693 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
@@ -270,7 +299,7 @@ function r_compaction_update(m: Extract<Notification, { method: "session/update"
   return true;
 }
 
-/** mappings/acp.yaml:628 — notification session/update → content.delta */
+/** mappings/acp.yaml:719 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
@@ -281,7 +310,7 @@ function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/
   return true;
 }
 
-/** mappings/acp.yaml:648 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:739 — request session/request_permission → request.opened */
 function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -293,7 +322,7 @@ function r_request_permission(m: Extract<ServerRequestMessage, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:672 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:763 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -304,7 +333,7 @@ function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:698 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:789 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -313,7 +342,7 @@ function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elici
   return true;
 }
 
-/** mappings/acp.yaml:718 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:809 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -323,7 +352,7 @@ function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:743 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:834 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -333,7 +362,7 @@ function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:780 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:871 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "cursor/ask_question" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -345,7 +374,7 @@ function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "curso
   return true;
 }
 
-/** mappings/acp.yaml:804 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:895 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -357,7 +386,7 @@ function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:837 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:928 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor/create_plan" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -370,7 +399,7 @@ function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor
   return true;
 }
 
-/** mappings/acp.yaml:863 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:954 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -381,7 +410,7 @@ function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:886 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:977 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update_todos" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -391,7 +420,7 @@ function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update
   return true;
 }
 
-/** mappings/acp.yaml:909 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1000 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.durationMs != null)) return false;
@@ -404,7 +433,7 @@ function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task
   return true;
 }
 
-/** mappings/acp.yaml:943 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1034 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -416,7 +445,7 @@ function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: 
   return true;
 }
 
-/** mappings/acp.yaml:973 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1064 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/generate_image" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -427,21 +456,21 @@ function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/gene
   return true;
 }
 
-/** mappings/acp.yaml:1002 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1093 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: Notification, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1017 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1108 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: ServerRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1030 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1121 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -449,14 +478,14 @@ function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:1046 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1137 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: ClientRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1059 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1150 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -464,14 +493,14 @@ function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1075 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1166 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: ClientNotificationMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1089 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1180 — clientRequest session/prompt → turn.started */
 function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -482,7 +511,14 @@ function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>
   return true;
 }
 
-/** mappings/acp.yaml:1106 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1199 — clientRequest session/load */
+function r_load(m: Extract<ClientRequestMessage, { method: "session/load" }>, cx: RowContext): boolean {
+  const x: any = m;
+  cx.setVar(["loading", x.params?.sessionId], true);
+  return true;
+}
+
+/** mappings/acp.yaml:1213 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -491,7 +527,7 @@ function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cance
   return true;
 }
 
-/** mappings/acp.yaml:1123 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1230 — clientResponse initialize → session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -499,7 +535,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1142 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1249 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -508,14 +544,14 @@ function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1164 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1271 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1177 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1284 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -527,11 +563,15 @@ function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1206 — clientResponse session/load, session/resume → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1313 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "open", undefined, "request.params.sessionId", false);
+  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.setVar(["loading", cx.request?.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"]);
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: cx.request?.params?.sessionId });
   cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd } });
@@ -539,7 +579,20 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1236 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1366 — clientResponse session/load → runtime.error, turn.completed */
+function r_session_load_failed(m: JsonRpcResponse, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.error != null)) return false;
+  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
+  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.setVar(["loading", cx.request?.params?.sessionId], null);
+  cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"]);
+  cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.error?.message });
+  return true;
+}
+
+/** mappings/acp.yaml:1402 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -548,7 +601,7 @@ function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1254 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1420 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -557,7 +610,7 @@ function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1271 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1437 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -566,7 +619,7 @@ function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1288 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1454 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -578,7 +631,7 @@ function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1314 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1480 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -588,7 +641,7 @@ function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1365 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1531 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
@@ -596,7 +649,7 @@ function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1381 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1547 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -615,54 +668,55 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 107, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 148, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 179, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 207, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 240, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 284, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 326, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 373, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 396, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 419, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 435, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 454, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 469, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 484, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 499, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 515, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 534, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 553, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 580, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 602, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 628, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
-      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 886, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
-      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 909, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 943, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
-      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 973, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-notification", line: 1002, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-notification", line: 1002, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
+      "session/update": [{ rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 150, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 181, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-closes-turn", line: 211, run: r_user_message_chunk_replayed_closes_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-opens-turn", line: 253, run: r_user_message_chunk_replayed_opens_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 297, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 331, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 375, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 417, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 464, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 487, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 510, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 526, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 545, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 560, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 575, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 590, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 606, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 625, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 644, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 671, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 693, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 719, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
+      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 977, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
+      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 1000, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 1034, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
+      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 1064, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-notification", line: 1093, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-notification", line: 1093, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 648, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 698, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 780, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 837, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request", line: 1017, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request", line: 1017, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission", line: 739, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-request", line: 789, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 871, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 928, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request", line: 1108, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request", line: 1108, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 672, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 718, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 743, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 804, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 863, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1030, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request-answer", line: 1030, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission-response", line: 763, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-response", line: 809, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#agent-request-failed", line: 834, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 895, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 954, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1121, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request-answer", line: 1121, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
     },
     clientRequest: {
-      "cursor/*": [{ rule: "acp#client-extension-request", line: 1046, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-request", line: 1046, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt", line: 1089, run: r_prompt as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-request", line: 1137, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-request", line: 1137, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt", line: 1180, run: r_prompt as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#load", line: 1199, run: r_load as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1059, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-answer", line: 1059, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "acp#initialize-response", line: 1123, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 1142, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1164, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 1177, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 1206, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 1206, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 1236, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 1236, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1254, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1271, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 1288, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1314, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1365, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1381, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1150, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-answer", line: 1150, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "acp#initialize-response", line: 1230, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "authenticate": [{ rule: "acp#authenticate-failed", line: 1249, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1271, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
+      "session/new": [{ rule: "acp#session-new-response", line: 1284, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#session-load-response", line: 1313, run: r_session_load_response as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-load-failed", line: 1366, run: r_session_load_failed as (m: any, cx: RowContext) => boolean }],
+      "session/resume": [{ rule: "acp#session-load-response", line: 1313, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/close": [{ rule: "acp#session-close-response", line: 1402, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/delete": [{ rule: "acp#session-close-response", line: 1402, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1420, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1437, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt-failed", line: 1454, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1480, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#client-request-unsupported", line: 1531, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1547, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
     },
     clientNotification: {
-      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1075, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-notification", line: 1075, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "session/cancel": [{ rule: "acp#cancel", line: 1106, run: r_cancel as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1166, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-notification", line: 1166, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "session/cancel": [{ rule: "acp#cancel", line: 1213, run: r_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -686,7 +740,6 @@ export const table: SurfaceTable = {
       "initialize": "acp#ignored-clientRequest-6",
       "authenticate": "acp#ignored-clientRequest-6",
       "session/new": "acp#ignored-clientRequest-6",
-      "session/load": "acp#ignored-clientRequest-6",
       "session/resume": "acp#ignored-clientRequest-6",
       "session/close": "acp#ignored-clientRequest-6",
       "session/delete": "acp#ignored-clientRequest-6",
@@ -697,13 +750,13 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1399)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1402)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1405)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1408)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1411)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1414)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1417)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1420)"
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1565)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1568)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1571)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1574)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1577)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1580)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1583)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1586)"
   },
 };
