@@ -440,6 +440,17 @@ describe("accumulator: retainTurns bounds memory by open state (issue 9.5)", () 
     expect(byId(full, "itm_4b:text").text).toBe("answer 4late");
   });
 
+  it("a turn retired longer ago than the remembered window is repaired like a never-seen one (documented limit)", () => {
+    const { ev, events } = longSession(12);
+    const late = ev("content.delta", { streamKind: "assistant_text", delta: "late" }, { turnId: "trn_1", itemId: "itm_1b" });
+    const a = createAccumulator({ retainTurns: 2 });
+    a.applyAll(events);
+    const s = a.snapshot();
+    expect(s.problems.map((p) => [p.kind, p.sequence])).toEqual([["turn-without-start", late.sequence]]);
+    expect(s.sessions[0].turns.map((t) => [t.turnId, t.implicit, t.state])).toEqual([["trn_11", false, "completed"], ["trn_12", false, "completed"], ["trn_1", true, "running"]]);
+    expect(a.stats().tombstones).toBeGreaterThan(0);
+  });
+
   it("running turns are never retired; a duplicate of a retained event is still a duplicate", () => {
     const { ev, events } = stream();
     ev("turn.started", {}, { turnId: "trn_open" });
