@@ -185,7 +185,8 @@ export type ProblemKind =
   | "task-without-start"   // task.progress/completed before task.started
   | "unknown-parent"       // parentId of an item never seen: an implicit parent step is created
   | "open-at-turn-end"     // a tool or text still running when its turn ended
-  | "invalid-event";       // not an object with type/sequence/sessionId: ignored
+  | "invalid-event"        // not an object with type/sequence/sessionId: ignored
+  | "retired-event";       // (retainTurns) an event for a retired turn/item/request/task, or a late one at or below the retired sequences: ignored
 
 export interface Problem { kind: ProblemKind; sequence?: number; eventId?: string; message: string }
 
@@ -209,6 +210,41 @@ export interface AccumulatorSnapshot {
   problems: Problem[];
   /** Every applied event and where it went (omitted when created with { eventLog: false }). */
   events?: EventRef[];
+  /** What retainTurns dropped so far (present only when the accumulator was created with `retainTurns`). */
+  retired?: RetiredCounts;
+}
+
+/** Counts of what a bounded accumulator (`retainTurns`) dropped. `eventCount` still counts every applied event. */
+export interface RetiredCounts {
+  /** Ended turns dropped (blocks, steps and every index entry of theirs). */
+  turns: number;
+  /** Applied events whose state was dropped with their turn or their session-level records (also gone from `events`). */
+  events: number;
+  /** Session-level steps (records outside any turn) dropped with the turns they followed. */
+  sessionSteps: number;
+  /** Oldest `problems` entries dropped beyond `retainProblems`. */
+  problems: number;
+}
+
+/** Sizes of the accumulator's internal structures (for tests and memory checks; all sessions summed). */
+export interface AccumulatorStats {
+  sessions: number;
+  /** Turn objects held (retained + retired ones awaiting compaction). */
+  turns: number;
+  /** Entries of the id → turn / step / block / request→tool / sequence → eventId maps. */
+  turnIndex: number;
+  stepIndex: number;
+  blockIndex: number;
+  requestTool: number;
+  seqIds: number;
+  /** Session-level steps held. */
+  sessionSteps: number;
+  /** Ids of recently retired turns remembered to recognise late events (retainTurns only). */
+  tombstones: number;
+  threadIds: number;
+  /** Entries of the event log (0 with { eventLog: false }). */
+  eventLog: number;
+  problems: number;
 }
 
 /** What one apply() changed; passed to subscribers. */
@@ -226,6 +262,15 @@ export interface AccumulatorChange {
 export interface AccumulatorOptions {
   /** Keep an EventRef per applied event in the snapshot (default true). */
   eventLog?: boolean;
+  /**
+   * Bound memory for a long-lived host: keep only the N most recently ended (completed/failed/interrupted/
+   * cancelled/aborted) turns of each session; older ended turns are retired with their blocks, steps, index
+   * entries and event-log entries, and session-level records are retired with the turn they followed. Running
+   * turns are never retired. Default: unlimited (every turn kept, as a viewer wants). See docs/accumulator.md.
+   */
+  retainTurns?: number;
+  /** Keep only the N most recent `problems` (default: unlimited; 1000 when `retainTurns` is set). */
+  retainProblems?: number;
 }
 
 export interface Accumulator {
@@ -237,6 +282,8 @@ export interface Accumulator {
   snapshot(): AccumulatorSnapshot;
   /** Called after every apply() that was not ignored (the change object is shared: read it, don't mutate it). Returns an unsubscribe function. */
   subscribe(listener: (change: AccumulatorChange) => void): () => void;
+  /** Sizes of the internal maps and lists (O(sessions); for tests and memory checks). */
+  stats(): AccumulatorStats;
 }
 
 // ───────────────────────────── internal (mutable) state ─────────────────────────────
@@ -267,7 +314,17 @@ interface StepState {
   children: StepState[];
   turn?: TurnState;
   session: SessionState;
+  /** A session-level step: the session's turn count when it was created (retainTurns retires it with that turn). */
+  era?: number;
 }
+
+/** The applied events one unit of retirement owns (a turn, or a session's records of one era); retainTurns only. */
+interface Bucket {
+  retired: boolean;
+  /** Sequences of the events attributed to it (their seqIds entries are deleted on retirement). */
+  seqs: number[];
+}
+interface EraBucket extends Bucket { era: number }
 
 interface TurnState {
   turnId: string;
@@ -279,13 +336,19 @@ interface TurnState {
   fields: Record<string, unknown>;
   steps: StepState[];
   sequences: number[];
+  /** Pushed on the session's ended-turn queue (retainTurns). */
+  ended: boolean;
+  retired: boolean;
+  seqs: number[];
 }
 
 interface SessionState {
   sessionId: string;
   provider: ProviderKind;
   threadIds: string[];
-  threadSet: Set<string>;
+  /** threadId → the session's turn count when last seen (retainTurns prunes threads not seen since a retired turn). */
+  threadSet: Map<string, number>;
+  threadPruneAt: number;
   state?: string;
   config: Record<string, unknown>;
   usage?: unknown;
@@ -302,6 +365,26 @@ interface SessionState {
   seqIds: Map<number, string>;
   openTurn?: TurnState;
   lastSequence: number;
+  /** Turns started so far (turn.index of the next one - 1); session-level records carry it as their era. */
+  turnCount: number;
+  // ── retainTurns bookkeeping (unused otherwise) ──
+  /** Retired turns still in `turns` (compacted lazily). */
+  retiredInTurns: number;
+  /** Ended turns in end order; [endedHead..] are retained. */
+  endedTurns: TurnState[];
+  endedHead: number;
+  /** session.steps[stepsHead..] are retained. */
+  stepsHead: number;
+  eras: EraBucket[];
+  erasHead: number;
+  /** Session-level records of an era below this are retired (the index of the newest retired turn + 1). */
+  horizon: number;
+  /** Ids (turn, steps, blocks) of the most recently retired turns, per turn, oldest first; [tombsHead..] are live. */
+  tombs: string[][];
+  tombsHead: number;
+  tomb: Set<string>;
+  /** Highest sequence among retired events. */
+  retiredMaxSeq: number;
 }
 
 interface Ctx {
@@ -319,21 +402,47 @@ class State {
   events: AccumulatorChange[] = [];
   eventCount = 0;
   lastSequence = 0;
+  /** retainTurns (undefined: unlimited) and what it dropped. */
+  retain: number | undefined;
+  retainProblems: number | undefined;
+  retired: RetiredCounts = { turns: 0, events: 0, sessionSteps: 0, problems: 0 };
+  /** The bucket of each event-log entry (retainTurns with the event log only). */
+  eventOwners: Bucket[] = [];
+  logCompactAt = 4096;
+
+  constructor(retain?: number, retainProblems?: number) {
+    this.retain = retain;
+    this.retainProblems = retainProblems;
+  }
 
   session(e: CanonicalEvent): SessionState {
     let s = this.sessionIndex.get(e.sessionId);
     if (!s) {
-      s = { sessionId: e.sessionId, provider: e.provider, threadIds: [], threadSet: new Set(), config: {}, steps: [], turns: [], turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0 };
+      s = {
+        sessionId: e.sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadPruneAt: 64, config: {}, steps: [], turns: [],
+        turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0, turnCount: 0,
+        retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: new Set(), retiredMaxSeq: 0,
+      };
       this.sessionIndex.set(e.sessionId, s);
       this.sessions.push(s);
     }
-    if (e.threadId && !s.threadSet.has(e.threadId)) { s.threadSet.add(e.threadId); s.threadIds.push(e.threadId); }
+    if (e.threadId) {
+      const era = s.threadSet.get(e.threadId);
+      if (era === undefined) s.threadIds.push(e.threadId);
+      if (era !== s.turnCount) s.threadSet.set(e.threadId, s.turnCount);
+    }
     return s;
   }
 
   problem(c: Ctx | undefined, kind: ProblemKind, message: string) {
     const p: Problem = c ? { kind, sequence: c.e.sequence, eventId: c.e.eventId, message } : { kind, message };
     this.problems.push(p);
+    const cap = this.retainProblems;
+    if (cap !== undefined && this.problems.length > 2 * cap + 16) {
+      const drop = this.problems.length - cap;
+      this.problems = this.problems.slice(drop);
+      this.retired.problems += drop;
+    }
     if (c) {
       if (c.change.problems === NO_PROBLEMS) c.change.problems = [];
       c.change.problems.push(p);
@@ -359,7 +468,7 @@ class State {
   }
 
   newTurn(session: SessionState, turnId: string, e: CanonicalEvent, implicit: boolean): TurnState {
-    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: session.turns.length + 1, state: "running", implicit, fields: {}, steps: [], sequences: [] };
+    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [] };
     session.turns.push(t);
     session.turnIndex.set(turnId, t);
     session.openTurn = t;
@@ -398,13 +507,13 @@ class State {
         this.problem(c, "unknown-parent", `${e.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
         parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
         session.stepIndex.set(pkey, parent);
-        (turn ? turn.steps : session.steps).push(parent);
+        if (turn) turn.steps.push(parent);
+        else { parent.era = session.turnCount; session.steps.push(parent); }
       }
       parent.children.push(st);
       if (!st.turn) st.turn = parent.turn;
-    } else {
-      (turn ? turn.steps : session.steps).push(st);
-    }
+    } else if (turn) turn.steps.push(st);
+    else { st.era = session.turnCount; session.steps.push(st); }
     session.stepIndex.set(key, st);
     return st;
   }
@@ -427,6 +536,135 @@ class State {
 
   findBlock(session: SessionState, blockId: string): BlockState | undefined {
     return session.blockIndex.get(blockId)?.block;
+  }
+
+  // ── retainTurns: retirement (every structure shrinks; each entry is removed once, so apply stays O(1) amortised) ──
+
+  /** The bucket of the session's records in the current era. */
+  era(session: SessionState): EraBucket {
+    const last = session.eras.length > session.erasHead ? session.eras[session.eras.length - 1] : undefined;
+    if (last && last.era === session.turnCount) return last;
+    const b: EraBucket = { era: session.turnCount, retired: false, seqs: [] };
+    session.eras.push(b);
+    return b;
+  }
+
+  /** Why an event is for retired state (to be ignored), or undefined. */
+  lateForRetired(c: Ctx): string | undefined {
+    const { e, session } = c;
+    const tomb = session.tomb;
+    if (tomb.size) {
+      if (e.turnId !== undefined && tomb.has(e.turnId)) return `turn ${e.turnId}`;
+      if (e.itemId !== undefined && tomb.has(e.itemId)) return `item ${e.itemId}`;
+      if (e.parentId !== undefined && tomb.has(e.parentId)) return `parent item ${e.parentId}`;
+      if (e.requestId !== undefined && tomb.has(e.requestId + ":request")) return `request ${e.requestId}`;
+      const taskId = c.p?.taskId;
+      if (taskId !== undefined && tomb.has(`${taskId}:task`)) return `task ${taskId}`;
+    }
+    // Out of order and at or below what was retired, not naming a retained turn: its state may be gone.
+    if (e.sequence <= session.lastSequence && e.sequence <= session.retiredMaxSeq && !(e.turnId !== undefined && session.turnIndex.has(e.turnId))) {
+      return `sequence #${e.sequence}, at or below the retired events (up to #${session.retiredMaxSeq})`;
+    }
+    return undefined;
+  }
+
+  /** Retire the session's ended turns beyond the `retain` most recent, and what goes with them. */
+  retire(session: SessionState, keepLog: boolean) {
+    const retain = this.retain!;
+    let any = false;
+    while (session.endedTurns.length - session.endedHead > retain) {
+      this.retireTurn(session, session.endedTurns[session.endedHead++]);
+      any = true;
+    }
+    if (!any) return;
+    if (session.endedHead > 64 && session.endedHead * 2 > session.endedTurns.length) {
+      session.endedTurns = session.endedTurns.slice(session.endedHead);
+      session.endedHead = 0;
+    }
+    if (session.retiredInTurns > 16 && session.retiredInTurns * 2 > session.turns.length) {
+      session.turns = session.turns.filter((t) => !t.retired);
+      session.retiredInTurns = 0;
+    }
+    // Session-level records go with the turn they followed (era < horizon).
+    const steps = session.steps;
+    while (session.stepsHead < steps.length && steps[session.stepsHead].era! < session.horizon) {
+      this.retireStep(session, steps[session.stepsHead++], undefined);
+      this.retired.sessionSteps++;
+    }
+    if (session.stepsHead > 64 && session.stepsHead * 2 > steps.length) {
+      session.steps = steps.slice(session.stepsHead);
+      session.stepsHead = 0;
+    }
+    const eras = session.eras;
+    while (session.erasHead < eras.length && eras[session.erasHead].era < session.horizon) this.retireBucket(session, eras[session.erasHead++]);
+    if (session.erasHead > 64 && session.erasHead * 2 > eras.length) {
+      session.eras = eras.slice(session.erasHead);
+      session.erasHead = 0;
+    }
+    // Threads not seen since before the horizon (pruned when the map doubled: amortised O(1)).
+    if (session.threadSet.size >= session.threadPruneAt) {
+      for (const [id, era] of session.threadSet) if (era < session.horizon) session.threadSet.delete(id);
+      session.threadIds = session.threadIds.filter((id) => session.threadSet.has(id));
+      session.threadPruneAt = Math.max(64, 2 * session.threadSet.size);
+    }
+    // The event log: drop the entries of retired buckets (when it doubled since the last pass).
+    if (keepLog && this.events.length >= this.logCompactAt) {
+      const events: AccumulatorChange[] = [];
+      const owners: Bucket[] = [];
+      for (let i = 0; i < this.events.length; i++) {
+        if (!this.eventOwners[i].retired) { events.push(this.events[i]); owners.push(this.eventOwners[i]); }
+      }
+      this.events = events;
+      this.eventOwners = owners;
+      this.logCompactAt = Math.max(4096, 2 * events.length);
+    }
+  }
+
+  private retireTurn(session: SessionState, t: TurnState) {
+    t.retired = true;
+    session.retiredInTurns++;
+    this.retired.turns++;
+    if (session.turnIndex.get(t.turnId) === t) session.turnIndex.delete(t.turnId);
+    if (session.openTurn === t) session.openTurn = undefined;
+    const ids: string[] = [t.turnId];
+    for (const st of t.steps) this.retireStep(session, st, ids);
+    t.steps = [];
+    this.retireBucket(session, t);
+    if (t.index + 1 > session.horizon) session.horizon = t.index + 1;
+    // Remember the ids of the most recently retired turns (at least 8) so late events for them are recognised.
+    session.tombs.push(ids);
+    for (const id of ids) session.tomb.add(id);
+    const window = Math.max(this.retain!, 8);
+    while (session.tombs.length - session.tombsHead > window) {
+      for (const id of session.tombs[session.tombsHead]) session.tomb.delete(id);
+      session.tombsHead++;
+    }
+    if (session.tombsHead > 64 && session.tombsHead * 2 > session.tombs.length) {
+      session.tombs = session.tombs.slice(session.tombsHead);
+      session.tombsHead = 0;
+    }
+  }
+
+  /** Drop a step, its children and their blocks from every index. */
+  private retireStep(session: SessionState, st: StepState, ids: string[] | undefined) {
+    if (session.stepIndex.get(st.stepId) === st) session.stepIndex.delete(st.stepId);
+    ids?.push(st.stepId);
+    for (const b of st.blocks) {
+      if (session.blockIndex.get(b.blockId)?.block === b) session.blockIndex.delete(b.blockId);
+      session.requestTool.delete(b.blockId);
+      ids?.push(b.blockId);
+    }
+    for (const child of st.children) this.retireStep(session, child, ids);
+  }
+
+  private retireBucket(session: SessionState, b: Bucket) {
+    for (const seq of b.seqs) {
+      session.seqIds.delete(seq);
+      if (seq > session.retiredMaxSeq) session.retiredMaxSeq = seq;
+    }
+    this.retired.events += b.seqs.length;
+    b.seqs = [];
+    b.retired = true;
   }
 }
 
@@ -893,6 +1131,7 @@ function endTurn(S: State, c: Ctx, state: string) {
   if (p.usage !== undefined) t.fields.usage = p.usage;
   if (p.totalCostUsd !== undefined) t.fields.totalCostUsd = p.totalCostUsd;
   if (session.openTurn === t) session.openTurn = undefined;
+  if (S.retain !== undefined && !t.ended) { t.ended = true; session.endedTurns.push(t); }
   // Close what the turn left open (deterministic; reported once per step).
   const visit = (steps: StepState[]) => {
     for (const st of steps) {
@@ -947,7 +1186,10 @@ function turnJson(t: TurnState): Turn {
 // ───────────────────────────── public API ─────────────────────────────
 
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
-  const S = new State();
+  const retain = options.retainTurns === undefined ? undefined : Math.max(0, Math.floor(options.retainTurns));
+  if (retain !== undefined && !Number.isFinite(retain)) throw new TypeError(`retainTurns must be a finite number, got ${options.retainTurns}`);
+  const retainProblems = options.retainProblems ?? (retain !== undefined ? 1000 : undefined);
+  const S = new State(retain, retainProblems === undefined ? undefined : Math.max(0, Math.floor(retainProblems)));
   const listeners = new Set<(c: AccumulatorChange) => void>();
   const keepLog = options.eventLog !== false;
 
@@ -962,11 +1204,18 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     const session = S.session(e);
     const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
     // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
-    if (e.sequence <= session.lastSequence) {
-      if (session.seqIds.get(e.sequence) === e.eventId) {
-        S.problem(c, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
+    if (e.sequence <= session.lastSequence && session.seqIds.get(e.sequence) === e.eventId) {
+      S.problem(c, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
+      return undefined;
+    }
+    if (S.retain !== undefined) {
+      const why = S.lateForRetired(c);
+      if (why !== undefined) {
+        S.problem(c, "retired-event", `${e.type} #${e.sequence} is for retired state (${why}; retainTurns ${S.retain}): ignored`);
         return undefined;
       }
+    }
+    if (e.sequence <= session.lastSequence) {
       S.problem(c, "out-of-order", `#${e.sequence} ${e.type} arrived after #${session.lastSequence}: applied where it lands`);
     } else session.lastSequence = e.sequence;
     session.seqIds.set(e.sequence, e.eventId);
@@ -988,6 +1237,13 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     }
     // the change itself is the log entry (no copy per event); snapshot() turns it into an EventRef
     if (keepLog) S.events.push(change);
+    if (S.retain !== undefined) {
+      const t = change.turnId !== undefined ? session.turnIndex.get(change.turnId) : undefined;
+      const owner: Bucket = t ?? S.era(session);
+      owner.seqs.push(e.sequence);
+      if (keepLog) S.eventOwners.push(owner);
+      if (session.endedTurns.length - session.endedHead > S.retain) S.retire(session, keepLog);
+    }
     for (const l of listeners) l(change);
     return change;
   }
@@ -1001,13 +1257,22 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         eventCount: S.eventCount,
         lastSequence: S.lastSequence,
         sessions: S.sessions.map((s) => {
-          const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: s.steps.map(stepJson), turns: s.turns.map(turnJson) };
+          const steps = s.stepsHead ? s.steps.slice(s.stepsHead) : s.steps;
+          const turns = s.retiredInTurns ? s.turns.filter((t) => !t.retired) : s.turns;
+          const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepJson), turns: turns.map(turnJson) };
           if (s.state !== undefined) out.state = s.state;
           if (s.usage !== undefined) out.usage = s.usage;
           return out;
         }),
         problems: S.problems.map((p) => ({ ...p })),
       };
+      const cap = S.retainProblems;
+      let droppedProblems = 0;
+      if (cap !== undefined && snap.problems.length > cap) {
+        droppedProblems = snap.problems.length - cap;
+        snap.problems = snap.problems.slice(droppedProblems);
+      }
+      if (S.retain !== undefined || cap !== undefined) snap.retired = { ...S.retired, problems: S.retired.problems + droppedProblems };
       if (keepLog) {
         snap.events = S.events.map((c) => {
           const ref: EventRef = { sequence: c.sequence, eventId: c.eventId, type: c.type, sessionId: c.sessionId, blockIds: c.blockIds.slice() };
@@ -1021,6 +1286,21 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     subscribe(listener) {
       listeners.add(listener);
       return () => { listeners.delete(listener); };
+    },
+    stats() {
+      const st: AccumulatorStats = { sessions: S.sessions.length, turns: 0, turnIndex: 0, stepIndex: 0, blockIndex: 0, requestTool: 0, seqIds: 0, sessionSteps: 0, tombstones: 0, threadIds: 0, eventLog: S.events.length, problems: S.problems.length };
+      for (const s of S.sessions) {
+        st.turns += s.turns.length;
+        st.turnIndex += s.turnIndex.size;
+        st.stepIndex += s.stepIndex.size;
+        st.blockIndex += s.blockIndex.size;
+        st.requestTool += s.requestTool.size;
+        st.seqIds += s.seqIds.size;
+        st.sessionSteps += s.steps.length;
+        st.tombstones += s.tomb.size;
+        st.threadIds += s.threadIds.length;
+      }
+      return st;
     },
   };
 }

@@ -18,7 +18,7 @@ export type {
   ChatEventQuestion, ChatEventPlan, ChatEventTask, ChatEventMode, ChatEventStatus,
 } from "./chat-event.js";
 export type {
-  Accumulator, AccumulatorOptions, AccumulatorChange, AccumulatorSnapshot, Session as RenderSession, Turn as RenderTurn, Step as RenderStep,
+  Accumulator, AccumulatorOptions, AccumulatorChange, AccumulatorSnapshot, AccumulatorStats, RetiredCounts, Session as RenderSession, Turn as RenderTurn, Step as RenderStep,
   Block as RenderBlock, BlockKind, BlockBase, TextBlock, ThinkingBlock, ToolBlock, ToolStatus, TerminalBlock, DiffBlock, DiffFile, PlanBlock, PlanStep,
   RequestBlock, TaskBlock, UsageBlock, ModeBlock, StatusBlock, Problem, ProblemKind, EventRef,
 } from "./accumulator.js";

@@ -332,3 +332,148 @@ describe("accumulator: ordering by identity and sequence; repairs are determinis
     expect(a.snapshot().problems.map((p) => p.kind)).toEqual(["open-at-turn-end"]);
   });
 });
+
+describe("accumulator: retainTurns bounds memory by open state (issue 9.5)", () => {
+  /** `turns` complete turns in one session: a session-level status between turns, per turn a tool with a request,
+   *  a text delta, a task and a turn plan. */
+  function longSession(turns: number) {
+    const { ev, events } = stream();
+    ev("session.started", {});
+    for (let i = 1; i <= turns; i++) {
+      const ids = { turnId: `trn_${i}`, threadId: `thr_${i}` };
+      ev("runtime.warning", { message: `between ${i}` }, { threadId: `thr_${i}` });
+      ev("turn.started", {}, ids);
+      ev("item.started", { itemType: "command_execution", status: "inProgress" }, { ...ids, itemId: `itm_${i}a` });
+      ev("request.opened", { requestType: "command_execution_approval" }, { ...ids, itemId: `itm_${i}a`, requestId: `req_${i}` });
+      ev("request.resolved", { requestType: "command_execution_approval", decision: "accept" }, { ...ids, itemId: `itm_${i}a`, requestId: `req_${i}` });
+      ev("item.completed", { itemType: "command_execution", status: "completed" }, { ...ids, itemId: `itm_${i}a` });
+      ev("task.started", { taskId: `tsk_${i}` }, ids);
+      ev("task.completed", { taskId: `tsk_${i}` }, ids);
+      ev("turn.plan.updated", { plan: [{ step: "x", status: "completed" }] }, ids);
+      ev("content.delta", { streamKind: "assistant_text", delta: `answer ${i}` }, { ...ids, itemId: `itm_${i}b` });
+      ev("turn.completed", { state: "completed" }, ids);
+    }
+    return { ev, events };
+  }
+  const PER_TURN = 11;
+
+  it("without retainTurns nothing is retired and the snapshot has no `retired` field (today's behaviour)", () => {
+    const a = createAccumulator();
+    a.applyAll(longSession(5).events);
+    const s = a.snapshot();
+    expect(s.retired).toBeUndefined();
+    expect(s.sessions[0].turns).toHaveLength(5);
+    expect(a.stats()).toMatchObject({ turns: 5, turnIndex: 5, seqIds: 1 + 5 * PER_TURN, tombstones: 0 });
+  });
+
+  it("keeps the N most recent ended turns; they equal the same turns without retiring; counts what it dropped", () => {
+    const { events } = longSession(10);
+    const full = run(events);
+    const a = createAccumulator({ retainTurns: 3 });
+    a.applyAll(events);
+    const s = a.snapshot();
+    expect(s.sessions[0].turns.map((t) => [t.turnId, t.index])).toEqual([["trn_8", 8], ["trn_9", 9], ["trn_10", 10]]);
+    expect(s.sessions[0].turns).toEqual(full.sessions[0].turns.slice(7));
+    // session-level records go with the turn they followed: the status after turn 8 began is kept, the one between
+    // turns 7 and 8 went with turn 7
+    expect(s.sessions[0].steps.map((st) => (st.blocks[0] as any).message)).toEqual(["between 9", "between 10"]);
+    expect(s.sessions[0].threadIds).toEqual(full.sessions[0].threadIds); // pruned only when the thread map doubles
+    // session.started and the statuses before turns 1..8 (session level), and turns 1..7
+    expect(s.retired).toEqual({ turns: 7, events: 1 + 8 + 7 * (PER_TURN - 1), sessionSteps: 8, problems: 0 });
+    expect(s.eventCount).toBe(full.eventCount);
+    // the event log keeps only what is retained (compacted lazily; the retained part equals the full log's tail)
+    const retainedSeqs = new Set([...s.sessions[0].turns.flatMap((t) => t.sequences), ...blocks(s).flatMap((b) => b.sequences)]);
+    expect(s.events!.filter((r) => retainedSeqs.has(r.sequence))).toEqual(full.events!.filter((r) => retainedSeqs.has(r.sequence)));
+    expect(s.problems).toEqual([]);
+  });
+
+  it("the internal maps shrink: sizes after 1000 turns equal those after 20 (no map keyed by ids grows)", () => {
+    const { events } = longSession(1000);
+    const a = createAccumulator({ retainTurns: 4, eventLog: false });
+    a.applyAll(events.slice(0, 1 + 20 * PER_TURN));
+    const small = a.stats();
+    a.applyAll(events.slice(1 + 20 * PER_TURN));
+    const large = a.stats();
+    for (const k of ["turnIndex", "stepIndex", "blockIndex", "requestTool", "seqIds", "tombstones"] as const) expect([k, large[k]]).toEqual([k, small[k]]);
+    expect(large.turnIndex).toBe(4);
+    expect(large.seqIds).toBe(4 * (PER_TURN - 1) + 3); // the 4 retained turns' events + the statuses after the oldest of them began
+    expect(large.turns).toBeLessThanOrEqual(2 * 4 + 17); // retired turn objects are compacted away
+    expect(large.sessionSteps).toBeLessThan(140);
+    expect(large.threadIds).toBeLessThan(140);
+    expect(large.eventLog).toBe(0);
+    const full = createAccumulator({ eventLog: false });
+    full.applyAll(events);
+    expect(full.stats()).toMatchObject({ turnIndex: 1000, seqIds: 1 + 1000 * PER_TURN });
+    // with the event log on, it is bounded too
+    const logged = createAccumulator({ retainTurns: 4 });
+    logged.applyAll(events);
+    expect(logged.stats().eventLog).toBeLessThan(2 * 4096);
+    expect(logged.snapshot().retired!.events).toBe(1 + 1000 * PER_TURN - (4 * (PER_TURN - 1) + 3));
+  });
+
+  it("late events for retired turns/items/requests/tasks are ignored and reported, creating nothing", () => {
+    // 12 turns, 2 retained: turns 1..10 retired; the ids of the 8 most recently retired (3..10) are remembered
+    const { ev, events } = longSession(12);
+    const late = [
+      ev("content.delta", { streamKind: "assistant_text", delta: "late" }, { itemId: "itm_4b" }),
+      ev("item.updated", { itemType: "command_execution", status: "inProgress" }, { turnId: "trn_3", itemId: "itm_3a" }),
+      ev("request.resolved", { requestType: "command_execution_approval" }, { requestId: "req_5" }),
+      ev("task.progress", { taskId: "tsk_6", description: "x" }, {}),
+      ev("turn.completed", { state: "failed" }, { turnId: "trn_10" }),
+    ];
+    const a = createAccumulator({ retainTurns: 2 });
+    a.applyAll(events.slice(0, -late.length));
+    const before = a.stats();
+    const turnsBefore = a.snapshot().sessions[0].turns;
+    const changes = late.map((e) => a.apply(e));
+    // an out-of-order replay of a retired event (its sequence is not remembered any more) is reported too
+    const replay = a.apply(events[3]);
+    expect([...changes, replay]).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    const s = a.snapshot();
+    expect(s.problems.map((p) => [p.kind, p.sequence])).toEqual([...late.map((e) => ["retired-event", e.sequence]), ["retired-event", 4]]);
+    expect(s.problems[0].message).toContain("item itm_4b");
+    expect(s.problems[5].message).toContain("at or below the retired events");
+    expect(a.stats()).toEqual({ ...before, problems: 6 });
+    expect(s.sessions[0].turns).toEqual(turnsBefore);
+    // with the default (unlimited) accumulator the same late delta lands in its item
+    const full = run(events);
+    expect(byId(full, "itm_4b:text").text).toBe("answer 4late");
+  });
+
+  it("a turn retired longer ago than the remembered window is repaired like a never-seen one (documented limit)", () => {
+    const { ev, events } = longSession(12);
+    const late = ev("content.delta", { streamKind: "assistant_text", delta: "late" }, { turnId: "trn_1", itemId: "itm_1b" });
+    const a = createAccumulator({ retainTurns: 2 });
+    a.applyAll(events);
+    const s = a.snapshot();
+    expect(s.problems.map((p) => [p.kind, p.sequence])).toEqual([["turn-without-start", late.sequence]]);
+    expect(s.sessions[0].turns.map((t) => [t.turnId, t.implicit, t.state])).toEqual([["trn_11", false, "completed"], ["trn_12", false, "completed"], ["trn_1", true, "running"]]);
+    expect(a.stats().tombstones).toBeGreaterThan(0);
+  });
+
+  it("running turns are never retired; a duplicate of a retained event is still a duplicate", () => {
+    const { ev, events } = stream();
+    ev("turn.started", {}, { turnId: "trn_open" });
+    for (let i = 1; i <= 5; i++) {
+      ev("turn.started", {}, { turnId: `trn_${i}` });
+      ev("turn.completed", {}, { turnId: `trn_${i}` });
+    }
+    const a = createAccumulator({ retainTurns: 1 });
+    a.applyAll(events);
+    expect(a.apply(events[events.length - 1])).toBeUndefined();
+    const s = a.snapshot();
+    expect(s.sessions[0].turns.map((t) => [t.turnId, t.state])).toEqual([["trn_open", "running"], ["trn_5", "completed"]]);
+    expect(s.problems.map((p) => p.kind)).toEqual(["duplicate-event"]);
+    expect(s.retired).toMatchObject({ turns: 4 });
+  });
+
+  it("problems are bounded too (retainProblems), counting what was dropped", () => {
+    const a = createAccumulator({ retainProblems: 3 });
+    for (let i = 0; i < 100; i++) a.apply({ bad: i });
+    const s = a.snapshot();
+    expect(s.problems).toHaveLength(3);
+    expect(s.problems[2].message).toContain('"bad":99');
+    expect(s.retired).toEqual({ turns: 0, events: 0, sessionSteps: 0, problems: 97 });
+    expect(a.stats().problems).toBeLessThanOrEqual(2 * 3 + 16);
+  });
+});
