@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { counterIds, createNormalizer, toClaudePermissionResult } from "../src/index.js";
+import { expectVerified } from "./support/verify.js";
 
 describe("toClaudePermissionResult (canonical decision → canUseTool's PermissionResult)", () => {
   const input = { command: "ls" };
@@ -15,5 +17,24 @@ describe("toClaudePermissionResult (canonical decision → canUseTool's Permissi
     n.push({ toolName: "Bash", input, options: { toolUseID: "toolu_9" } });
     const out = n.push(toClaudePermissionResult({ decision: "deny", input, message: "Not now.", toolUseID: "toolu_9" }));
     expect(out.map((e) => [e.type, (e.payload as any).decision])).toEqual([["request.resolved", "deny"]]);
+  });
+});
+
+describe("claude-permission surface on the approvals fixture (fixtures/claude-permission/approvals.ndjson)", () => {
+  it("every canUseTool call opens a request and its result resolves it with the host's decision; nothing unknown; verifier clean", () => {
+    const lines = readFileSync(new URL("../fixtures/claude-permission/approvals.ndjson", import.meta.url), "utf8").split("\n").filter(Boolean);
+    const n = createNormalizer({ surface: "claude-permission", ids: counterIds() });
+    const events = [...lines.flatMap((l, i) => n.pushLine(l, { lineNumber: i + 1 })), ...n.end()];
+    expect(n.stats().unknown).toBe(0);
+    const opened = events.filter((e) => e.type === "request.opened");
+    const resolved = events.filter((e) => e.type === "request.resolved");
+    // detail: the SDK's decisionReason, else the blocked path; the tool input stays in args
+    expect(opened.map((e) => [(e.payload as any).requestType, (e.payload as any).detail, (e.payload as any).args.input.command ?? (e.payload as any).args.input.file_path])).toEqual([
+      ["command_execution_approval", "/sandbox/work/notes.txt", "echo hello > notes.txt"],
+      ["command_execution_approval", "/sandbox/work/README.md", "rm README.md"],
+      ["file_change_approval", undefined, "/sandbox/work/hello.py"],
+    ]);
+    expect(resolved.map((e) => [e.requestId, (e.payload as any).decision])).toEqual([[opened[0].requestId, "allow"], [opened[1].requestId, "deny"], [opened[2].requestId, "allow"]]);
+    expectVerified(events, "approvals.ndjson");
   });
 });

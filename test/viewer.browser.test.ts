@@ -93,7 +93,8 @@ describe("viewer page in Chromium", () => {
       const data = viewerData(loadInput(read(f.file), { from: f.from }));
       const name = `viewer-${f.surface}-${f.file.split("/").pop()!.replace(/\.ndjson$/, "")}`;
       const page = await open(name, data);
-      const tool = firstBlock(data, (b) => b.kind === "tool");
+      // a tool card; a surface that only carries approvals (claude-permission) has permission cards instead
+      const tool = firstBlock(data, (b) => b.kind === "tool") ?? (f.surface === "claude-permission" ? firstBlock(data, (b) => b.kind === "permission") : undefined);
       expect(tool, "the fixture has a tool card").toBeDefined();
       const seq = tool!.seqs[0];
       const event = data.events.find((e) => e.sequence === seq)!;

@@ -26,8 +26,11 @@ export function viewerFixtures(repo: string): ViewerFixture[] {
       out.push({ surface, from: surface, file, label: `${surface}: ${file}` });
     }
   }
-  const dir = join(repo, "fixtures/codex-app-server");
-  if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".ndjson")).sort()) out.push({ surface: "codex-app-server", from: "codex-app-server", file: `fixtures/codex-app-server/${f}`, label: `codex-app-server: fixtures/codex-app-server/${f}` });
+  // Hand-made / extracted fixtures per surface (fixtures/<surface>/, see fixtures/README.md).
+  for (const surface of SURFACE_NAMES) {
+    const dir = join(repo, "fixtures", surface);
+    if (existsSync(dir)) for (const f of readdirSync(dir).filter((f) => f.endsWith(".ndjson")).sort()) out.push({ surface, from: surface, file: `fixtures/${surface}/${f}`, label: `${surface}: fixtures/${surface}/${f}` });
+  }
   const replay = join(repo, "fixtures/replay");
   if (existsSync(replay)) for (const f of readdirSync(replay).filter((f) => f.endsWith(".ndjson")).sort()) out.push({ surface: "capture", file: `fixtures/replay/${f}`, label: `capture: fixtures/replay/${f}` });
   return out;
