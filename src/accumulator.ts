@@ -16,6 +16,7 @@
  * The snapshot shape is documented in docs/accumulator.md.
  */
 import type { CanonicalItemType, CanonicalRuntimeEventType, ProviderKind, ProviderRuntimeEventV2 } from "../generated/canonical.gen.js";
+import { INPUT_KEYS, MODE_KEYS, MODEL_KEYS, pick, RESULT_KEYS } from "./item-data.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -742,13 +743,6 @@ const DELTA_ITEM_TYPE: Record<string, CanonicalItemType> = {
 
 const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
 
-function pick(o: any, keys: string[]): unknown {
-  if (!o || typeof o !== "object") return undefined;
-  for (const k of keys) if (o[k] !== undefined && o[k] !== null) return o[k];
-  return undefined;
-}
-const INPUT_KEYS = ["input", "rawInput", "arguments", "args", "command", "query", "url"];
-const RESULT_KEYS = ["result", "output", "rawOutput", "aggregatedOutput", "aggregated_output", "content", "error"];
 
 /** File diffs a file_change item's data carries, in the shapes canonical data has (changes[], content[] diff parts, input edit fields). */
 function diffFiles(data: any): DiffFile[] {
@@ -941,8 +935,6 @@ function parentStep(S: State, c: Ctx): StepState {
 
 // ───────────────────────────── side-channel records ─────────────────────────────
 
-const MODE_KEYS = ["currentModeId", "mode", "permissionMode", "collaborationMode"];
-const MODEL_KEYS = ["model", "currentModelId"];
 
 function modeOf(config: any): { mode?: string; model?: string } {
   const out: { mode?: string; model?: string } = {};

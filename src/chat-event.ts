@@ -14,6 +14,7 @@
  */
 import type { CanonicalRuntimeEventType, ProviderKind, ProviderRefs, ProviderRuntimeEventV2 } from "../generated/canonical.gen.js";
 import { terminalRef } from "./accumulator.js";
+import { INPUT_KEYS, MODE_KEYS, MODEL_KEYS, pick, RESULT_KEYS } from "./item-data.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -92,13 +93,6 @@ const DELTA_KIND: Record<string, { kind: ChatEventKind; suffix: string }> = {
   file_change_output: { kind: "diff", suffix: "diff" },
 };
 
-function pick(o: any, keys: string[]): unknown {
-  if (!o || typeof o !== "object") return undefined;
-  for (const k of keys) if (o[k] !== undefined && o[k] !== null) return o[k];
-  return undefined;
-}
-const INPUT_KEYS = ["input", "rawInput", "arguments", "args", "command", "query", "url"];
-const RESULT_KEYS = ["result", "output", "rawOutput", "aggregatedOutput", "aggregated_output", "content", "error"];
 
 /** Native message/part identity: a provider item id `msg:3` is message `msg`, part `3`; otherwise the whole id. */
 function nativeIds(e: CanonicalEvent): { messageId?: string; partId?: string } {
@@ -222,8 +216,6 @@ function turn(phase: ChatEventPhase, state: (p: any) => string) {
   };
 }
 
-const MODE_KEYS = ["currentModeId", "mode", "permissionMode", "collaborationMode"];
-const MODEL_KEYS = ["model", "currentModelId"];
 const none = () => {};
 
 /** One projection per canonical event type (a new canonical type fails typecheck until it is listed). */
