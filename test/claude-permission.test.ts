@@ -28,11 +28,11 @@ describe("claude-permission surface on the approvals fixture (fixtures/claude-pe
     expect(n.stats().unknown).toBe(0);
     const opened = events.filter((e) => e.type === "request.opened");
     const resolved = events.filter((e) => e.type === "request.resolved");
-    // detail: the SDK's decisionReason, else the blocked path; the tool input stays in args
+    // detail: the SDK's decisionReason, else what the tool would do (command, file); the tool input stays in args
     expect(opened.map((e) => [(e.payload as any).requestType, (e.payload as any).detail, (e.payload as any).args.input.command ?? (e.payload as any).args.input.file_path])).toEqual([
-      ["command_execution_approval", "/sandbox/work/notes.txt", "echo hello > notes.txt"],
-      ["command_execution_approval", "/sandbox/work/README.md", "rm README.md"],
-      ["file_change_approval", undefined, "/sandbox/work/hello.py"],
+      ["command_execution_approval", "echo hello > notes.txt", "echo hello > notes.txt"],
+      ["command_execution_approval", "rm README.md", "rm README.md"],
+      ["file_change_approval", "/sandbox/work/hello.py", "/sandbox/work/hello.py"],
     ]);
     expect(resolved.map((e) => [e.requestId, (e.payload as any).decision])).toEqual([[opened[0].requestId, "allow"], [opened[1].requestId, "deny"], [opened[2].requestId, "allow"]]);
     expectVerified(events, "approvals.ndjson");

@@ -511,11 +511,11 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   cx.ref("request", x.options?.toolUseID, "open", "server", "options.toolUseID", false);
   cx.ref("item", x.options?.toolUseID, "use", undefined, "options.toolUseID", false);
   cx.setVar(["permission"], x.options?.toolUseID);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x.toolName), detail: (x.options?.decisionReason ?? x.options?.blockedPath), args: { toolName: x.toolName, input: x.input, suggestions: x.options?.suggestions, blockedPath: x.options?.blockedPath, agentId: x.options?.agentID } });
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x.toolName), detail: (x.options?.decisionReason ?? h.claudeToolTitle(x.toolName, x.input) ?? x.options?.blockedPath), args: { toolName: x.toolName, input: x.input, suggestions: x.options?.suggestions, blockedPath: x.options?.blockedPath, agentId: x.options?.agentID } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1165 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1171 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -527,7 +527,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1192 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1198 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -541,7 +541,7 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1223 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1229 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -553,14 +553,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1248 — control interrupt */
+/** mappings/claude-sdk.yaml:1254 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1258 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1264 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -572,7 +572,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1280 — wire control_request */
+/** mappings/claude-sdk.yaml:1286 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -580,7 +580,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1292 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1298 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -588,7 +588,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1306 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1312 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -600,7 +600,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1329 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1335 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -611,7 +611,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1354 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1360 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -619,7 +619,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1368 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1374 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -675,16 +675,16 @@ export const table: SurfaceTable = {
       "request": [{ rule: "claude-sdk#permission-request", line: 1130, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1165, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1192, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1223, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1171, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1198, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1229, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1248, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1254, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1258, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1280, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1292, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1306, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1329, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1354, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1368, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1264, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1286, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1298, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1312, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1335, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1360, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1374, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
