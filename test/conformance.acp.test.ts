@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent, type Direction } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 import { expectVerified } from "./support/verify.js";
 
 const SURFACE = "acp";
@@ -69,13 +69,7 @@ function replay(file: string): Run {
 const P = (e: CanonicalEvent): any => e.payload as any;
 const rawMsg = (e: CanonicalEvent): any => (e as any).raw?.payload;
 
-const suite = present ? describe : describe.skip;
-
-suite(`conformance: ${SURFACE} dev recordings`, () => {
-  if (!present) {
-    it.skip(`recordings folder absent (${DIR})`, () => {});
-    return;
-  }
+describeDev(`conformance: ${SURFACE} dev recordings`, present, DIR, () => {
 
   it("finds the recordings", () => {
     expect(files.length).toBeGreaterThanOrEqual(1);

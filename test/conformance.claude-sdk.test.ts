@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 import { expectVerified } from "./support/verify.js";
 
 const dev = devFolder("claude-stream-json", "claude-sdk");
@@ -53,11 +53,7 @@ function replay(inputs: any[]): Run {
   return { events: [...events, ...end], end, inputs };
 }
 
-(present ? describe : describe.skip)("conformance: claude-sdk dev recordings (claude-stream-json)", () => {
-  if (!present) {
-    it.skip(`recordings folder absent (${DIR})`, () => {});
-    return;
-  }
+describeDev("conformance: claude-sdk dev recordings (claude-stream-json)", present, DIR, () => {
   it("finds the recordings", () => expect(files.length).toBeGreaterThanOrEqual(1));
 
   for (const file of files) {

@@ -16,7 +16,7 @@ import { createNormalizer, type CanonicalEvent, type Direction } from "../src/no
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 import { expectVerified } from "./support/verify.js";
 
 const SURFACE = "codex-app-server";
@@ -91,13 +91,7 @@ function mentionedMethods(): Set<string> {
   return out;
 }
 
-const suite = present ? describe : describe.skip;
-
-suite(`conformance: ${SURFACE} dev recordings`, () => {
-  if (!present) {
-    it.skip(`recordings folder absent (${DIR})`, () => {});
-    return;
-  }
+describeDev(`conformance: ${SURFACE} dev recordings`, present, DIR, () => {
 
   it("finds the recordings", () => {
     expect(recorded.length).toBeGreaterThanOrEqual(1);

@@ -21,7 +21,7 @@ import { createNormalizer, type CanonicalEvent, type NormalizerStats } from "../
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 import { expectVerified } from "./support/verify.js";
 
 const SURFACE = "codex-eventmsg";
@@ -135,13 +135,7 @@ function commonChecks(get: () => Run): void {
   });
 }
 
-const suite = present ? describe : describe.skip;
-
-suite(`conformance: ${SURFACE} dev recordings`, () => {
-  if (!present) {
-    it.skip(`recordings folder absent (${EVENTMSG_DIR})`, () => {});
-    return;
-  }
+describeDev(`conformance: ${SURFACE} dev recordings`, present, EVENTMSG_DIR, () => {
 
   it("finds the recordings", () => {
     expect(eventmsgFiles.length).toBeGreaterThanOrEqual(1);

@@ -19,7 +19,7 @@ import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 import { expectVerified } from "./support/verify.js";
 
 const P = (e: CanonicalEvent): any => e.payload as any;
@@ -87,11 +87,7 @@ const execDev = devFolder("codex-exec");
 const { dir: EXEC_DIR, present: execPresent } = execDev;
 const execFiles = execDev.list(".jsonl", ".json");
 
-(execPresent ? describe : describe.skip)("conformance: codex-exec dev recordings", () => {
-  if (!execPresent) {
-    it.skip(`recordings folder absent (${EXEC_DIR})`, () => {});
-    return;
-  }
+describeDev("conformance: codex-exec dev recordings", execPresent, EXEC_DIR, () => {
   it("finds the recordings", () => expect(execFiles.length).toBeGreaterThanOrEqual(1));
 
   for (const file of execFiles) {

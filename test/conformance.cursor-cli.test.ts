@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 
 const SURFACE = "cursor-cli";
 const dev = devFolder("cursor", SURFACE);
@@ -42,13 +42,7 @@ function itemTexts(events: CanonicalEvent[], stream: string): string[] {
   return [...m.values()];
 }
 
-const suite = present ? describe : describe.skip;
-
-suite(`conformance: ${SURFACE} dev recordings`, () => {
-  if (!present) {
-    it.skip(`recordings folder absent (${DIR})`, () => {});
-    return;
-  }
+describeDev(`conformance: ${SURFACE} dev recordings`, present, DIR, () => {
 
   it("finds the recordings", () => expect(files.length).toBeGreaterThanOrEqual(1));
 

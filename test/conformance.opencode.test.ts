@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
 import { counterIds, steppingClock } from "../src/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { devFolder } from "./support/dev-recordings.js";
+import { devFolder, describeDev } from "./support/dev-recordings.js";
 
 const dev = devFolder("opencode");
 const { dir: DIR, present } = dev;
@@ -61,13 +61,7 @@ function finishedAssistantTexts(messages: any[], surface: string): Set<string> {
   return out;
 }
 
-const suite = present ? describe : describe.skip;
-
-suite("conformance: opencode dev recordings", () => {
-  if (!present) {
-    it.skip(`recordings folder absent (${DIR})`, () => {});
-    return;
-  }
+describeDev("conformance: opencode dev recordings", present, DIR, () => {
 
   it("finds the recordings (kimaki server events and an opencode run capture)", () => {
     expect(files.filter((f) => surfaceOf(f) === "opencode").length).toBeGreaterThanOrEqual(1);

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { describe, it } from "vitest";
 
 export const DEV_BASE = process.env.AGENTNORM_RECORDINGS_DIR ?? join(fileURLToPath(new URL("../../", import.meta.url)), "..", "shared", "recordings", "dev");
 const forbidden = /(^|[\\/])acceptance([\\/]|$)/.test(DEV_BASE);
@@ -28,4 +29,18 @@ export function devFolder(folder: string, label = folder): DevFolder {
     present,
     list: (...endings) => (present ? readdirSync(dir).filter((f) => endings.some((e) => f.endsWith(e))).sort() : []),
   };
+}
+
+/**
+ * A conformance suite over a dev folder: runs `body` when the folder is present; otherwise the suite is skipped and
+ * shows one skipped test naming the absent folder (a visible skip, never a silent pass).
+ */
+export function describeDev(title: string, present: boolean, dir: string, body: () => void): void {
+  (present ? describe : describe.skip)(title, () => {
+    if (!present) {
+      it.skip(`recordings folder absent (${dir})`, () => {});
+      return;
+    }
+    body();
+  });
 }
