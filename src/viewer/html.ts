@@ -25,18 +25,22 @@ export function escapeHtml(s: string): string {
 
 const CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:`;
 
-/** The viewer page for `data`. */
-export function viewerHtml(data: ViewerData): string {
+/** The document start both pages share: offline-only CSP, generator, title, the inline stylesheet (+ `css`). */
+function pageHead(o: { title: string; generator: string; viewport?: boolean; css?: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="${escapeHtml(data.meta.generator)}">
-<title>${escapeHtml(data.meta.title)}</title>
-<style>${inlineText(VIEWER_CSS, "style")}</style>
-</head>
+${o.viewport ? `<meta name="viewport" content="width=device-width, initial-scale=1">\n` : ""}<meta name="generator" content="${escapeHtml(o.generator)}">
+<title>${escapeHtml(o.title)}</title>
+<style>${inlineText(VIEWER_CSS, "style")}${o.css ?? ""}</style>
+</head>`;
+}
+
+/** The viewer page for `data`. */
+export function viewerHtml(data: ViewerData): string {
+  return `${pageHead({ title: data.meta.title, generator: data.meta.generator, viewport: true })}
 <body>
 <header><h1 id="title"></h1><span class="meta" id="meta"></span><span class="counts" id="counts"></span></header>
 <main>
@@ -78,16 +82,7 @@ export function matrixHtml(compat: MatrixData, generator: string): string {
     return `<h2 id="surface-${escapeHtml(s)}">${escapeHtml(s)}</h2><p>${escapeHtml(sf.table)}${sf.upstream?.package ? ` · upstream ${escapeHtml(sf.upstream.package)}@${escapeHtml(sf.upstream.version ?? "?")}` : ""}<br>${totals}</p>
 <details><summary>${rows.length} upstream methods/types</summary><table class="matrix"><tr><th>kind</th><th>method / type</th><th>status</th><th>events / reason</th></tr>${rows.join("\n")}</table></details>`;
   }).join("\n");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="generator" content="${escapeHtml(generator)}">
-<title>agentnorm compatibility matrix</title>
-<style>${inlineText(VIEWER_CSS, "style")}
-html,body{height:auto}</style>
-</head>
+  return `${pageHead({ title: "agentnorm compatibility matrix", generator, css: "\nhtml,body{height:auto}" })}
 <body>
 <header><h1>agentnorm compatibility matrix</h1><span class="meta">${escapeHtml(generator)} · ${surfaces.length} surfaces · ${compat.canonicalEventTypes.length} canonical event types</span></header>
 <div class="page">
