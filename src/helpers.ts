@@ -77,13 +77,6 @@ export function decodeChunk(chunk: unknown): string | undefined {
   }
 }
 
-/** A number when the value is a finite number (or a numeric string), else undefined. */
-export function num(x: unknown): number | undefined {
-  if (typeof x === "number" && Number.isFinite(x)) return x;
-  if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
-  return undefined;
-}
-
 /** Plan steps as canonical {step, status}: from Codex/SDK todo items ({text, completed}) or plan items ({step, status}); [] when absent. */
 export function planSteps(items: unknown): { step: string; status: "pending" | "inProgress" | "completed" }[] {
   if (!Array.isArray(items)) return [];
@@ -92,12 +85,6 @@ export function planSteps(items: unknown): { step: string; status: "pending" | "
   return items
     .filter((i) => i && typeof i === "object")
     .map((i: any) => ({ step: String(i.step ?? i.text ?? i.content ?? ""), status: status(i.status, i.completed) }));
-}
-
-/** A composite key: the parts joined with ":" (undefined when any part is missing). For ids keyed by several fields. */
-export function joinKey(...parts: unknown[]): string | undefined {
-  if (parts.some((p) => p === undefined || p === null || (typeof p !== "string" && typeof p !== "number"))) return undefined;
-  return parts.map(String).join(":");
 }
 
 /** x + 1, counting from 0 when x is not a number (for counters kept in session variables). */

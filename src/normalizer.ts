@@ -158,7 +158,8 @@ const VAR_LIMIT = 4096;
 const WAS_OPEN = 1;
 const FRESH = 2;
 const STALE = 4;
-const MAX_REPLAY_DEPTH = 8;
+/** How deep dispatch steps may nest (a row dispatching to rows that dispatch…); tables iterate with `each`, not by nesting. */
+const MAX_DISPATCH_DEPTH = 64;
 const HOLD_LIMIT = 4096;
 
 /** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
@@ -501,14 +502,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       this.emit("content.delta", p);
     }
 
-    snapshotParts(stream: string, parts: unknown, _indexField: "contentIndex" | "summaryIndex" | undefined): void {
+    snapshotParts(stream: string, parts: unknown): void {
       if (!Array.isArray(parts)) return;
       parts.forEach((p, i) => this.snapshot(stream, typeof p === "string" ? p : (p as any)?.text, i));
     }
 
-    replay(message: unknown): void {
-      if (this.depth >= MAX_REPLAY_DEPTH) return;
-      dispatch(message, "in", this.out, this.depth + 1, this.ct, message, true);
+    replay(message: unknown, surface?: string): void {
+      if (this.tooDeep(message)) return;
+      dispatch(message, "in", this.out, this.depth + 1, surface === undefined ? this.ct : this.target(surface), message, true);
     }
 
     setVar(key: unknown[], value: unknown): void {
@@ -570,11 +571,22 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     }
 
     delegate(surface: string, message: unknown): void {
-      if (this.depth >= MAX_REPLAY_DEPTH) return;
-      const t = SURFACES[surface];
-      if (!t) throw new Error(`delegate: unknown surface "${surface}"`);
+      if (this.tooDeep(message)) return;
       // The target table's input wrappers run too (they may name the message's kind/type), without a capture.
-      dispatch(message, "in", this.out, this.depth + 1, compiled(t), this.raw, false, this.line, this.meta);
+      dispatch(message, "in", this.out, this.depth + 1, this.target(surface), this.raw, false, this.line, this.meta);
+    }
+
+    target(surface: string): Compiled {
+      const t = SURFACES[surface];
+      if (!t) throw new Error(`dispatch: unknown surface "${surface}"`);
+      return compiled(t);
+    }
+
+    /** Dispatch nests (a dispatched message's rows may dispatch again): past the limit, said, never silently. */
+    tooDeep(message: unknown): boolean {
+      if (this.depth < MAX_DISPATCH_DEPTH) return false;
+      emitRuntime(this.out, "runtime.warning", { message: `${this.rule}: dispatch nested deeper than ${MAX_DISPATCH_DEPTH} levels; this message was not mapped`, detail: { message } }, this.raw, this.source, this.method, undefined, "agentnorm#dispatch-depth");
+      return true;
     }
 
     finish(): void {

@@ -4,3 +4,9 @@
 export function arr(x: unknown): readonly any[] {
   return Array.isArray(x) ? x : [];
 }
+
+/** `$join`: a composite key, the parts joined with ":" (undefined when any part is missing). */
+export function joinKey(...parts: unknown[]): string | undefined {
+  if (parts.some((p) => p === undefined || p === null || (typeof p !== "string" && typeof p !== "number"))) return undefined;
+  return parts.map(String).join(":");
+}

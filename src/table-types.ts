@@ -27,12 +27,11 @@ export interface RowContext {
   state(role: Role, field: string): any;
   /** Text a snapshot carries whole; only what deltas did not deliver is emitted. */
   snapshot(stream: string, text: unknown, index: number | undefined): void;
-  snapshotParts(stream: string, parts: unknown, indexField: "contentIndex" | "summaryIndex" | undefined): void;
-  /** Dispatch a synthesized message through the live rows (restored history). */
-  replay(message: unknown): void;
+  snapshotParts(stream: string, parts: unknown): void;
+  /** Dispatch a message through this table (or `surface`'s): the message is the raw payload of its events. */
+  replay(message: unknown, surface?: string): void;
   /** Hand a message to another surface's table (wrapped payloads), sharing this normalizer's state. */
   delegate(surface: string, message: unknown): void;
-  /** Complete every item still open in this row's turn (item.completed with `status`), before the row's events. */
   /** Complete the row turn's open items with `status` (items whose itemType is in `completes`: completed, no detail). */
   closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void;
   /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
 export type EntryMessage = U.OpencodeMessageEntry;

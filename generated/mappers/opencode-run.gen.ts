@@ -2,14 +2,14 @@
 // Edit the inputs and run `npm run codegen`.
 import type { RowContext, SurfaceTable } from "../../src/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
 export type RunMessage = U.OpencodeRunEvent;
 /** Any message of the opencode-run surface. */
 export type Message = RunMessage;
 
-/** mappings/opencode-run.yaml:23 — run step_finish → turn.started */
+/** mappings/opencode-run.yaml:29 — run step_finish → turn.started */
 function r_step_finish_last(m: Extract<RunMessage, { type: "step_finish" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.part?.reason !== "tool-calls")) return false;
@@ -23,7 +23,7 @@ function r_step_finish_last(m: Extract<RunMessage, { type: "step_finish" }>, cx:
   return true;
 }
 
-/** mappings/opencode-run.yaml:45 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
+/** mappings/opencode-run.yaml:46 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
 function r_part(m: RunMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
@@ -35,7 +35,7 @@ function r_part(m: RunMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode-run.yaml:74 — run error */
+/** mappings/opencode-run.yaml:70 — run error */
 function r_error(m: Extract<RunMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
@@ -43,7 +43,7 @@ function r_error(m: Extract<RunMessage, { type: "error" }>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/opencode-run.yaml:87 — run done */
+/** mappings/opencode-run.yaml:83 — run done */
 function r_done(m: Extract<RunMessage, { type: "done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
@@ -62,13 +62,13 @@ export const table: SurfaceTable = {
   sources: { run: "opencode.event" },
   rows: {
     run: {
-      "step_finish": [{ rule: "opencode-run#step-finish-last", line: 23, run: r_step_finish_last as (m: any, cx: RowContext) => boolean }, { rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "step_start": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "text": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "reasoning": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "tool_use": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "opencode-run#error", line: 74, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "done": [{ rule: "opencode-run#done", line: 87, run: r_done as (m: any, cx: RowContext) => boolean }]
+      "step_finish": [{ rule: "opencode-run#step-finish-last", line: 29, run: r_step_finish_last as (m: any, cx: RowContext) => boolean }, { rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "step_start": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "text": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "reasoning": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "tool_use": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "opencode-run#error", line: 70, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "done": [{ rule: "opencode-run#done", line: 83, run: r_done as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
