@@ -139,9 +139,9 @@ export function rowBody(r: RowIR, surface: string): string {
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
   const project = new Project({ useInMemoryFileSystem: true });
   const sf: SourceFile = project.createSourceFile(`${t.surface}.gen.ts`, "", { overwrite: true });
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/helpers.js", namespaceImport: "h" });
-  sf.addImportDeclaration({ moduleSpecifier: "../../src/row-util.js", namedImports: ["arr", "joinKey"] });
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["arr", "joinKey"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.

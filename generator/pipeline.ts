@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { Project } from "ts-morph";
-import { listFiles } from "./sync-util.ts";
+import { listFiles } from "../tools/sync/sync-util.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { emitMapper } from "./emit-mapper.ts";
@@ -129,7 +129,7 @@ function emitSurfaceIndex(tables: TableIR[], hdr: string): string {
   const sorted = [...tables].sort((a, b) => a.surface.localeCompare(b.surface));
   const imports = sorted.map((t, i) => `import { table as t${i} } from "./mappers/${t.surface}.gen.js";`).join("\n");
   return `${hdr}
-import type { SurfaceTable } from "../src/table-types.js";
+import type { SurfaceTable } from "../src/normalize/table-types.js";
 ${imports}
 
 /** Every surface the tables define, by name. */

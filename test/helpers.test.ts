@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appendText, decisionName, decodeChunk, inc, itemTitle, joinText, parseJson, planSteps, str } from "../src/helpers.js";
-import { joinKey } from "../src/row-util.js";
+import { joinKey } from "../src/normalize/row-util.js";
 
 describe("row helpers", () => {
   it("decodeChunk: base64 → UTF-8 text, byte arrays, plain text passes through, bad input → undefined", () => {
