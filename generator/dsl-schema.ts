@@ -6,12 +6,16 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The DSL's types belong to this generator (not to the --root it generates for). */
+const TYPES_FILE = fileURLToPath(new URL("./dsl.ts", import.meta.url));
 
 export const DSL_TYPES = "generator/dsl.ts";
 export const DSL_SCHEMA = "schemas/mapping-dsl.schema.json";
 
 export async function dslSchema(root: string): Promise<{ schema: any; text: string }> {
-  const types = readFileSync(join(root, DSL_TYPES), "utf8");
+  const types = readFileSync(TYPES_FILE, "utf8");
   const hash = createHash("sha256").update(types.replace(/\r\n/g, "\n")).digest("hex");
   const file = join(root, DSL_SCHEMA);
   if (existsSync(file)) {
@@ -22,7 +26,7 @@ export async function dslSchema(root: string): Promise<{ schema: any; text: stri
     } catch { /* regenerate */ }
   }
   const { createGenerator } = await import("ts-json-schema-generator");
-  const gen = createGenerator({ path: join(root, DSL_TYPES), type: "Table", skipTypeCheck: true, additionalProperties: false, expose: "export", topRef: true, jsDoc: "extended", tsconfig: join(root, "generator/tsconfig.json") });
+  const gen = createGenerator({ path: TYPES_FILE, type: "Table", skipTypeCheck: true, additionalProperties: false, expose: "export", topRef: true, jsDoc: "extended", tsconfig: fileURLToPath(new URL("./tsconfig.json", import.meta.url)) });
   const body = gen.createSchema("Table");
   const schema = {
     $schema: body.$schema,

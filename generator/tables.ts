@@ -353,6 +353,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
             }];
           case "closeOpen":
             if (!ids.some((x) => x.role === "turn")) ds.push(src.diag([...p, "closeOpen"], "E263", `closeOpen needs the row to declare ids.turn (the turn whose open items it completes)`));
+            (st.closeOpen.completes ?? []).forEach((t: string, ti: number) => {
+              if (!cx.canonical.enums.CanonicalItemType.includes(t)) ds.push(src.diag([...p, "closeOpen", "completes", ti], "E264", `"${t}" is not a canonical item type${didYouMean(t, cx.canonical.enums.CanonicalItemType)}`));
+            });
             return [{ k: "closeOpen", ...st.closeOpen }];
           case "dispatch": {
             if (st.surface !== undefined && typeof st.surface !== "string") ds.push(src.diag([...p, "surface"], "E274", `"surface" names a surface`));
