@@ -1223,7 +1223,7 @@ export const COMPATIBILITY = {
             "assistant": {
               "status": "mapped",
               "rules": [
-                "assistant-no-more-blocks",
+                "assistant-blocks",
                 "assistant-text",
                 "assistant-thinking",
                 "assistant-tool-use",
@@ -1374,8 +1374,8 @@ export const COMPATIBILITY = {
             "user": {
               "status": "mapped",
               "rules": [
-                "user-no-more-blocks",
                 "user-replay",
+                "user-tool-results",
                 "user-tool-result",
                 "user-message"
               ],

@@ -382,7 +382,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
               if (unchecked) items.push(ANY);
               if (res.length && !items.length) ds.push(src.diag([...p, "each"], "E270", `"${st.each}" is not an array in the upstream schema`));
               if (items.length) itemTargets = items;
-            } else ds.push(src.diag([...p, "each"], "E271", `"each" takes a path`));
+            } else if (eachExpr.k !== "helper" && eachExpr.k !== "var") ds.push(src.diag([...p, "each"], "E271", `"each" takes a path, a $helper or a $var (a list)`));
             const inner = new Map(scope);
             inner.set(st.as, itemTargets);
             if (st.index !== undefined) inner.set(st.index, [ANY]);

@@ -34,7 +34,9 @@ export interface TableIR { file: string; surface: string; rows: { rule: string; 
 export interface TableContext {
   canonical: CanonicalModel;
   dslSchema: object;
-  helpers: Set<string>;
+  helpers: Map<string, { min: number; max: number }>;
+  helperFile: string;
+  usedHelpers: Set<string>;
   upstream: (dir: string) => UpstreamSchemas | undefined;
 }
 export type FileMap = Map<string, string>;
