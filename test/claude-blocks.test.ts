@@ -63,7 +63,7 @@ describe("claude-sdk: a message with 12 content blocks", () => {
   it("says nothing was left out, and the stream keeps the grammar", () => {
     // (the turn has no result line here: the end-of-stream report of the open turn is the only warning)
     expect(events.filter((e) => (e.type === "runtime.warning" && e.raw?.rule !== "agentnorm#end") || e.type === "runtime.error")).toEqual([]);
-    expect(verifyEvents(events).findings.filter((f) => f.severity === "violation")).toEqual([]);
+    expect(verifyEvents(events).violations).toEqual([]);
   });
 
   it("a mixed message (thinking, text, tool uses) maps every block as its own item", () => {
