@@ -58,7 +58,7 @@ export interface Generator {
     loadTable(file: string, text: string, cx: TableContext): { table?: TableIR; diagnostics: Diagnostic[] };
   };
   pipeline: {
-    helperSignatures(root: string): Map<string, { min: number; max: number; line: number }>;
+    helperSignatures(root: string): Map<string, { min: number; max: number; line: number; file: string; module: string }>;
     buildAll(root: string, only?: { tables?: string[] }): Promise<{ diagnostics: Diagnostic[]; files?: FileMap }>;
     checkFiles(root: string, files: FileMap): string[];
   };
@@ -85,7 +85,7 @@ export function tableContext(gen: Generator, upstreamDir = MINI_UPSTREAM): Table
     canonical: c.model,
     dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
     helpers: gen.pipeline.helperSignatures(ROOT),
-    helperFile: "src/helpers.ts",
+    helperFile: "mappings/helpers/*.ts",
     usedHelpers: new Set(),
     upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir),
   };
