@@ -4,7 +4,7 @@
  * pinned upstream schema. Every problem becomes a Diagnostic with file:line:col; nothing here throws for
  * user errors.
  */
-import { Ajv } from "ajv";
+import { Ajv, type ErrorObject } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import {
@@ -102,8 +102,9 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const ajv = new Ajv({ allErrors: true, strict: false });
   const validate = ajv.compile<any>(cx.dslSchema);
   if (!validate(v)) {
-    for (const e of validate.errors ?? []) {
-      const path = e.instancePath.split("/").slice(1).map((s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+    for (const e of unionErrors(validate.errors ?? [], v)) {
+      if (e.code) { ds.push(src.diag(e.path, e.code, e.message)); continue; }
+      const path = pointer(e.instancePath);
       const extra = e.keyword === "additionalProperties" ? `: "${(e.params as any).additionalProperty}"` : e.keyword === "enum" ? `: ${JSON.stringify((e.params as any).allowedValues)}` : "";
       const where = path.length ? path.join(".") : "(top level)";
       ds.push(src.diag(e.keyword === "additionalProperties" ? [...path, (e.params as any).additionalProperty] : path, "E200", `${where} ${e.message}${extra}`, e.keyword === "additionalProperties"));
@@ -368,7 +369,6 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
             });
             return [{ k: "closeOpen", ...st.closeOpen }];
           case "dispatch": {
-            if (st.surface !== undefined && typeof st.surface !== "string") ds.push(src.diag([...p, "surface"], "E274", `"surface" names a surface`));
             const message = parseExpr(st.dispatch, [...p, "dispatch"], scope);
             // A dispatched JSON-RPC notification written out ({method: "x", params}) must land on a row of this table.
             const m = message.k === "obj" ? message.entries.find(([k]) => k === "method")?.[1] : undefined;
@@ -618,8 +618,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         continue;
       }
       if (key === "new" || key === "open" || key === "notOpen" || key === "stale" || key === "notStale") {
+        // (the DSL schema already checks that the value is a role)
         if (!on.allowState) { ds.push(src.diag(p, "E230", `"${key}" is a runtime-state condition: use it in a step's "if", not in "when"`, true)); continue; }
-        if (!ROLES.includes(val)) { ds.push(src.diag(p, "E231", `"${key}" takes a role (${ROLES.join(", ")})`)); continue; }
         if (!on.hasRole(val)) ds.push(src.diag(p, "E232", `"${key}: ${val}" needs the row to declare ids.${val}`));
         out.push({ k: "state", test: key, role: val });
         continue;
@@ -737,4 +737,47 @@ export function lifecycleGuard(model: CanonicalModel, type: string, opOf: (role:
     return op === "open" ? [{ k: "state", test: "new", role }] : [{ k: "state", test: "notOpen", role }, { k: "state", test: "notStale", role }];
   }
   return [];
+}
+
+const pointer = (p: string): string[] => p.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+
+/** The forms of a step (its one key) and the schema definition of each. */
+const STEP_DEFS: Record<string, string> = { emit: "EmitStep", snapshot: "SnapshotStep", set: "SetStep", closeOpen: "CloseOpenStep", dispatch: "DispatchStep", each: "EachStep" };
+
+/**
+ * Schema errors of the DSL's unions (a step's forms, a condition's tests, an id's forms), made readable: ajv reports
+ * every branch of a failed anyOf. For a step with one form key, only that form's errors are kept; otherwise the
+ * branches' errors are replaced by one diagnostic that says what is allowed there.
+ */
+function unionErrors(errors: ErrorObject[], doc: unknown): (ErrorObject & { code?: undefined; path?: undefined; message?: string } | { code: string; path: string[]; message: string; instancePath: string })[] {
+  const unions = errors.filter((e) => e.keyword === "anyOf");
+  if (!unions.length) return errors as any;
+  const out: any[] = [];
+  const handled = new Set<ErrorObject>();
+  // innermost unions first: a condition inside a step is reported as a condition
+  for (const u of [...unions].sort((a, b) => b.instancePath.length - a.instancePath.length)) {
+    if (handled.has(u)) continue;
+    const under = errors.filter((e) => !handled.has(e) && (e.instancePath === u.instancePath || e.instancePath.startsWith(u.instancePath + "/")));
+    const path = pointer(u.instancePath);
+    const value = path.reduce<any>((x, k) => (x && typeof x === "object" ? x[k] : undefined), doc);
+    const isStep = path.length >= 2 && path[path.length - 2] === "steps";
+    if (isStep && value && typeof value === "object" && !Array.isArray(value)) {
+      const forms = Object.keys(STEP_DEFS).filter((k) => k in value);
+      if (forms.length === 1) {
+        const def = `/definitions/${STEP_DEFS[forms[0]]}/`;
+        for (const e of under) { handled.add(e); if (e.schemaPath.includes(def) || (e.instancePath !== u.instancePath && !e.schemaPath.includes("Step/"))) out.push(e); }
+        continue;
+      }
+      for (const e of under) handled.add(e);
+      out.push({ code: "E282", path, instancePath: u.instancePath, message: `a step is exactly one of ${Object.keys(STEP_DEFS).join(", ")}${forms.length ? ` (this one has ${forms.join(" and ")})` : ""}` });
+      continue;
+    }
+    for (const e of under) handled.add(e);
+    const what = u.schemaPath.includes("IdSpec") || (path.length >= 2 && path[path.length - 2] === "ids")
+      ? { code: "E245", message: `an id is a path, a list of paths (the first present), "none", or { path | value, op, space, scope }` }
+      : { code: "E234", message: `a condition is a value, {in: [...]}, {exists: true|false} or {not: value} (state words take a role: ${["session", "thread", "turn", "item", "request", "task", "parent"].join(", ")})` };
+    out.push({ ...what, path, instancePath: u.instancePath });
+  }
+  for (const e of errors) if (!handled.has(e)) out.push(e);
+  return out;
 }
