@@ -465,7 +465,7 @@ function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("parent", x.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("task", (x.params?.agentId ?? x.params?.toolCallId), "close", undefined, "task (value)", false);
+  cx.ref("task", (x.params?.agentId ?? x.params?.toolCallId), "close", undefined, "params.agentId|params.toolCallId", false);
   if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", { taskId: cx.id("task"), description: str(x.params?.description), taskType: str((x.params?.subagentType?.custom ?? x.params?.subagentType)) });
   if (!cx.isStale("task")) cx.emit("task.completed", { taskId: cx.id("task"), status: "completed", summary: str(x.params?.description), usage: { durationMs: x.params?.durationMs, model: x.params?.model } });
   return true;
@@ -477,7 +477,7 @@ function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: 
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("parent", x.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("task", (x.params?.agentId ?? x.params?.toolCallId), "open", undefined, "task (value)", false);
+  cx.ref("task", (x.params?.agentId ?? x.params?.toolCallId), "open", undefined, "params.agentId|params.toolCallId", false);
   if (cx.isNew("task")) cx.emit("task.started", { taskId: cx.id("task"), description: str(x.params?.description), taskType: str((x.params?.subagentType?.custom ?? x.params?.subagentType)) });
   if (cx.wasOpen("task")) cx.emit("task.progress", { taskId: cx.id("task"), description: (str(x.params?.description) ?? "") });
   return true;

@@ -491,7 +491,7 @@ function r_permission_replied(m: Extract<EventMessage, { type: "permission.repli
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", (x.properties?.requestID ?? x.properties?.permissionID), "close", "server", "request (value)", false);
+  cx.ref("request", (x.properties?.requestID ?? x.properties?.permissionID), "close", "server", "properties.requestID|properties.permissionID", false);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: (x.properties?.reply ?? x.properties?.response), resolution: x.properties });
   return true;
 }
