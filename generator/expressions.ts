@@ -1,0 +1,181 @@
+/**
+ * Value expressions and conditions of the mapping DSL: one parser each, for every position (row conditions, step
+ * conditions, payloads, ids, input wrappers); the caller says how a `$path` resolves and is checked there.
+ */
+import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts";
+import type { Cond, Expr, MapIR, Role, TableContext } from "./tables.ts";
+import { ANY, type SchemaRef } from "./upstream.ts";
+
+const ROLES: Role[] = ["session", "thread", "turn", "item", "request", "task", "parent"];
+
+export type ExprParser = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean }) => Expr;
+export type ConditionParser = (c: any, path: (string | number)[], on: {
+  allowState: boolean;
+  hasRole: (r: Role) => boolean;
+  subject: (key: string, p: (string | number)[]) => { expr: Expr; enumVals?: string[] };
+  value: (x: unknown, p: (string | number)[]) => Expr;
+}) => Cond[];
+
+export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx: TableContext; mapByName: Map<string, MapIR>; usedMaps: Set<string>; usedHelpers: Set<string> }): { exprParser: ExprParser; conditionParser: ConditionParser } {
+  const { src, ds, cx, mapByName, usedMaps, usedHelpers } = env;
+    /** Value expressions (one parser for every position; `paths` says how a `$path` resolves and is checked there). */
+  function exprParser(val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean }): Expr {
+    const rec = (x: unknown, p: (string | number)[]) => exprParser(x, p, scope, on);
+    if (typeof val === "string") {
+      if (val.startsWith("$$")) return { k: "lit", v: val.slice(1) };
+      if (val.startsWith("$")) {
+        const segs = val.slice(1).split(".");
+        if (segs.some((s) => s === "")) ds.push(src.diag(path, "E222", `malformed path "${val}"`));
+        return on.path(segs, path, scope);
+      }
+      return { k: "lit", v: val };
+    }
+    if (Array.isArray(val)) return { k: "arr", items: val.map((x, i) => rec(x, [...path, i])) };
+    if (val && typeof val === "object") {
+      const o = val as Record<string, unknown>;
+      const special = Object.keys(o).filter((k) => k.startsWith("$"));
+      if (special.length === 0) return { k: "obj", entries: Object.entries(o).map(([k, x]) => [k, rec(x, [...path, k])]) };
+      const op = special[0];
+      const allowed: Record<string, string[]> = {
+        $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"],
+        $str: ["$str"], $text: ["$text", "join", "items", "skipEmpty"], $tag: ["$tag"], $variant: ["$variant"], $get: ["$get", "path"], $json: ["$json"], $concat: ["$concat"], $add: ["$add"],
+        $list: ["$list", "as", "to", "where"],
+      };
+      if (special.length > 1 || !allowed[op]) {
+        ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use ${Object.keys(allowed).join(", ")}`));
+        return { k: "lit", v: undefined };
+      }
+      for (const k of Object.keys(o)) if (!allowed[op].includes(k)) ds.push(src.diag([...path, k], "E224", `"${k}" is not allowed with ${op}`, true));
+      switch (op) {
+        case "$map": {
+          const name = String(o.$map);
+          if (!mapByName.has(name)) ds.push(src.diag([...path, "$map"], "E225", `unknown map "${name}"${didYouMean(name, mapByName.keys())}`));
+          usedMaps.add(name);
+          if (o.from === undefined) ds.push(src.diag(path, "E226", `$map needs "from"`));
+          return { k: "map", name, from: rec(o.from, [...path, "from"]), def: o.default };
+        }
+        case "$helper": {
+          const name = String(o.$helper);
+          const args = Array.isArray(o.args) ? o.args : o.args === undefined ? [] : [o.args];
+          const sig = cx.helpers.get(name);
+          if (!sig) ds.push(src.diag([...path, "$helper"], "E227", `unknown helper "${name}" (helpers of ${cx.helperFile}: ${[...cx.helpers.keys()].sort().join(", ")})${didYouMean(name, cx.helpers.keys())}`));
+          else if (args.length < sig.min || args.length > sig.max) ds.push(src.diag([...path, "args"], "E236", `helper "${name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument(s), got ${args.length}`));
+          usedHelpers.add(name);
+          return { k: "helper", name, args: args.map((a, i) => rec(a, [...path, "args", i])), module: sig?.module };
+        }
+        case "$first": {
+          if (!Array.isArray(o.$first)) ds.push(src.diag(path, "E228", `$first takes a list`));
+          return { k: "first", items: (Array.isArray(o.$first) ? o.$first : []).map((x, i) => rec(x, [...path, "$first", i])) };
+        }
+        case "$id": {
+          const role = String(o.$id) as Role;
+          if (!ROLES.includes(role)) ds.push(src.diag(path, "E229", `$id takes a role (${ROLES.join(", ")})`));
+          else if (!on.hasRole(role)) ds.push(src.diag(path, "E232", `$id: ${role} needs the row to declare ids.${role}`));
+          return { k: "id", role };
+        }
+        case "$var":
+        case "$join": {
+          const list = o[op];
+          if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
+          const items = (Array.isArray(list) ? list : []).map((x, i) => rec(x, [...path, op, i]));
+          return op === "$var" ? { k: "var", key: items } : { k: "join", items };
+        }
+        case "$state": {
+          const [role, field] = String(o.$state).split(".");
+          if (!ROLES.includes(role as Role) || !field) ds.push(src.diag(path, "E229", `$state takes ROLE.FIELD (roles: ${ROLES.join(", ")})`));
+          return { k: "state", role: role as Role, field };
+        }
+        case "$str": case "$tag": case "$variant": case "$json":
+          return { k: op.slice(1) as "str" | "tag" | "variant" | "json", of: rec(o[op], [...path, op]) };
+        case "$concat": case "$add": {
+          const list = o[op];
+          if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
+          return { k: op.slice(1) as "concat" | "add", items: (Array.isArray(list) ? list : []).map((x, i) => rec(x, [...path, op, i])) };
+        }
+        case "$text": {
+          if (typeof o.join !== "string") ds.push(src.diag(path, "E237", `$text needs "join" (the text between parts)`));
+          const items = o.items ?? "strings";
+          if (!["strings", "blocks", "untypedBlocks"].includes(String(items))) ds.push(src.diag([...path, "items"], "E237", `$text items are strings, blocks ({type: text, text}) or untypedBlocks ({text}, type text or absent)`));
+          return { k: "text", of: rec(o.$text, [...path, "$text"]), join: String(o.join ?? ""), items: items as "strings", skipEmpty: o.skipEmpty === true };
+        }
+        case "$get": {
+          if (typeof o.path !== "string" || o.path === "") ds.push(src.diag(path, "E237", `$get needs "path" (a field path into the value)`));
+          return { k: "get", of: rec(o.$get, [...path, "$get"]), segs: String(o.path ?? "").split(".") };
+        }
+        case "$list": {
+          // Element-wise reshape: each element of a list that is an object, as $<as>, kept when `where` holds, becomes `to`.
+          if (typeof o.as !== "string" || o.to === undefined) ds.push(src.diag(path, "E237", `$list needs "as" (the element's name) and "to" (what each element becomes)`));
+          const of = rec(o.$list, [...path, "$list"]);
+          const inner = new Map(scope);
+          inner.set(String(o.as), [ANY]);
+          const sub = (x: unknown, p: (string | number)[]) => exprParser(x, p, inner, on);
+          const elementPath = (key: string, p: (string | number)[]): Expr => {
+            const segs = key.split(".");
+            if (segs[0] !== o.as) ds.push(src.diag(p, "E238", `a $list condition tests the element: "${o.as}.<field>"`));
+            return { k: "path", root: segs[0], segs: segs.slice(1) };
+          };
+          const where = conditionParser(o.where, [...path, "where"], {
+            allowState: false, hasRole: on.hasRole,
+            subject: (key, p) => ({ expr: elementPath(key, [...p]) }),
+            value: (x, vp) => sub(x, vp),
+          });
+          return { k: "list", of, as: String(o.as), to: sub(o.to, [...path, "to"]), where };
+        }
+        default:
+          return { k: "lit", v: o.$literal };
+      }
+    }
+    return { k: "lit", v: val };
+  }
+
+  /** Conditions: one grammar for a row's `when`, a step's `if` and an input wrapper's `when`. */
+  function conditionParser(c: any, path: (string | number)[], on: {
+    allowState: boolean;
+    hasRole: (r: Role) => boolean;
+    subject: (key: string, p: (string | number)[]) => { expr: Expr; enumVals?: string[] };
+    value: (x: unknown, p: (string | number)[]) => Expr;
+  }): Cond[] {
+    const out: Cond[] = [];
+    for (const [key, val] of Object.entries<any>(c ?? {})) {
+      const p = [...path, key];
+      if (key === "$if") {
+        // Conditions on computed values: [{ value: EXPR, equals | in | not | exists }]
+        if (!Array.isArray(val)) { ds.push(src.diag(p, "E235", `$if takes a list of { value: EXPR, equals | in | not | exists }`)); continue; }
+        val.forEach((t: any, ti: number) => {
+          const tp = [...p, ti];
+          const tests = ["equals", "in", "not", "exists"].filter((k) => t && typeof t === "object" && k in t);
+          if (!t || typeof t !== "object" || !("value" in t) || tests.length !== 1 || Object.keys(t).length !== 2) { ds.push(src.diag(tp, "E235", `a $if entry is { value: EXPR } plus exactly one of equals, in, not, exists`)); return; }
+          const e = on.value(t.value, [...tp, "value"]);
+          if (tests[0] === "equals") out.push({ k: "eq", path: e, value: t.equals });
+          else if (tests[0] === "not") out.push({ k: "not", path: e, value: t.not });
+          else if (tests[0] === "in") out.push({ k: "in", path: e, values: Array.isArray(t.in) ? t.in : [t.in] });
+          else out.push({ k: "exists", path: e, exists: !!t.exists });
+        });
+        continue;
+      }
+      if (key === "new" || key === "open" || key === "notOpen" || key === "stale" || key === "notStale") {
+        // (the DSL schema already checks that the value is a role)
+        if (!on.allowState) { ds.push(src.diag(p, "E230", `"${key}" is a runtime-state condition: use it in a step's "if", not in "when"`, true)); continue; }
+        if (!on.hasRole(val)) ds.push(src.diag(p, "E232", `"${key}: ${val}" needs the row to declare ids.${val}`));
+        out.push({ k: "state", test: key, role: val });
+        continue;
+      }
+      const { expr, enumVals } = on.subject(key, p);
+      const checkValue = (x: unknown, vp: (string | number)[]) => {
+        if (enumVals && typeof x === "string" && !enumVals.includes(x)) ds.push(src.diag(vp, "E233", `"${x}" is not a value of ${key} upstream (${enumVals.join(", ")})${didYouMean(x, enumVals)}`));
+      };
+      if (val && typeof val === "object" && !Array.isArray(val)) {
+        const ks = Object.keys(val);
+        if (ks.length !== 1 || !["in", "exists", "not"].includes(ks[0])) { ds.push(src.diag(p, "E234", `a condition is a value, {in: [...]}, {exists: true|false} or {not: value}`)); continue; }
+        if (ks[0] === "in") { (val.in as unknown[]).forEach((x, i) => checkValue(x, [...p, "in", i])); out.push({ k: "in", path: expr, values: val.in }); }
+        else if (ks[0] === "exists") out.push({ k: "exists", path: expr, exists: !!val.exists });
+        else { checkValue(val.not, [...p, "not"]); out.push({ k: "not", path: expr, value: val.not }); }
+      } else {
+        checkValue(val, p);
+        out.push({ k: "eq", path: expr, value: val });
+      }
+    }
+    return out;
+  }
+  return { exprParser, conditionParser };
+}
