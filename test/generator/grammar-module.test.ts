@@ -5,11 +5,11 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { loadCanonical } from "../generator/canonical.ts";
-import { emitGrammar, grammarLookups } from "../generator/emit-grammar.ts";
-import { formatDiagnostic } from "../generator/diagnostics.ts";
-import * as G from "../generated/grammar.gen.js";
-import { VERIFY_RULES } from "../src/verify/verify.js";
+import { loadCanonical } from "../../generator/canonical.ts";
+import { emitGrammar, grammarLookups } from "../../generator/emit-grammar.ts";
+import { formatDiagnostic } from "../../generator/diagnostics.ts";
+import * as G from "../../generated/grammar.gen.js";
+import { VERIFY_RULES } from "../../src/verify/verify.js";
 
 const FILE = "schemas/canonical/canonical.yaml";
 const TEXT = readFileSync(FILE, "utf8");
@@ -103,22 +103,22 @@ describe("a changed lifecycle entry changes what is derived from it", () => {
 
 describe("the runtime and the verifier read the grammar module", () => {
   afterEach(() => {
-    vi.doUnmock("../generated/grammar.gen.js");
+    vi.doUnmock("../../generated/grammar.gen.js");
     vi.resetModules();
   });
 
   /** The runtime and verifier, loaded against a changed copy of the grammar module. */
   async function withGrammar(change: (g: typeof G) => void) {
     vi.resetModules();
-    vi.doMock("../generated/grammar.gen.js", async (importOriginal) => {
+    vi.doMock("../../generated/grammar.gen.js", async (importOriginal) => {
       const actual = await importOriginal<typeof G>();
       const g = structuredClone({ ROLE_KIND: actual.ROLE_KIND, ENVELOPE_FIELD: actual.ENVELOPE_FIELD, REF_FIELD: actual.REF_FIELD, LIFECYCLE: actual.LIFECYCLE, EVENT_LIFECYCLE: actual.EVENT_LIFECYCLE, NEEDS_ID: actual.NEEDS_ID }) as any;
       change(g);
       return g;
     });
-    const runtime = await import("../src/normalize/normalizer.js");
-    const ids = await import("../src/normalize/ids.js");
-    const verify = await import("../src/verify/verify.js");
+    const runtime = await import("../../src/normalize/normalizer.js");
+    const ids = await import("../../src/normalize/ids.js");
+    const verify = await import("../../src/verify/verify.js");
     return { make: (surface: string) => runtime.createNormalizer({ surface, ids: ids.counterIds(), clock: ids.steppingClock() }), verify: verify.verifyEvents, IMPLICIT_START: runtime.IMPLICIT_START };
   }
   const delta = { method: "item/agentMessage/delta", params: { threadId: "t1", turnId: "u1", itemId: "m1", delta: "Hi" } };
