@@ -26,7 +26,25 @@ export interface CanonicalModel {
 }
 
 export type GuardKind = "once" | "open" | "notStale";
-export interface LifecycleEntity { role: string; opens: string[]; body: string[]; ends: string[]; guards: Record<string, GuardKind> }
+export type LifecyclePhase = "opens" | "body" | "ends";
+export const LIFECYCLE_PHASES: readonly LifecyclePhase[] = ["opens", "body", "ends"];
+/** The verifier's findings per lifecycle part (values: VERIFY_RULES names). */
+export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded";
+export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded"];
+export interface LifecycleVerify {
+  opens: Partial<Record<VerifyFindingKind, string>>;
+  body: Partial<Record<VerifyFindingKind, string>>;
+  ends: Partial<Record<VerifyFindingKind, string>>;
+  openAtEnd?: string;
+}
+export interface LifecycleEntity {
+  role: string; opens: string[]; body: string[]; ends: string[]; guards: Record<string, GuardKind>;
+  /** The entity an opening event belongs to (another lifecycle entry). */
+  within?: string;
+  /** Its events are never emitted without the role's id. */
+  needsId: boolean;
+  verify: LifecycleVerify;
+}
 
 const REF = /^#\/(enums|defs|ids)\/(.+)$/;
 
@@ -42,13 +60,32 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
   const model: CanonicalModel = {
     file, src, version: v.version ?? 1, ids: v.ids, enums: v.enums, defs: v.defs ?? {}, eventTypes: v.eventTypes,
     payloads: v.payloads, envelope: v.envelope, roles: v.roles ?? {},
-    lifecycle: Object.fromEntries(Object.entries<any>(v.lifecycle ?? {}).map(([k, l]) => [k, { role: l.role, opens: l.opens ?? [], body: l.body ?? [], ends: l.ends ?? [], guards: l.guards ?? {} }])),
+    lifecycle: Object.fromEntries(Object.entries<any>(v.lifecycle ?? {}).map(([k, l]) => [k, {
+      role: l.role, opens: l.opens ?? [], body: l.body ?? [], ends: l.ends ?? [], guards: l.guards ?? {},
+      ...(l.within !== undefined ? { within: l.within } : {}), needsId: l.needsId === true,
+      verify: { opens: l.verify?.opens ?? {}, body: l.verify?.body ?? {}, ends: l.verify?.ends ?? {}, ...(l.verify?.openAtEnd !== undefined ? { openAtEnd: l.verify.openAtEnd } : {}) },
+    }])),
   };
+  const eventOf = new Map<string, string>();
   // The lifecycle names event types of the model, roles of `roles`, and guards from its own vocabulary.
   for (const [name, l] of Object.entries(model.lifecycle)) {
     if (!(l.role in model.roles)) ds.push(src.diag(["lifecycle", name, "role"], "E106", `unknown role "${l.role}" (roles: ${Object.keys(model.roles).join(", ")})`));
     for (const part of ["opens", "body", "ends"] as const) {
       l[part].forEach((t, i) => { if (!(t in model.payloads)) ds.push(src.diag(["lifecycle", name, part, i], "E107", `unknown event type "${t}"`)); });
+    }
+    for (const part of LIFECYCLE_PHASES) for (const t of l[part]) {
+      if (eventOf.has(t)) ds.push(src.diag(["lifecycle", name, part], "E107", `event type "${t}" is already in the ${eventOf.get(t)} lifecycle (an event type belongs to one entity)`));
+      else eventOf.set(t, name);
+    }
+    if (l.within !== undefined && !(l.within in model.lifecycle)) ds.push(src.diag(["lifecycle", name, "within"], "E109", `"within" names "${l.within}", which is not a lifecycle entry (${Object.keys(model.lifecycle).join(", ")})`));
+    const rawVerify = (v.lifecycle[name] as any).verify ?? {};
+    for (const [part, rules] of Object.entries<any>(rawVerify)) {
+      if (part === "openAtEnd") { if (typeof rules !== "string") ds.push(src.diag(["lifecycle", name, "verify", part], "E109", `openAtEnd takes a rule name`)); continue; }
+      if (!(LIFECYCLE_PHASES as string[]).includes(part)) { ds.push(src.diag(["lifecycle", name, "verify", part], "E109", `unknown verify key "${part}" (${LIFECYCLE_PHASES.join(", ")}, openAtEnd)`)); continue; }
+      for (const [finding, rule] of Object.entries<any>(rules ?? {})) {
+        if (!(VERIFY_FINDINGS as string[]).includes(finding)) ds.push(src.diag(["lifecycle", name, "verify", part, finding], "E109", `unknown finding "${finding}" (${VERIFY_FINDINGS.join(", ")})`));
+        else if (typeof rule !== "string") ds.push(src.diag(["lifecycle", name, "verify", part, finding], "E109", `${finding} takes a rule name`));
+      }
     }
     for (const [t, g] of Object.entries(l.guards)) {
       if (![...l.opens, ...l.body, ...l.ends].includes(t)) ds.push(src.diag(["lifecycle", name, "guards", t], "E107", `guard for "${t}", which is not an event of the ${name} lifecycle`));

@@ -10,6 +10,7 @@ import { listFiles } from "../tools/sync/sync-util.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { emitMapper } from "./emit-mapper.ts";
+import { emitGrammar } from "./emit-grammar.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
 import { buildCompatibility, compatibilityMarkdown, emitCoverageTest, emitExampleTests, emitUpstreamTypes } from "./emit-other.ts";
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
@@ -109,6 +110,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   const published = publishedSchema(schema);
   files.set(`${GEN}/canonical.schema.json`, JSON.stringify(published, null, 2) + "\n");
   files.set(`${GEN}/canonical.gen.ts`, `${header([canonicalFile])}\n\n${await buildTypes(model, schema)}`);
+  files.set(`${GEN}/grammar.gen.ts`, emitGrammar(model, header([canonicalFile])));
   files.set(
     `${GEN}/validators/canonical-event.gen.ts`,
     `${header([canonicalFile])}\n// ajv standalone code: no runtime dependency on ajv.\n// @ts-nocheck\n/* eslint-disable */\n${buildValidator(schema)}`,

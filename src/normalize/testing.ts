@@ -7,8 +7,10 @@ import { createNormalizer, IMPLICIT_START, type CanonicalEvent } from "./normali
 import { unwrap } from "../capture/unwrap.js";
 import { counterIds, steppingClock } from "./ids.js";
 import type { SurfaceTable } from "./table-types.js";
+import { ENVELOPE_FIELD, type GrammarRole } from "../../generated/grammar.gen.js";
 
-export const ROLE_FIELDS = { thread: "threadId", turn: "turnId", item: "itemId", request: "requestId", parent: "parentId", session: "sessionId", task: "taskId" } as const;
+/** Where an event carries each role's canonical id: the grammar's envelope fields, the session's own, a task's in the payload. */
+export const ROLE_FIELDS: Record<GrammarRole, string> = { ...ENVELOPE_FIELD, session: "sessionId", task: "taskId" } as Record<GrammarRole, string>;
 
 /**
  * Push `given` (setup), then `input`; return the events `input` produced and any that fail the canonical schema.

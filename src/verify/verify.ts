@@ -11,6 +11,7 @@
  * memory grows with the stream (it is a checker, not the runtime).
  */
 import { ID_PREFIXES, type IdKind } from "../../generated/canonical.gen.js";
+import { ENVELOPE_FIELD, EVENT_LIFECYCLE, LIFECYCLE, REF_FIELD, ROLE_KIND, type GrammarRole, type LifecycleName, type LifecyclePhase, type VerifyFindingKind } from "../../generated/grammar.gen.js";
 import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
 
 export type VerifySeverity = "violation" | "warning";
@@ -58,132 +59,112 @@ export const VERIFY_RULES = {
 export type VerifyRule = keyof typeof VERIFY_RULES;
 
 const ID_FIELDS: [field: string, kind: IdKind][] = [
-  ["eventId", "EventId"], ["sessionId", "RuntimeSessionId"], ["threadId", "ThreadId"], ["turnId", "TurnId"],
-  ["itemId", "RuntimeItemId"], ["requestId", "RuntimeRequestId"], ["parentId", "RuntimeItemId"],
+  ["eventId", "EventId"], ["sessionId", "RuntimeSessionId"],
+  ...Object.entries(ENVELOPE_FIELD).map(([role, f]) => [f, ROLE_KIND[role as GrammarRole]] as [string, IdKind]),
 ];
 const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 /** Which providerRefs field belongs to which canonical field (for id-stable). */
-const REF_OF: Record<string, string> = { threadId: "providerThreadId", turnId: "providerTurnId", itemId: "providerItemId", requestId: "providerRequestId" };
+const REF_OF: Record<string, string> = Object.fromEntries(
+  Object.entries(ENVELOPE_FIELD).flatMap(([role, f]) => (REF_FIELD[role as GrammarRole] ? [[f, REF_FIELD[role as GrammarRole]!]] : [])),
+);
 
-interface Lifecycle { started?: number; ended?: number; endedBy?: string; reportedOpen?: boolean }
+interface Lifecycle { started?: number; ended?: number; endedBy?: string }
 
 interface SessionState {
   lastSequence?: number;
   providerIds: Set<string>;
   /** canonical id → the provider id it carried first (id-stable). */
   refOf: Map<string, string>;
-  items: Map<string, Lifecycle>;
-  turns: Map<string, Lifecycle>;
-  requests: Map<string, Lifecycle>;
-  userInput: Map<string, Lifecycle>;
+  /** Per lifecycle entity of the grammar: canonical id → what was seen of it. */
+  life: Record<LifecycleName, Map<string, Lifecycle>>;
   /** Entities the runtime reported open at end (agentnorm#end), by canonical id. */
   reported: Set<string>;
 }
 
-type Check = (e: any, s: SessionState, f: Reporter) => void;
 type Reporter = (rule: VerifyRule, reason: string, severity?: VerifySeverity) => void;
 
-const itemCheck = (what: "updated" | "completed" | "delta"): Check => (e, s, f) => {
-  const id = e.itemId;
-  if (typeof id !== "string") {
-    if (what === "delta") f("item-not-started", `content.delta names no itemId: a delta belongs to an open item`);
-    else f("item-not-started", `item.${what} names no itemId`);
-    return;
-  }
-  const it = s.items.get(id);
-  const label = what === "delta" ? "content.delta" : `item.${what}`;
-  if (!it) {
-    f("item-not-started", `${label} for item ${id}, which no item.started opened`);
-    s.items.set(id, what === "completed" ? { ended: e.sequence } : { started: e.sequence });
-    return;
-  }
-  if (it.ended !== undefined) {
-    f("after-completion", `${label} for item ${id} after its item.completed (#${it.ended})`);
-    return;
-  }
-  if (what === "completed") it.ended = e.sequence;
-};
+const ENTITIES = Object.keys(LIFECYCLE) as LifecycleName[];
+const fieldOf = (n: LifecycleName) => ENVELOPE_FIELD[LIFECYCLE[n].role]!;
+/** Envelope fields of the entities the runtime's end-of-stream report names. */
+const REPORTED_FIELDS = [...new Set(ENTITIES.filter((n) => LIFECYCLE[n].verify.openAtEnd).map(fieldOf))];
+/** Warnings are the rules documented as "(warning)". */
+const severityOf = (rule: VerifyRule): VerifySeverity => (VERIFY_RULES[rule].startsWith("(warning)") ? "warning" : "violation");
 
-const turnTerminal: Check = (e, s, f) => {
-  const id = e.turnId;
-  if (typeof id !== "string") return; // schema decides whether a terminal event needs a turnId
-  const t = s.turns.get(id);
-  if (!t) {
-    f("turn-not-started", `${e.type} for turn ${id}, which no turn.started opened`, "warning");
-    s.turns.set(id, { ended: e.sequence, endedBy: e.type });
-    return;
-  }
-  if (t.ended !== undefined) {
-    f("turn-terminal", `a second terminal event for turn ${id}: ${e.type} after ${t.endedBy} (#${t.ended})`);
-    return;
-  }
-  t.ended = e.sequence;
-  t.endedBy = e.type;
-};
+/** One lifecycle finding, as its reason is written from. */
+interface Finding {
+  kind: VerifyFindingKind;
+  type: string;
+  entity: LifecycleName;
+  phase: LifecyclePhase;
+  id: string;
+  /** What was seen of the entity before this event. */
+  x: Lifecycle;
+  /** withinEnded: the entity it belongs to. */
+  parent?: { id: string; x: Lifecycle };
+}
 
-/** What each event type does to the lifecycles. Types not listed only get the envelope checks. */
-const CHECKS: Record<string, Check> = {
-  "item.started": (e, s, f) => {
-    const id = e.itemId;
-    if (typeof id !== "string") { f("item-not-started", `item.started names no itemId`); return; }
-    const it = s.items.get(id);
-    if (it?.ended !== undefined) f("after-completion", `item.started for item ${id} after its item.completed (#${it.ended})`);
-    else if (it) f("item-restarted", `item.started for item ${id}, already started at #${it.started}`);
-    else s.items.set(id, { started: e.sequence });
-    if (typeof e.turnId === "string") {
-      const t = s.turns.get(e.turnId);
-      if (t?.ended !== undefined) f("after-turn-end", `item ${id} starts in turn ${e.turnId} after its ${t.endedBy} (#${t.ended})`);
+/** The reason of a finding, from the grammar (the entity's role names it; its opening event says what opens it). */
+function genericReason(f: Finding): string {
+  const l = LIFECYCLE[f.entity];
+  const noun = l.role;
+  switch (f.kind) {
+    case "noId": return `${f.type} names no ${fieldOf(f.entity)}`;
+    case "notOpen": return `${f.type} for ${noun} ${f.id}, which no ${l.opens[0]} opened`;
+    case "again": return f.phase === "opens" ? `${f.type} for ${noun} ${f.id}, already ${l.opens[0].split(".").pop()} at #${f.x.started}` : `${f.type} for ${noun} ${f.id} after its ${f.x.endedBy} (#${f.x.ended})`;
+    case "afterEnd": return `${f.type} for ${noun} ${f.id} after its ${f.x.endedBy} (#${f.x.ended})`;
+    case "withinEnded": return `${noun} ${f.id} starts in ${LIFECYCLE[l.within!].role} ${f.parent!.id} after its ${f.parent!.x.endedBy} (#${f.parent!.x.ended})`;
+  }
+}
+
+/** Rules whose reasons read differently from the generic one. */
+const REASONS: Partial<Record<VerifyRule, (f: Finding, generic: string) => string>> = {
+  "item-not-started": (f, g) => (f.kind === "noId" && f.type === "content.delta" ? `${g}: a delta belongs to an open item` : g),
+  "turn-terminal": (f) => `a second terminal event for turn ${f.id}: ${f.type} after ${f.x.endedBy} (#${f.x.ended})`,
+  "request-resolved-twice": (f) => `request ${f.id} resolved again (first at #${f.x.ended})`,
+  "user-input-not-requested": (f, g) => (f.kind === "noId" && f.phase === "opens" ? `${g}, so no answer can be matched to it` : f.kind === "notOpen" ? `${f.type} for request ${f.id}, which no user-input.requested asked` : g),
+  "user-input-twice": (f) => (f.phase === "opens" ? `user input requested again for request ${f.id} (first at #${f.x.started})` : `user input for request ${f.id} resolved again (first at #${f.x.ended})`),
+};
+/** What the open-at-end warning calls the entity. */
+const OPEN_AT_END_NOUN: Partial<Record<VerifyRule, string>> = { "user-input-open-at-end": "user input for request" };
+
+/** The grammar's checks for one event of a lifecycle entity (generated/grammar.gen.ts): which rule a finding breaks. */
+function checkLifecycle(e: any, entity: LifecycleName, phase: LifecyclePhase, s: SessionState, report: Reporter): void {
+  const l = LIFECYCLE[entity];
+  const rules = l.verify[phase];
+  const say = (kind: VerifyFindingKind, f: Omit<Finding, "kind" | "type" | "entity" | "phase">) => {
+    const rule = rules[kind] as VerifyRule | undefined;
+    if (!rule) return false;
+    const finding: Finding = { kind, type: e.type, entity, phase, ...f };
+    const g = genericReason(finding);
+    report(rule, REASONS[rule]?.(finding, g) ?? g, severityOf(rule));
+    return true;
+  };
+  const id = e[fieldOf(entity)];
+  if (typeof id !== "string") { say("noId", { id: "", x: {} }); return; }
+  const m = s.life[entity];
+  const x = m.get(id);
+  if (phase === "opens") {
+    if (x?.ended !== undefined && say("afterEnd", { id, x })) { /* reported */ }
+    else if (x) say("again", { id, x });
+    else m.set(id, { started: e.sequence });
+    if (l.within && rules.withinEnded) {
+      const pid = e[fieldOf(l.within)];
+      const p = typeof pid === "string" ? s.life[l.within].get(pid) : undefined;
+      if (p?.ended !== undefined) say("withinEnded", { id, x: x ?? {}, parent: { id: pid, x: p } });
     }
-  },
-  "item.updated": itemCheck("updated"),
-  "item.completed": itemCheck("completed"),
-  "content.delta": itemCheck("delta"),
-  "turn.started": (e, s, f) => {
-    const id = e.turnId;
-    if (typeof id !== "string") return;
-    const t = s.turns.get(id);
-    if (t?.ended !== undefined) f("after-turn-end", `turn.started for turn ${id} after its ${t.endedBy} (#${t.ended})`);
-    else if (t) f("turn-restarted", `turn.started for turn ${id}, already started at #${t.started}`);
-    else s.turns.set(id, { started: e.sequence });
-  },
-  "turn.completed": turnTerminal,
-  "turn.aborted": turnTerminal,
-  "request.opened": (e, s, f) => {
-    const id = e.requestId;
-    if (typeof id !== "string") return;
-    const r = s.requests.get(id);
-    if (r) f("request-reopened", `request.opened for request ${id}, already opened at #${r.started}`);
-    else s.requests.set(id, { started: e.sequence });
-  },
-  "request.resolved": (e, s, f) => {
-    const id = e.requestId;
-    if (typeof id !== "string") { f("request-not-opened", `request.resolved names no requestId`); return; }
-    const r = s.requests.get(id);
-    if (!r) { f("request-not-opened", `request.resolved for request ${id}, which no request.opened opened`); s.requests.set(id, { ended: e.sequence }); }
-    else if (r.ended !== undefined) f("request-resolved-twice", `request ${id} resolved again (first at #${r.ended})`);
-    else r.ended = e.sequence;
-  },
-  "user-input.requested": (e, s, f) => {
-    const id = e.requestId;
-    if (typeof id !== "string") { f("user-input-not-requested", `user-input.requested names no requestId, so no answer can be matched to it`); return; }
-    const r = s.userInput.get(id);
-    if (r) f("user-input-twice", `user input requested again for request ${id} (first at #${r.started})`);
-    else s.userInput.set(id, { started: e.sequence });
-  },
-  "user-input.resolved": (e, s, f) => {
-    const id = e.requestId;
-    if (typeof id !== "string") { f("user-input-not-requested", `user-input.resolved names no requestId`); return; }
-    const r = s.userInput.get(id);
-    if (!r) { f("user-input-not-requested", `user-input.resolved for request ${id}, which no user-input.requested asked`); s.userInput.set(id, { ended: e.sequence }); }
-    else if (r.ended !== undefined) f("user-input-twice", `user input for request ${id} resolved again (first at #${r.ended})`);
-    else r.ended = e.sequence;
-  },
-  "runtime.warning": (e, s) => {
-    // The runtime's end-of-stream report: this entity is knowingly open.
-    if (e.raw?.rule !== "agentnorm#end") return;
-    for (const f of ["requestId", "itemId", "turnId"]) if (typeof e[f] === "string") s.reported.add(e[f]);
-  },
-};
+    return;
+  }
+  if (!x) {
+    say("notOpen", { id, x: {} });
+    m.set(id, phase === "ends" ? { ended: e.sequence, endedBy: e.type } : { started: e.sequence });
+    return;
+  }
+  if (x.ended !== undefined) {
+    if (!say("afterEnd", { id, x })) say("again", { id, x });
+    return;
+  }
+  if (phase === "ends") { x.ended = e.sequence; x.endedBy = e.type; }
+}
 
 export interface StreamVerifier {
   /** Check one event; returns the findings it caused. `line` is the input line, when known. */
@@ -202,7 +183,7 @@ export function createVerifier(): StreamVerifier {
   let count = 0;
   const session = (id: string): SessionState => {
     let s = sessions.get(id);
-    if (!s) sessions.set(id, (s = { providerIds: new Set(), refOf: new Map(), items: new Map(), turns: new Map(), requests: new Map(), userInput: new Map(), reported: new Set() }));
+    if (!s) sessions.set(id, (s = { providerIds: new Set(), refOf: new Map(), life: Object.fromEntries(ENTITIES.map((n) => [n, new Map()])) as SessionState["life"], reported: new Set() }));
     return s;
   };
   return {
@@ -255,8 +236,12 @@ export function createVerifier(): StreamVerifier {
           else if (had !== pid) f("id-stable", `${field} ${v} was minted for provider id ${JSON.stringify(had)}, now carries ${rf} ${JSON.stringify(pid)}`);
         }
       }
-      const check = typeof e.type === "string" && Object.hasOwn(CHECKS, e.type) ? CHECKS[e.type] : undefined;
-      if (check) check(e, s, f);
+      const life = typeof e.type === "string" && Object.hasOwn(EVENT_LIFECYCLE, e.type) ? EVENT_LIFECYCLE[e.type as keyof typeof EVENT_LIFECYCLE] : undefined;
+      if (life) checkLifecycle(e, life.entity, life.phase, s, f);
+      else if (e.type === "runtime.warning" && e.raw?.rule === "agentnorm#end") {
+        // The runtime's end-of-stream report: this entity is knowingly open.
+        for (const field of REPORTED_FIELDS) if (typeof e[field] === "string") s.reported.add(e[field]);
+      }
       return out;
     },
     end() {
@@ -269,10 +254,10 @@ export function createVerifier(): StreamVerifier {
             out.push({ severity: "warning", rule, reason: `${what} ${id} (from #${x.started}) is still open when the stream stops (${how})`, ...(x.started !== undefined ? { sequence: x.started } : {}) });
           }
         };
-        open(s.requests, "request-open-at-end", "request");
-        open(s.userInput, "user-input-open-at-end", "user input for request");
-        open(s.items, "item-open-at-end", "item");
-        open(s.turns, "turn-open-at-end", "turn");
+        for (const n of ENTITIES) {
+          const rule = LIFECYCLE[n].verify.openAtEnd as VerifyRule | undefined;
+          if (rule) open(s.life[n], rule, OPEN_AT_END_NOUN[rule] ?? LIFECYCLE[n].role);
+        }
       }
       return out;
     },

@@ -64,6 +64,7 @@ describe("determinism", () => {
       "generated/canonical.gen.ts",
       "generated/canonical.schema.json",
       "generated/compatibility.gen.ts",
+      "generated/grammar.gen.ts",
       "generated/compatibility.json",
       "generated/surfaces.gen.ts",
       "generated/validators/canonical-event.gen.ts",

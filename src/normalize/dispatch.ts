@@ -1,0 +1,188 @@
+/**
+ * Dispatch: classify a provider message by its structure (JSON-RPC kinds from method/id/result, or a tagged
+ * protocol's tag fields after the table's input wrappers), find its rows in the surface table and run them.
+ * No provider knowledge: methods and types are keys of the generated tables.
+ */
+import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
+import type { Kind, Row, SurfaceTable } from "./table-types.js";
+import type { CanonicalEvent, Direction, NormalizerState } from "./state.js";
+import { emitRuntime, Scope, type MessageAt } from "./scope.js";
+
+/** A table prepared for dispatch (Maps, so method names like "constructor" or "__proto__" are just unknown). */
+export interface Compiled {
+  table: SurfaceTable;
+  kinds: Kind[];
+  rowsOf: Map<Kind, Map<string, readonly Row[]>>;
+  /** Per kind: method patterns (`cursor/*`, `*`) as [prefix, rows], longest prefix first. */
+  patternsOf: Map<Kind, [string, readonly Row[]][]>;
+  ignoredOf: Map<Kind, Map<string, string>>;
+  /** Types/methods each kind knows (rows or ignore entries): infers JSON-RPC directions and tagged kinds. */
+  known: Record<Kind, Set<string>>;
+}
+
+const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+
+export function compileTable(t: SurfaceTable): Compiled {
+  const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
+  const rowsOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.rows[k] ?? {}))] as const));
+  const patternsOf = new Map(kinds.map((k) => [k, Object.entries(t.rows[k] ?? {})
+    .filter(([m]) => m.endsWith("*"))
+    .map(([m, rows]) => [m.slice(0, -1), rows] as [string, readonly Row[]])
+    .sort((a, b) => b[0].length - a[0].length)] as const));
+  const ignoredOf = new Map(kinds.map((k) => [k, new Map(Object.entries(t.ignored[k] ?? {}))] as const));
+  const known: Record<Kind, Set<string>> = Object.create(null);
+  for (const k of kinds) known[k] = new Set([...rowsOf.get(k)!.keys(), ...ignoredOf.get(k)!.keys()]);
+  return { table: t, kinds, rowsOf, patternsOf, ignoredOf, known };
+}
+
+/** JSON-RPC calls awaiting their response, per side (the response is classified by the call it answers). */
+export interface Pending { method: string; message: any; order: number }
+export class PendingCalls {
+  server = new Map<string, Pending>();
+  client = new Map<string, Pending>();
+  private order = 0;
+  add(side: "server" | "client", id: string, method: string, message: any): void {
+    (side === "server" ? this.server : this.client).set(id, { method, message, order: ++this.order });
+  }
+  get size(): number {
+    return this.server.size + this.client.size;
+  }
+}
+
+export interface DispatchOptions {
+  out: CanonicalEvent[];
+  depth: number;
+  direction?: Direction;
+  /** The table (default: the normalizer's surface). */
+  ct?: Compiled;
+  /** The raw payload of the events (default: the message). */
+  raw?: unknown;
+  /** Skip the table's input wrappers (the message was already unwrapped). */
+  skipInput?: boolean;
+  /** The input line (`$line`; default: raw). */
+  line?: unknown;
+  meta?: unknown;
+  /** The capture wrapper pushLine removed. */
+  capture?: unknown;
+}
+
+type Classified = { kind: Kind; method: string; request?: any; message?: any; meta?: any } | { error: string; warn?: boolean; rule?: string } | { ignored: string };
+
+/** JSON-RPC: the kind from the message's structure; the direction (or what the table knows) decides sides. */
+function classify(rt: NormalizerState, known: Record<Kind, Set<string>>, m: any, direction: Direction | undefined): Classified {
+  const hasMethod = typeof m.method === "string";
+  const id = m.id;
+  const hasId = typeof id === "string" || typeof id === "number";
+  const knows = (k: Kind, method: string) => known[k]?.has(method) ?? false;
+  if (hasMethod && hasId) {
+    const kind: Kind = direction === "in" ? "request" : direction === "out" ? "clientRequest" : knows("request", m.method) || !knows("clientRequest", m.method) ? "request" : "clientRequest";
+    rt.pending.add(kind === "request" ? "server" : "client", String(id), m.method, m);
+    return { kind, method: m.method };
+  }
+  if (hasMethod) {
+    const kind: Kind = direction === "in" ? "notification" : direction === "out" ? "clientNotification" : knows("notification", m.method) || !knows("clientNotification", m.method) ? "notification" : "clientNotification";
+    return { kind, method: m.method };
+  }
+  if (hasId && ("result" in m || "error" in m)) {
+    const key = String(id);
+    const s = rt.pending.server.get(key);
+    const c = rt.pending.client.get(key);
+    const useServer = direction === "out" ? !!s : direction === "in" ? false : !!s && (!c || s.order > c.order);
+    const p = useServer ? s : direction === "out" ? undefined : c;
+    if (!p) return { error: `response to unknown request id ${JSON.stringify(id)}`, warn: true, rule: "agentnorm#runtime" };
+    (useServer ? rt.pending.server : rt.pending.client).delete(key);
+    return { kind: useServer ? "response" : "clientResponse", method: p.method, request: p.message };
+  }
+  return { error: "not a JSON-RPC message (no method, and no id with result or error)" };
+}
+
+/** Tagged protocols: unwrap the input line, then find the kind whose tag field names a known type. */
+function classifyTagged(ct: Compiled, m: any, skipInput: boolean, capture: unknown): Classified {
+  let message = m;
+  let meta: any;
+  const input = ct.table.input;
+  if (input && !skipInput) {
+    const w = input(m, capture);
+    if (!w) return { error: `${ct.table.surface}: no input wrapper of the table matches this line`, warn: true };
+    if ("ignore" in w) return { ignored: w.ignore };
+    message = w.message;
+    meta = w.meta;
+    if (w.type !== undefined) {
+      // The wrapper names the message's type (messages with no tag field of their own).
+      const kind = w.kind ?? ct.kinds.find((k) => ct.known[k].has(w.type!)) ?? ct.kinds[0];
+      if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
+      return { kind, method: w.type, message, meta };
+    }
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return { error: `${ct.table.surface}: the message is not a JSON object` };
+  let first: unknown;
+  for (const kind of ct.kinds) {
+    const v = message[ct.table.tags[kind]];
+    if (first === undefined) first = v;
+    if (typeof v === "string" && ct.known[kind].has(v)) return { kind, method: v, message, meta };
+  }
+  const tag = ct.table.tags[ct.kinds[0]];
+  if (typeof first !== "string") return { error: `${ct.table.surface}: the message has no "${tag}" naming its type` };
+  return { kind: ct.kinds[0], method: first, message, meta };
+}
+
+const bump = (counts: Record<string, number>, key: string) => { counts[key] = (counts[key] ?? 0) + 1; };
+
+/** Map one message through a table: its rows in order (the first that matches runs), else ignore entries, else a warning. */
+export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): void {
+  const { out, depth } = o;
+  const ct = o.ct ?? rt.main;
+  const raw = o.raw === undefined ? m : o.raw;
+  const { stats } = rt;
+  if (m === null || typeof m !== "object" || Array.isArray(m)) {
+    stats.invalid++;
+    emitRuntime(rt, { out, type: "runtime.error", payload: { message: `message is not a JSON object (got ${Array.isArray(m) ? "an array" : m === null ? "null" : typeof m})`, class: "validation_error" }, raw });
+    return;
+  }
+  const c = ct.table.protocol === "tagged" ? classifyTagged(ct, m, o.skipInput === true, o.capture) : classify(rt, ct.known, m, o.direction);
+  if ("ignored" in c) { bump(stats.ignored, c.ignored); return; }
+  if ("error" in c) {
+    if (c.warn) { stats.unknown++; emitRuntime(rt, { out, type: "runtime.warning", payload: { message: c.error }, raw, rule: c.rule ?? "agentnorm#unknown" }); }
+    else { stats.invalid++; emitRuntime(rt, { out, type: "runtime.error", payload: { message: c.error, class: "validation_error" }, raw }); }
+    return;
+  }
+  const { kind, method } = c;
+  const source: RuntimeEventSource = ct.table.sources[kind] ?? "agentnorm.runtime";
+  const at: MessageAt = {
+    out, message: c.message ?? m, request: c.request, source, method, depth, ct, raw,
+    meta: c.meta ?? o.meta, line: o.line === undefined ? raw : o.line,
+  };
+  const tryRows = (rows: readonly Row[] | undefined): boolean => {
+    if (!rows) return false;
+    const startLength = out.length;
+    for (const row of rows) {
+      const s = new Scope(rt, at, row.rule);
+      let matched: boolean;
+      try {
+        matched = row.run(at.message, s);
+      } catch (err) {
+        stats.invalid++;
+        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, raw, source, method });
+        return true;
+      }
+      if (matched) {
+        s.finish();
+        if (depth === 0 && out.length === startLength) bump(stats.silent, row.rule);
+        return true;
+      }
+    }
+    return false;
+  };
+  const byKind = ct.rowsOf.get(kind);
+  if (tryRows(byKind?.get(method))) return;
+  const ign = ct.ignoredOf.get(kind)?.get(method);
+  if (ign) { bump(stats.ignored, ign); return; }
+  for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && tryRows(rows)) return;
+  if (kind === "response" || kind === "clientResponse") {
+    const asked = ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method);
+    if (asked) { bump(stats.ignored, asked); return; }
+  }
+  stats.unknown++;
+  const what = byKind?.has(method) ? `no row for ${kind} "${method}" matched this message` : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
+  emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${ct.table.surface}: ${what}`, detail: { kind, method } }, raw, source, method, rule: "agentnorm#unknown" });
+}

@@ -1,0 +1,72 @@
+/**
+ * The entity store: per role, the entities the runtime knows (open ones, ones only named, and a bounded memory of
+ * closed ones). Memory is bounded by what is open, not by history.
+ */
+import type { Role } from "./table-types.js";
+
+export interface Entity {
+  id: string;
+  providerId?: string;
+  open: boolean;
+  state: Record<string, unknown>;
+  /** Lifecycle bits (lifecycle.ts): which of the grammar's entities began / ended on this id. */
+  life: number;
+  /** content.delta text delivered so far, per "<streamKind>:<index>". */
+  delivered?: Map<string, string[]>;
+  /** Items: the turn they were opened in (for closeOpen). */
+  turn?: Entity;
+  /** The key the entity is stored under (absent for minted entities). */
+  key?: string;
+}
+
+const RECENT_LIMIT = 1024;
+const IDLE_LIMIT = 4096;
+
+/** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
+export class EntityTable {
+  /** Open entities (what end() reports): bounded by what the provider keeps open. */
+  live = new Map<string, Entity>();
+  /** Named but never opened (e.g. ids a message mentions in passing): a bounded memory, oldest out first. */
+  idle = new Map<string, Entity>();
+  /** Closed: a bounded memory, so late or replayed messages about them are recognized. */
+  recent = new Map<string, Entity>();
+  lastOpened?: Entity;
+  find(key: string): Entity | undefined {
+    return this.live.get(key) ?? this.idle.get(key) ?? this.recent.get(key);
+  }
+  remember(key: string, e: Entity): void {
+    this.idle.set(key, e);
+    if (this.idle.size > IDLE_LIMIT) this.idle.delete(this.idle.keys().next().value!);
+  }
+  /** An entity became open: it moves to live. */
+  opened(e: Entity): void {
+    if (e.key === undefined || this.idle.get(e.key) !== e) return;
+    this.idle.delete(e.key);
+    this.live.set(e.key, e);
+  }
+  close(key: string | undefined, e: Entity): void {
+    e.open = false;
+    e.delivered = undefined;
+    if (key === undefined) return;
+    this.live.delete(key);
+    if (this.idle.get(key) === e) this.idle.delete(key);
+    this.recent.set(key, e);
+    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
+  }
+  clear(): void {
+    this.live.clear();
+    this.idle.clear();
+    this.recent.clear();
+  }
+}
+
+export type EntityStore = Record<Role, EntityTable>;
+
+/** One table per role; a parent is an item, so `parent` shares the item table. */
+export function createEntityStore(): EntityStore {
+  const item = new EntityTable();
+  return {
+    session: new EntityTable(), thread: new EntityTable(), turn: new EntityTable(), item,
+    request: new EntityTable(), task: new EntityTable(), parent: item,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The canonical envelope: event ids, sequence, createdAt, session, the role ids and providerRefs of the row's
+ * entities (fields from the grammar's roles), and raw (the provider message, or its own text via pushLine).
+ */
+import type { IdKind, ProviderKind, RuntimeEventSource, RuntimeSessionId } from "../../generated/canonical.gen.js";
+import { ID_PREFIXES } from "../../generated/canonical.gen.js";
+import { ENVELOPE_FIELD, REF_FIELD } from "../../generated/grammar.gen.js";
+import type { Entity } from "./entities.js";
+import type { IdFactory } from "./ids.js";
+import type { Role } from "./table-types.js";
+
+/** On raw: the provider's own text of raw.payload when it came through pushLine (a symbol: JSON.stringify skips it). */
+export const SOURCE_TEXT = Symbol("agentnorm.sourceText");
+
+/** Per role: WAS_OPEN (open before this row), FRESH (opened by this row), STALE (closed before this row). */
+export const WAS_OPEN = 1;
+export const FRESH = 2;
+export const STALE = 4;
+
+export interface EnvelopeOptions {
+  clock: () => number | Date | string;
+  ids: IdFactory;
+  includeRaw: boolean;
+}
+
+/** What one event's envelope is built from. */
+export interface EnvelopeInput {
+  type: string;
+  payload: any;
+  provider: ProviderKind;
+  source: RuntimeEventSource;
+  method: string | undefined;
+  raw: unknown;
+  rule: string;
+  ids: Partial<Record<Role, Entity>>;
+  flags: Partial<Record<Role, number>>;
+}
+
+export class Envelope {
+  readonly sessionId: RuntimeSessionId;
+  private sequence = 0;
+  private lastT?: number;
+  private lastIso = "";
+  /** The message pushLine is pushing, and its source text (raw.payload keeps the provider's own bytes). */
+  lineMessage: unknown;
+  lineText: string | undefined;
+
+  constructor(private readonly o: EnvelopeOptions) {
+    this.sessionId = this.mint("RuntimeSessionId") as RuntimeSessionId;
+  }
+
+  mint(kind: IdKind): string {
+    return `${ID_PREFIXES[kind]}_${this.o.ids(kind)}`;
+  }
+
+  now(): string {
+    const t = this.o.clock();
+    if (typeof t === "string") return t;
+    const ms = typeof t === "number" ? t : t.getTime();
+    if (ms !== this.lastT) {
+      this.lastT = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return this.lastIso;
+  }
+
+  /** The event, envelope first; a row's new entities remember the payload's scalar fields (their state). */
+  build(x: EnvelopeInput): any {
+    const ev: any = { eventId: this.mint("EventId"), sequence: ++this.sequence, type: x.type, provider: x.provider, sessionId: this.sessionId, createdAt: this.now() };
+    let refs: Record<string, string> | undefined;
+    const payload = x.payload;
+    for (const role in x.ids) {
+      const e = x.ids[role as Role]!;
+      const f = ENVELOPE_FIELD[role as Role];
+      if (f) ev[f] = e.id;
+      const rf = REF_FIELD[role as Role];
+      if (rf && e.providerId !== undefined) (refs ??= {})[rf] = e.providerId;
+      if (x.flags[role as Role]! & FRESH) {
+        for (const k in payload) {
+          const v = payload[k];
+          if (v === null || typeof v !== "object") e.state[k] = v;
+        }
+      }
+    }
+    if (refs) ev.providerRefs = refs;
+    ev.payload = payload;
+    const msg = x.raw === undefined ? null : x.raw;
+    const rawPayload = this.o.includeRaw ? msg : null;
+    ev.raw = x.method === undefined ? { source: x.source, rule: x.rule, payload: rawPayload } : { source: x.source, method: x.method, rule: x.rule, payload: rawPayload };
+    if (this.o.includeRaw && msg === this.lineMessage && this.lineText !== undefined) ev.raw[SOURCE_TEXT] = this.lineText;
+    return ev;
+  }
+}

@@ -1,0 +1,335 @@
+/**
+ * One row execution: the RowContext the generated code talks to. Resolves provider ids to entities (ref), and
+ * emits events keeping every entity to the lifecycle grammar (lifecycle.ts): nothing about an entity after it
+ * ended or a second opening, never an item/request event without its id, and an entity's opening event first.
+ */
+import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
+import { ROLE_KIND } from "../../generated/grammar.gen.js";
+import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
+import type { Compiled } from "./dispatch.js";
+import type { Entity } from "./entities.js";
+import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
+import { article, EVENT_LIFE, ITEM_END, NEEDS } from "./lifecycle.js";
+import type { CanonicalEvent, NormalizerState } from "./state.js";
+import type { Op, Role, RowContext } from "./table-types.js";
+import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
+
+/** raw.rule of the runtime's own events. */
+export const RUNTIME_RULE = "agentnorm#runtime";
+/** raw.rule of the warning that replaces an event about an item or turn that already ended. */
+export const LATE = "agentnorm#late";
+/** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
+export const IMPLICIT_START = "agentnorm#implicit-start";
+/** How deep dispatch steps may nest (a row dispatching to rows that dispatch…); tables iterate with `each`, not by nesting. */
+const MAX_DISPATCH_DEPTH = 64;
+const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
+
+/** The message a row runs on, shared by every row tried for it. */
+export interface MessageAt {
+  out: CanonicalEvent[];
+  message: any;
+  /** For response kinds: the request message this response answers. */
+  request: any;
+  source: RuntimeEventSource;
+  method: string | undefined;
+  /** Dispatch nesting (0: a pushed message). */
+  depth: number;
+  ct: Compiled;
+  /** The events' raw.payload. */
+  raw: unknown;
+  meta: any;
+  line: any;
+}
+
+export class Scope implements RowContext {
+  ids: Partial<Record<Role, Entity>> = {};
+  /** Per role: WAS_OPEN (open before this row), FRESH (opened by this row), STALE (closed before this row). */
+  flags: Partial<Record<Role, number>> = {};
+  closes?: [Role, string | undefined, Entity][];
+  problems?: string[];
+  /** Held messages whose variable this row set: dispatched again after the row. */
+  released?: Held<Compiled>[];
+  readonly request: any;
+  readonly meta: any;
+  readonly line: any;
+
+  constructor(readonly rt: NormalizerState, readonly at: MessageAt, readonly rule: string) {
+    this.request = at.request;
+    this.meta = at.meta;
+    this.line = at.line;
+  }
+
+  ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean, scope?: "turn"): void {
+    const t = this.rt.entities[role];
+    if (op === "current" || op === "closeCurrent") {
+      const e = t.lastOpened?.open ? t.lastOpened : undefined;
+      if (e) {
+        this.ids[role] = e;
+        this.flags[role] = WAS_OPEN;
+        if (op === "closeCurrent") (this.closes ??= []).push([role, e.key, e]);
+      }
+      return;
+    }
+    if (op === "mint") {
+      const e: Entity = { id: this.rt.envelope.mint(ROLE_KIND[role]), open: true, state: {}, life: 0 };
+      t.lastOpened = e;
+      this.ids[role] = e; this.flags[role] = FRESH;
+      return;
+    }
+    if (typeof providerId !== "string" && typeof providerId !== "number") {
+      if (required || providerId != null) (this.problems ??= []).push(`${field ?? role}: expected an id (string or number), got ${providerId === undefined ? "nothing" : JSON.stringify(providerId)}`);
+      return;
+    }
+    const pid = String(providerId);
+    const key = role === "request" ? `${space ?? "server"}:${pid}` : scope === "turn" ? `${this.ids.turn?.id ?? ""}|${pid}` : pid;
+    let e = t.find(key);
+    if (e && op === "open" && role === "request" && !e.open) {
+      // JSON-RPC ids are unique only while pending: a new request reusing an answered id is a new request.
+      t.recent.delete(key);
+      e = undefined;
+    } else if (e && op === "open" && role === "request" && e.open && this.flags[role] === undefined) {
+      // Reused while still pending (a provider protocol error): a new request. The earlier one stays open under
+      // another key, so end() reports it; one canonical request is never opened twice.
+      t.live.delete(key);
+      e.key = `${key}#${e.id}`;
+      t.live.set(e.key, e);
+      e = undefined;
+    }
+    if (!e) {
+      e = { id: this.rt.envelope.mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key, life: 0 };
+      t.remember(key, e);
+    }
+    this.ids[role] = e;
+    const stale = !e.open && t.recent.has(key);
+    let flags = e.open ? WAS_OPEN : stale ? STALE : 0;
+    if (op === "open") {
+      // First sighting opens; later sightings update. A remembered closed entity is not reopened,
+      // so a restored history replayed after the live stream does not emit it twice.
+      if (!e.open && !stale) {
+        e.open = true;
+        t.opened(e);
+        flags |= FRESH;
+        t.lastOpened = e;
+        if (role === "item") e.turn = this.ids.turn;
+      }
+    } else if (op === "close") {
+      (this.closes ??= []).push([role, key, e]);
+    }
+    this.flags[role] = flags;
+  }
+
+  emit(type: string, payload: any, rule = this.rule): void {
+    const life = EVENT_LIFE.get(type);
+    const e = life ? this.ids[life.role] : undefined;
+    if (life && e) {
+      // Late or repeated (a duplicated or reordered line): the entity already ended (or began).
+      // Reported, not re-emitted: an entity's opening and ending events come once each.
+      const opening = life.phase === "opens";
+      if (e.life & life.ended || (opening && e.life & life.began)) {
+        this.warn(`${rule}: ${type} for ${article(life.role)} that already ${opening ? "began" : "ended"} (a late or repeated message) — not emitted`, { type }, LATE);
+        return;
+      }
+      const w = life.within;
+      if (w && this.ids[w.role] && this.ids[w.role]!.life & w.ended) {
+        // An entity opening after the one it belongs to ended (an item after its turn) belongs to none.
+        const saved = this.ids;
+        const ids = { ...saved };
+        delete ids[w.role];
+        this.ids = ids;
+        try { this.emit(type, payload, rule); } finally { this.ids = saved; }
+        return;
+      }
+    }
+    const needs = NEEDS.get(type);
+    if (needs && !this.ids[needs]) {
+      // An item/request event the message names no usable id for (bad provider data): reported, never emitted bare.
+      this.reject(type, `${type} needs ${article(needs)}, and this message names none (or not as a string or number)`, undefined);
+      return;
+    }
+    const imp = life?.implicit;
+    if (imp && e && !(e.life & life!.began)) {
+      // The grammar holds even when the stream joined mid-way (or the provider skipped the start): an entity's
+      // first event is its opening event, synthesized from what the row says about it when needed.
+      this.emit(imp.type, imp.payload(payload, e), IMPLICIT_START);
+      if (!(e.life & life!.began)) {
+        // the start itself was not canonical (bad data): the body can't come without it
+        this.reject(type, imp.failure, undefined);
+        return;
+      }
+      if (life!.phase === "body" && !e.open && e.key !== undefined) {
+        // now open: its turn's end completes it, or end() reports it
+        e.open = true;
+        this.rt.entities[life!.role].opened(e);
+        e.turn ??= this.ids.turn;
+      }
+    }
+    const at = this.at;
+    const ev = this.rt.envelope.build({ type, payload, provider: at.ct.table.provider, source: at.source, method: at.method, raw: at.raw, rule, ids: this.ids, flags: this.flags });
+    const item = this.ids.item;
+    if (type === "content.delta" && item && typeof payload.delta === "string") {
+      const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
+      const d = (item.delivered ??= new Map());
+      const chunks = d.get(k);
+      if (chunks) chunks.push(payload.delta);
+      else d.set(k, [payload.delta]);
+    }
+    if (rule !== RUNTIME_RULE && !validateCanonicalEvent(ev)) {
+      // Provider data of the wrong shape reached a typed canonical field: the event is replaced by an error
+      // carrying the message, so every event out of the runtime is canonical.
+      const errors = ((validateCanonicalEvent as any).errors ?? []) as { instancePath?: string; message?: string }[];
+      this.reject(type, errors.slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`).join("; "), errors.slice(0, 5));
+      return;
+    }
+    const rules = this.rt.stats.rules;
+    rules[rule] = (rules[rule] ?? 0) + 1;
+    at.out.push(ev as CanonicalEvent);
+    if (life && e) {
+      if (life.phase === "opens") e.life |= life.began;
+      else if (life.phase === "ends") e.life |= life.ended;
+    }
+  }
+
+  /** A runtime.warning about this row's message. */
+  warn(message: string, detail: unknown, rule: string): void {
+    const at = this.at;
+    emitRuntime(this.rt, { out: at.out, type: "runtime.warning", payload: { message, detail }, raw: at.raw, source: at.source, method: at.method, rule });
+  }
+
+  /** A row's event that can't be emitted as it stands: a runtime.error (validation_error) in its place. */
+  reject(type: string, why: string, errors: unknown): void {
+    this.rt.stats.invalid++;
+    const at = this.at;
+    emitRuntime(this.rt, { out: at.out, type: "runtime.error", payload: { message: `${this.rule}: the ${type} this message maps to is not canonical: ${why}`, class: "validation_error", detail: { type, ...(errors ? { errors } : {}) } }, raw: at.raw, source: at.source, method: at.method });
+  }
+
+  isNew(role: Role): boolean {
+    return ((this.flags[role] ?? 0) & FRESH) !== 0;
+  }
+  wasOpen(role: Role): boolean {
+    return ((this.flags[role] ?? 0) & WAS_OPEN) !== 0;
+  }
+  isStale(role: Role): boolean {
+    return ((this.flags[role] ?? 0) & STALE) !== 0;
+  }
+  id(role: Role): any {
+    return this.ids[role]?.id;
+  }
+  state(role: Role, field: string): any {
+    return this.ids[role]?.state[field];
+  }
+
+  snapshot(stream: string, text: unknown, index: number | undefined): void {
+    const item = this.ids.item;
+    if (typeof text !== "string" || text === "" || !item || (this.flags.item ?? 0) & STALE) return;
+    const key = `${stream}:${index ?? ""}`;
+    const chunks = item.delivered?.get(key);
+    let rest = text;
+    if (chunks) {
+      const delivered = chunks.length === 1 ? chunks[0] : chunks.join("");
+      if (chunks.length > 1) item.delivered!.set(key, [delivered]);
+      if (!text.startsWith(delivered)) return; // the snapshot disagrees with the deltas: keep what was streamed
+      rest = text.slice(delivered.length);
+    }
+    if (rest === "") return;
+    const p: any = { streamKind: stream, delta: rest };
+    const f = INDEX_FIELD[stream];
+    if (f && index !== undefined) p[f] = index;
+    this.emit("content.delta", p);
+  }
+
+  snapshotParts(stream: string, parts: unknown): void {
+    if (!Array.isArray(parts)) return;
+    parts.forEach((p, i) => this.snapshot(stream, typeof p === "string" ? p : (p as any)?.text, i));
+  }
+
+  replay(message: unknown, surface?: string): void {
+    if (this.tooDeep(message)) return;
+    const at = this.at;
+    this.rt.dispatch(message, { direction: "in", out: at.out, depth: at.depth + 1, ct: surface === undefined ? at.ct : this.rt.table(surface), raw: message, skipInput: true });
+  }
+
+  delegate(surface: string, message: unknown): void {
+    if (this.tooDeep(message)) return;
+    // The target table's input wrappers run too (they may name the message's kind/type), without a capture.
+    const at = this.at;
+    this.rt.dispatch(message, { direction: "in", out: at.out, depth: at.depth + 1, ct: this.rt.table(surface), raw: at.raw, line: at.line, meta: at.meta });
+  }
+
+  setVar(key: unknown[], value: unknown): void {
+    const waiting = this.rt.vars.set(varKey(key), value);
+    if (waiting) (this.released ??= []).push(...waiting);
+  }
+  getVar(key: unknown[]): any {
+    return this.rt.vars.get(varKey(key));
+  }
+
+  hold(key: unknown[]): boolean {
+    if (key.some((p) => p === undefined || p === null)) return false;
+    const k = varKey(key);
+    const vars = this.rt.vars;
+    if (vars.has(k)) return false;
+    if (vars.full) {
+      this.warn(`${this.rule}: more than ${HOLD_LIMIT} messages held; dispatching this one without waiting for ${k}`, { key: k }, "agentnorm#hold");
+      return false;
+    }
+    const at = this.at;
+    vars.hold(k, { message: at.message, raw: at.raw, line: at.line, meta: at.meta, ct: at.ct });
+    return true;
+  }
+
+  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void {
+    const turn = this.ids.turn;
+    if (!turn) return;
+    const items = this.rt.entities.item;
+    const left = [...items.live.values()].filter((e) => e.open && e.turn === turn);
+    const saved = this.ids.item;
+    const savedFlags = this.flags.item;
+    for (const e of left) {
+      this.ids.item = e;
+      this.flags.item = WAS_OPEN;
+      const itemType = (e.state.itemType as string) ?? "unknown";
+      if (completes?.includes(itemType)) this.emit(ITEM_END, { itemType, status: "completed" });
+      else this.emit(ITEM_END, { itemType, status, ...(detail ? { detail } : {}) });
+      items.close(e.key, e);
+    }
+    if (saved) { this.ids.item = saved; this.flags.item = savedFlags; } else { delete this.ids.item; delete this.flags.item; }
+  }
+
+  /** Dispatch nests (a dispatched message's rows may dispatch again): past the limit, said, never silently. */
+  tooDeep(message: unknown): boolean {
+    if (this.at.depth < MAX_DISPATCH_DEPTH) return false;
+    this.warn(`${this.rule}: dispatch nested deeper than ${MAX_DISPATCH_DEPTH} levels; this message was not mapped`, { message }, "agentnorm#dispatch-depth");
+    return true;
+  }
+
+  finish(): void {
+    const at = this.at;
+    if (this.problems) {
+      this.rt.stats.invalid++;
+      emitRuntime(this.rt, { out: at.out, type: "runtime.error", payload: { message: `${this.rule}: ${this.problems.join("; ")}`, class: "validation_error", detail: { problems: this.problems } }, raw: at.raw, source: at.source, method: at.method, ids: this.ids });
+    }
+    if (this.closes) for (const [role, key, e] of this.closes) this.rt.entities[role].close(key, e);
+    // Messages that waited for a variable this row set go through the rows again, in arrival order.
+    if (this.released) for (const h of this.released) this.rt.dispatch(h.message, { out: at.out, depth: 0, ct: h.ct, raw: h.raw, skipInput: true, line: h.line, meta: h.meta });
+  }
+}
+
+export interface RuntimeEventOptions {
+  out: CanonicalEvent[];
+  type: "runtime.warning" | "runtime.error";
+  payload: any;
+  /** raw.payload (null: none). */
+  raw: unknown;
+  source?: RuntimeEventSource;
+  method?: string;
+  /** Entities the event is about (envelope ids). */
+  ids?: Partial<Record<Role, Entity>>;
+  rule?: string;
+}
+
+/** The runtime's own runtime.warning / runtime.error. */
+export function emitRuntime(rt: NormalizerState, o: RuntimeEventOptions): void {
+  const s = new Scope(rt, { out: o.out, message: o.raw, request: undefined, source: o.source ?? "agentnorm.runtime", method: o.method, depth: 0, ct: rt.main, raw: o.raw, meta: undefined, line: o.raw }, o.rule ?? RUNTIME_RULE);
+  if (o.ids) for (const r in o.ids) s.ids[r as Role] = o.ids[r as Role];
+  s.emit(o.type, o.payload);
+}

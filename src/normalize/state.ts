@@ -1,0 +1,48 @@
+/**
+ * What one normalizer holds, shared by its parts (dispatch, the row Scope, the envelope): the entity store,
+ * session variables and held messages, pending JSON-RPC calls, the compiled tables and the stats.
+ */
+import type { ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import type { Compiled, DispatchOptions, PendingCalls } from "./dispatch.js";
+import type { EntityStore } from "./entities.js";
+import type { Envelope } from "./envelope.js";
+import type { SurfaceTable } from "./table-types.js";
+import type { SessionVars } from "./vars.js";
+
+export type Direction = "in" | "out";
+export type CanonicalEvent = ProviderRuntimeEventV2;
+
+export interface NormalizerStats {
+  messages: number;
+  events: number;
+  /** Messages deliberately not mapped, per ignore entry. */
+  ignored: Record<string, number>;
+  /** Messages a row matched that emitted nothing (its guards found nothing new: e.g. a repeated completion), per rule. */
+  silent: Record<string, number>;
+  /** Messages no row or ignore entry knows (each produced a runtime.warning). */
+  unknown: number;
+  /** Malformed input (each produced a runtime.error validation_error). */
+  invalid: number;
+  /** Events per rule. */
+  rules: Record<string, number>;
+  /** What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only named; bounded). */
+  held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number };
+}
+
+export type Counters = Omit<NormalizerStats, "held">;
+
+export interface NormalizerState {
+  entities: EntityStore;
+  vars: SessionVars<Compiled>;
+  pending: PendingCalls;
+  envelope: Envelope;
+  stats: Counters;
+  /** The normalizer's own surface table. */
+  main: Compiled;
+  /** A surface's compiled table (dispatch to another surface). */
+  table(surface: string): Compiled;
+  /** Map a message through a table (rows dispatching again, held messages released). */
+  dispatch(m: unknown, o: DispatchOptions): void;
+}
+
+export type { SurfaceTable };
