@@ -18,7 +18,7 @@ export type Expr = unknown;
 /** An identity role. `parent` is the item that nested activity hangs under. */
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
 
-/** What a row does with an identity: see mappings/README.md "Identity roles and ops". */
+/** What a row does with an identity: see mappings/README.md "Identities". */
 export type Op = "use" | "open" | "close" | "current" | "closeCurrent" | "mint";
 
 /** A test of one value. */
@@ -66,12 +66,12 @@ export type IdSpec =
 
 export type Ids = { [role in Role]?: IdSpec };
 
-/** Text a message carries whole, emitted only as far as content.delta events did not already deliver it. */
+/** Text a message carries whole, emitted only as far as content.delta events did not already deliver it. Give one of `text` and `parts`. */
 export interface Snapshot {
   stream: string;
   /** One text. */
   text?: Expr;
-  /** A list of texts (strings or `{text}`), one per index. */
+  /** A list of texts (strings or `{text}`), one per index (for the indexed streams: reasoning_summary_text, reasoning_text). */
   parts?: Expr;
 }
 
