@@ -242,7 +242,7 @@ export function compatibilityMarkdown(c: Compatibility): string {
     for (const [k, kv] of Object.entries(c.surfaces[s].kinds)) {
       lines.push(`### ${k}`, "", "| method | status | canonical events / reason |", "|---|---|---|");
       for (const [m, mv] of Object.entries(kv.methods)) {
-        lines.push(`| \`${m}\` | ${mv.status} | ${mv.status === "mapped" ? (mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(replay)" : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
+        lines.push(`| \`${m}\` | ${mv.status} | ${mv.status === "mapped" ? (mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(dispatch)" : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
       }
       lines.push("");
     }

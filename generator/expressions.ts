@@ -8,7 +8,9 @@ import { ANY, type SchemaRef } from "./upstream.ts";
 
 const ROLES: Role[] = ["session", "thread", "turn", "item", "request", "task", "parent"];
 
-export type ExprParser = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean }) => Expr;
+export type ExprParser = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: ExprEnv) => Expr;
+/** How an expression's `$path` resolves (and is checked) where it stands, which roles the row declares, and whether the row's ids are resolved there yet (not in a row's `when`). */
+export interface ExprEnv { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean; beforeIds?: boolean }
 export type ConditionParser = (c: any, path: (string | number)[], on: {
   allowState: boolean;
   hasRole: (r: Role) => boolean;
@@ -19,7 +21,7 @@ export type ConditionParser = (c: any, path: (string | number)[], on: {
 export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx: TableContext; mapByName: Map<string, MapIR>; usedMaps: Set<string>; usedHelpers: Set<string> }): { exprParser: ExprParser; conditionParser: ConditionParser } {
   const { src, ds, cx, mapByName, usedMaps, usedHelpers } = env;
     /** Value expressions (one parser for every position; `paths` says how a `$path` resolves and is checked there). */
-  function exprParser(val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean }): Expr {
+  function exprParser(val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: ExprEnv): Expr {
     const rec = (x: unknown, p: (string | number)[]) => exprParser(x, p, scope, on);
     if (typeof val === "string") {
       if (val.startsWith("$$")) return { k: "lit", v: val.slice(1) };
@@ -70,6 +72,7 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         case "$id": {
           const role = String(o.$id) as Role;
           if (!ROLES.includes(role)) ds.push(src.diag(path, "E229", `$id takes a role (${ROLES.join(", ")})`));
+          else if (on.beforeIds) ds.push(src.diag(path, "E239", `$id reads a resolved identity: a row's "when" runs before its ids (test a field instead)`));
           else if (!on.hasRole(role)) ds.push(src.diag(path, "E232", `$id: ${role} needs the row to declare ids.${role}`));
           return { k: "id", role };
         }
@@ -83,6 +86,8 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         case "$state": {
           const [role, field] = String(o.$state).split(".");
           if (!ROLES.includes(role as Role) || !field) ds.push(src.diag(path, "E229", `$state takes ROLE.FIELD (roles: ${ROLES.join(", ")})`));
+          else if (on.beforeIds) ds.push(src.diag(path, "E239", `$state reads a resolved identity: a row's "when" runs before its ids (test a field instead)`));
+          else if (!on.hasRole(role as Role)) ds.push(src.diag(path, "E232", `$state: ${role} needs the row to declare ids.${role}`));
           return { k: "state", role: role as Role, field };
         }
         case "$str": case "$tag": case "$variant": case "$json":

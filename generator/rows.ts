@@ -133,7 +133,12 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
         const res = checkPath(pathExpr, p, scope);
         return { expr: pathExpr, enumVals: res.targets.length ? enumValues(res.targets) : undefined };
       },
-      value: (x, p) => parseExpr(x, p, scope),
+      // a row's `when` runs before its ids are resolved: $id / $state have nothing to read there
+      value: (x, p) => (allowState ? parseExpr(x, p, scope) : exprParser(x, p, scope, {
+        path: (segs, pp, sc) => { const e = mkPath(segs); checkPath(e, pp, sc); return e; },
+        hasRole: (role) => declared.has(role),
+        beforeIds: true,
+      })),
     });
 
   const when = parseConds(r.when, at("when"), false, new Map());
@@ -172,6 +177,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   const opOf = (role: Role): Op | undefined => ids.find((i) => i.role === role)?.op;
 
   function parseSnap(s: any, p: (string | number)[], scope: Map<string, SchemaRef[]>): SnapIR {
+    if ((s.text === undefined) === (s.parts === undefined)) ds.push(src.diag(p, "E265", `a snapshot gives exactly one of "text" (one text) or "parts" (a list of texts)`));
     if (!cx.canonical.enums.ContentStreamKind.includes(s.stream)) ds.push(src.diag([...p, "stream"], "E260", `unknown ContentStreamKind "${s.stream}"${didYouMean(s.stream, cx.canonical.enums.ContentStreamKind)}`));
     if (!ids.some((i) => i.role === "item")) ds.push(src.diag(p, "E261", `a snapshot needs the row to declare ids.item`));
     return {

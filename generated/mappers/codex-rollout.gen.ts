@@ -9,7 +9,7 @@ export type LineMessage = U.RolloutLine;
 /** Any message of the codex-rollout surface. */
 export type Message = LineMessage;
 
-// map "toolItemType" (mappings/codex-rollout.yaml:50)
+// map "toolItemType" (mappings/codex-rollout.yaml:49)
 const M_toolItemType: ReadonlyMap<string, "command_execution" | "file_change" | "image_view" | "web_search" | "plan" | "collab_agent_tool_call"> = new Map([["shell", "command_execution"], ["container.exec", "command_execution"], ["local_shell", "command_execution"], ["shell_command", "command_execution"], ["exec_command", "command_execution"], ["write_stdin", "command_execution"], ["apply_patch", "file_change"], ["view_image", "image_view"], ["web_search", "web_search"], ["update_plan", "plan"], ["spawn_agent", "collab_agent_tool_call"], ["send_input", "collab_agent_tool_call"], ["resume_agent", "collab_agent_tool_call"], ["wait", "collab_agent_tool_call"], ["close_agent", "collab_agent_tool_call"]]);
 
 function map_toolItemType(v: unknown): "command_execution" | "file_change" | "image_view" | "web_search" | "plan" | "collab_agent_tool_call" | "dynamic_tool_call";
@@ -18,7 +18,7 @@ function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-rollout.yaml:69)
+// map "itemStatus" (mappings/codex-rollout.yaml:68)
 const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed"> = new Map([["in_progress", "inProgress"], ["searching", "inProgress"], ["generating", "inProgress"], ["completed", "completed"], ["incomplete", "failed"], ["failed", "failed"]]);
 
 function map_itemStatus(v: unknown): "inProgress" | "completed" | "failed";
@@ -27,7 +27,7 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-rollout.yaml:80 — line session_meta → session.started, thread.started */
+/** mappings/codex-rollout.yaml:79 — line session_meta → session.started, thread.started */
 function r_session_meta(m: Extract<LineMessage, { type: "session_meta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("session", x.payload?.id, "use", undefined, "payload.id", true);
@@ -37,7 +37,7 @@ function r_session_meta(m: Extract<LineMessage, { type: "session_meta" }>, cx: R
   return true;
 }
 
-/** mappings/codex-rollout.yaml:109 — line turn_context → session.configured */
+/** mappings/codex-rollout.yaml:108 — line turn_context → session.configured */
 function r_turn_context(m: Extract<LineMessage, { type: "turn_context" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -46,7 +46,7 @@ function r_turn_context(m: Extract<LineMessage, { type: "turn_context" }>, cx: R
   return true;
 }
 
-/** mappings/codex-rollout.yaml:124 — line dynamic_tools_updated → thread.metadata.updated */
+/** mappings/codex-rollout.yaml:123 — line dynamic_tools_updated → thread.metadata.updated */
 function r_dynamic_tools_updated(m: Extract<LineMessage, { type: "dynamic_tools_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.payload?.thread_id, "use", undefined, "payload.thread_id", true);
@@ -54,7 +54,7 @@ function r_dynamic_tools_updated(m: Extract<LineMessage, { type: "dynamic_tools_
   return true;
 }
 
-/** mappings/codex-rollout.yaml:138 — line compacted → thread.state.changed */
+/** mappings/codex-rollout.yaml:137 — line compacted → thread.state.changed */
 function r_compacted(m: Extract<LineMessage, { type: "compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -63,14 +63,14 @@ function r_compacted(m: Extract<LineMessage, { type: "compacted" }>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-rollout.yaml:157 — line event_msg */
+/** mappings/codex-rollout.yaml:156 — line event_msg */
 function r_event_msg(m: Extract<LineMessage, { type: "event_msg" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("codex-eventmsg", x.payload);
   return true;
 }
 
-/** mappings/codex-rollout.yaml:167 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:166 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "message")) return false;
@@ -83,7 +83,7 @@ function r_response_item_message(m: Extract<LineMessage, { type: "response_item"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:236 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:235 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_reasoning(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "reasoning")) return false;
@@ -97,7 +97,7 @@ function r_response_item_reasoning(m: Extract<LineMessage, { type: "response_ite
   return true;
 }
 
-/** mappings/codex-rollout.yaml:284 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:283 — line response_item → item.started */
 function r_response_item_function_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call" || x.payload?.type === "custom_tool_call"))) return false;
@@ -108,7 +108,7 @@ function r_response_item_function_call(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:327 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:326 — line response_item → item.started */
 function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "local_shell_call")) return false;
@@ -119,7 +119,7 @@ function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:347 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:346 — line response_item → item.started */
 function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "tool_search_call")) return false;
@@ -130,7 +130,7 @@ function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:369 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:368 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call_output" || x.payload?.type === "custom_tool_call_output" || x.payload?.type === "tool_search_output"))) return false;
@@ -142,7 +142,7 @@ function r_response_item_call_output(m: Extract<LineMessage, { type: "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:417 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:416 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "web_search_call")) return false;
@@ -154,7 +154,7 @@ function r_response_item_web_search_call(m: Extract<LineMessage, { type: "respon
   return true;
 }
 
-/** mappings/codex-rollout.yaml:444 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:443 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "image_generation_call")) return false;
@@ -166,7 +166,7 @@ function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "
   return true;
 }
 
-/** mappings/codex-rollout.yaml:469 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:468 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction" || x.payload?.type === "context_compaction"))) return false;
@@ -178,7 +178,7 @@ function r_response_item_compaction(m: Extract<LineMessage, { type: "response_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:493 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:492 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "agent_message")) return false;
@@ -190,7 +190,7 @@ function r_response_item_agent_message(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:518 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:517 — line response_item → session.configured */
 function r_response_item_additional_tools(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "additional_tools")) return false;
@@ -200,7 +200,7 @@ function r_response_item_additional_tools(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:534 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:533 — line response_item → session.configured */
 function r_response_item_configuration_update(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "configuration_update")) return false;
@@ -210,7 +210,7 @@ function r_response_item_configuration_update(m: Extract<LineMessage, { type: "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:553 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:552 — line response_item → runtime.warning */
 function r_response_item_markers(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction_trigger" || x.payload?.type === "other"))) return false;
@@ -218,7 +218,7 @@ function r_response_item_markers(m: Extract<LineMessage, { type: "response_item"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:571 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:570 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_started")) return false;
@@ -227,7 +227,7 @@ function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:586 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:585 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_closed")) return false;
@@ -236,7 +236,7 @@ function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_ite
   return true;
 }
 
-/** mappings/codex-rollout.yaml:600 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:599 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -255,13 +255,13 @@ export const table: SurfaceTable = {
   sources: { line: "codex.eventmsg" },
   rows: {
     line: {
-      "session_meta": [{ rule: "codex-rollout#session-meta", line: 80, run: r_session_meta as (m: any, cx: RowContext) => boolean }],
-      "turn_context": [{ rule: "codex-rollout#turn-context", line: 109, run: r_turn_context as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
-      "compacted": [{ rule: "codex-rollout#compacted", line: 138, run: r_compacted as (m: any, cx: RowContext) => boolean }],
-      "event_msg": [{ rule: "codex-rollout#event-msg", line: 157, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
-      "response_item": [{ rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 236, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 284, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 327, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 347, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 369, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 417, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 444, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 469, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 493, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 518, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 534, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 553, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
-      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 571, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 586, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 600, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
+      "session_meta": [{ rule: "codex-rollout#session-meta", line: 79, run: r_session_meta as (m: any, cx: RowContext) => boolean }],
+      "turn_context": [{ rule: "codex-rollout#turn-context", line: 108, run: r_turn_context as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 123, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
+      "compacted": [{ rule: "codex-rollout#compacted", line: 137, run: r_compacted as (m: any, cx: RowContext) => boolean }],
+      "event_msg": [{ rule: "codex-rollout#event-msg", line: 156, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
+      "response_item": [{ rule: "codex-rollout#response-item-message", line: 166, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 235, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 283, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 326, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 346, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 368, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 416, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 443, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 468, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 492, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 517, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 533, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 552, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
+      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 570, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 585, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 599, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -275,10 +275,10 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:614)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:617)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:620)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:623)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:626)"
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:613)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:616)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:619)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:622)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:625)"
   },
 };

@@ -9,7 +9,7 @@ export type EventMessage = U.CursorStreamJsonEvent;
 /** Any message of the cursor-cli surface. */
 export type Message = EventMessage;
 
-// map "toolKind" (mappings/cursor-cli.yaml:52)
+// map "toolKind" (mappings/cursor-cli.yaml:51)
 const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call"> = new Map([["shellToolCall", "command_execution"], ["editToolCall", "file_change"], ["writeToolCall", "file_change"], ["deleteToolCall", "file_change"], ["applyPatchToolCall", "file_change"], ["readToolCall", "dynamic_tool_call"], ["grepToolCall", "dynamic_tool_call"], ["globToolCall", "dynamic_tool_call"], ["lsToolCall", "dynamic_tool_call"], ["semSearchToolCall", "dynamic_tool_call"], ["updateTodosToolCall", "plan"], ["mcpToolCall", "mcp_tool_call"], ["webSearchToolCall", "web_search"], ["webFetchToolCall", "web_search"], ["taskToolCall", "collab_agent_tool_call"], ["function", "dynamic_tool_call"]]);
 
 function map_toolKind(v: unknown): "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call";
@@ -18,7 +18,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-cli.yaml:72)
+// map "todoStatus" (mappings/cursor-cli.yaml:71)
 const M_todoStatus: ReadonlyMap<string, "completed" | "inProgress"> = new Map([["completed", "completed"], ["cancelled", "completed"], ["in_progress", "inProgress"], ["inprogress", "inProgress"], ["COMPLETED", "completed"], ["CANCELLED", "completed"], ["IN_PROGRESS", "inProgress"], ["TODO_STATUS_COMPLETED", "completed"], ["TODO_STATUS_CANCELLED", "completed"], ["TODO_STATUS_IN_PROGRESS", "inProgress"], ["TODO_STATUS_INPROGRESS", "inProgress"], ["todo_status_completed", "completed"], ["todo_status_cancelled", "completed"], ["todo_status_in_progress", "inProgress"]]);
 
 function map_todoStatus(v: unknown): "completed" | "inProgress" | "pending";
@@ -27,7 +27,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "cursorResultStatus" (mappings/cursor-cli.yaml:76)
+// map "cursorResultStatus" (mappings/cursor-cli.yaml:75)
 const M_cursorResultStatus: ReadonlyMap<string, "completed" | "declined"> = new Map([["(none)", "completed"], ["success", "completed"], ["rejected", "declined"], ["permissionDenied", "declined"], ["denied", "declined"]]);
 
 function map_cursorResultStatus(v: unknown): "completed" | "declined" | "failed";
@@ -36,7 +36,7 @@ function map_cursorResultStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_cursorResultStatus.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/cursor-cli.yaml:81 — event system → session.started, thread.started, session.configured */
+/** mappings/cursor-cli.yaml:80 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
@@ -47,7 +47,7 @@ function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowCont
   return true;
 }
 
-/** mappings/cursor-cli.yaml:105 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:104 — event system → runtime.warning */
 function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -55,7 +55,7 @@ function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowCon
   return true;
 }
 
-/** mappings/cursor-cli.yaml:120 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:119 — event user → turn.started, item.completed */
 function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -66,7 +66,7 @@ function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-cli.yaml:143 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:142 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.timestamp_ms != null && x.model_call_id == null)) return false;
@@ -78,7 +78,7 @@ function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:172 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:171 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -91,7 +91,7 @@ function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:215 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:214 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "delta")) return false;
@@ -103,7 +103,7 @@ function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-cli.yaml:236 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:235 — event thinking → item.completed */
 function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -114,7 +114,7 @@ function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:263 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:262 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "started")) return false;
@@ -126,7 +126,7 @@ function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:301 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:300 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed" && x.tool_call?.updateTodosToolCall != null)) return false;
@@ -139,7 +139,7 @@ function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call
   return true;
 }
 
-/** mappings/cursor-cli.yaml:330 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:329 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed")) return false;
@@ -152,7 +152,7 @@ function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:376 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:375 — event tool_call → item.updated */
 function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -162,7 +162,7 @@ function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:394 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:393 — event result → turn.completed */
 function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error !== true)) return false;
@@ -173,7 +173,7 @@ function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:423 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:422 — event result → runtime.error, turn.completed */
 function r_result_failed(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -187,7 +187,7 @@ function r_result_failed(m: Extract<EventMessage, { type: "result" }>, cx: RowCo
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/cursor-cli.yaml:40 — input wrapper "bare"
+  // mappings/cursor-cli.yaml:39 — input wrapper "bare"
   if (true) return { wrapper: "bare", message: x };
   return undefined;
 }
@@ -204,12 +204,12 @@ export const table: SurfaceTable = {
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
-      "system": [{ rule: "cursor-cli#system-init", line: 81, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 105, run: r_system_other as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "cursor-cli#user", line: 120, run: r_user as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 143, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 172, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 215, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 236, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
-      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 263, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 301, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 330, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 376, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "cursor-cli#result-success", line: 394, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 423, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "cursor-cli#system-init", line: 80, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 104, run: r_system_other as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "cursor-cli#user", line: 119, run: r_user as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 142, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 171, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 214, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 235, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
+      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 262, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 300, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 329, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 375, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "cursor-cli#result-success", line: 393, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 422, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

@@ -39,6 +39,8 @@ const CASES: Record<string, [string, string]> = {
   E236: [DELTA, "          delta: { $helper: itemTitle, args: [] }"],
   E237: [DELTA, "          delta: { $text: $params.delta }"],
   E238: [DELTA, "          delta: { $list: $params.delta, as: e, to: 1, where: { f.x: 1 } }"],
+  E239: ["      params.status: broken", "      params.status: broken\n      $if: [{ value: { $state: item.itemType }, exists: true }]"],
+  E265: [DELTA_EMIT, "      - snapshot: { stream: assistant_text }\n" + DELTA_EMIT],
   E240: [STARTED_ITEM, "      item: { path: params.thing.id, op: current }"],
   E241: [STARTED_ITEM, "      item: { op: open }"],
   E242: [STARTED_ITEM, "      item: { path: params.thing.id, op: open, space: server }"],
