@@ -9,7 +9,7 @@ export type EventMessage = U.ThreadEvent;
 /** Any message of the codex-exec surface. */
 export type Message = EventMessage;
 
-// map "itemType" (mappings/codex-exec.yaml:59)
+// map "itemType" (mappings/codex-exec.yaml:58)
 const M_itemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call"> = new Map([["agent_message", "assistant_message"], ["reasoning", "reasoning"], ["command_execution", "command_execution"], ["file_change", "file_change"], ["mcp_tool_call", "mcp_tool_call"], ["web_search", "web_search"], ["todo_list", "plan"], ["error", "error"], ["collab_tool_call", "collab_agent_tool_call"]]);
 
 function map_itemType(v: unknown): "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown";
@@ -18,7 +18,7 @@ function map_itemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-exec.yaml:72)
+// map "itemStatus" (mappings/codex-exec.yaml:71)
 const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
 
 function map_itemStatus(v: unknown): "inProgress" | "completed" | "failed" | "declined";
@@ -27,7 +27,7 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/codex-exec.yaml:80)
+// map "planDone" (mappings/codex-exec.yaml:79)
 const M_planDone: ReadonlyMap<string, "completed"> = new Map([["true", "completed"]]);
 
 function map_planDone(v: unknown): "completed" | undefined;
@@ -36,7 +36,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/codex-exec.yaml:83)
+// map "planStatus" (mappings/codex-exec.yaml:82)
 const M_planStatus: ReadonlyMap<string, "completed" | "inProgress"> = new Map([["completed", "completed"], ["in_progress", "inProgress"], ["inProgress", "inProgress"]]);
 
 function map_planStatus(v: unknown): "completed" | "inProgress" | "pending";
@@ -45,7 +45,7 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-exec.yaml:88 — event thread.started → thread.started */
+/** mappings/codex-exec.yaml:87 — event thread.started → thread.started */
 function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "open", undefined, "thread_id", true);
@@ -53,7 +53,7 @@ function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, 
   return true;
 }
 
-/** mappings/codex-exec.yaml:107 — event turn.started → turn.started */
+/** mappings/codex-exec.yaml:106 — event turn.started → turn.started */
 function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -62,7 +62,7 @@ function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:120 — event turn.completed → turn.completed */
+/** mappings/codex-exec.yaml:119 — event turn.completed → turn.completed */
 function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -71,7 +71,7 @@ function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, 
   return true;
 }
 
-/** mappings/codex-exec.yaml:141 — event turn.failed → turn.completed, runtime.error */
+/** mappings/codex-exec.yaml:140 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -82,7 +82,7 @@ function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-exec.yaml:172 — event error → runtime.error */
+/** mappings/codex-exec.yaml:171 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -91,7 +91,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-exec.yaml:190 — event item.started → item.started, turn.plan.updated */
+/** mappings/codex-exec.yaml:189 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -103,7 +103,7 @@ function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started
   return true;
 }
 
-/** mappings/codex-exec.yaml:212 — event item.started → item.started */
+/** mappings/codex-exec.yaml:211 — event item.started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -113,7 +113,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:244 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:243 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -126,7 +126,7 @@ function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated
   return true;
 }
 
-/** mappings/codex-exec.yaml:274 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:273 — event item.updated → item.started, item.updated */
 function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -137,7 +137,7 @@ function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:303 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:302 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "agent_message")) return false;
@@ -150,7 +150,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:345 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:344 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "reasoning")) return false;
@@ -163,7 +163,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:376 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:375 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "command_execution")) return false;
@@ -176,7 +176,7 @@ function r_item_completed_command_execution(m: Extract<EventMessage, { type: "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:419 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:418 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "mcp_tool_call")) return false;
@@ -188,7 +188,7 @@ function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:449 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:448 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -201,7 +201,7 @@ function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:477 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:476 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "error")) return false;
@@ -213,7 +213,7 @@ function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed
   return true;
 }
 
-/** mappings/codex-exec.yaml:510 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:509 — event item.completed → item.started, item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -227,9 +227,9 @@ function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: unknown, capture?: any): InputMatch | undefined {
   const x: any = line;
-  // mappings/codex-exec.yaml:43 — input wrapper "recorder-argv"
+  // mappings/codex-exec.yaml:42 — input wrapper "recorder-argv"
   if (x?.argv != null) return { ignore: "codex-exec#input-recorder-argv" };
-  // mappings/codex-exec.yaml:46 — input wrapper "bare"
+  // mappings/codex-exec.yaml:45 — input wrapper "bare"
   if (true) return { wrapper: "bare", message: x };
   return undefined;
 }
@@ -246,20 +246,20 @@ export const table: SurfaceTable = {
   sources: { event: "codex.sdk.thread-event" },
   rows: {
     event: {
-      "thread.started": [{ rule: "codex-exec#thread-started", line: 88, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "turn.started": [{ rule: "codex-exec#turn-started", line: 107, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 120, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 141, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-exec#error", line: 172, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 190, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 212, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 244, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 274, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
-      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 303, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 345, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 376, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 419, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 449, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 477, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 510, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
+      "thread.started": [{ rule: "codex-exec#thread-started", line: 87, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
+      "turn.started": [{ rule: "codex-exec#turn-started", line: 106, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
+      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 119, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 140, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-exec#error", line: 171, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 189, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 211, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 243, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 273, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
+      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 302, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 344, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 375, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 418, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 448, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 476, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 509, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
 
   },
   ignoreReasons: {
-    "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:43)"
+    "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:42)"
   },
 };
