@@ -8,7 +8,7 @@
  * import), and the little of their API the tests use is typed below.
  */
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -111,6 +111,12 @@ export function miniRoot(): string {
   mkdirSync(join(root, "mappings"));
   writeFileSync(join(root, "mappings/mini.yaml"), miniText().replace("dir: test/generator/fixtures/mini-upstream", `dir: ${MINI_PINNED}`));
   return root;
+}
+
+/** Rewrites the PROVENANCE.md of miniRoot()'s pinned folder to list its .json files as they are now. */
+export function relist(root: string): void {
+  const dir = join(root, MINI_PINNED);
+  writeFileSync(join(dir, "PROVENANCE.md"), provenance(Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => [f, sha256(readFileSync(join(dir, f)))]))));
 }
 
 /** A PROVENANCE.md with the file table codegen checks. */
