@@ -2,7 +2,8 @@
  * Emits generated/mappers/<surface>.gen.ts: one typed function per table row and the dispatch table keyed
  * by kind and method. Built with ts-morph (structures for declarations, writer text for bodies).
  */
-import { Project, VariableDeclarationKind, type SourceFile } from "ts-morph";
+import { StructureKind, VariableDeclarationKind, type StatementStructures } from "ts-morph";
+import { withSourceFile } from "./project.ts";
 import type { Cond, Expr, ReplayIR, RowIR, TableIR } from "./tables.ts";
 import type { Kind } from "./upstream.ts";
 
@@ -130,8 +131,14 @@ export function rowBody(r: RowIR): string {
 }
 
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
-  const project = new Project({ useInMemoryFileSystem: true });
-  const sf: SourceFile = project.createSourceFile(`${t.surface}.gen.ts`, "", { overwrite: true });
+  // The whole file as structures, printed once (adding declarations one by one re-parses the file each time).
+  const statements: StatementStructures[] = [];
+  const sf = {
+    addImportDeclaration: (x: Omit<Extract<StatementStructures, { kind: StructureKind.ImportDeclaration }>, "kind">) => statements.push({ kind: StructureKind.ImportDeclaration, ...x }),
+    addTypeAlias: (x: Omit<Extract<StatementStructures, { kind: StructureKind.TypeAlias }>, "kind">) => statements.push({ kind: StructureKind.TypeAlias, ...x }),
+    addVariableStatement: (x: Omit<Extract<StatementStructures, { kind: StructureKind.VariableStatement }>, "kind">) => statements.push({ kind: StructureKind.VariableStatement, ...x }),
+    addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
+  };
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/helpers.js", namespaceImport: "h" });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/row-util.js", namedImports: ["arr"] });
@@ -247,6 +254,16 @@ ${reasons}
 }`,
     }],
   });
-  sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
-  return `${header}\n${sf.getFullText()}`;
+  // A blank line after the imports and after the type aliases.
+  statements.forEach((st, i) => {
+    const prev = statements[i - 1]?.kind;
+    if ((prev === StructureKind.ImportDeclaration || prev === StructureKind.TypeAlias) && st.kind !== prev && st.kind !== StructureKind.Function) {
+      const lead = (st as { leadingTrivia?: unknown }).leadingTrivia;
+      (st as { leadingTrivia?: unknown }).leadingTrivia = `\n${typeof lead === "string" ? lead : ""}`;
+    }
+  });
+  return withSourceFile(`${t.surface}.gen.ts`, { kind: StructureKind.SourceFile, statements }, (file) => {
+    file.formatText({ indentSize: 2, convertTabsToSpaces: true });
+    return `${header}\n${file.getFullText()}`;
+  });
 }

@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { Project } from "ts-morph";
 import { listFiles } from "./sync-util.ts";
 import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSchema } from "./canonical.ts";
 import { DiagnosticError, jsonParseDiagnostic, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
@@ -14,6 +13,7 @@ import { buildCompatibility, compatibilityMarkdown, emitCoverageTest, emitExampl
 import { loadTable, type TableIR } from "./tables.ts";
 import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
 import { checkProvenance } from "./provenance.ts";
+import { withSourceFile } from "./project.ts";
 
 export type FileMap = Map<string, string>; // path relative to root → content
 
@@ -37,9 +37,7 @@ export function helperNames(root: string): Set<string> {
 }
 
 function helperNamesOf(text: string): Set<string> {
-  const project = new Project({ useInMemoryFileSystem: true });
-  const sf = project.createSourceFile("helpers.ts", text);
-  return new Set(sf.getFunctions().filter((f) => f.isExported()).map((f) => f.getName()!).filter(Boolean));
+  return withSourceFile("helpers.ts", text, (sf) => new Set(sf.getFunctions().filter((f) => f.isExported()).map((f) => f.getName()!).filter(Boolean)));
 }
 
 /** The diagnostics a stage threw (DiagnosticError), or undefined for anything else (a generator bug: rethrow). */

@@ -79,16 +79,21 @@ export async function loadGenerator(): Promise<Generator> {
 
 /** The repo's canonical model, DSL schema and helper names, plus an upstream opener that always opens `dir`. */
 export function tableContext(gen: Generator, upstreamDir = MINI_UPSTREAM): TableContext {
-  const canonicalText = readFileSync(join(ROOT, "schemas/canonical/canonical.yaml"), "utf8");
-  const c = gen.canonical.loadCanonical("schemas/canonical/canonical.yaml", canonicalText);
-  if (!c.model || c.diagnostics.length) throw new Error(`canonical model does not load: ${JSON.stringify(c.diagnostics)}`);
-  return {
-    canonical: c.model,
-    dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
-    helpers: gen.pipeline.helperNames(ROOT),
-    upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir),
-  };
+  // Loaded once per test file (the same objects each call, so the compiled DSL schema is reused too).
+  if (!base || base.gen !== gen) {
+    const canonicalText = readFileSync(join(ROOT, "schemas/canonical/canonical.yaml"), "utf8");
+    const c = gen.canonical.loadCanonical("schemas/canonical/canonical.yaml", canonicalText);
+    if (!c.model || c.diagnostics.length) throw new Error(`canonical model does not load: ${JSON.stringify(c.diagnostics)}`);
+    base = {
+      gen,
+      canonical: c.model,
+      dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
+      helpers: gen.pipeline.helperNames(ROOT),
+    };
+  }
+  return { canonical: base.canonical, dslSchema: base.dslSchema, helpers: new Set(base.helpers), upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir) };
 }
+let base: { gen: Generator; canonical: CanonicalModel; dslSchema: object; helpers: Set<string> } | undefined;
 
 export const miniText = (): string => readFileSync(join(FIXTURES, "mini.yaml"), "utf8");
 
