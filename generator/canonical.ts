@@ -19,7 +19,14 @@ export interface CanonicalModel {
   eventTypes: string[];
   payloads: Record<string, any>; // event type → JSON Schema (with #/enums|#/defs|#/ids refs)
   envelope: { required: string[]; properties: Record<string, any> };
+  /** role → id kind, envelope field, providerRefs field. */
+  roles: Record<string, { id: string; field?: string; ref?: string }>;
+  /** entity → its lifecycle: opening, body and ending event types, and the tables' default guards. */
+  lifecycle: Record<string, LifecycleEntity>;
 }
+
+export type GuardKind = "once" | "open" | "notStale";
+export interface LifecycleEntity { role: string; opens: string[]; body: string[]; ends: string[]; guards: Record<string, GuardKind> }
 
 const REF = /^#\/(enums|defs|ids)\/(.+)$/;
 
@@ -28,7 +35,7 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
   const ds = [...src.parseErrors];
   if (ds.length) return { diagnostics: ds };
   const v = src.value ?? {};
-  if (typeof v !== "object" || Array.isArray(v)) return { diagnostics: [src.diag([], "E106", `the canonical model must be a mapping of sections (ids, enums, defs, eventTypes, payloads, envelope)`)] };
+  if (typeof v !== "object" || Array.isArray(v)) return { diagnostics: [src.diag([], "E110", `the canonical model must be a mapping of sections (ids, enums, defs, eventTypes, payloads, envelope)`)] };
   for (const key of ["ids", "enums", "eventTypes", "payloads", "envelope"]) {
     if (!v[key]) ds.push(src.diag([], "E101", `canonical model is missing the "${key}" section`));
   }
@@ -37,8 +44,21 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
   if (ds.length) return { diagnostics: ds };
   const model: CanonicalModel = {
     file, src, version: v.version ?? 1, ids: v.ids, enums: v.enums, defs: v.defs ?? {}, eventTypes: v.eventTypes,
-    payloads: v.payloads, envelope: { required: v.envelope.required ?? [], properties: v.envelope.properties },
+    payloads: v.payloads, envelope: { required: v.envelope.required ?? [], properties: v.envelope.properties }, roles: v.roles ?? {},
+    lifecycle: Object.fromEntries(Object.entries<any>(v.lifecycle ?? {}).map(([k, l]) => [k, { role: l.role, opens: l.opens ?? [], body: l.body ?? [], ends: l.ends ?? [], guards: l.guards ?? {} }])),
   };
+  // The lifecycle names event types of the model, roles of `roles`, and guards from its own vocabulary.
+  for (const [name, l] of Object.entries(model.lifecycle)) {
+    if (!(l.role in model.roles)) ds.push(src.diag(["lifecycle", name, "role"], "E106", `unknown role "${l.role}" (roles: ${Object.keys(model.roles).join(", ")})`));
+    for (const part of ["opens", "body", "ends"] as const) {
+      l[part].forEach((t, i) => { if (!(t in model.payloads)) ds.push(src.diag(["lifecycle", name, part, i], "E107", `unknown event type "${t}"`)); });
+    }
+    for (const [t, g] of Object.entries(l.guards)) {
+      if (![...l.opens, ...l.body, ...l.ends].includes(t)) ds.push(src.diag(["lifecycle", name, "guards", t], "E107", `guard for "${t}", which is not an event of the ${name} lifecycle`));
+      if (!["once", "open", "notStale"].includes(g)) ds.push(src.diag(["lifecycle", name, "guards", t], "E108", `unknown guard "${g}" (once, open, notStale)`));
+    }
+  }
+  for (const [role, r] of Object.entries(model.roles)) if (!(r.id in model.ids)) ds.push(src.diag(["roles", role, "id"], "E106", `unknown id kind "${r.id}"`));
   // The event-type list and the payload map must be the same set (the TS types prove it again at compile time).
   const listed = new Set(model.eventTypes);
   const seen = new Set<string>();
@@ -61,13 +81,13 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
 const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
 const kindOf = (x: unknown) => (Array.isArray(x) ? "a list" : x === null ? "null" : isMap(x) ? "a mapping" : `a ${typeof x}`);
 /** Enums the generator itself reads (raw sources, providers, content streams). */
-export const REQUIRED_ENUMS = ["ProviderKind", "RuntimeEventSource", "ContentStreamKind"];
+export const REQUIRED_ENUMS = ["ProviderKind", "RuntimeEventSource", "ContentStreamKind", "CanonicalItemType"];
 
-/** Each section has the shape the later stages read (E106), and the enums the generator relies on exist (E107). */
+/** Each section has the shape the later stages read (E110), and the enums the generator relies on exist (E111). */
 function shapeProblems(src: SourcedYaml, v: any): Diagnostic[] {
   const ds: Diagnostic[] = [];
   const need = (ok: boolean, path: (string | number)[], what: string, got: unknown) => {
-    if (!ok) ds.push(src.diag(path, "E106", `${path.join(".")} must be ${what}, not ${kindOf(got)}`));
+    if (!ok) ds.push(src.diag(path, "E110", `${path.join(".")} must be ${what}, not ${kindOf(got)}`));
     return ok;
   };
   if (need(isMap(v.ids), ["ids"], "a mapping of id kind → prefix", v.ids)) {
@@ -77,7 +97,7 @@ function shapeProblems(src: SourcedYaml, v: any): Diagnostic[] {
     for (const [k, x] of Object.entries(v.enums)) {
       if (need(Array.isArray(x), ["enums", k], "a list of strings", x)) (x as unknown[]).forEach((y, i) => need(typeof y === "string", ["enums", k, i], "a string", y));
     }
-    for (const e of REQUIRED_ENUMS) if (!(e in v.enums)) ds.push(src.diag(["enums"], "E107", `the canonical model must define enum "${e}" (the mapping tables are checked against it)`, true));
+    for (const e of REQUIRED_ENUMS) if (!(e in v.enums)) ds.push(src.diag(["enums"], "E111", `the canonical model must define enum "${e}" (the mapping tables are checked against it)`, true));
   }
   if (v.defs !== undefined) need(isMap(v.defs), ["defs"], "a mapping of definition name → JSON Schema", v.defs);
   if (need(Array.isArray(v.eventTypes), ["eventTypes"], "a list of event type names", v.eventTypes)) {
@@ -90,6 +110,19 @@ function shapeProblems(src: SourcedYaml, v: any): Diagnostic[] {
     need(Array.isArray(v.envelope.required ?? []), ["envelope", "required"], "a list of field names", v.envelope.required);
     if (need(isMap(v.envelope.properties), ["envelope", "properties"], "a mapping of field → JSON Schema", v.envelope.properties)) {
       for (const [k, x] of Object.entries(v.envelope.properties)) need(isMap(x), ["envelope", "properties", k], "a JSON Schema (a mapping)", x);
+    }
+  }
+  if (v.roles !== undefined && need(isMap(v.roles), ["roles"], "a mapping of role → { id, field?, ref? }", v.roles)) {
+    for (const [k, x] of Object.entries<any>(v.roles)) {
+      if (need(isMap(x), ["roles", k], "a mapping { id, field?, ref? }", x)) for (const f of ["id", "field", "ref"]) if (x[f] !== undefined || f === "id") need(typeof x[f] === "string", ["roles", k, f], "a string", x[f]);
+    }
+  }
+  if (v.lifecycle !== undefined && need(isMap(v.lifecycle), ["lifecycle"], "a mapping of entity → { role, opens, body, ends, guards }", v.lifecycle)) {
+    for (const [k, x] of Object.entries<any>(v.lifecycle)) {
+      if (!need(isMap(x), ["lifecycle", k], "a mapping { role, opens, body, ends, guards }", x)) continue;
+      need(typeof x.role === "string", ["lifecycle", k, "role"], "a role name", x.role);
+      for (const part of ["opens", "body", "ends"]) if (x[part] !== undefined && need(Array.isArray(x[part]), ["lifecycle", k, part], "a list of event types", x[part])) (x[part] as unknown[]).forEach((t, i) => need(typeof t === "string", ["lifecycle", k, part, i], "an event type", t));
+      if (x.guards !== undefined) need(isMap(x.guards), ["lifecycle", k, "guards"], "a mapping of event type → guard", x.guards);
     }
   }
   return ds;
@@ -223,7 +256,7 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
       declareExternallyReferenced: true,
     });
   } catch (e) {
-    throw new DiagnosticError([m.src.diag([], "E109", `TypeScript types cannot be generated from the canonical model: ${(e as Error).message.split("\n")[0]}`)]);
+    throw new DiagnosticError([m.src.diag([], "E113", `TypeScript types cannot be generated from the canonical model: ${(e as Error).message.split("\n")[0]}`)]);
   }
   // The synthetic root only exists to reach every definition.
   ts = ts.replace(/export interface CanonicalModelTypes \{[\s\S]*?\n\}\n/, "");
@@ -284,10 +317,10 @@ function envType(key: string, s: any): string {
 export function buildValidator(schema: any, model?: CanonicalModel): string {
   const ajv = new Ajv({ code: { source: true, esm: true, lines: false }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"] });
   const published = publishedSchema(schema);
-  // A schema written wrong in canonical.yaml is the user's mistake: report it there (E108), not as a stack trace.
+  // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
   if (!ajv.validateSchema(published)) {
     const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);
-    throw new DiagnosticError(errs.map((e) => canonicalDiag(model, e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~")), "E108", `invalid JSON Schema: ${e.instancePath.split("/").pop() || "(root)"} ${e.message}`)));
+    throw new DiagnosticError(errs.map((e) => canonicalDiag(model, e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~")), "E112", `invalid JSON Schema: ${e.instancePath.split("/").pop() || "(root)"} ${e.message}`)));
   }
   let code: string;
   try {
@@ -298,7 +331,7 @@ export function buildValidator(schema: any, model?: CanonicalModel): string {
     const kw = /unknown keyword: "([^"]+)"/.exec(msg)?.[1];
     const at = kw && model ? findKey(model.src.value, kw) : undefined;
     const message = `the canonical schema does not compile: ${msg}`;
-    throw new DiagnosticError([at ? model!.src.diag(at, "E108", message, true) : canonicalDiag(model, [], "E108", message)]);
+    throw new DiagnosticError([at ? model!.src.diag(at, "E112", message, true) : canonicalDiag(model, [], "E112", message)]);
   }
   if (/\brequire\(|^import /m.test(code)) {
     throw new Error("ajv standalone output needs a runtime import; change the canonical schema to avoid that keyword");

@@ -3,9 +3,9 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 
 export type PermissionResultMessage = U.Permission;
@@ -21,35 +21,35 @@ function r_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>
   return true;
 }
 
-/** mappings/claude-permission.yaml:43 — permissionResult allow */
+/** mappings/claude-permission.yaml:44 — permissionResult allow */
 function r_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", x);
   return true;
 }
 
-/** mappings/claude-permission.yaml:53 — permissionResult deny */
+/** mappings/claude-permission.yaml:55 — permissionResult deny */
 function r_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", x);
   return true;
 }
 
-/** mappings/claude-permission.yaml:63 — wire control_request */
+/** mappings/claude-permission.yaml:66 — wire control_request */
 function r_control_request(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", x);
   return true;
 }
 
-/** mappings/claude-permission.yaml:72 — wire control_response */
+/** mappings/claude-permission.yaml:76 — wire control_response */
 function r_control_response(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", x);
   return true;
 }
 
-/** mappings/claude-permission.yaml:82 — wire control_cancel_request */
+/** mappings/claude-permission.yaml:87 — wire control_cancel_request */
 function r_control_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", x);
@@ -83,13 +83,13 @@ export const table: SurfaceTable = {
       "request": [{ rule: "claude-permission#request", line: 34, run: r_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-permission#allow", line: 43, run: r_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-permission#deny", line: 53, run: r_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-permission#allow", line: 44, run: r_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-permission#deny", line: 55, run: r_deny as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-permission#control-request", line: 63, run: r_control_request as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-permission#control-response", line: 72, run: r_control_response as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-permission#control-cancel", line: 82, run: r_control_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-permission#control-request", line: 66, run: r_control_request as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-permission#control-response", line: 76, run: r_control_response as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-permission#control-cancel", line: 87, run: r_control_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

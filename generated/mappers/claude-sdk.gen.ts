@@ -4,9 +4,9 @@
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -17,33 +17,33 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
-// map "blockItemType" (mappings/claude-sdk.yaml:107)
+// map "blockItemType" (mappings/claude-sdk.yaml:113)
 const M_blockItemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown"> = new Map([["text", "assistant_message"], ["thinking", "reasoning"], ["redacted_thinking", "reasoning"], ["compaction", "context_compaction"], ["image", "image_view"]]);
 
 function map_blockItemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:116)
+// map "statusState" (mappings/claude-sdk.yaml:122)
 const M_statusState: ReadonlyMap<string, "running" | "ready"> = new Map([["compacting", "running"]]);
 
 function map_statusState(v: unknown, d: any = "ready"): "running" | "ready" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/claude-sdk.yaml:122 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:128 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
   cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
-  cx.ref("turn", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
+  cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
   if (cx.isNew("turn")) cx.emit("turn.started", { model: x.model });
   cx.emit("session.configured", { config: { model: x.model, cwd: x.cwd, tools: x.tools, permissionMode: x.permissionMode, mcpServers: x.mcp_servers, slashCommands: x.slash_commands, skills: x.skills, plugins: x.plugins, agents: x.agents, betas: x.betas, outputStyle: x.output_style, apiKeySource: x.apiKeySource, claudeCodeVersion: x.claude_code_version } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:166 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:171 — message system → session.state.changed */
 function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "status")) return false;
@@ -53,7 +53,7 @@ function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:186 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:188 — message system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -63,7 +63,7 @@ function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:202 — message system → hook.started */
+/** mappings/claude-sdk.yaml:201 — message system → hook.started */
 function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_started")) return false;
@@ -73,7 +73,7 @@ function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:216 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:212 — message system → hook.progress */
 function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_progress")) return false;
@@ -83,7 +83,7 @@ function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:230 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:223 — message system → hook.completed */
 function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_response")) return false;
@@ -93,7 +93,7 @@ function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:248 — message system → task.started */
+/** mappings/claude-sdk.yaml:238 — message system → task.started */
 function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_started")) return false;
@@ -105,7 +105,7 @@ function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:265 — message system → task.progress */
+/** mappings/claude-sdk.yaml:252 — message system → task.progress */
 function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_progress")) return false;
@@ -117,7 +117,7 @@ function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:282 — message system → task.completed */
+/** mappings/claude-sdk.yaml:267 — message system → task.completed */
 function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_notification")) return false;
@@ -129,7 +129,7 @@ function r_system_task_notification(m: Extract<MessageMessage, { type: "system" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:300 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:282 — message system → files.persisted */
 function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "files_persisted")) return false;
@@ -139,74 +139,66 @@ function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:317 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:296 — message result → turn.completed */
 function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error === false)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? h.joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
+  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:355 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:331 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? h.joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
+  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.result, stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   cx.emit("runtime.error", { class: "provider_error", message: (h.str(x.result) ?? "the model call failed"), detail: { subtype: x.subtype, isError: x.is_error } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:388 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:361 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? h.joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
+  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: cx.getVar(["endState"]), errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   cx.emit("runtime.error", { class: "provider_error", message: (h.joinText(x.errors) ?? x.subtype), detail: { subtype: x.subtype, errors: x.errors } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:429 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:399 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? h.joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
+  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   cx.emit("runtime.error", { class: "provider_error", message: (h.joinText(x.errors) ?? x.subtype), detail: { subtype: x.subtype, errors: x.errors } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:473 — message user */
-function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
-  cx.setVar(["blocksDone"], x.agentnormBlock);
-  return true;
-}
-
-/** mappings/claude-sdk.yaml:483 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:439 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
+  cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
   cx.ref("item", x.uuid, "close", undefined, "uuid", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -215,7 +207,17 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-sdk.yaml:510 — message user → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:463 — message user */
+function r_user_tool_results(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
+  const x: any = m;
+  if (!(x.message?.content?.[0]?.type === "tool_result" && x.message?.content?.[1] != null && x.agentnormBlock == null)) return false;
+  for (const s_block of arr(h.claudeBlockMessages(x, "tool_result"))) {
+    cx.delegate("claude-sdk", s_block);
+  }
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:480 — message user → item.started, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -226,15 +228,14 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
   if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), detail: h.claudeToolResultText(x.message?.content?.[0]?.content), data: { content: x.message?.content?.[0]?.content, isError: true, toolUseResult: x.tool_use_result } });
   if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), data: { content: x.message?.content?.[0]?.content, toolUseResult: x.tool_use_result } });
-  cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:572 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:538 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
+  cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -243,15 +244,17 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   return true;
 }
 
-/** mappings/claude-sdk.yaml:601 — message assistant */
-function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
+/** mappings/claude-sdk.yaml:566 — message assistant */
+function r_assistant_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
-  if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
-  cx.setVar(["blocksDone"], x.agentnormBlock);
+  if (!(x.message?.content?.[1] != null && x.agentnormBlock == null)) return false;
+  for (const s_block of arr(h.claudeBlockMessages(x))) {
+    cx.delegate("claude-sdk", s_block);
+  }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:612 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:587 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -262,11 +265,10 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && x.message?.content?.[0]?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.message?.content?.[0]?.text });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", detail: x.error, data: { text: x.message?.content?.[0]?.text, messageId: x.message?.id, model: x.message?.model, error: x.error } });
-  cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:659 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:629 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -277,11 +279,10 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && x.message?.content?.[0]?.thinking != null && x?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.message?.content?.[0]?.thinking });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.message?.content?.[0]?.thinking, redacted: x.message?.content?.[0]?.data, messageId: x.message?.id } });
-  cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:708 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:673 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -292,11 +293,10 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   cx.setVar(["toolTitle", x.message?.content?.[0]?.id], h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0] });
   if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0] });
-  cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:751 — message assistant → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:711 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -307,11 +307,10 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
   if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", data: x.message?.content?.[0] });
   if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", data: x.message?.content?.[0] });
-  cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:777 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:733 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -320,11 +319,10 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_blockItemType(x.message?.content?.[0]?.type), status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_blockItemType(x.message?.content?.[0]?.type), status: "completed", detail: x.error, data: x.message });
-  cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:801 — message stream_event */
+/** mappings/claude-sdk.yaml:752 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
@@ -332,7 +330,7 @@ function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:811 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:763 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
@@ -342,7 +340,7 @@ function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:828 — message stream_event */
+/** mappings/claude-sdk.yaml:777 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -350,7 +348,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:837 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:787 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -364,7 +362,7 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:869 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:815 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -377,22 +375,22 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:891 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:833 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index), "open", undefined, "item (value)", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], h.joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index));
-  cx.setVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], h.joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index));
+  cx.setVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index));
+  cx.setVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index));
   cx.setVar(["lastBlock", cx.getVar(["message", x.parent_tool_use_id])], x.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: map_blockItemType(x.event?.content_block?.type), status: "inProgress" });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:917 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:855 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -404,7 +402,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:936 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:872 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -416,7 +414,7 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:958 — message stream_event */
+/** mappings/claude-sdk.yaml:892 — message stream_event */
 function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
@@ -424,7 +422,7 @@ function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "str
   return true;
 }
 
-/** mappings/claude-sdk.yaml:967 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:902 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -437,7 +435,7 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1004 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:936 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -449,7 +447,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1034 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:964 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -463,7 +461,7 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1064 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:992 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -474,7 +472,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1079 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1005 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -483,7 +481,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1092 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1015 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -491,7 +489,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1104 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1027 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -499,7 +497,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1117 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1040 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -507,7 +505,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1130 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1053 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -519,7 +517,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1171 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1091 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -531,7 +529,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1198 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1114 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -540,12 +538,12 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   cx.ref("request", (x.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
   cx.ref("item", (x.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
   cx.setVar(["permission"], null);
-  cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "deny", resolution: x });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1229 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1141 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -557,14 +555,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1254 — control interrupt */
+/** mappings/claude-sdk.yaml:1162 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
-  cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1264 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1173 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -576,15 +574,15 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1286 — wire control_request */
+/** mappings/claude-sdk.yaml:1193 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
-  cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1298 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1206 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -592,7 +590,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1312 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1220 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -604,7 +602,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1335 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1240 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -615,7 +613,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1360 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1264 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -623,7 +621,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1374 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1278 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -664,31 +662,31 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 122, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 166, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 186, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 202, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 216, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 230, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 248, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 265, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 282, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 300, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 317, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 355, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 388, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 429, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 473, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 483, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 510, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 572, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 601, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 612, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 659, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 708, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 751, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 777, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 801, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 811, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 828, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 837, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 869, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 891, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 917, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 936, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 958, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 967, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 1004, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1034, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1064, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1079, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1092, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1104, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1117, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "claude-sdk#system-init", line: 128, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 171, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 188, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 201, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 212, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 223, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 238, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 252, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 267, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 282, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "claude-sdk#result-success", line: 296, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 331, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 361, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 399, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-replay", line: 439, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-results", line: 463, run: r_user_tool_results as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 480, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 538, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-blocks", line: 566, run: r_assistant_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 587, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 629, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 673, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 711, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 733, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 752, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 763, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 777, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 787, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 815, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 833, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 855, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 872, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 892, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 902, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 936, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 964, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 992, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1005, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1015, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1027, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1040, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1130, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1053, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1171, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1198, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1229, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1091, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1114, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1141, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1254, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1162, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1264, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1286, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1298, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1312, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1335, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1360, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1374, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1173, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1193, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1206, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1220, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1240, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1264, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1278, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

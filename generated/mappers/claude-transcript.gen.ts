@@ -2,9 +2,9 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
 export type LineMessage = U.TranscriptLine;
@@ -19,7 +19,7 @@ function r_step_sdk(m: Extract<NotificationMessage, { method: "sdk" }>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:75 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:76 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: Extract<NotificationMessage, { method: "turn-completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -30,7 +30,7 @@ function r_step_turn_completed(m: Extract<NotificationMessage, { method: "turn-c
   return true;
 }
 
-/** mappings/claude-transcript.yaml:94 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:93 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: Extract<NotificationMessage, { method: "turn-failed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -42,7 +42,7 @@ function r_step_turn_failed(m: Extract<NotificationMessage, { method: "turn-fail
   return true;
 }
 
-/** mappings/claude-transcript.yaml:119 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:116 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: Extract<NotificationMessage, { method: "turn-interrupted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -53,7 +53,7 @@ function r_step_turn_interrupted(m: Extract<NotificationMessage, { method: "turn
   return true;
 }
 
-/** mappings/claude-transcript.yaml:140 — line user */
+/** mappings/claude-transcript.yaml:135 — line user */
 function r_user_sidechain(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isSidechain === true)) return false;
@@ -61,7 +61,7 @@ function r_user_sidechain(m: Extract<LineMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:157 — line user */
+/** mappings/claude-transcript.yaml:153 — line user */
 function r_user_meta(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isMeta === true)) return false;
@@ -69,7 +69,7 @@ function r_user_meta(m: Extract<LineMessage, { type: "user" }>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-transcript.yaml:168 — line user */
+/** mappings/claude-transcript.yaml:164 — line user */
 function r_user_tool_result(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -77,7 +77,7 @@ function r_user_tool_result(m: Extract<LineMessage, { type: "user" }>, cx: RowCo
   return true;
 }
 
-/** mappings/claude-transcript.yaml:184 — line user */
+/** mappings/claude-transcript.yaml:181 — line user */
 function r_user_interrupted(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || x.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
@@ -86,7 +86,7 @@ function r_user_interrupted(m: Extract<LineMessage, { type: "user" }>, cx: RowCo
   return true;
 }
 
-/** mappings/claude-transcript.yaml:200 — line user */
+/** mappings/claude-transcript.yaml:195 — line user */
 function r_user_interrupted_string(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content === "[Request interrupted by user for tool use]" || x.message?.content === "[Request interrupted by user]"))) return false;
@@ -95,7 +95,7 @@ function r_user_interrupted_string(m: Extract<LineMessage, { type: "user" }>, cx
   return true;
 }
 
-/** mappings/claude-transcript.yaml:219 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:212 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionId, "open", undefined, "sessionId", true);
@@ -109,7 +109,7 @@ function r_user_prompt(m: Extract<LineMessage, { type: "user" }>, cx: RowContext
   return true;
 }
 
-/** mappings/claude-transcript.yaml:259 — line assistant */
+/** mappings/claude-transcript.yaml:250 — line assistant */
 function r_assistant_sidechain(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isSidechain === true)) return false;
@@ -117,7 +117,7 @@ function r_assistant_sidechain(m: Extract<LineMessage, { type: "assistant" }>, c
   return true;
 }
 
-/** mappings/claude-transcript.yaml:274 — line assistant */
+/** mappings/claude-transcript.yaml:266 — line assistant */
 function r_assistant_api_error(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isApiErrorMessage === true)) return false;
@@ -126,7 +126,7 @@ function r_assistant_api_error(m: Extract<LineMessage, { type: "assistant" }>, c
   return true;
 }
 
-/** mappings/claude-transcript.yaml:293 — line assistant */
+/** mappings/claude-transcript.yaml:283 — line assistant */
 function r_assistant_task_tool_use(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_use" && (x.message?.content?.[0]?.name === "Task" || x.message?.content?.[0]?.name === "Agent"))) return false;
@@ -135,7 +135,7 @@ function r_assistant_task_tool_use(m: Extract<LineMessage, { type: "assistant" }
   return true;
 }
 
-/** mappings/claude-transcript.yaml:308 — line assistant */
+/** mappings/claude-transcript.yaml:298 — line assistant */
 function r_assistant_end_turn(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.stop_reason === "end_turn" || x.message?.stop_reason === "stop_sequence" || x.message?.stop_reason === "refusal"))) return false;
@@ -144,14 +144,14 @@ function r_assistant_end_turn(m: Extract<LineMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-transcript.yaml:326 — line assistant */
+/** mappings/claude-transcript.yaml:314 — line assistant */
 function r_assistant_block(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", { type: "assistant", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, error: x.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:345 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:334 — line summary → thread.metadata.updated */
 function r_summary(m: Extract<LineMessage, { type: "summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -159,7 +159,7 @@ function r_summary(m: Extract<LineMessage, { type: "summary" }>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-transcript.yaml:359 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:348 — line system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<LineMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -169,7 +169,7 @@ function r_system_compact_boundary(m: Extract<LineMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:377 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:366 — line system → runtime.warning */
 function r_system_other(m: Extract<LineMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -201,15 +201,15 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "sdk": [{ rule: "claude-transcript#step-sdk", line: 66, run: r_step_sdk as (m: any, cx: RowContext) => boolean }],
-      "turn-completed": [{ rule: "claude-transcript#step-turn-completed", line: 75, run: r_step_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn-failed": [{ rule: "claude-transcript#step-turn-failed", line: 94, run: r_step_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "turn-interrupted": [{ rule: "claude-transcript#step-turn-interrupted", line: 119, run: r_step_turn_interrupted as (m: any, cx: RowContext) => boolean }]
+      "turn-completed": [{ rule: "claude-transcript#step-turn-completed", line: 76, run: r_step_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn-failed": [{ rule: "claude-transcript#step-turn-failed", line: 93, run: r_step_turn_failed as (m: any, cx: RowContext) => boolean }],
+      "turn-interrupted": [{ rule: "claude-transcript#step-turn-interrupted", line: 116, run: r_step_turn_interrupted as (m: any, cx: RowContext) => boolean }]
     },
     line: {
-      "user": [{ rule: "claude-transcript#user-sidechain", line: 140, run: r_user_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-meta", line: 157, run: r_user_meta as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-tool-result", line: 168, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted", line: 184, run: r_user_interrupted as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted-string", line: 200, run: r_user_interrupted_string as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-prompt", line: 219, run: r_user_prompt as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-transcript#assistant-sidechain", line: 259, run: r_assistant_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-api-error", line: 274, run: r_assistant_api_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-task-tool-use", line: 293, run: r_assistant_task_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-end-turn", line: 308, run: r_assistant_end_turn as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-block", line: 326, run: r_assistant_block as (m: any, cx: RowContext) => boolean }],
-      "summary": [{ rule: "claude-transcript#summary", line: 345, run: r_summary as (m: any, cx: RowContext) => boolean }],
-      "system": [{ rule: "claude-transcript#system-compact-boundary", line: 359, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#system-other", line: 377, run: r_system_other as (m: any, cx: RowContext) => boolean }]
+      "user": [{ rule: "claude-transcript#user-sidechain", line: 135, run: r_user_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-meta", line: 153, run: r_user_meta as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-tool-result", line: 164, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted", line: 181, run: r_user_interrupted as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted-string", line: 195, run: r_user_interrupted_string as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-prompt", line: 212, run: r_user_prompt as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-transcript#assistant-sidechain", line: 250, run: r_assistant_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-api-error", line: 266, run: r_assistant_api_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-task-tool-use", line: 283, run: r_assistant_task_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-end-turn", line: 298, run: r_assistant_end_turn as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-block", line: 314, run: r_assistant_block as (m: any, cx: RowContext) => boolean }],
+      "summary": [{ rule: "claude-transcript#summary", line: 334, run: r_summary as (m: any, cx: RowContext) => boolean }],
+      "system": [{ rule: "claude-transcript#system-compact-boundary", line: 348, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#system-other", line: 366, run: r_system_other as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -219,7 +219,7 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:393)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:396)"
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:382)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:385)"
   },
 };

@@ -18,9 +18,9 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-import type { RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -31,56 +31,56 @@ export type JsonRpcResponse = { id: string | number; result?: unknown; error?: {
 /** Any message of the codex-app-server surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "itemType" (mappings/codex-app-server.yaml:32)
+// map "itemType" (mappings/codex-app-server.yaml:36)
 const M_itemType: ReadonlyMap<string, "user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "unknown"> = new Map([["userMessage", "user_message"], ["hookPrompt", "user_message"], ["agentMessage", "assistant_message"], ["reasoning", "reasoning"], ["plan", "plan"], ["commandExecution", "command_execution"], ["fileChange", "file_change"], ["mcpToolCall", "mcp_tool_call"], ["dynamicToolCall", "dynamic_tool_call"], ["functionCallOutput", "dynamic_tool_call"], ["collabAgentToolCall", "collab_agent_tool_call"], ["subAgentActivity", "collab_agent_tool_call"], ["webSearch", "web_search"], ["imageView", "image_view"], ["imageGeneration", "image_view"], ["enteredReviewMode", "review_entered"], ["exitedReviewMode", "review_exited"], ["contextCompaction", "context_compaction"], ["sleep", "unknown"]]);
 
 function map_itemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-app-server.yaml:55)
+// map "itemStatus" (mappings/codex-app-server.yaml:59)
 const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["inProgress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["interrupted", "failed"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" | "declined" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "threadStatus" (mappings/codex-app-server.yaml:65)
+// map "threadStatus" (mappings/codex-app-server.yaml:69)
 const M_threadStatus: ReadonlyMap<string, "closed" | "idle" | "error" | "active"> = new Map([["notLoaded", "closed"], ["idle", "idle"], ["systemError", "error"], ["active", "active"]]);
 
 function map_threadStatus(v: unknown, d: any = "error"): "closed" | "idle" | "error" | "active" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_threadStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "turnState" (mappings/codex-app-server.yaml:73)
+// map "turnState" (mappings/codex-app-server.yaml:77)
 const M_turnState: ReadonlyMap<string, "completed" | "interrupted" | "failed"> = new Map([["completed", "completed"], ["interrupted", "interrupted"], ["failed", "failed"]]);
 
 function map_turnState(v: unknown, d: any = "failed"): "completed" | "interrupted" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnState.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-app-server.yaml:80)
+// map "hookOutcome" (mappings/codex-app-server.yaml:84)
 const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
 
 function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-app-server.yaml:88)
+// map "guardianActionItemType" (mappings/codex-app-server.yaml:92)
 const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["writeStdin", "command_execution"], ["networkAccess", "command_execution"], ["applyPatch", "file_change"], ["mcpToolCall", "mcp_tool_call"], ["requestPermissions", "unknown"]]);
 
 function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:99)
+// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:103)
 const M_gatewayOAuthAuthenticating: ReadonlyMap<string, false | true> = new Map([["notReady", false], ["started", true], ["succeeded", false], ["failed", false]]);
 
 function map_gatewayOAuthAuthenticating(v: unknown, d: any = false): false | true {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_gatewayOAuthAuthenticating.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-app-server.yaml:108 — notification error → runtime.error */
+/** mappings/codex-app-server.yaml:112 — notification error → runtime.error */
 function r_error(m: Extract<Notification, { method: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -89,7 +89,7 @@ function r_error(m: Extract<Notification, { method: "error" }>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:127 — notification thread/started → thread.started */
+/** mappings/codex-app-server.yaml:130 — notification thread/started → thread.started */
 function r_thread_started(m: Extract<Notification, { method: "thread/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.thread?.id, "open", undefined, "params.thread.id", true);
@@ -97,7 +97,7 @@ function r_thread_started(m: Extract<Notification, { method: "thread/started" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:144 — notification thread/status/changed → thread.state.changed */
+/** mappings/codex-app-server.yaml:147 — notification thread/status/changed → thread.state.changed */
 function r_thread_status_changed(m: Extract<Notification, { method: "thread/status/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -105,7 +105,7 @@ function r_thread_status_changed(m: Extract<Notification, { method: "thread/stat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:167 — notification thread/archived → thread.state.changed */
+/** mappings/codex-app-server.yaml:168 — notification thread/archived → thread.state.changed */
 function r_thread_archived(m: Extract<Notification, { method: "thread/archived" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -113,7 +113,7 @@ function r_thread_archived(m: Extract<Notification, { method: "thread/archived" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:180 — notification thread/deleted → thread.state.changed */
+/** mappings/codex-app-server.yaml:179 — notification thread/deleted → thread.state.changed */
 function r_thread_deleted(m: Extract<Notification, { method: "thread/deleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "close", undefined, "params.threadId", true);
@@ -121,7 +121,7 @@ function r_thread_deleted(m: Extract<Notification, { method: "thread/deleted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:194 — notification thread/unarchived → thread.state.changed */
+/** mappings/codex-app-server.yaml:193 — notification thread/unarchived → thread.state.changed */
 function r_thread_unarchived(m: Extract<Notification, { method: "thread/unarchived" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -129,7 +129,7 @@ function r_thread_unarchived(m: Extract<Notification, { method: "thread/unarchiv
   return true;
 }
 
-/** mappings/codex-app-server.yaml:208 — notification thread/closed → thread.state.changed */
+/** mappings/codex-app-server.yaml:205 — notification thread/closed → thread.state.changed */
 function r_thread_closed(m: Extract<Notification, { method: "thread/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "close", undefined, "params.threadId", true);
@@ -137,7 +137,7 @@ function r_thread_closed(m: Extract<Notification, { method: "thread/closed" }>, 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:223 — notification thread/reverted → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:220 — notification thread/reverted → thread.metadata.updated */
 function r_thread_reverted(m: Extract<Notification, { method: "thread/reverted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -145,7 +145,7 @@ function r_thread_reverted(m: Extract<Notification, { method: "thread/reverted" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:237 — notification thread/name/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:232 — notification thread/name/updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<Notification, { method: "thread/name/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -153,7 +153,7 @@ function r_thread_name_updated(m: Extract<Notification, { method: "thread/name/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:253 — notification thread/goal/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:246 — notification thread/goal/updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<Notification, { method: "thread/goal/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -162,7 +162,7 @@ function r_thread_goal_updated(m: Extract<Notification, { method: "thread/goal/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:267 — notification thread/goal/cleared → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:259 — notification thread/goal/cleared → thread.metadata.updated */
 function r_thread_goal_cleared(m: Extract<Notification, { method: "thread/goal/cleared" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -170,7 +170,7 @@ function r_thread_goal_cleared(m: Extract<Notification, { method: "thread/goal/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:280 — notification thread/environment/connected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:270 — notification thread/environment/connected → thread.metadata.updated */
 function r_thread_environment_connected(m: Extract<Notification, { method: "thread/environment/connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -178,7 +178,7 @@ function r_thread_environment_connected(m: Extract<Notification, { method: "thre
   return true;
 }
 
-/** mappings/codex-app-server.yaml:293 — notification thread/environment/disconnected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:281 — notification thread/environment/disconnected → thread.metadata.updated */
 function r_thread_environment_disconnected(m: Extract<Notification, { method: "thread/environment/disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -186,7 +186,7 @@ function r_thread_environment_disconnected(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:306 — notification thread/settings/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:292 — notification thread/settings/updated → thread.metadata.updated */
 function r_thread_settings_updated(m: Extract<Notification, { method: "thread/settings/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -194,7 +194,7 @@ function r_thread_settings_updated(m: Extract<Notification, { method: "thread/se
   return true;
 }
 
-/** mappings/codex-app-server.yaml:319 — notification thread/tokenUsage/updated → thread.token-usage.updated */
+/** mappings/codex-app-server.yaml:303 — notification thread/tokenUsage/updated → thread.token-usage.updated */
 function r_thread_token_usage_updated(m: Extract<Notification, { method: "thread/tokenUsage/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -203,7 +203,7 @@ function r_thread_token_usage_updated(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:333 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:316 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -212,7 +212,7 @@ function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:348 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:330 — notification turn/started → turn.started */
 function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -221,7 +221,7 @@ function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:364 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:344 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.turn?.status === "inProgress")) return false;
@@ -231,7 +231,7 @@ function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:382 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:361 — notification turn/completed → turn.completed */
 function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -241,7 +241,7 @@ function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:417 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:396 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -250,7 +250,7 @@ function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:432 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:434 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -259,7 +259,7 @@ function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:448 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:449 — notification hook/started → hook.started */
 function r_hook_started(m: Extract<Notification, { method: "hook/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -277,7 +277,7 @@ function r_hook_completed(m: Extract<Notification, { method: "hook/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:484 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:483 — notification item/started → item.started */
 function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -287,7 +287,7 @@ function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:511 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:508 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.status === "inProgress")) return false;
@@ -298,7 +298,7 @@ function r_item_completed_in_progress(m: Extract<Notification, { method: "item/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:532 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:528 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "agentMessage")) return false;
@@ -310,20 +310,20 @@ function r_item_completed_agent_message(m: Extract<Notification, { method: "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:565 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:558 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "reasoning")) return false;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  cx.snapshotParts("reasoning_summary_text", x.params?.item?.summary, "summaryIndex");
-  cx.snapshotParts("reasoning_text", x.params?.item?.content, "contentIndex");
+  cx.snapshotParts("reasoning_summary_text", x.params?.item?.summary);
+  cx.snapshotParts("reasoning_text", x.params?.item?.content);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:598 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:588 — notification item/completed → item.completed */
 function r_item_completed_plan(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "plan")) return false;
@@ -335,7 +335,7 @@ function r_item_completed_plan(m: Extract<Notification, { method: "item/complete
   return true;
 }
 
-/** mappings/codex-app-server.yaml:623 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:610 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "commandExecution")) return false;
@@ -347,7 +347,7 @@ function r_item_completed_command_execution(m: Extract<Notification, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:652 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:636 — notification item/completed → item.completed */
 function r_item_completed(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -357,7 +357,7 @@ function r_item_completed(m: Extract<Notification, { method: "item/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:687 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:669 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: Extract<Notification, { method: "item/autoApprovalReview/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -367,7 +367,7 @@ function r_item_auto_approval_review_started(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:704 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:685 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: Extract<Notification, { method: "item/autoApprovalReview/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -377,7 +377,7 @@ function r_item_auto_approval_review_completed(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:722 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:702 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: Extract<Notification, { method: "item/agentMessage/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -387,7 +387,7 @@ function r_item_agent_message_delta(m: Extract<Notification, { method: "item/age
   return true;
 }
 
-/** mappings/codex-app-server.yaml:738 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:717 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -397,7 +397,7 @@ function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:754 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:732 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: Extract<Notification, { method: "item/commandExecution/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -407,7 +407,7 @@ function r_item_command_execution_output_delta(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:770 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:747 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: Extract<Notification, { method: "item/commandExecution/terminalInteraction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -417,7 +417,7 @@ function r_item_command_execution_terminal_interaction(m: Extract<Notification, 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:787 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:763 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: Extract<Notification, { method: "item/fileChange/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -427,7 +427,7 @@ function r_item_file_change_output_delta(m: Extract<Notification, { method: "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:803 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:800 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: Extract<Notification, { method: "item/fileChange/patchUpdated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -437,7 +437,7 @@ function r_item_file_change_patch_updated(m: Extract<Notification, { method: "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:819 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:815 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: "item/reasoning/summaryTextDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -447,7 +447,7 @@ function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:836 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:831 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: "item/reasoning/summaryPartAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -457,7 +457,7 @@ function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:852 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:846 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/reasoning/textDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -467,7 +467,7 @@ function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:869 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:862 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/mcpToolCall/progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -477,7 +477,7 @@ function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/
   return true;
 }
 
-/** mappings/codex-app-server.yaml:887 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:879 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: Extract<Notification, { method: "serverRequest/resolved" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -486,7 +486,7 @@ function r_server_request_resolved(m: Extract<Notification, { method: "serverReq
   return true;
 }
 
-/** mappings/codex-app-server.yaml:908 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:898 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "item/commandExecution/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -497,7 +497,7 @@ function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:927 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:916 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: Extract<ServerRequestMessage, { method: "item/fileChange/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -508,7 +508,7 @@ function r_file_change_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:946 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:934 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "item/tool/requestUserInput" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -520,7 +520,7 @@ function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:969 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:956 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "mcpServer/elicitation/request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -530,7 +530,7 @@ function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:987 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:973 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: Extract<ServerRequestMessage, { method: "item/permissions/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -541,7 +541,7 @@ function r_permissions_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1006 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:991 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: "item/tool/call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -552,7 +552,7 @@ function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1025 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1009 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -560,7 +560,7 @@ function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1041 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1026 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -568,7 +568,7 @@ function r_attestation_generate_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1057 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1043 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -577,7 +577,7 @@ function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1074 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1060 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -586,7 +586,7 @@ function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { meth
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1093 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1079 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -595,7 +595,7 @@ function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1127 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1113 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -607,7 +607,7 @@ function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1154 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1139 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -619,7 +619,7 @@ function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1177 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1161 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -632,7 +632,7 @@ function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1204 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1186 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -643,7 +643,7 @@ function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1226 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1207 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -655,7 +655,7 @@ function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1248 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1228 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -666,7 +666,7 @@ function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1270 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1249 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -675,7 +675,7 @@ function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1290 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1269 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -684,7 +684,7 @@ function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1308 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1287 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -694,7 +694,7 @@ function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1329 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1307 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -704,7 +704,7 @@ function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1351 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1328 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -712,7 +712,7 @@ function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServ
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1366 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1341 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -720,35 +720,35 @@ function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpSer
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1380 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1353 — notification account/updated → account.updated */
 function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.updated", { account: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1391 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1365 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1406 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1381 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1417 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1393 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1432 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1409 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -757,7 +757,7 @@ function r_model_provider_auth_recovery_started(m: Extract<Notification, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1447 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1423 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -766,7 +766,7 @@ function r_model_provider_auth_recovery_completed(m: Extract<Notification, { met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1463 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1438 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -775,7 +775,7 @@ function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1480 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1454 — notification model/verification → runtime.warning */
 function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -784,7 +784,7 @@ function r_model_verification(m: Extract<Notification, { method: "model/verifica
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1496 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1469 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -793,7 +793,7 @@ function r_model_safety_buffering_updated(m: Extract<Notification, { method: "mo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1515 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1487 — notification warning → runtime.warning */
 function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -801,7 +801,7 @@ function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1528 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1498 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -809,35 +809,35 @@ function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1542 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1510 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1554 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1523 — notification configWarning → config.warning */
 function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1573 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1543 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1585 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1556 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1597 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1569 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -846,7 +846,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1617 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1590 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -855,7 +855,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1638 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1612 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -863,7 +863,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1651 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1623 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -871,7 +871,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1665 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1635 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -879,7 +879,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1678 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1646 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -887,7 +887,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1691 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1657 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -895,7 +895,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1704 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1668 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -903,7 +903,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1717 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1679 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -911,7 +911,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1732 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1692 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -919,7 +919,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1749 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1710 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -928,7 +928,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1770 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1732 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -955,98 +955,98 @@ export const table: SurfaceTable = {
   sources: { notification: "codex.app-server.notification", request: "codex.app-server.request", response: "codex.app-server.response", clientRequest: "codex.app-server.request", clientNotification: "codex.app-server.notification", clientResponse: "codex.app-server.response" },
   rows: {
     notification: {
-      "error": [{ rule: "codex-app-server#error", line: 108, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "thread/started": [{ rule: "codex-app-server#thread-started", line: 127, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "thread/status/changed": [{ rule: "codex-app-server#thread-status-changed", line: 144, run: r_thread_status_changed as (m: any, cx: RowContext) => boolean }],
-      "thread/archived": [{ rule: "codex-app-server#thread-archived", line: 167, run: r_thread_archived as (m: any, cx: RowContext) => boolean }],
-      "thread/deleted": [{ rule: "codex-app-server#thread-deleted", line: 180, run: r_thread_deleted as (m: any, cx: RowContext) => boolean }],
-      "thread/unarchived": [{ rule: "codex-app-server#thread-unarchived", line: 194, run: r_thread_unarchived as (m: any, cx: RowContext) => boolean }],
-      "thread/closed": [{ rule: "codex-app-server#thread-closed", line: 208, run: r_thread_closed as (m: any, cx: RowContext) => boolean }],
-      "thread/reverted": [{ rule: "codex-app-server#thread-reverted", line: 223, run: r_thread_reverted as (m: any, cx: RowContext) => boolean }],
-      "thread/name/updated": [{ rule: "codex-app-server#thread-name-updated", line: 237, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/goal/updated": [{ rule: "codex-app-server#thread-goal-updated", line: 253, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/goal/cleared": [{ rule: "codex-app-server#thread-goal-cleared", line: 267, run: r_thread_goal_cleared as (m: any, cx: RowContext) => boolean }],
-      "thread/environment/connected": [{ rule: "codex-app-server#thread-environment-connected", line: 280, run: r_thread_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "thread/environment/disconnected": [{ rule: "codex-app-server#thread-environment-disconnected", line: 293, run: r_thread_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "thread/settings/updated": [{ rule: "codex-app-server#thread-settings-updated", line: 306, run: r_thread_settings_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/tokenUsage/updated": [{ rule: "codex-app-server#thread-token-usage-updated", line: 319, run: r_thread_token_usage_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 333, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
-      "turn/started": [{ rule: "codex-app-server#turn-started", line: 348, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 364, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 382, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 417, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
-      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 432, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
-      "hook/started": [{ rule: "codex-app-server#hook-started", line: 448, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-app-server#error", line: 112, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "thread/started": [{ rule: "codex-app-server#thread-started", line: 130, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
+      "thread/status/changed": [{ rule: "codex-app-server#thread-status-changed", line: 147, run: r_thread_status_changed as (m: any, cx: RowContext) => boolean }],
+      "thread/archived": [{ rule: "codex-app-server#thread-archived", line: 168, run: r_thread_archived as (m: any, cx: RowContext) => boolean }],
+      "thread/deleted": [{ rule: "codex-app-server#thread-deleted", line: 179, run: r_thread_deleted as (m: any, cx: RowContext) => boolean }],
+      "thread/unarchived": [{ rule: "codex-app-server#thread-unarchived", line: 193, run: r_thread_unarchived as (m: any, cx: RowContext) => boolean }],
+      "thread/closed": [{ rule: "codex-app-server#thread-closed", line: 205, run: r_thread_closed as (m: any, cx: RowContext) => boolean }],
+      "thread/reverted": [{ rule: "codex-app-server#thread-reverted", line: 220, run: r_thread_reverted as (m: any, cx: RowContext) => boolean }],
+      "thread/name/updated": [{ rule: "codex-app-server#thread-name-updated", line: 232, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/goal/updated": [{ rule: "codex-app-server#thread-goal-updated", line: 246, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/goal/cleared": [{ rule: "codex-app-server#thread-goal-cleared", line: 259, run: r_thread_goal_cleared as (m: any, cx: RowContext) => boolean }],
+      "thread/environment/connected": [{ rule: "codex-app-server#thread-environment-connected", line: 270, run: r_thread_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "thread/environment/disconnected": [{ rule: "codex-app-server#thread-environment-disconnected", line: 281, run: r_thread_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "thread/settings/updated": [{ rule: "codex-app-server#thread-settings-updated", line: 292, run: r_thread_settings_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/tokenUsage/updated": [{ rule: "codex-app-server#thread-token-usage-updated", line: 303, run: r_thread_token_usage_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 316, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
+      "turn/started": [{ rule: "codex-app-server#turn-started", line: 330, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
+      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 344, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 361, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 396, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
+      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 434, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
+      "hook/started": [{ rule: "codex-app-server#hook-started", line: 449, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
       "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 464, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "item/started": [{ rule: "codex-app-server#item-started", line: 484, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 511, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 532, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 565, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 598, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 623, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 652, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 687, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 704, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
-      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 722, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 738, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 754, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 770, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 787, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 803, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 819, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 836, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 852, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 869, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
-      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 887, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1351, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1366, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1380, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1391, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1406, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1417, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1432, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1447, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1463, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1480, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1496, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1515, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1528, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1542, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1554, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1573, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1585, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1597, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1617, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1638, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1651, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1665, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1678, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1691, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1704, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1717, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "item/started": [{ rule: "codex-app-server#item-started", line: 483, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 508, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 528, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 558, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 588, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 610, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 636, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 669, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 685, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
+      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 702, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 717, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 732, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 747, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 763, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 800, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 815, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 831, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 846, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 862, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
+      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 879, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1328, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1341, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
+      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1353, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
+      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1365, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
+      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1381, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
+      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1393, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1409, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1423, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1438, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
+      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1454, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1469, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-app-server#warning", line: 1487, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1498, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1510, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1523, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1543, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1556, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1569, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1590, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1612, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1623, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1635, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1646, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1657, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1668, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1679, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 908, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 927, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 946, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 969, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 987, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1006, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1025, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1041, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1057, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1074, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 898, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 916, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 934, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 956, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 973, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 991, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1009, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1026, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1043, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1060, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1127, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1154, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1177, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1204, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1226, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1248, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1270, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1290, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1308, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1329, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1113, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1139, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1161, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1186, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1207, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1228, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1249, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1269, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1287, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1307, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1732, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1749, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1770, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1770, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1692, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1710, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1194,34 +1194,34 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1825)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1828)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1831)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1834)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1837)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1840)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1843)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1846)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1849)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1852)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1855)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1858)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1861)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1864)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1867)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1870)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1873)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1881)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1884)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1900)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1917)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1928)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1953)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1966)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1975)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1994)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2002)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2018)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2023)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1788)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1791)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1794)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1797)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1800)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1803)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1806)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1809)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1812)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1815)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1818)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1821)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1824)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1827)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1830)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1833)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1836)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1844)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1847)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1863)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1880)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1891)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1916)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1929)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1938)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1957)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1965)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:1981)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:1986)"
   },
 };

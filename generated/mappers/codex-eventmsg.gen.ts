@@ -3,9 +3,9 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -13,91 +13,91 @@ export type LegacyMessage = U.LegacyEventMsg;
 /** Any message of the codex-eventmsg surface. */
 export type Message = EventMessage | LegacyMessage;
 
-// map "turnItemType" (mappings/codex-eventmsg.yaml:81)
+// map "turnItemType" (mappings/codex-eventmsg.yaml:87)
 const M_turnItemType: ReadonlyMap<string, "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown"> = new Map([["UserMessage", "user_message"], ["HookPrompt", "user_message"], ["AgentMessage", "assistant_message"], ["Plan", "plan"], ["Reasoning", "reasoning"], ["WebSearch", "web_search"], ["ImageGeneration", "image_view"], ["ImageView", "image_view"], ["ContextCompaction", "context_compaction"], ["CommandExecution", "command_execution"], ["FileChange", "file_change"], ["McpToolCall", "mcp_tool_call"], ["DynamicToolCall", "dynamic_tool_call"], ["FunctionCallOutput", "dynamic_tool_call"], ["CollabAgentToolCall", "collab_agent_tool_call"], ["SubAgentActivity", "collab_agent_tool_call"], ["EnteredReviewMode", "review_entered"], ["ExitedReviewMode", "review_exited"], ["Extension", "unknown"]]);
 
 function map_turnItemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-eventmsg.yaml:104)
+// map "itemStatus" (mappings/codex-eventmsg.yaml:110)
 const M_itemStatus: ReadonlyMap<string, "completed" | "failed" | "declined" | "inProgress"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["in_progress", "inProgress"], ["inProgress", "inProgress"], ["generating", "inProgress"], ["interrupted", "failed"], ["incomplete", "failed"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "completed" | "failed" | "declined" | "inProgress" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endStatus" (mappings/codex-eventmsg.yaml:116)
+// map "endStatus" (mappings/codex-eventmsg.yaml:122)
 const M_endStatus: ReadonlyMap<string, "completed" | "failed" | "declined"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
 
 function map_endStatus(v: unknown, d: any = undefined): "completed" | "failed" | "declined" | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:119)
+// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:125)
 const M_exitCodeStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["0", "completed"]]);
 
 function map_exitCodeStatus(v: unknown, d: any = "failed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "successStatus" (mappings/codex-eventmsg.yaml:123)
+// map "successStatus" (mappings/codex-eventmsg.yaml:129)
 const M_successStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["true", "completed"], ["false", "failed"]]);
 
 function map_successStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:127)
+// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:133)
 const M_mcpResultStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["Ok", "completed"], ["Err", "failed"]]);
 
 function map_mcpResultStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endDecision" (mappings/codex-eventmsg.yaml:131)
+// map "endDecision" (mappings/codex-eventmsg.yaml:137)
 const M_endDecision: ReadonlyMap<string, "denied" | "approved"> = new Map([["declined", "denied"]]);
 
 function map_endDecision(v: unknown, d: any = "approved"): "denied" | "approved" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "requestEndDecision" (mappings/codex-eventmsg.yaml:136)
+// map "requestEndDecision" (mappings/codex-eventmsg.yaml:142)
 const M_requestEndDecision: ReadonlyMap<string, "denied" | "unanswered"> = new Map([["exec_command_approval", "denied"], ["apply_patch_approval", "denied"]]);
 
 function map_requestEndDecision(v: unknown, d: any = "unanswered"): "denied" | "unanswered" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-eventmsg.yaml:140)
+// map "hookOutcome" (mappings/codex-eventmsg.yaml:146)
 const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
 
 function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "collabCallStatus" (mappings/codex-eventmsg.yaml:144)
+// map "collabCallStatus" (mappings/codex-eventmsg.yaml:150)
 const M_collabCallStatus: ReadonlyMap<string, "failed" | "completed"> = new Map([["errored", "failed"], ["not_found", "failed"]]);
 
 function map_collabCallStatus(v: unknown, d: any = "completed"): "failed" | "completed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:148)
+// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:154)
 const M_subAgentEndStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["completed", "completed"], ["interrupted", "failed"]]);
 
 function map_subAgentEndStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:152)
+// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:158)
 const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["network_access", "command_execution"], ["apply_patch", "file_change"], ["mcp_tool_call", "mcp_tool_call"]]);
 
 function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-eventmsg.yaml:162 — event session_configured → thread.started, session.configured */
+/** mappings/codex-eventmsg.yaml:168 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: Extract<EventMessage, { type: "session_configured" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
@@ -106,7 +106,7 @@ function r_session_configured(m: Extract<EventMessage, { type: "session_configur
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:184 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:191 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -114,7 +114,7 @@ function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:200 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:207 — event task_started, turn_started → turn.started */
 function r_task_started(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -124,7 +124,7 @@ function r_task_started(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:224 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:229 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -134,7 +134,7 @@ function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:243 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:246 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -143,7 +143,7 @@ function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:259 — event task_complete, turn_complete → request.resolved, turn.completed, turn.completed, turn.completed, turn.completed, turn.completed */
+/** mappings/codex-eventmsg.yaml:261 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -160,7 +160,7 @@ function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:333 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:338 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -173,7 +173,7 @@ function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:372 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:376 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -185,7 +185,7 @@ function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:400 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:401 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -198,7 +198,7 @@ function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:436 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:435 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -211,7 +211,7 @@ function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborte
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:462 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:459 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -223,7 +223,7 @@ function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:486 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:481 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -232,7 +232,7 @@ function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:502 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:517 — event plan_update → turn.plan.updated */
 function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -241,7 +241,7 @@ function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:517 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:529 — event plan_delta → content.delta */
 function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -251,7 +251,7 @@ function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowC
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:533 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:544 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -261,7 +261,7 @@ function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:556 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:564 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -270,7 +270,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:573 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:578 — event stream_error → runtime.warning */
 function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -279,7 +279,7 @@ function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:588 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:590 — event warning → runtime.warning */
 function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -288,7 +288,7 @@ function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:602 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:601 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -297,7 +297,7 @@ function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:618 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:614 — legacy background_event → runtime.warning */
 function r_background_event(m: Extract<LegacyMessage, { type: "background_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -306,14 +306,14 @@ function r_background_event(m: Extract<LegacyMessage, { type: "background_event"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:634 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:627 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: Extract<EventMessage, { type: "deprecation_notice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.summary, details: h.joinText(x.details) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:646 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:640 — event model_reroute → model.rerouted */
 function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -322,7 +322,7 @@ function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:662 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:653 — event model_verification → runtime.warning */
 function r_model_verification(m: Extract<EventMessage, { type: "model_verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -331,7 +331,7 @@ function r_model_verification(m: Extract<EventMessage, { type: "model_verificati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:678 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:666 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -340,7 +340,7 @@ function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:696 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:681 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -349,7 +349,7 @@ function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:711 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:693 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recovery_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -358,7 +358,7 @@ function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recove
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:727 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:706 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -367,7 +367,7 @@ function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:743 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:719 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_back" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -375,7 +375,7 @@ function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_ba
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:756 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:732 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -383,7 +383,7 @@ function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_up
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:773 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:750 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.threadId, "use", undefined, "threadId", true);
@@ -392,7 +392,7 @@ function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:788 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:764 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_settings_applied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -401,7 +401,7 @@ function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_sett
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:802 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:775 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: Extract<EventMessage, { type: "environment_connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -409,7 +409,7 @@ function r_environment_connected(m: Extract<EventMessage, { type: "environment_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:815 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:788 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: Extract<EventMessage, { type: "environment_disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -417,7 +417,7 @@ function r_environment_disconnected(m: Extract<EventMessage, { type: "environmen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:829 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:802 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_message_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -427,18 +427,18 @@ function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_m
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:846 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:818 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: x.delta });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:878 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:847 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -451,20 +451,20 @@ function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_messag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:908 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:910 — event agent_message → item.completed */
 function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
   cx.setVar(["assistant-message", cx.meta?.id], h.inc(cx.getVar(["assistant-message", cx.meta?.id])));
   cx.snapshot("assistant_text", x.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: { text: x.message, phase: x.phase } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:950 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:948 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -475,7 +475,7 @@ function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:970 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:965 — event user_message → item.started, item.completed */
 function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -486,7 +486,7 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:998 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:991 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -496,7 +496,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1018 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1010 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -506,29 +506,29 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1036 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1027 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: x.delta });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1060 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1048 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.delta });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1085 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1070 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -541,20 +541,20 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1117 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1100 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
   cx.setVar(["legacy-reasoning", cx.meta?.id], h.inc(cx.getVar(["legacy-reasoning", cx.meta?.id])));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.text } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1153 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1132 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -565,7 +565,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1175 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1152 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -578,7 +578,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1205 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1180 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -589,17 +589,17 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1228 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1201 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (x.item_id ?? h.joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))), "use", undefined, "item (value)", false);
+  cx.ref("item", (x.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))), "use", undefined, "item (value)", false);
   cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: x.summary_index, sectionBreak: true } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1252 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1223 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -609,7 +609,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1279 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1248 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -622,7 +622,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1312 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1278 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -639,7 +639,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1356 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1354 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -652,7 +652,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1391 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1386 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -664,7 +664,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1424 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1416 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -676,20 +676,20 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1450 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1439 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  cx.snapshotParts("reasoning_summary_text", x.item?.summary_text, "summaryIndex");
-  cx.snapshotParts("reasoning_text", x.item?.raw_content, "contentIndex");
+  cx.snapshotParts("reasoning_summary_text", x.item?.summary_text);
+  cx.snapshotParts("reasoning_text", x.item?.raw_content);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1477 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1463 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -701,7 +701,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1503 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1486 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -711,7 +711,7 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1531 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1512 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -723,7 +723,7 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1564 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1541 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -733,7 +733,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1583 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1558 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -743,7 +743,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1601 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1574 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -757,7 +757,7 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1645 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1613 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -769,7 +769,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1665 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1631 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -780,7 +780,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1684 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1648 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -791,7 +791,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1703 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1665 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -801,7 +801,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1720 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1680 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -812,7 +812,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1741 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1699 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -822,7 +822,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1758 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1714 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -832,7 +832,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1782 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1735 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -845,7 +845,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1822 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1771 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -855,7 +855,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1838 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1785 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -868,7 +868,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1877 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1843 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -878,7 +878,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1896 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1859 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -888,7 +888,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1919 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1879 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -898,7 +898,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1936 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1893 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -908,7 +908,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1956 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1910 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -918,7 +918,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1974 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1925 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -928,7 +928,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1996 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1944 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -939,7 +939,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2023 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:1967 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -951,7 +951,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2049 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1990 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -963,7 +963,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2077 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2014 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -972,7 +972,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2093 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2027 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -981,21 +981,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2109 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2040 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2120 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2052 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2132 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2065 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1006,7 +1006,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2156 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2087 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1017,7 +1017,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2179 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2108 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1025,7 +1025,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2192 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2121 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1034,7 +1034,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2207 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2136 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1043,7 +1043,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2223 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2152 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1051,7 +1051,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2236 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2165 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1059,7 +1059,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2251 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2180 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1069,7 +1069,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2270 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2197 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1079,7 +1079,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2289 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2214 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1090,7 +1090,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2313 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2236 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1101,7 +1101,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2333 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2254 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1112,7 +1112,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2355 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2274 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1122,7 +1122,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2374 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2291 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1132,7 +1132,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2394 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2309 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1143,7 +1143,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2414 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2327 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1154,7 +1154,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2435 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2346 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1165,7 +1165,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2455 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2364 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1176,7 +1176,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2478 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2385 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1187,7 +1187,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2499 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2403 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1198,7 +1198,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2521 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2422 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1239,93 +1239,93 @@ export const table: SurfaceTable = {
   sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
   rows: {
     event: {
-      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 162, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
-      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 184, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
-      "task_started": [{ rule: "codex-eventmsg#task-started", line: 200, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 224, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 243, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 200, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 224, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 243, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 259, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 333, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 372, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 259, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 333, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 372, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 400, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 436, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 462, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 486, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
-      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 502, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
-      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 517, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "token_count": [{ rule: "codex-eventmsg#token-count", line: 533, run: r_token_count as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-eventmsg#error", line: 556, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 573, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-eventmsg#warning", line: 588, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 602, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 634, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 646, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
-      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 662, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 678, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 696, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 711, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 727, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
-      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 743, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
-      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 773, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 788, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
-      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 802, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 815, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 829, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 878, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 908, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 950, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 970, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 998, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1018, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1085, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1117, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1153, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1175, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1205, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1228, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1252, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1279, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1312, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1356, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1391, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1424, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1450, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1477, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1503, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1531, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1564, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1583, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1601, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1645, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1665, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1684, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1703, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1720, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1741, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1758, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1782, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1822, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1838, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1877, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1896, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1919, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1936, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1956, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1974, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1996, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2023, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2049, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2077, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2093, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2109, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2120, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2132, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2156, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2179, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2192, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2207, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2223, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2236, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2251, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2270, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2289, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2313, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2333, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2355, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2374, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2394, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2414, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2435, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2455, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2478, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2499, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2521, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 168, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
+      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 191, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
+      "task_started": [{ rule: "codex-eventmsg#task-started", line: 207, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 207, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 401, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 435, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 459, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 481, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
+      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 517, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
+      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 529, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "token_count": [{ rule: "codex-eventmsg#token-count", line: 544, run: r_token_count as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-eventmsg#error", line: 564, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 578, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-eventmsg#warning", line: 590, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 601, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 627, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 640, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
+      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 653, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 666, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 681, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 693, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 706, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
+      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 719, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
+      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 750, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 764, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
+      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 775, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 788, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 802, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 847, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 910, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 948, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
+      "user_message": [{ rule: "codex-eventmsg#user-message", line: 965, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 991, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1010, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1070, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1100, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1132, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1152, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1180, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1201, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1223, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1248, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1278, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1354, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1386, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1416, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1439, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1463, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1486, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1512, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1541, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1558, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1574, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1613, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1631, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1648, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1665, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1680, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1699, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1714, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1735, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1771, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1785, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1843, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1859, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1879, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1893, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1910, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1925, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1944, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 1967, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 1990, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2014, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2027, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2040, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2052, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2065, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2087, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2108, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2121, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2136, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2152, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2165, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2180, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2197, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2214, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2236, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2254, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2274, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2291, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2309, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2327, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2346, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2364, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2385, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2403, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2422, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
-      "background_event": [{ rule: "codex-eventmsg#background-event", line: 618, run: r_background_event as (m: any, cx: RowContext) => boolean }],
-      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 756, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 846, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1036, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1060, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "background_event": [{ rule: "codex-eventmsg#background-event", line: 614, run: r_background_event as (m: any, cx: RowContext) => boolean }],
+      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 732, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 818, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1027, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1048, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1350,14 +1350,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2539)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2542)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2545)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2548)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2551)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2554)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2557)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2560)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2438)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2441)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2444)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2447)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2450)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2453)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2456)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2459)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },

@@ -2,30 +2,30 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
 export type EventMessage = U.ThreadEvent;
 /** Any message of the codex-exec surface. */
 export type Message = EventMessage;
 
-// map "itemType" (mappings/codex-exec.yaml:53)
+// map "itemType" (mappings/codex-exec.yaml:59)
 const M_itemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown"> = new Map([["agent_message", "assistant_message"], ["reasoning", "reasoning"], ["command_execution", "command_execution"], ["file_change", "file_change"], ["mcp_tool_call", "mcp_tool_call"], ["web_search", "web_search"], ["todo_list", "plan"], ["error", "error"], ["collab_tool_call", "collab_agent_tool_call"]]);
 
 function map_itemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-exec.yaml:66)
+// map "itemStatus" (mappings/codex-exec.yaml:72)
 const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" | "declined" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-exec.yaml:75 — event thread.started → thread.started */
+/** mappings/codex-exec.yaml:81 — event thread.started → thread.started */
 function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "open", undefined, "thread_id", true);
@@ -33,7 +33,7 @@ function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, 
   return true;
 }
 
-/** mappings/codex-exec.yaml:93 — event turn.started → turn.started */
+/** mappings/codex-exec.yaml:100 — event turn.started → turn.started */
 function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -42,7 +42,7 @@ function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:107 — event turn.completed → turn.completed */
+/** mappings/codex-exec.yaml:113 — event turn.completed → turn.completed */
 function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -51,7 +51,7 @@ function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, 
   return true;
 }
 
-/** mappings/codex-exec.yaml:130 — event turn.failed → turn.completed, runtime.error */
+/** mappings/codex-exec.yaml:134 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -62,7 +62,7 @@ function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-exec.yaml:163 — event error → runtime.error */
+/** mappings/codex-exec.yaml:165 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -71,7 +71,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-exec.yaml:184 — event item.started → item.started, turn.plan.updated */
+/** mappings/codex-exec.yaml:183 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -83,7 +83,7 @@ function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started
   return true;
 }
 
-/** mappings/codex-exec.yaml:209 — event item.started → item.started */
+/** mappings/codex-exec.yaml:205 — event item.started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -93,7 +93,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:244 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:237 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -106,7 +106,7 @@ function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated
   return true;
 }
 
-/** mappings/codex-exec.yaml:277 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:267 — event item.updated → item.started, item.updated */
 function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -117,7 +117,7 @@ function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:309 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:296 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "agent_message")) return false;
@@ -130,7 +130,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:355 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:338 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "reasoning")) return false;
@@ -143,7 +143,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:390 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:369 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "command_execution")) return false;
@@ -156,7 +156,7 @@ function r_item_completed_command_execution(m: Extract<EventMessage, { type: "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:437 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:412 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "mcp_tool_call")) return false;
@@ -168,7 +168,7 @@ function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:471 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:442 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -181,7 +181,7 @@ function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:503 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:470 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "error")) return false;
@@ -193,7 +193,7 @@ function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed
   return true;
 }
 
-/** mappings/codex-exec.yaml:537 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:503 — event item.completed → item.started, item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -226,14 +226,14 @@ export const table: SurfaceTable = {
   sources: { event: "codex.sdk.thread-event" },
   rows: {
     event: {
-      "thread.started": [{ rule: "codex-exec#thread-started", line: 75, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "turn.started": [{ rule: "codex-exec#turn-started", line: 93, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 107, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 130, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-exec#error", line: 163, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 184, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 209, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 244, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 277, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
-      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 309, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 355, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 390, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 437, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 471, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 503, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 537, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
+      "thread.started": [{ rule: "codex-exec#thread-started", line: 81, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
+      "turn.started": [{ rule: "codex-exec#turn-started", line: 100, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
+      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 113, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 134, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-exec#error", line: 165, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 183, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 205, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 237, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 267, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
+      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 296, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 338, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 369, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 412, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 442, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 470, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 503, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

@@ -2,9 +2,9 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-import type { RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
 export type LineMessage = U.RolloutLine;
@@ -68,34 +68,34 @@ function r_event_msg(m: Extract<LineMessage, { type: "event_msg" }>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-rollout.yaml:166 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:167 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "message")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (x.payload?.role === "assistant" && x.payload?.id != null && !cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
+  if (!cx.wasOpen("item") && !cx.isStale("item") && x.payload?.role === "assistant" && x.payload?.id != null) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   if (x.payload?.role === "assistant" && x.payload?.id != null && !cx.isStale("item") && x.payload?.content?.[0]?.text != null) cx.emit("content.delta", { streamKind: "assistant_text", delta: x.payload?.content?.[0]?.text });
-  if (x.payload?.role === "assistant" && x.payload?.id != null && !cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.payload });
+  if (!cx.isStale("item") && x.payload?.role === "assistant" && x.payload?.id != null) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.payload });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:214 — line response_item → item.started, content.delta, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:236 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_reasoning(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "reasoning")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (x.payload?.id != null && !cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
+  if (!cx.wasOpen("item") && !cx.isStale("item") && x.payload?.id != null) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (x.payload?.id != null && !cx.isStale("item") && x.payload?.summary?.[0]?.text != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.payload?.summary?.[0]?.text });
   if (x.payload?.id != null && !cx.isStale("item") && x.payload?.summary?.[1]?.text != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 1, delta: x.payload?.summary?.[1]?.text });
-  if (x.payload?.id != null && !cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.payload });
+  if (!cx.isStale("item") && x.payload?.id != null) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.payload });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:262 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:284 — line response_item → item.started */
 function r_response_item_function_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call" || x.payload?.type === "custom_tool_call"))) return false;
@@ -106,7 +106,7 @@ function r_response_item_function_call(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:289 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:327 — line response_item → item.started */
 function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "local_shell_call")) return false;
@@ -117,7 +117,7 @@ function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:310 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:347 — line response_item → item.started */
 function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "tool_search_call")) return false;
@@ -128,7 +128,7 @@ function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:333 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:369 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call_output" || x.payload?.type === "custom_tool_call_output" || x.payload?.type === "tool_search_output"))) return false;
@@ -140,7 +140,7 @@ function r_response_item_call_output(m: Extract<LineMessage, { type: "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:369 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:417 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "web_search_call")) return false;
@@ -152,7 +152,7 @@ function r_response_item_web_search_call(m: Extract<LineMessage, { type: "respon
   return true;
 }
 
-/** mappings/codex-rollout.yaml:398 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:444 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "image_generation_call")) return false;
@@ -164,7 +164,7 @@ function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "
   return true;
 }
 
-/** mappings/codex-rollout.yaml:425 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:469 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction" || x.payload?.type === "context_compaction"))) return false;
@@ -176,7 +176,7 @@ function r_response_item_compaction(m: Extract<LineMessage, { type: "response_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:451 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:493 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "agent_message")) return false;
@@ -188,7 +188,7 @@ function r_response_item_agent_message(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:478 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:518 — line response_item → session.configured */
 function r_response_item_additional_tools(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "additional_tools")) return false;
@@ -198,7 +198,7 @@ function r_response_item_additional_tools(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:494 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:534 — line response_item → session.configured */
 function r_response_item_configuration_update(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "configuration_update")) return false;
@@ -208,7 +208,7 @@ function r_response_item_configuration_update(m: Extract<LineMessage, { type: "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:513 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:553 — line response_item → runtime.warning */
 function r_response_item_markers(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction_trigger" || x.payload?.type === "other"))) return false;
@@ -216,7 +216,7 @@ function r_response_item_markers(m: Extract<LineMessage, { type: "response_item"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:531 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:571 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_started")) return false;
@@ -225,7 +225,7 @@ function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:546 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:586 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_closed")) return false;
@@ -234,7 +234,7 @@ function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_ite
   return true;
 }
 
-/** mappings/codex-rollout.yaml:560 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:600 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -258,8 +258,8 @@ export const table: SurfaceTable = {
       "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
       "compacted": [{ rule: "codex-rollout#compacted", line: 138, run: r_compacted as (m: any, cx: RowContext) => boolean }],
       "event_msg": [{ rule: "codex-rollout#event-msg", line: 157, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
-      "response_item": [{ rule: "codex-rollout#response-item-message", line: 166, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 214, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 262, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 289, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 310, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 333, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 369, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 398, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 425, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 451, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 478, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 494, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 513, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
-      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 531, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 546, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 560, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
+      "response_item": [{ rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 236, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 284, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 327, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 347, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 369, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 417, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 444, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 469, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 493, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 518, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 534, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 553, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
+      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 571, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 586, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 600, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -273,10 +273,10 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:574)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:577)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:580)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:583)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:586)"
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:614)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:617)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:620)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:623)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:626)"
   },
 };

@@ -2,23 +2,23 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
 /** Any message of the cursor-cli surface. */
 export type Message = EventMessage;
 
-// map "toolKind" (mappings/cursor-cli.yaml:46)
+// map "toolKind" (mappings/cursor-cli.yaml:52)
 const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call"> = new Map([["shellToolCall", "command_execution"], ["editToolCall", "file_change"], ["writeToolCall", "file_change"], ["deleteToolCall", "file_change"], ["applyPatchToolCall", "file_change"], ["readToolCall", "dynamic_tool_call"], ["grepToolCall", "dynamic_tool_call"], ["globToolCall", "dynamic_tool_call"], ["lsToolCall", "dynamic_tool_call"], ["semSearchToolCall", "dynamic_tool_call"], ["updateTodosToolCall", "plan"], ["mcpToolCall", "mcp_tool_call"], ["webSearchToolCall", "web_search"], ["webFetchToolCall", "web_search"], ["taskToolCall", "collab_agent_tool_call"], ["function", "dynamic_tool_call"]]);
 
 function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/cursor-cli.yaml:67 — event system → session.started, thread.started, session.configured */
+/** mappings/cursor-cli.yaml:73 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
@@ -29,7 +29,7 @@ function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowCont
   return true;
 }
 
-/** mappings/cursor-cli.yaml:90 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:97 — event system → runtime.warning */
 function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -37,35 +37,35 @@ function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowCon
   return true;
 }
 
-/** mappings/cursor-cli.yaml:105 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:112 — event user → turn.started, item.completed */
 function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
-  cx.ref("item", h.joinKey("user", x.session_id, cx.id("turn")), "close", undefined, "item (value)", false);
+  cx.ref("item", joinKey("user", x.session_id, cx.id("turn")), "close", undefined, "item (value)", false);
   cx.emit("turn.started", {});
   cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.cursorText(x.message?.content), data: x.message });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:128 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:135 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.timestamp_ms != null && x.model_call_id == null)) return false;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("text", x.session_id, (cx.getVar(["seg", x.session_id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey("text", x.session_id, (cx.getVar(["seg", x.session_id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: (h.cursorText(x.message?.content) ?? "") });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:160 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:164 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("text", x.session_id, (cx.getVar(["seg", x.session_id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref("item", joinKey("text", x.session_id, (cx.getVar(["seg", x.session_id]) ?? 0)), "close", undefined, "item (value)", false);
   cx.setVar(["seg", x.session_id], h.inc(cx.getVar(["seg", x.session_id])));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("content.delta", { streamKind: "assistant_text", delta: (h.cursorText(x.message?.content) ?? "") });
@@ -73,30 +73,30 @@ function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:208 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:207 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "delta")) return false;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("think", x.session_id, (cx.getVar(["think", x.session_id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey("think", x.session_id, (cx.getVar(["think", x.session_id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (h.str(x.text) ?? "") });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:232 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:228 — event thinking → item.completed */
 function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.joinKey("think", x.session_id, (cx.getVar(["think", x.session_id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref("item", joinKey("think", x.session_id, (cx.getVar(["think", x.session_id]) ?? 0)), "close", undefined, "item (value)", false);
   cx.setVar(["think", x.session_id], h.inc(cx.getVar(["think", x.session_id])));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:261 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:255 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "started")) return false;
@@ -108,7 +108,7 @@ function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:302 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:293 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed" && x.tool_call?.updateTodosToolCall != null)) return false;
@@ -121,7 +121,7 @@ function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call
   return true;
 }
 
-/** mappings/cursor-cli.yaml:335 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:322 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed")) return false;
@@ -134,7 +134,7 @@ function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:385 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:368 — event tool_call → item.updated */
 function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -144,7 +144,7 @@ function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:405 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:386 — event result → turn.completed */
 function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error !== true)) return false;
@@ -155,7 +155,7 @@ function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:434 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:415 — event result → runtime.error, turn.completed */
 function r_result_failed(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -186,12 +186,12 @@ export const table: SurfaceTable = {
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
-      "system": [{ rule: "cursor-cli#system-init", line: 67, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 90, run: r_system_other as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "cursor-cli#user", line: 105, run: r_user as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 128, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 160, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 208, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 232, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
-      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 261, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 302, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 335, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 385, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "cursor-cli#result-success", line: 405, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 434, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "cursor-cli#system-init", line: 73, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 97, run: r_system_other as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "cursor-cli#user", line: 112, run: r_user as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 135, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 164, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 207, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 228, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
+      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 255, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 293, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 322, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 368, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "cursor-cli#result-success", line: 386, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 415, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

@@ -2,16 +2,16 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
-import type { RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
 export type RunMessage = U.OpencodeRunEvent;
 /** Any message of the opencode-run surface. */
 export type Message = RunMessage;
 
-/** mappings/opencode-run.yaml:23 — run step_finish → turn.started */
+/** mappings/opencode-run.yaml:29 — run step_finish → turn.started */
 function r_step_finish_last(m: Extract<RunMessage, { type: "step_finish" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.part?.reason !== "tool-calls")) return false;
@@ -25,7 +25,7 @@ function r_step_finish_last(m: Extract<RunMessage, { type: "step_finish" }>, cx:
   return true;
 }
 
-/** mappings/opencode-run.yaml:45 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
+/** mappings/opencode-run.yaml:46 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
 function r_part(m: RunMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
@@ -37,7 +37,7 @@ function r_part(m: RunMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode-run.yaml:74 — run error */
+/** mappings/opencode-run.yaml:70 — run error */
 function r_error(m: Extract<RunMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
@@ -45,7 +45,7 @@ function r_error(m: Extract<RunMessage, { type: "error" }>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/opencode-run.yaml:87 — run done */
+/** mappings/opencode-run.yaml:83 — run done */
 function r_done(m: Extract<RunMessage, { type: "done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
@@ -64,13 +64,13 @@ export const table: SurfaceTable = {
   sources: { run: "opencode.event" },
   rows: {
     run: {
-      "step_finish": [{ rule: "opencode-run#step-finish-last", line: 23, run: r_step_finish_last as (m: any, cx: RowContext) => boolean }, { rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "step_start": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "text": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "reasoning": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "tool_use": [{ rule: "opencode-run#part", line: 45, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "opencode-run#error", line: 74, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "done": [{ rule: "opencode-run#done", line: 87, run: r_done as (m: any, cx: RowContext) => boolean }]
+      "step_finish": [{ rule: "opencode-run#step-finish-last", line: 29, run: r_step_finish_last as (m: any, cx: RowContext) => boolean }, { rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "step_start": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "text": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "reasoning": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "tool_use": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "opencode-run#error", line: 70, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "done": [{ rule: "opencode-run#done", line: 83, run: r_done as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

@@ -2,9 +2,9 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/table-types.js";
+import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
-import { arr } from "../../src/row-util.js";
+import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -42,7 +42,7 @@ function r_session_created(m: Extract<EventMessage, { type: "session.created" }>
   return true;
 }
 
-/** mappings/opencode.yaml:125 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:124 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "use", undefined, "properties.info.id", true);
@@ -50,7 +50,7 @@ function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:140 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:139 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "close", undefined, "properties.info.id", true);
@@ -62,7 +62,7 @@ function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>
   return true;
 }
 
-/** mappings/opencode.yaml:166 — event message.updated → turn.started */
+/** mappings/opencode.yaml:163 — event message.updated → turn.started */
 function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.info?.role === "user")) return false;
@@ -76,7 +76,7 @@ function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, c
   return true;
 }
 
-/** mappings/opencode.yaml:203 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:198 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
@@ -86,7 +86,7 @@ function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" 
   return true;
 }
 
-/** mappings/opencode.yaml:223 — event session.status → turn.completed */
+/** mappings/opencode.yaml:217 — event session.status → turn.completed */
 function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "idle")) return false;
@@ -98,7 +98,7 @@ function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:245 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:237 — event session.status → runtime.warning */
 function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "retry")) return false;
@@ -108,7 +108,7 @@ function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:261 — event session.status */
+/** mappings/opencode.yaml:253 — event session.status */
 function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -116,7 +116,7 @@ function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:271 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:263 — event session.idle → turn.completed */
 function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -127,7 +127,7 @@ function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:295 — event session.error → turn.completed */
+/** mappings/opencode.yaml:285 — event session.error → turn.completed */
 function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.error?.name === "MessageAbortedError")) return false;
@@ -139,7 +139,7 @@ function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error
   return true;
 }
 
-/** mappings/opencode.yaml:314 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:302 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", false);
@@ -151,7 +151,7 @@ function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:338 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:324 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -159,7 +159,7 @@ function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted
   return true;
 }
 
-/** mappings/opencode.yaml:350 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:336 — event session.diff → turn.diff.updated */
 function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -169,7 +169,7 @@ function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:377 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:401 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -178,20 +178,20 @@ function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:393 — event message.part.updated */
+/** mappings/opencode.yaml:417 — event message.part.updated */
 function r_text_part_waits_for_role(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
   return cx.hold(["role", x.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:409 — event message.part.delta */
+/** mappings/opencode.yaml:433 — event message.part.delta */
 function r_delta_waits_for_part(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   return cx.hold(["part", x.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:417 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:441 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && cx.getVar(["role", x.properties?.part?.messageID]) === "user")) return false;
@@ -205,7 +205,7 @@ function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:443 — event message.part.updated → item.started, content.delta, item.completed */
+/** mappings/opencode.yaml:464 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && x.properties?.part?.time?.end != null)) return false;
@@ -220,7 +220,7 @@ function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:479 — event message.part.updated → item.started, content.delta */
+/** mappings/opencode.yaml:497 — event message.part.updated → item.started */
 function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
@@ -234,7 +234,7 @@ function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:514 — event message.part.updated → item.started, content.delta, item.completed */
+/** mappings/opencode.yaml:530 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning" && x.properties?.part?.time?.end != null)) return false;
@@ -249,7 +249,7 @@ function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:539 — event message.part.updated → item.started, content.delta */
+/** mappings/opencode.yaml:552 — event message.part.updated → item.started */
 function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning")) return false;
@@ -263,7 +263,7 @@ function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:559 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:570 — event message.part.delta → content.delta */
 function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.field === "text" && (cx.getVar(["part", x.properties?.partID]) === "assistant_text" || cx.getVar(["part", x.properties?.partID]) === "reasoning_text"))) return false;
@@ -275,7 +275,7 @@ function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, 
   return true;
 }
 
-/** mappings/opencode.yaml:592 — event message.part.updated → item.started, task.started, task.completed, task.completed, item.completed, item.completed */
+/** mappings/opencode.yaml:603 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task" && (x.properties?.part?.state?.status === "completed" || x.properties?.part?.state?.status === "error"))) return false;
@@ -295,7 +295,7 @@ function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:630 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:638 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task")) return false;
@@ -312,7 +312,7 @@ function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:659 — event message.part.updated → item.started, content.delta, item.completed */
+/** mappings/opencode.yaml:664 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "completed")) return false;
@@ -327,7 +327,7 @@ function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:689 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:691 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "error")) return false;
@@ -341,7 +341,7 @@ function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:713 — event message.part.updated → item.started, item.updated, content.delta */
+/** mappings/opencode.yaml:712 — event message.part.updated → item.started, item.updated */
 function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool")) return false;
@@ -356,7 +356,7 @@ function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:743 — event message.part.updated */
+/** mappings/opencode.yaml:740 — event message.part.updated */
 function r_step_start_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-start")) return false;
@@ -365,7 +365,7 @@ function r_step_start_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:754 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:751 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-finish")) return false;
@@ -377,7 +377,7 @@ function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updat
   return true;
 }
 
-/** mappings/opencode.yaml:772 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:768 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "patch")) return false;
@@ -387,7 +387,7 @@ function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:788 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:784 — event message.part.updated → runtime.warning */
 function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "retry")) return false;
@@ -397,7 +397,7 @@ function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:804 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:800 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "compaction")) return false;
@@ -410,7 +410,7 @@ function r_compaction_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:829 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:823 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.properties?.part?.type === "file" || x.properties?.part?.type === "subtask" || x.properties?.part?.type === "agent"))) return false;
@@ -423,7 +423,7 @@ function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:859 — event message.part.updated */
+/** mappings/opencode.yaml:851 — event message.part.updated */
 function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "snapshot")) return false;
@@ -432,7 +432,7 @@ function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:871 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:863 — event permission.asked → request.opened */
 function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -443,7 +443,7 @@ function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" 
   return true;
 }
 
-/** mappings/opencode.yaml:893 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:885 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -454,7 +454,7 @@ function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.up
   return true;
 }
 
-/** mappings/opencode.yaml:912 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:904 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -464,7 +464,7 @@ function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.a
   return true;
 }
 
-/** mappings/opencode.yaml:931 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:923 — event permission.replied → request.resolved */
 function r_permission_replied(m: Extract<EventMessage, { type: "permission.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -474,7 +474,7 @@ function r_permission_replied(m: Extract<EventMessage, { type: "permission.repli
   return true;
 }
 
-/** mappings/opencode.yaml:955 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:946 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -484,7 +484,7 @@ function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2
   return true;
 }
 
-/** mappings/opencode.yaml:974 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:964 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -496,7 +496,7 @@ function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:998 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:988 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -507,7 +507,7 @@ function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1022 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1010 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -549,28 +549,28 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "session.created": [{ rule: "opencode#session-created", line: 104, run: r_session_created as (m: any, cx: RowContext) => boolean }],
-      "session.updated": [{ rule: "opencode#session-updated", line: 125, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
-      "session.deleted": [{ rule: "opencode#session-deleted", line: 140, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
-      "message.updated": [{ rule: "opencode#user-message", line: 166, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 203, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "session.status": [{ rule: "opencode#status-idle", line: 223, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 245, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 261, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
-      "session.idle": [{ rule: "opencode#session-idle", line: 271, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
-      "session.error": [{ rule: "opencode#session-error-aborted", line: 295, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 314, run: r_session_error as (m: any, cx: RowContext) => boolean }],
-      "session.compacted": [{ rule: "opencode#session-compacted", line: 338, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
-      "session.diff": [{ rule: "opencode#session-diff", line: 350, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
-      "todo.updated": [{ rule: "opencode#todo-updated", line: 377, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
-      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 393, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 417, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 443, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 479, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 514, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 539, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 592, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 630, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 659, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 689, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 713, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 743, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 754, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 772, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 788, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 804, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 829, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 859, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
-      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 409, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 559, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
-      "permission.asked": [{ rule: "opencode#permission-asked", line: 871, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 893, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 912, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.replied": [{ rule: "opencode#permission-replied", line: 931, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 955, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
-      "question.asked": [{ rule: "opencode#question-asked", line: 974, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.v2.asked": [{ rule: "opencode#question-asked", line: 974, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.replied": [{ rule: "opencode#question-replied", line: 998, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.v2.replied": [{ rule: "opencode#question-replied", line: 998, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.rejected": [{ rule: "opencode#question-rejected", line: 1022, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
-      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1022, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
+      "session.updated": [{ rule: "opencode#session-updated", line: 124, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
+      "session.deleted": [{ rule: "opencode#session-deleted", line: 139, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
+      "message.updated": [{ rule: "opencode#user-message", line: 163, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 198, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "session.status": [{ rule: "opencode#status-idle", line: 217, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 237, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 253, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
+      "session.idle": [{ rule: "opencode#session-idle", line: 263, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
+      "session.error": [{ rule: "opencode#session-error-aborted", line: 285, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 302, run: r_session_error as (m: any, cx: RowContext) => boolean }],
+      "session.compacted": [{ rule: "opencode#session-compacted", line: 324, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
+      "session.diff": [{ rule: "opencode#session-diff", line: 336, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
+      "todo.updated": [{ rule: "opencode#todo-updated", line: 401, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
+      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 417, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 441, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 464, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 497, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 530, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 552, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 603, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 638, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 664, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 691, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 712, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 740, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 751, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 768, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 784, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 800, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 823, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 851, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
+      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 433, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 570, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
+      "permission.asked": [{ rule: "opencode#permission-asked", line: 863, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 885, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 904, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.replied": [{ rule: "opencode#permission-replied", line: 923, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 946, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
+      "question.asked": [{ rule: "opencode#question-asked", line: 964, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.v2.asked": [{ rule: "opencode#question-asked", line: 964, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.replied": [{ rule: "opencode#question-replied", line: 988, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.v2.replied": [{ rule: "opencode#question-replied", line: 988, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.rejected": [{ rule: "opencode#question-rejected", line: 1010, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
+      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1010, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -646,15 +646,15 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1047)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1050)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1053)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1056)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1059)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1062)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1065)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1068)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1071)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1033)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1036)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1039)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1042)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1045)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1048)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1051)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1054)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1057)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)"
   },

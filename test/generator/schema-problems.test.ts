@@ -22,6 +22,8 @@ afterAll(() => {
 });
 
 const fmt = (d: Diagnostic) => gen.diagnostics.formatDiagnostic(d);
+/** buildAll on a mini root, for its one table (a full run would also report the helpers no table calls, E402). */
+const build = (r0: string) => gen.pipeline.buildAll(r0, { tables: ["mappings/mini.yaml"] });
 function tmpDir(files: Record<string, string>): string {
   const d = mkdtempSync(join(tmpdir(), "agentnorm-upstream-"));
   tmps.push(d);
@@ -95,7 +97,7 @@ describe("upstream schema files", () => {
 
 describe("buildAll on a broken input", () => {
   it("the mini root is valid as made (the base of the cases below)", async () => {
-    const r = await gen.pipeline.buildAll(root());
+    const r = await build(root());
     expect(r.diagnostics.map(fmt)).toEqual([]);
     expect(r.files!.has("generated/mappers/mini.gen.ts")).toBe(true);
   });
@@ -105,7 +107,7 @@ describe("buildAll on a broken input", () => {
     const file = join(r0, MINI_PINNED, "Notifications.json");
     writeFileSync(file, readFileSync(file, "utf8").replace(/"oneOf"\s*:\s*\[/, '"oneOf": [,'));
     relist(r0);
-    const r = await gen.pipeline.buildAll(r0);
+    const r = await build(r0);
     expect(r.files).toBeUndefined();
     expect(r.diagnostics.map((d) => `${d.file} ${d.code}`)).toEqual([`${MINI_PINNED}/Notifications.json E501`]);
   });
@@ -126,7 +128,7 @@ describe("buildAll on a broken input", () => {
     const t = readFileSync(table, "utf8");
     expect(t).toContain(kinds);
     writeFileSync(table, t.replace(kinds, `${kinds}  extensions:\n    - { name: ext, package: "@example/ext", version: 0.1.0, dir: ${MINI_PINNED}, kinds: { notification: { file: Ext.json } } }\n`)
-      .replace(/\nignored:\n/, "\nignored:\n  - kind: notification\n    methods: [ext/ping]\n    reason: not what this test is about\n"));
+      .replace(/\nignored:\n/, "\nignored:\n  - kind: notification\n    match: [ext/ping]\n    reason: not what this test is about\n"));
     relist(r0);
     const r = await gen.pipeline.buildAll(r0, { tables: ["mappings/mini.yaml"] });
     const relevant = r.diagnostics;
@@ -142,27 +144,28 @@ describe("buildAll on a broken input", () => {
     doc.definitions.Unused = { $ref: "elsewhere.json#/definitions/X" }; // no table path reaches it, so only the type emitter sees it
     writeFileSync(file, JSON.stringify(doc, null, 2));
     relist(r0);
-    const r = await gen.pipeline.buildAll(r0);
+    const r = await build(r0);
     expect(r.diagnostics.map((d) => `${d.file} ${d.code}`)).toEqual([`${MINI_PINNED}/Notifications.json E508`]);
   });
 
-  it("missing or unreadable inputs → E402 each; an invalid DSL schema → E403 at its position", async () => {
+  it("missing or unreadable inputs → E403 each", async () => {
     const r0 = root();
     unlinkSync(join(r0, "src/helpers.ts"));
-    writeFileSync(join(r0, "schemas/mapping-dsl.schema.json"), '{\n  "type": "object",,\n}\n');
-    const r = await gen.pipeline.buildAll(r0, { tables: ["mappings/mini.yaml", "mappings/gone.yaml"] });
-    expect(r.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`)).toEqual([
-      "schemas/mapping-dsl.schema.json:2:20 E403",
-      "src/helpers.ts:1:1 E402",
-    ]);
+    const r = await gen.pipeline.buildAll(r0, { tables: ["mappings/mini.yaml"] });
+    expect(r.diagnostics.map(fmt)).toEqual(["src/helpers.ts:1:1 error E403 cannot read the helpers module: ENOENT"]);
     unlinkSync(join(r0, "schemas/canonical/canonical.yaml"));
+    rmSync(join(r0, "mappings"), { recursive: true });
     const r2 = await gen.pipeline.buildAll(r0);
-    expect(r2.diagnostics.map(fmt)).toContain("schemas/canonical/canonical.yaml:1:1 error E402 cannot read the canonical model: ENOENT");
+    expect(r2.diagnostics.map(fmt)).toEqual([
+      "mappings:1:1 error E403 cannot list the mapping tables: ENOENT",
+      "schemas/canonical/canonical.yaml:1:1 error E403 cannot read the canonical model: ENOENT",
+      "src/helpers.ts:1:1 error E403 cannot read the helpers module: ENOENT",
+    ]);
   });
 
-  it("a mapping table that is listed but missing → E402", async () => {
+  it("a mapping table that is listed but missing → E403", async () => {
     const r = await gen.pipeline.buildAll(root(), { tables: ["mappings/mini.yaml", "mappings/gone.yaml"] });
-    expect(r.diagnostics.map(fmt)).toEqual(["mappings/gone.yaml:1:1 error E402 cannot read the mapping table: ENOENT"]);
+    expect(r.diagnostics.map(fmt)).toEqual(["mappings/gone.yaml:1:1 error E403 cannot read the mapping table: ENOENT"]);
   });
 });
 
@@ -170,21 +173,21 @@ describe("canonical model", () => {
   const canonical = () => readFileSync(join(ROOT, "schemas/canonical/canonical.yaml"), "utf8");
   const load = (text: string) => gen.canonical.loadCanonical("c.yaml", text).diagnostics;
 
-  it("sections of the wrong shape → E106 at the section; a top level that is not a mapping → E106", () => {
-    expect(load("- a\n- b\n").map((d) => d.code)).toEqual(["E106"]);
+  it("sections of the wrong shape → E110 at the section; a top level that is not a mapping → E110", () => {
+    expect(load("- a\n- b\n").map((d) => d.code)).toEqual(["E110"]);
     const text = canonical().replace(/^eventTypes:\n/m, "eventTypes: thread.started\nunusedTypes:\n");
     const ds = load(text);
-    expect(ds.map(fmt)).toEqual([`c.yaml:${lineOf(text, "eventTypes: thread.started") }:13 error E106 eventTypes must be a list of event type names, not a string`]);
+    expect(ds.map(fmt)).toEqual([`c.yaml:${lineOf(text, "eventTypes: thread.started") }:13 error E110 eventTypes must be a list of event type names, not a string`]);
     const ids = canonical().replace("  EventId: evt\n", "  EventId: [evt]\n");
-    expect(load(ids).map(fmt)).toEqual([`c.yaml:${lineOf(ids, "  EventId: [evt]")}:12 error E106 ids.EventId must be a lower-case prefix (letters and digits), not a list`]);
+    expect(load(ids).map(fmt)).toEqual([`c.yaml:${lineOf(ids, "  EventId: [evt]")}:12 error E110 ids.EventId must be a lower-case prefix (letters and digits), not a list`]);
   });
 
-  it("an enum the generator reads is missing → E107", () => {
+  it("an enum the generator reads is missing → E111", () => {
     const text = canonical().replace(/^ {2}ProviderKind:/m, "  ProviderKinds:");
-    expect(load(text).map((d) => `${d.code} ${d.message}`)).toEqual([`E107 the canonical model must define enum "ProviderKind" (the mapping tables are checked against it)`]);
+    expect(load(text).map((d) => `${d.code} ${d.message}`)).toEqual([`E111 the canonical model must define enum "ProviderKind" (the mapping tables are checked against it)`]);
   });
 
-  it("a payload schema ajv rejects → E108 at that payload, through buildAll (no stack trace)", async () => {
+  it("a payload schema ajv rejects → E112 at that payload, through buildAll (no stack trace)", async () => {
     const r0 = root();
     const file = join(r0, "schemas/canonical/canonical.yaml");
     const text = readFileSync(file, "utf8");
@@ -192,23 +195,23 @@ describe("canonical model", () => {
     expect(text).toContain(`  thread.started:\n${line}\n`);
     const broken = text.replace(`  thread.started:\n${line}\n`, `  thread.started:\n${line.replace("type: string", "type: strng")}\n`);
     writeFileSync(file, broken);
-    const r = await gen.pipeline.buildAll(r0);
-    const e108 = r.diagnostics.filter((d) => d.code === "E108");
-    expect(e108.length).toBeGreaterThan(0);
-    expect(e108[0].file).toBe("schemas/canonical/canonical.yaml");
-    expect(e108[0].line).toBe(lineOf(broken, "{ type: strng }"));
-    expect(e108[0].col).toBe(colOf(broken, "strng }")); // at the bad value
-    expect(e108[0].message).toMatch(/^invalid JSON Schema: type must be/);
+    const r = await build(r0);
+    const e112 = r.diagnostics.filter((d) => d.code === "E112");
+    expect(e112.length).toBeGreaterThan(0);
+    expect(e112[0].file).toBe("schemas/canonical/canonical.yaml");
+    expect(e112[0].line).toBe(lineOf(broken, "{ type: strng }"));
+    expect(e112[0].col).toBe(colOf(broken, "strng }")); // at the bad value
+    expect(e112[0].message).toMatch(/^invalid JSON Schema: type must be/);
     expect(r.files).toBeUndefined();
   });
 
-  it("an unknown schema keyword (ajv strict mode) → E108 at that keyword", async () => {
+  it("an unknown schema keyword (ajv strict mode) → E112 at that keyword", async () => {
     const r0 = root();
     const file = join(r0, "schemas/canonical/canonical.yaml");
     const text = readFileSync(file, "utf8").replace(/^( {2}thread\.started:\n)/m, "$1    descripton: typo\n");
     writeFileSync(file, text);
-    const r = await gen.pipeline.buildAll(r0);
-    expect(r.diagnostics.map((d) => `${d.code}@${d.line}`)).toEqual([`E108@${lineOf(text, "    descripton: typo")}`]);
+    const r = await build(r0);
+    expect(r.diagnostics.map((d) => `${d.code}@${d.line}`)).toEqual([`E112@${lineOf(text, "    descripton: typo")}`]);
     expect(r.diagnostics[0].message).toContain('unknown keyword: "descripton"');
   });
 });
@@ -223,7 +226,7 @@ describe("codegen CLI on broken upstream schemas", () => {
     spawnSync("cp", ["-r", join(r0, MINI_PINNED), dir2]);
     writeFileSync(join(r0, MINI_PINNED, "Notifications.json"), "{ nope");
     writeFileSync(join(dir2, "Notifications.json"), "[]");
-    const r = spawnSync(process.execPath, ["--import", "tsx", "generator/cli.ts", `--root=${r0}`], { cwd: ROOT, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "generator/cli.ts", `--root=${r0}`, "--table=mappings/mini.yaml", "--table=mappings/mini2.yaml"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines.filter((l) => / error E50\d /.test(l)).map((l) => l.replace(/ error (E\d+) .*/, " $1"))).toEqual([
