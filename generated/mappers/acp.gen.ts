@@ -21,7 +21,7 @@
 //   89b07c1d190777449965d218cb0f1079220577a1d378755a9fce95570843f168  schemas/upstream/cursor-acp/2026-11-30/CursorAgentRequest.json
 //   bc37bfe4ff080b7c4f5a7491cf7c130cc22dcb4aa1a9e67dc8843d45bcdc4b28  schemas/upstream/cursor-acp/2026-11-30/CursorAskQuestionResponse.json
 //   8f264f47e098034759930b9b03dddeed295569dda47a57e8f2273e1523d5f2bd  schemas/upstream/cursor-acp/2026-11-30/CursorCreatePlanResponse.json
-import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
@@ -30,564 +30,738 @@ export type Notification = U.AcpAgentNotificationMessage;
 export type ServerRequestMessage = U.AcpAgentRequestMessage;
 export type ClientRequestMessage = U.AcpClientRequestMessage;
 export type ClientNotificationMessage = U.AcpClientNotificationMessage;
-export type JsonRpcResponse = { id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+export type JsonRpcResponse = { id: string | number; result?: any; error?: { code: number; message: string; data?: unknown } };
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
 // map "toolKind" (mappings/acp.yaml:56)
-const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "dynamic_tool_call"> = new Map([["execute", "command_execution"], ["edit", "file_change"], ["delete", "file_change"], ["move", "file_change"], ["fetch", "web_search"], ["read", "dynamic_tool_call"], ["search", "dynamic_tool_call"], ["think", "dynamic_tool_call"], ["switch_mode", "dynamic_tool_call"], ["other", "dynamic_tool_call"]]);
+type V_toolKind = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
+const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
+  ["execute", "command_execution"],
+  ["edit", "file_change"],
+  ["delete", "file_change"],
+  ["move", "file_change"],
+  ["fetch", "web_search"],
+  ["read", "dynamic_tool_call"],
+  ["search", "dynamic_tool_call"],
+  ["think", "dynamic_tool_call"],
+  ["switch_mode", "dynamic_tool_call"],
+  ["other", "dynamic_tool_call"],
+]);
 
-function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "web_search" | "dynamic_tool_call" {
+function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): V_toolKind {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
 // map "toolKindKnown" (mappings/acp.yaml:70)
-const M_toolKindKnown: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "dynamic_tool_call"> = new Map([["execute", "command_execution"], ["edit", "file_change"], ["delete", "file_change"], ["move", "file_change"], ["fetch", "web_search"], ["read", "dynamic_tool_call"], ["search", "dynamic_tool_call"], ["think", "dynamic_tool_call"], ["switch_mode", "dynamic_tool_call"], ["other", "dynamic_tool_call"]]);
+type V_toolKindKnown = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
+const M_toolKindKnown: ReadonlyMap<string, V_toolKindKnown> = new Map([
+  ["execute", "command_execution"],
+  ["edit", "file_change"],
+  ["delete", "file_change"],
+  ["move", "file_change"],
+  ["fetch", "web_search"],
+  ["read", "dynamic_tool_call"],
+  ["search", "dynamic_tool_call"],
+  ["think", "dynamic_tool_call"],
+  ["switch_mode", "dynamic_tool_call"],
+  ["other", "dynamic_tool_call"],
+]);
 
-function map_toolKindKnown(v: unknown, d: any = undefined): "command_execution" | "file_change" | "web_search" | "dynamic_tool_call" | undefined {
+function map_toolKindKnown(v: unknown, d: any = undefined): V_toolKindKnown | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
 // map "toolStatus" (mappings/acp.yaml:83)
-const M_toolStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed"> = new Map([["pending", "inProgress"], ["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"]]);
+type V_toolStatus = "inProgress" | "completed" | "failed";
+const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
+  ["pending", "inProgress"],
+  ["in_progress", "inProgress"],
+  ["completed", "completed"],
+  ["failed", "failed"],
+]);
 
-function map_toolStatus(v: unknown, d: any = "inProgress"): "inProgress" | "completed" | "failed" {
+function map_toolStatus(v: unknown, d: any = "inProgress"): V_toolStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "permissionType" (mappings/acp.yaml:91)
-const M_permissionType: ReadonlyMap<string, "command_execution_approval" | "file_change_approval" | "unknown"> = new Map([["execute", "command_execution_approval"], ["edit", "file_change_approval"], ["delete", "file_change_approval"], ["move", "file_change_approval"]]);
+type V_permissionType = "command_execution_approval" | "file_change_approval" | "unknown";
+const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
+  ["execute", "command_execution_approval"],
+  ["edit", "file_change_approval"],
+  ["delete", "file_change_approval"],
+  ["move", "file_change_approval"],
+]);
 
-function map_permissionType(v: unknown, d: any = "unknown"): "command_execution_approval" | "file_change_approval" | "unknown" {
+function map_permissionType(v: unknown, d: any = "unknown"): V_permissionType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
 // map "stopReason" (mappings/acp.yaml:99)
-const M_stopReason: ReadonlyMap<string, "completed" | "failed" | "cancelled"> = new Map([["end_turn", "completed"], ["max_tokens", "completed"], ["max_turn_requests", "completed"], ["refusal", "failed"], ["cancelled", "cancelled"]]);
+type V_stopReason = "completed" | "failed" | "cancelled";
+const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
+  ["end_turn", "completed"],
+  ["max_tokens", "completed"],
+  ["max_turn_requests", "completed"],
+  ["refusal", "failed"],
+  ["cancelled", "cancelled"],
+]);
 
-function map_stopReason(v: unknown, d: any = "completed"): "completed" | "failed" | "cancelled" {
+function map_stopReason(v: unknown, d: any = "completed"): V_stopReason {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/acp.yaml:109 — notification session/update → item.started, content.delta */
-function r_agent_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "agent_message_chunk" && x.params?.update?.content?.type === "text")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (joinKey("msg", h.str(x.params?.update?.messageId)) ?? joinKey("seg", x.params?.sessionId, (cx.getVar(["turn", x.params?.sessionId]) ?? "none"), (cx.getVar(["seg", x.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  cx.ref("item", (joinKey("msg", h.str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: x.params?.update?.content?.text });
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.update?.content?.text });
   return true;
 }
 
 /** mappings/acp.yaml:149 — notification session/update → item.started, content.delta */
-function r_agent_thought_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "agent_thought_chunk" && x.params?.update?.content?.type === "text")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (joinKey("thought", h.str(x.params?.update?.messageId)) ?? joinKey("thoughtseg", x.params?.sessionId, (cx.getVar(["turn", x.params?.sessionId]) ?? "none"), (cx.getVar(["seg", x.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  cx.ref("item", (joinKey("thought", h.str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.params?.update?.content?.text });
+  cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.update?.content?.text });
   return true;
 }
 
 /** mappings/acp.yaml:179 — notification session/update → item.started, item.completed */
-function r_agent_content_chunk_other(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.params?.update?.sessionUpdate === "agent_message_chunk" || x.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    title: h.acpContentText(m.params?.update?.content),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:209 — notification session/update → turn.completed */
-function r_user_message_chunk_replayed_closes_turn(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "user_message_chunk" && x.params?.update?.messageId != null && cx.getVar(["loading", x.params?.sessionId]) === true && cx.getVar(["replayed-user", x.params?.sessionId, x.params?.update?.messageId]) == null)) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["replayed-user", x.params?.sessionId, x.params?.update?.messageId], true);
+  cx.setVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId], true);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
-  cx.replay({ method: "session/update", params: x.params });
+  cx.replay({ method: "session/update", params: m.params });
   return true;
 }
 
 /** mappings/acp.yaml:248 — notification session/update → turn.started, item.started, item.completed */
-function r_user_message_chunk_replayed_opens_turn(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "user_message_chunk" && x.params?.update?.messageId != null && cx.getVar(["loading", x.params?.sessionId]) === true && cx.getVar(["replayed-turn", x.params?.sessionId, x.params?.update?.messageId]) == null)) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
-  cx.setVar(["replayed-turn", x.params?.sessionId, x.params?.update?.messageId], true);
-  cx.setVar(["turn", x.params?.sessionId], cx.id("turn"));
-  cx.setVar(["seg", x.params?.sessionId], 0);
+  cx.setVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId], true);
+  cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
+  cx.setVar(["seg", m.params?.sessionId], 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: h.acpContentText(m.params?.update?.content),
+    detail: h.acpContentText(m.params?.update?.content),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:291 — notification session/update → item.started, item.completed */
-function r_user_message_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "user_message_chunk")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.acpContentText(x.params?.update?.content), detail: h.acpContentText(x.params?.update?.content), data: x.params?.update });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: h.acpContentText(m.params?.update?.content),
+    detail: h.acpContentText(m.params?.update?.content),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:325 — notification session/update → turn.diff.updated, item.started, item.completed */
-function r_tool_call_finished(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "tool_call" && (x.params?.update?.status === "completed" || x.params?.update?.status === "failed"))) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
-  cx.setVar(["seg", x.params?.sessionId], h.inc(cx.getVar(["seg", x.params?.sessionId])));
-  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), x.params?.update?.content));
-  if (x.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", { unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? "") });
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolKind(x.params?.update?.kind), status: "inProgress", title: x.params?.update?.title, data: x.params?.update });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolKind(x.params?.update?.kind), status: map_toolStatus(x.params?.update?.status), title: x.params?.update?.title, data: x.params?.update });
+  cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
+  cx.setVar(["seg", m.params?.sessionId], h.inc(cx.getVar(["seg", m.params?.sessionId])));
+  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
+    unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_toolKind(m.params?.update?.kind),
+    status: "inProgress",
+    title: m.params?.update?.title,
+    data: m.params?.update,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_toolKind(m.params?.update?.kind),
+    status: map_toolStatus(m.params?.update?.status),
+    title: m.params?.update?.title,
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:379 — notification session/update → item.started, item.updated */
-function r_tool_call(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "tool_call")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.toolCallId, "open", undefined, "params.update.toolCallId", false);
-  cx.setVar(["seg", x.params?.sessionId], h.inc(cx.getVar(["seg", x.params?.sessionId])));
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolKind(x.params?.update?.kind), status: "inProgress", title: x.params?.update?.title, data: x.params?.update });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(x.params?.update?.kind), status: "inProgress", title: x.params?.update?.title, data: x.params?.update });
+  cx.ref("item", m.params?.update?.toolCallId, "open", undefined, "params.update.toolCallId", false);
+  cx.setVar(["seg", m.params?.sessionId], h.inc(cx.getVar(["seg", m.params?.sessionId])));
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_toolKind(m.params?.update?.kind),
+    status: "inProgress",
+    title: m.params?.update?.title,
+    data: m.params?.update,
+  });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: map_toolKind(m.params?.update?.kind),
+    status: "inProgress",
+    title: m.params?.update?.title,
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:419 — notification session/update → turn.diff.updated, item.completed */
-function r_tool_call_update_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "completed")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
-  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), x.params?.update?.content));
-  if (x.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", { unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? "") });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: (map_toolKindKnown(x.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", title: h.str(x.params?.update?.title), data: x.params?.update });
+  cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
+  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
+    unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "completed",
+    title: h.str(m.params?.update?.title),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:501 — notification session/update → item.completed */
-function r_tool_call_update_failed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "tool_call_update" && x.params?.update?.status === "failed")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: (map_toolKindKnown(x.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", title: h.str(x.params?.update?.title), data: x.params?.update });
+  cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "failed",
+    title: h.str(m.params?.update?.title),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:523 — notification session/update → item.updated */
-function r_tool_call_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "tool_call_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.toolCallId, "use", undefined, "params.update.toolCallId", false);
-  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: (map_toolKindKnown(x.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "inProgress", title: h.str(x.params?.update?.title), data: x.params?.update });
+  cx.ref("item", m.params?.update?.toolCallId, "use", undefined, "params.update.toolCallId", false);
+  if (!cx.isStale("item")) cx.emit("item.updated", {
+    itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "inProgress",
+    title: h.str(m.params?.update?.title),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:546 — notification session/update → turn.plan.updated */
-function r_plan(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "plan")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "plan")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("turn.plan.updated", { plan: h.acpPlanSteps(x.params?.update?.entries) });
+  cx.emit("turn.plan.updated", { plan: h.acpPlanSteps(m.params?.update?.entries) });
   return true;
 }
 
 /** mappings/acp.yaml:562 — notification session/update → thread.token-usage.updated */
-function r_usage_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "usage_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.token-usage.updated", { usage: { used: x.params?.update?.used, size: x.params?.update?.size, cost: x.params?.update?.cost } });
+  cx.emit("thread.token-usage.updated", {
+    usage: { used: m.params?.update?.used, size: m.params?.update?.size, cost: m.params?.update?.cost },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:581 — notification session/update → session.configured */
-function r_available_commands_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "available_commands_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: x.params?.sessionId, availableCommands: x.params?.update?.availableCommands } });
+function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.emit("session.configured", {
+    config: { sessionId: m.params?.sessionId, availableCommands: m.params?.update?.availableCommands },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:596 — notification session/update → session.configured */
-function r_current_mode_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: x.params?.sessionId, currentModeId: x.params?.update?.currentModeId } });
+function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.emit("session.configured", {
+    config: { sessionId: m.params?.sessionId, currentModeId: m.params?.update?.currentModeId },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:611 — notification session/update → session.configured */
-function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: x.params?.sessionId, configOptions: x.params?.update?.configOptions } });
+function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.emit("session.configured", {
+    config: { sessionId: m.params?.sessionId, configOptions: m.params?.update?.configOptions },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:626 — notification session/update → thread.metadata.updated */
-function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.emit("thread.metadata.updated", { name: h.str(x.params?.update?.title), metadata: { updatedAt: x.params?.update?.updatedAt, _meta: x.params?.update?._meta } });
+function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.emit("thread.metadata.updated", {
+    name: h.str(m.params?.update?.title),
+    metadata: { updatedAt: m.params?.update?.updatedAt, _meta: m.params?.update?._meta },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:642 — notification session/update → runtime.error */
-function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.error", { class: "provider_error", message: x.params?.update?.title, detail: x.params?.update });
+  cx.emit("runtime.error", { class: "provider_error", message: m.params?.update?.title, detail: m.params?.update });
   return true;
 }
 
 /** mappings/acp.yaml:661 — notification session/update → runtime.warning */
-function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "notice")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "notice")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: x.params?.update?.title, detail: x.params?.update });
+  cx.emit("runtime.warning", { message: m.params?.update?.title, detail: m.params?.update });
   return true;
 }
 
 /** mappings/acp.yaml:680 — notification session/update → item.completed, thread.state.changed */
-function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.compactionId, "close", undefined, "params.update.compactionId", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "context_compaction", status: "completed", data: x.params?.update });
-  if (!cx.isStale("item")) cx.emit("thread.state.changed", { state: "compacted", detail: x.params?.update });
+  cx.ref("item", m.params?.update?.compactionId, "close", undefined, "params.update.compactionId", false);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "context_compaction",
+    status: "completed",
+    data: m.params?.update,
+  });
+  if (!cx.isStale("item")) cx.emit("thread.state.changed", { state: "compacted", detail: m.params?.update });
   return true;
 }
 
 /** mappings/acp.yaml:706 — notification session/update → item.completed */
-function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.compactionId, "close", undefined, "params.update.compactionId", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "context_compaction", status: "failed", detail: (h.str(x.params?.update?.error) ?? x.params?.update?.status), data: x.params?.update });
+  cx.ref("item", m.params?.update?.compactionId, "close", undefined, "params.update.compactionId", false);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "context_compaction",
+    status: "failed",
+    detail: (h.str(m.params?.update?.error) ?? m.params?.update?.status),
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:727 — notification session/update → item.started, item.updated */
-function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.compactionId, "open", undefined, "params.update.compactionId", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress", data: x.params?.update });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "context_compaction", status: "inProgress", data: x.params?.update });
+  cx.ref("item", m.params?.update?.compactionId, "open", undefined, "params.update.compactionId", false);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "context_compaction",
+    status: "inProgress",
+    data: m.params?.update,
+  });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: "context_compaction",
+    status: "inProgress",
+    data: m.params?.update,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:752 — notification session/update → content.delta */
-function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.update?.compactionId, "use", undefined, "params.update.compactionId", false);
-  if (x.params?.update?.content?.type === "text") cx.emit("content.delta", { streamKind: "unknown", delta: x.params?.update?.content?.text });
+  cx.ref("item", m.params?.update?.compactionId, "use", undefined, "params.update.compactionId", false);
+  if (m.params?.update?.content?.type === "text") cx.emit("content.delta", {
+    streamKind: "unknown",
+    delta: m.params?.update?.content?.text,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:772 — request session/request_permission → request.opened */
-function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.toolCall?.toolCallId, "use", undefined, "params.toolCall.toolCallId", false);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.setVar(["permission-options", x.id], x.params?.options);
-  cx.emit("request.opened", { requestType: map_permissionType(x.params?.toolCall?.kind), detail: h.str(x.params?.toolCall?.title), args: x.params });
+  cx.ref("item", m.params?.toolCall?.toolCallId, "use", undefined, "params.toolCall.toolCallId", false);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.setVar(["permission-options", m.id], m.params?.options);
+  cx.emit("request.opened", {
+    requestType: map_permissionType(m.params?.toolCall?.kind),
+    detail: h.str(m.params?.toolCall?.title),
+    args: m.params,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:795 — response session/request_permission → request.resolved */
-function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("item", cx.request?.params?.toolCall?.toolCallId, "use", undefined, "request.params.toolCall.toolCallId", false);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: h.acpPermissionDecision(x.result?.outcome, cx.getVar(["permission-options", x.id])), resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: h.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])),
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:820 — request elicitation/create → request.opened, user-input.requested */
-function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "tool_user_input", detail: x.params?.message, args: x.params });
-  cx.emit("user-input.requested", { questions: x.params });
+function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
+  cx.emit("user-input.requested", { questions: m.params });
   return true;
 }
 
 /** mappings/acp.yaml:840 — response elicitation/create → request.resolved, user-input.resolved */
-function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: x.result?.action, resolution: x.result });
-  cx.emit("user-input.resolved", { answers: x.result });
+function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "tool_user_input",
+    decision: m.result?.action,
+    resolution: m.result,
+  });
+  cx.emit("user-input.resolved", { answers: m.result });
   return true;
 }
 
 /** mappings/acp.yaml:865 — response * → request.resolved, runtime.warning */
-function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
-  cx.ref("request", x.id, "close", "server", "id", false);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "error", resolution: x.error });
-  cx.emit("runtime.warning", { message: x.error?.message, detail: x.error });
+function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
+  cx.ref("request", m.id, "close", "server", "id", false);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "error",
+    resolution: m.error,
+  });
+  cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
 /** mappings/acp.yaml:901 — request cursor/ask_question → request.opened, user-input.requested */
-function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "cursor/ask_question" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "tool_user_input", detail: (h.str(x.params?.title) ?? h.str(x.params?.questions?.[0]?.prompt)), args: x.params });
-  cx.emit("user-input.requested", { questions: x.params?.questions });
+  cx.ref("item", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", {
+    requestType: "tool_user_input",
+    detail: (h.str(m.params?.title) ?? h.str(m.params?.questions?.[0]?.prompt)),
+    args: m.params,
+  });
+  cx.emit("user-input.requested", { questions: m.params?.questions });
   return true;
 }
 
 /** mappings/acp.yaml:925 — response cursor/ask_question → request.resolved, user-input.resolved */
-function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("item", cx.request?.params?.toolCallId, "use", undefined, "request.params.toolCallId", false);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: x.result?.outcome?.outcome, resolution: x.result });
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: x.result?.outcome });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "tool_user_input",
+    decision: m.result?.outcome?.outcome,
+    resolution: m.result,
+  });
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.outcome });
   return true;
 }
 
 /** mappings/acp.yaml:956 — request cursor/create_plan → turn.plan.updated, request.opened */
-function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor/create_plan" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.setVar(["cursor-todos"], h.cursorTodos(null, (x.params?.todos ?? []), false));
-  cx.emit("turn.plan.updated", { explanation: (h.str(x.params?.overview) ?? h.str(x.params?.name)), plan: h.cursorPlanSteps(x.params?.todos) });
-  cx.emit("request.opened", { requestType: "tool_user_input", detail: (h.str(x.params?.name) ?? "Accept the plan?"), args: x.params });
+  cx.ref("item", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.setVar(["cursor-todos"], h.cursorTodos(null, (m.params?.todos ?? []), false));
+  cx.emit("turn.plan.updated", {
+    explanation: (h.str(m.params?.overview) ?? h.str(m.params?.name)),
+    plan: h.cursorPlanSteps(m.params?.todos),
+  });
+  cx.emit("request.opened", {
+    requestType: "tool_user_input",
+    detail: (h.str(m.params?.name) ?? "Accept the plan?"),
+    args: m.params,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:981 — response cursor/create_plan → request.resolved */
-function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("item", cx.request?.params?.toolCallId, "use", undefined, "request.params.toolCallId", false);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: x.result?.outcome?.outcome, resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "tool_user_input",
+    decision: m.result?.outcome?.outcome,
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1003 — notification cursor/update_todos → turn.plan.updated */
-function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update_todos" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.setVar(["cursor-todos"], h.cursorTodos(cx.getVar(["cursor-todos"]), x.params?.todos, x.params?.merge));
+  cx.setVar(["cursor-todos"], h.cursorTodos(cx.getVar(["cursor-todos"]), m.params?.todos, m.params?.merge));
   cx.emit("turn.plan.updated", { plan: h.cursorPlanSteps(cx.getVar(["cursor-todos"])) });
   return true;
 }
 
 /** mappings/acp.yaml:1025 — notification cursor/task → task.started, task.completed */
-function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.durationMs != null)) return false;
+function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
+  if (!(m.params?.durationMs != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("parent", x.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("task", (x.params?.agentId ?? x.params?.toolCallId), "close", undefined, "task (value)", false);
-  if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", { taskId: cx.id("task"), description: h.str(x.params?.description), taskType: h.str((x.params?.subagentType?.custom ?? x.params?.subagentType)) });
-  if (!cx.isStale("task")) cx.emit("task.completed", { taskId: cx.id("task"), status: "completed", summary: h.str(x.params?.description), usage: { durationMs: x.params?.durationMs, model: x.params?.model } });
+  cx.ref("parent", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
+  cx.ref("task", (m.params?.agentId ?? m.params?.toolCallId), "close", undefined, "task (value)", false);
+  if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: h.str(m.params?.description),
+    taskType: h.str((m.params?.subagentType?.custom ?? m.params?.subagentType)),
+  });
+  if (!cx.isStale("task")) cx.emit("task.completed", {
+    taskId: cx.id("task"),
+    status: "completed",
+    summary: h.str(m.params?.description),
+    usage: { durationMs: m.params?.durationMs, model: m.params?.model },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1057 — notification cursor/task → task.started, task.progress */
-function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("parent", x.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("task", (x.params?.agentId ?? x.params?.toolCallId), "open", undefined, "task (value)", false);
-  if (cx.isNew("task")) cx.emit("task.started", { taskId: cx.id("task"), description: h.str(x.params?.description), taskType: h.str((x.params?.subagentType?.custom ?? x.params?.subagentType)) });
-  if (cx.wasOpen("task")) cx.emit("task.progress", { taskId: cx.id("task"), description: (h.str(x.params?.description) ?? "") });
+  cx.ref("parent", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
+  cx.ref("task", (m.params?.agentId ?? m.params?.toolCallId), "open", undefined, "task (value)", false);
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: h.str(m.params?.description),
+    taskType: h.str((m.params?.subagentType?.custom ?? m.params?.subagentType)),
+  });
+  if (cx.wasOpen("task")) cx.emit("task.progress", {
+    taskId: cx.id("task"),
+    description: (h.str(m.params?.description) ?? ""),
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1086 — notification cursor/generate_image → item.started, item.completed */
-function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/generate_image" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.params?.toolCallId, "close", undefined, "params.toolCallId", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress", title: h.str(x.params?.description), data: x.params });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: "completed", title: h.str(x.params?.description), detail: h.str(x.params?.filePath), data: x.params });
+  cx.ref("item", m.params?.toolCallId, "close", undefined, "params.toolCallId", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "image_view",
+    status: "inProgress",
+    title: h.str(m.params?.description),
+    data: m.params,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "image_view",
+    status: "completed",
+    title: h.str(m.params?.description),
+    detail: h.str(m.params?.filePath),
+    data: m.params,
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1113 — notification cursor/*, _* → runtime.warning */
-function r_extension_notification(m: Notification, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("runtime.warning", { message: "an ACP extension notification agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
+function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
+  cx.emit("runtime.warning", {
+    message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
+    detail: { method: m.method, params: m.params },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1128 — request cursor/*, _* → runtime.warning */
-function r_extension_request(m: ServerRequestMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("runtime.warning", { message: "an ACP extension request agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
+function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
+  cx.emit("runtime.warning", {
+    message: "an ACP extension request agentnorm does not map (the raw message is kept)",
+    detail: { method: m.method, id: m.id, params: m.params },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1141 — response cursor/*, _* → runtime.warning */
-function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.emit("runtime.warning", { message: "the client's answer to an ACP extension request agentnorm does not map", detail: { method: cx.request?.method, id: x.id, result: x.result } });
+function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.emit("runtime.warning", {
+    message: "the client's answer to an ACP extension request agentnorm does not map",
+    detail: { method: cx.request?.method, id: m.id, result: m.result },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1157 — clientRequest cursor/*, _* → runtime.warning */
-function r_client_extension_request(m: ClientRequestMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("runtime.warning", { message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
+function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
+  cx.emit("runtime.warning", {
+    message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
+    detail: { method: m.method, id: m.id, params: m.params },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1170 — clientResponse cursor/*, _* → runtime.warning */
-function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.emit("runtime.warning", { message: "the agent's answer to an ACP extension request agentnorm does not map", detail: { method: cx.request?.method, id: x.id, result: x.result } });
+function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.emit("runtime.warning", {
+    message: "the agent's answer to an ACP extension request agentnorm does not map",
+    detail: { method: cx.request?.method, id: m.id, result: m.result },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1186 — clientNotification cursor/*, _* → runtime.warning */
-function r_client_extension_notification(m: ClientNotificationMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("runtime.warning", { message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
+function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
+  cx.emit("runtime.warning", {
+    message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
+    detail: { method: m.method, params: m.params },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1200 — clientRequest session/prompt → turn.started */
-function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
-  cx.setVar(["turn", x.params?.sessionId], cx.id("turn"));
-  cx.setVar(["seg", x.params?.sessionId], 0);
+  cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
+  cx.setVar(["seg", m.params?.sessionId], 0);
   cx.emit("turn.started", {});
   return true;
 }
 
 /** mappings/acp.yaml:1218 — clientRequest session/load */
-function r_load(m: Extract<ClientRequestMessage, { method: "session/load" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.setVar(["loading", x.params?.sessionId], true);
+function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
+  cx.setVar(["loading", m.params?.sessionId], true);
   return true;
 }
 
 /** mappings/acp.yaml:1232 — clientNotification session/cancel → runtime.warning */
-function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
+function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: "the client cancelled the prompt turn (session/cancel)", detail: x.params });
+  cx.emit("runtime.warning", { message: "the client cancelled the prompt turn (session/cancel)", detail: m.params });
   return true;
 }
 
 /** mappings/acp.yaml:1249 — clientResponse initialize → session.configured */
-function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.emit("session.configured", { config: { protocolVersion: x.result?.protocolVersion, agentCapabilities: x.result?.agentCapabilities, authMethods: x.result?.authMethods, agentInfo: x.result?.agentInfo } });
+function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.emit("session.configured", {
+    config: {
+      protocolVersion: m.result?.protocolVersion,
+      agentCapabilities: m.result?.agentCapabilities,
+      authMethods: m.result?.authMethods,
+      agentInfo: m.result?.agentInfo,
+    },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1268 — clientResponse authenticate → auth.status, runtime.error */
-function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
-  cx.emit("auth.status", { isAuthenticating: false, error: x.error?.message });
-  cx.emit("runtime.error", { class: "permission_error", message: x.error?.message, detail: x.error });
+function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
+  cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
+  cx.emit("runtime.error", { class: "permission_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
 /** mappings/acp.yaml:1290 — clientResponse authenticate → auth.status */
-function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
+function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
 /** mappings/acp.yaml:1303 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
-function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.ref("thread", x.result?.sessionId, "open", undefined, "result.sessionId", false);
+function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.ref("thread", m.result?.sessionId, "open", undefined, "result.sessionId", false);
   cx.emit("session.started", {});
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.result?.sessionId });
-  cx.emit("session.configured", { config: { sessionId: x.result?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd } });
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.result?.sessionId });
+  cx.emit("session.configured", {
+    config: {
+      sessionId: m.result?.sessionId,
+      modes: m.result?.modes,
+      configOptions: m.result?.configOptions,
+      cwd: cx.request?.params?.cwd,
+    },
+  });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
 /** mappings/acp.yaml:1332 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
-function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "open", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.setVar(["loading", cx.request?.params?.sessionId], null);
@@ -595,86 +769,89 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: cx.request?.params?.sessionId });
-  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd } });
+  cx.emit("session.configured", {
+    config: {
+      sessionId: cx.request?.params?.sessionId,
+      modes: m.result?.modes,
+      configOptions: m.result?.configOptions,
+      cwd: cx.request?.params?.cwd,
+    },
+  });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
 /** mappings/acp.yaml:1383 — clientResponse session/load → runtime.error, turn.completed */
-function r_session_load_failed(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
+function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.setVar(["loading", cx.request?.params?.sessionId], null);
   cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"]);
-  cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.error?.message });
+  cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
   return true;
 }
 
 /** mappings/acp.yaml:1417 — clientResponse session/close, session/delete → thread.state.changed */
-function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.emit("thread.state.changed", { state: "closed", detail: { method: cx.request?.method } });
   return true;
 }
 
 /** mappings/acp.yaml:1435 — clientResponse session/set_mode → session.configured */
-function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, currentModeId: cx.request?.params?.modeId } });
+  cx.emit("session.configured", {
+    config: { sessionId: cx.request?.params?.sessionId, currentModeId: cx.request?.params?.modeId },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1452 — clientResponse session/set_config_option → session.configured */
-function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, configOptions: x.result?.configOptions } });
+  cx.emit("session.configured", {
+    config: { sessionId: cx.request?.params?.sessionId, configOptions: m.result?.configOptions },
+  });
   return true;
 }
 
 /** mappings/acp.yaml:1469 — clientResponse session/prompt → runtime.error, turn.completed */
-function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
+function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.closeOpen("failed", "the prompt turn failed before this tool call completed", ["assistant_message", "reasoning"]);
-  cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
-  cx.emit("turn.completed", { state: "failed", errorMessage: x.error?.message });
+  cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
+  cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
   return true;
 }
 
 /** mappings/acp.yaml:1496 — clientResponse session/prompt → turn.completed */
-function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
+function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.closeOpen("failed", "the prompt turn ended before this tool call completed", ["assistant_message", "reasoning"]);
-  cx.emit("turn.completed", { state: map_stopReason(x.result?.stopReason), stopReason: x.result?.stopReason });
+  cx.emit("turn.completed", { state: map_stopReason(m.result?.stopReason), stopReason: m.result?.stopReason });
   return true;
 }
 
 /** mappings/acp.yaml:1548 — clientResponse * → runtime.warning */
-function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
-  cx.emit("runtime.warning", { message: x.error?.message, detail: x.error });
+function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
+  cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
 /** mappings/acp.yaml:1564 — clientResponse * → runtime.error */
-function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
-  cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
+function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
+  cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
@@ -689,64 +866,169 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 149, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 179, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-closes-turn", line: 209, run: r_user_message_chunk_replayed_closes_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-opens-turn", line: 248, run: r_user_message_chunk_replayed_opens_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 291, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 325, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 379, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 419, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 501, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 523, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 546, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 562, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 581, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 596, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 611, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 626, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 642, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 661, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 680, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 706, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 727, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 752, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
-      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 1003, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
-      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 1025, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 1057, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
-      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 1086, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-notification", line: 1113, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-notification", line: 1113, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
+      "session/update": [
+        { rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 149, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 179, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 209, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 248, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk", line: 291, run: r_user_message_chunk },
+        { rule: "acp#tool-call-finished", line: 325, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 379, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 419, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 501, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 523, run: r_tool_call_update },
+        { rule: "acp#plan", line: 546, run: r_plan },
+        { rule: "acp#usage-update", line: 562, run: r_usage_update },
+        { rule: "acp#available-commands-update", line: 581, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 596, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 611, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 626, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 642, run: r_notice_error },
+        { rule: "acp#notice", line: 661, run: r_notice },
+        { rule: "acp#compaction-completed", line: 680, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 706, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 727, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 752, run: r_compaction_summary_chunk },
+      ],
+      "cursor/update_todos": [
+        { rule: "acp#cursor-update-todos", line: 1003, run: r_cursor_update_todos },
+      ],
+      "cursor/task": [
+        { rule: "acp#cursor-task-completed", line: 1025, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1057, run: r_cursor_task },
+      ],
+      "cursor/generate_image": [
+        { rule: "acp#cursor-generate-image", line: 1086, run: r_cursor_generate_image },
+      ],
+      "cursor/*": [
+        { rule: "acp#extension-notification", line: 1113, run: r_extension_notification },
+      ],
+      "_*": [
+        { rule: "acp#extension-notification", line: 1113, run: r_extension_notification },
+      ],
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 772, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 820, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 901, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 956, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request", line: 1128, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request", line: 1128, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [
+        { rule: "acp#request-permission", line: 772, run: r_request_permission },
+      ],
+      "elicitation/create": [
+        { rule: "acp#elicitation-request", line: 820, run: r_elicitation_request },
+      ],
+      "cursor/ask_question": [
+        { rule: "acp#cursor-ask-question", line: 901, run: r_cursor_ask_question },
+      ],
+      "cursor/create_plan": [
+        { rule: "acp#cursor-create-plan", line: 956, run: r_cursor_create_plan },
+      ],
+      "cursor/*": [
+        { rule: "acp#extension-request", line: 1128, run: r_extension_request },
+      ],
+      "_*": [
+        { rule: "acp#extension-request", line: 1128, run: r_extension_request },
+      ],
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 795, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 840, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 865, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 925, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 981, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1141, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request-answer", line: 1141, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [
+        { rule: "acp#request-permission-response", line: 795, run: r_request_permission_response },
+      ],
+      "elicitation/create": [
+        { rule: "acp#elicitation-response", line: 840, run: r_elicitation_response },
+      ],
+      "*": [
+        { rule: "acp#agent-request-failed", line: 865, run: r_agent_request_failed },
+      ],
+      "cursor/ask_question": [
+        { rule: "acp#cursor-ask-question-answer", line: 925, run: r_cursor_ask_question_answer },
+      ],
+      "cursor/create_plan": [
+        { rule: "acp#cursor-create-plan-answer", line: 981, run: r_cursor_create_plan_answer },
+      ],
+      "cursor/*": [
+        { rule: "acp#extension-request-answer", line: 1141, run: r_extension_request_answer },
+      ],
+      "_*": [
+        { rule: "acp#extension-request-answer", line: 1141, run: r_extension_request_answer },
+      ],
     },
     clientRequest: {
-      "cursor/*": [{ rule: "acp#client-extension-request", line: 1157, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-request", line: 1157, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt", line: 1200, run: r_prompt as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#load", line: 1218, run: r_load as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [
+        { rule: "acp#client-extension-request", line: 1157, run: r_client_extension_request },
+      ],
+      "_*": [
+        { rule: "acp#client-extension-request", line: 1157, run: r_client_extension_request },
+      ],
+      "session/prompt": [
+        { rule: "acp#prompt", line: 1200, run: r_prompt },
+      ],
+      "session/load": [
+        { rule: "acp#load", line: 1218, run: r_load },
+      ],
     },
     clientResponse: {
-      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1170, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-answer", line: 1170, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "acp#initialize-response", line: 1249, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 1268, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1290, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 1303, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 1332, run: r_session_load_response as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-load-failed", line: 1383, run: r_session_load_failed as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 1332, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 1417, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 1417, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1435, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1452, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 1469, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1496, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1548, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1564, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [
+        { rule: "acp#client-extension-answer", line: 1170, run: r_client_extension_answer },
+      ],
+      "_*": [
+        { rule: "acp#client-extension-answer", line: 1170, run: r_client_extension_answer },
+      ],
+      "initialize": [
+        { rule: "acp#initialize-response", line: 1249, run: r_initialize_response },
+      ],
+      "authenticate": [
+        { rule: "acp#authenticate-failed", line: 1268, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1290, run: r_authenticate_response },
+      ],
+      "session/new": [
+        { rule: "acp#session-new-response", line: 1303, run: r_session_new_response },
+      ],
+      "session/load": [
+        { rule: "acp#session-load-response", line: 1332, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 1383, run: r_session_load_failed },
+      ],
+      "session/resume": [
+        { rule: "acp#session-load-response", line: 1332, run: r_session_load_response },
+      ],
+      "session/close": [
+        { rule: "acp#session-close-response", line: 1417, run: r_session_close_response },
+      ],
+      "session/delete": [
+        { rule: "acp#session-close-response", line: 1417, run: r_session_close_response },
+      ],
+      "session/set_mode": [
+        { rule: "acp#set-mode-response", line: 1435, run: r_set_mode_response },
+      ],
+      "session/set_config_option": [
+        { rule: "acp#set-config-option-response", line: 1452, run: r_set_config_option_response },
+      ],
+      "session/prompt": [
+        { rule: "acp#prompt-failed", line: 1469, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 1496, run: r_prompt_response },
+      ],
+      "*": [
+        { rule: "acp#client-request-unsupported", line: 1548, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 1564, run: r_client_request_failed },
+      ],
     },
     clientNotification: {
-      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1186, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-notification", line: 1186, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "session/cancel": [{ rule: "acp#cancel", line: 1232, run: r_cancel as (m: any, cx: RowContext) => boolean }]
-    }
+      "cursor/*": [
+        { rule: "acp#client-extension-notification", line: 1186, run: r_client_extension_notification },
+      ],
+      "_*": [
+        { rule: "acp#client-extension-notification", line: 1186, run: r_client_extension_notification },
+      ],
+      "session/cancel": [
+        { rule: "acp#cancel", line: 1232, run: r_cancel },
+      ],
+    },
   },
   ignored: {
     notification: {
       "elicitation/complete": "acp#ignored-notification-1",
-      "$/cancel_request": "acp#ignored-notification-2"
+      "$/cancel_request": "acp#ignored-notification-2",
     },
     clientNotification: {
-      "$/cancel_request": "acp#ignored-clientNotification-3"
+      "$/cancel_request": "acp#ignored-clientNotification-3",
     },
     request: {
       "fs/read_text_file": "acp#ignored-request-4",
@@ -755,7 +1037,7 @@ export const table: SurfaceTable = {
       "terminal/output": "acp#ignored-request-5",
       "terminal/release": "acp#ignored-request-5",
       "terminal/wait_for_exit": "acp#ignored-request-5",
-      "terminal/kill": "acp#ignored-request-5"
+      "terminal/kill": "acp#ignored-request-5",
     },
     clientRequest: {
       "initialize": "acp#ignored-clientRequest-6",
@@ -767,8 +1049,8 @@ export const table: SurfaceTable = {
       "session/set_mode": "acp#ignored-clientRequest-6",
       "session/set_config_option": "acp#ignored-clientRequest-6",
       "session/list": "acp#ignored-clientRequest-7",
-      "logout": "acp#ignored-clientRequest-8"
-    }
+      "logout": "acp#ignored-clientRequest-8",
+    },
   },
   ignoreReasons: {
     "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1582)",
@@ -778,6 +1060,6 @@ export const table: SurfaceTable = {
     "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1594)",
     "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1597)",
     "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1600)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1603)"
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1603)",
   },
 };

@@ -3,69 +3,61 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 
 export type PermissionResultMessage = U.Permission;
 export type WireMessage = U.ClaudeControlMessage;
-export type PermissionRequestMessage = { toolName: string;[key: string]: unknown };
+export type PermissionRequestMessage = { toolName: string; [key: string]: any };
 /** Any message of the claude-permission surface. */
 export type Message = PermissionResultMessage | WireMessage | PermissionRequestMessage;
 
 /** mappings/claude-permission.yaml:34 — permissionRequest request */
-function r_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x);
+function r_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m);
   return true;
 }
 
 /** mappings/claude-permission.yaml:44 — permissionResult allow */
-function r_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x);
+function r_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m);
   return true;
 }
 
 /** mappings/claude-permission.yaml:55 — permissionResult deny */
-function r_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x);
+function r_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m);
   return true;
 }
 
 /** mappings/claude-permission.yaml:66 — wire control_request */
-function r_control_request(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x);
+function r_control_request(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m);
   return true;
 }
 
 /** mappings/claude-permission.yaml:76 — wire control_response */
-function r_control_response(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x);
+function r_control_response(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m);
   return true;
 }
 
 /** mappings/claude-permission.yaml:87 — wire control_cancel_request */
-function r_control_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x);
+function r_control_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m);
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-permission.yaml:22 — input wrapper "permission-request"
-  if (x?.toolName != null && x?.input != null) return { wrapper: "permission-request", message: x, kind: "permissionRequest", type: "request" };
+  if (line?.toolName != null && line?.input != null) return { wrapper: "permission-request", message: line, kind: "permissionRequest", type: "request" };
   // mappings/claude-permission.yaml:27 — input wrapper "wire-capture"
-  if (x?.line?.type != null && x?.dir != null) return { wrapper: "wire-capture", message: x?.line };
+  if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line };
   // mappings/claude-permission.yaml:30 — input wrapper "bare"
-  if (true) return { wrapper: "bare", message: x };
-  return undefined;
+  return { wrapper: "bare", message: line };
 }
 
 /** The claude-permission mapping table (mappings/claude-permission.yaml), compiled. */
@@ -80,22 +72,30 @@ export const table: SurfaceTable = {
   sources: { permissionResult: "claude.sdk.permission", wire: "claude.sdk.permission", permissionRequest: "claude.sdk.permission" },
   rows: {
     permissionRequest: {
-      "request": [{ rule: "claude-permission#request", line: 34, run: r_request as (m: any, cx: RowContext) => boolean }]
+      "request": [
+        { rule: "claude-permission#request", line: 34, run: r_request },
+      ],
     },
     permissionResult: {
-      "allow": [{ rule: "claude-permission#allow", line: 44, run: r_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-permission#deny", line: 55, run: r_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [
+        { rule: "claude-permission#allow", line: 44, run: r_allow },
+      ],
+      "deny": [
+        { rule: "claude-permission#deny", line: 55, run: r_deny },
+      ],
     },
     wire: {
-      "control_request": [{ rule: "claude-permission#control-request", line: 66, run: r_control_request as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-permission#control-response", line: 76, run: r_control_response as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-permission#control-cancel", line: 87, run: r_control_cancel as (m: any, cx: RowContext) => boolean }]
-    }
+      "control_request": [
+        { rule: "claude-permission#control-request", line: 66, run: r_control_request },
+      ],
+      "control_response": [
+        { rule: "claude-permission#control-response", line: 76, run: r_control_response },
+      ],
+      "control_cancel_request": [
+        { rule: "claude-permission#control-cancel", line: 87, run: r_control_cancel },
+      ],
+    },
   },
-  ignored: {
-
-  },
-  ignoreReasons: {
-
-  },
+  ignored: {},
+  ignoreReasons: {},
 };

@@ -4,650 +4,834 @@
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
 export type PermissionResultMessage = U.Permission;
-export type PermissionRequestMessage = { toolName: string;[key: string]: unknown };
-export type ControlMessage = { subtype: string;[key: string]: unknown };
+export type PermissionRequestMessage = { toolName: string; [key: string]: any };
+export type ControlMessage = { subtype: string; [key: string]: any };
 export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
 // map "blockItemType" (mappings/claude-sdk.yaml:113)
-const M_blockItemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown"> = new Map([["text", "assistant_message"], ["thinking", "reasoning"], ["redacted_thinking", "reasoning"], ["compaction", "context_compaction"], ["image", "image_view"]]);
+type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown";
+const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
+  ["text", "assistant_message"],
+  ["thinking", "reasoning"],
+  ["redacted_thinking", "reasoning"],
+  ["compaction", "context_compaction"],
+  ["image", "image_view"],
+]);
 
-function map_blockItemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown" {
+function map_blockItemType(v: unknown, d: any = "unknown"): V_blockItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "statusState" (mappings/claude-sdk.yaml:122)
-const M_statusState: ReadonlyMap<string, "running" | "ready"> = new Map([["compacting", "running"]]);
+type V_statusState = "running" | "ready";
+const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
+  ["compacting", "running"],
+]);
 
-function map_statusState(v: unknown, d: any = "ready"): "running" | "ready" {
+function map_statusState(v: unknown, d: any = "ready"): V_statusState {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/claude-sdk.yaml:128 — message system → thread.started, turn.started, session.configured */
-function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "init")) return false;
-  cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
+function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "init")) return false;
+  cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
   cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
-  if (cx.isNew("turn")) cx.emit("turn.started", { model: x.model });
-  cx.emit("session.configured", { config: { model: x.model, cwd: x.cwd, tools: x.tools, permissionMode: x.permissionMode, mcpServers: x.mcp_servers, slashCommands: x.slash_commands, skills: x.skills, plugins: x.plugins, agents: x.agents, betas: x.betas, outputStyle: x.output_style, apiKeySource: x.apiKeySource, claudeCodeVersion: x.claude_code_version } });
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
+  if (cx.isNew("turn")) cx.emit("turn.started", { model: m.model });
+  cx.emit("session.configured", {
+    config: {
+      model: m.model,
+      cwd: m.cwd,
+      tools: m.tools,
+      permissionMode: m.permissionMode,
+      mcpServers: m.mcp_servers,
+      slashCommands: m.slash_commands,
+      skills: m.skills,
+      plugins: m.plugins,
+      agents: m.agents,
+      betas: m.betas,
+      outputStyle: m.output_style,
+      apiKeySource: m.apiKeySource,
+      claudeCodeVersion: m.claude_code_version,
+    },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:171 — message system → session.state.changed */
-function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "status")) return false;
+function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "status")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("session.state.changed", { state: map_statusState(x.status), reason: h.str(x.status), detail: x.permissionMode });
+  cx.emit("session.state.changed", { state: map_statusState(m.status), reason: h.str(m.status), detail: m.permissionMode });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:188 — message system → thread.state.changed */
-function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "compact_boundary")) return false;
+function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "compact_boundary")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.state.changed", { state: "compacted", detail: x.compact_metadata });
+  cx.emit("thread.state.changed", { state: "compacted", detail: m.compact_metadata });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:201 — message system → hook.started */
-function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "hook_started")) return false;
+function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "hook_started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("hook.started", { hookId: x.hook_id, hookName: x.hook_name, hookEvent: x.hook_event });
+  cx.emit("hook.started", { hookId: m.hook_id, hookName: m.hook_name, hookEvent: m.hook_event });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:212 — message system → hook.progress */
-function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "hook_progress")) return false;
+function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "hook_progress")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("hook.progress", { hookId: x.hook_id, output: x.output, stdout: x.stdout, stderr: x.stderr });
+  cx.emit("hook.progress", { hookId: m.hook_id, output: m.output, stdout: m.stdout, stderr: m.stderr });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:223 — message system → hook.completed */
-function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "hook_response")) return false;
+function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "hook_response")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("hook.completed", { hookId: x.hook_id, outcome: x.outcome, output: x.output, stdout: x.stdout, stderr: x.stderr, exitCode: x.exit_code });
+  cx.emit("hook.completed", {
+    hookId: m.hook_id,
+    outcome: m.outcome,
+    output: m.output,
+    stdout: m.stdout,
+    stderr: m.stderr,
+    exitCode: m.exit_code,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:238 — message system → task.started */
-function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "task_started")) return false;
+function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "task_started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("task", x.task_id, "open", undefined, "task_id", false);
-  cx.ref("parent", x.tool_use_id, "use", undefined, "tool_use_id", false);
-  if (cx.isNew("task")) cx.emit("task.started", { taskId: cx.id("task"), description: x.description, taskType: x.task_type });
+  cx.ref("task", m.task_id, "open", undefined, "task_id", false);
+  cx.ref("parent", m.tool_use_id, "use", undefined, "tool_use_id", false);
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: m.description,
+    taskType: m.task_type,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:252 — message system → task.progress */
-function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "task_progress")) return false;
+function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "task_progress")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("task", x.task_id, "use", undefined, "task_id", false);
-  cx.ref("parent", x.tool_use_id, "use", undefined, "tool_use_id", false);
-  cx.emit("task.progress", { taskId: cx.id("task"), description: (x.description ?? ""), usage: x.usage, lastToolName: x.last_tool_name });
+  cx.ref("task", m.task_id, "use", undefined, "task_id", false);
+  cx.ref("parent", m.tool_use_id, "use", undefined, "tool_use_id", false);
+  cx.emit("task.progress", {
+    taskId: cx.id("task"),
+    description: (m.description ?? ""),
+    usage: m.usage,
+    lastToolName: m.last_tool_name,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:267 — message system → task.completed */
-function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "task_notification")) return false;
+function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "task_notification")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("task", x.task_id, "close", undefined, "task_id", false);
-  cx.ref("parent", x.tool_use_id, "use", undefined, "tool_use_id", false);
-  if (!cx.isStale("task")) cx.emit("task.completed", { taskId: cx.id("task"), status: x.status, summary: x.summary, usage: x.usage });
+  cx.ref("task", m.task_id, "close", undefined, "task_id", false);
+  cx.ref("parent", m.tool_use_id, "use", undefined, "tool_use_id", false);
+  if (!cx.isStale("task")) cx.emit("task.completed", {
+    taskId: cx.id("task"),
+    status: m.status,
+    summary: m.summary,
+    usage: m.usage,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:282 — message system → files.persisted */
-function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "files_persisted")) return false;
+function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "files_persisted")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("files.persisted", { files: h.claudePersistedFiles(x.files), failed: h.claudePersistFailures(x.failed) });
+  cx.emit("files.persisted", { files: h.claudePersistedFiles(m.files), failed: h.claudePersistFailures(m.failed) });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:296 — message result → turn.completed */
-function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "success" && x.is_error === false)) return false;
+function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
+  if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "completed",
+    stopReason: m.stop_reason,
+    usage: m.usage,
+    modelUsage: m.modelUsage,
+    totalCostUsd: m.total_cost_usd,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:331 — message result → turn.completed, runtime.error */
-function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "success")) return false;
+function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
+  if (!(m.subtype === "success")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.result, stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
-  cx.emit("runtime.error", { class: "provider_error", message: (h.str(x.result) ?? "the model call failed"), detail: { subtype: x.subtype, isError: x.is_error } });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: m.result,
+    stopReason: m.stop_reason,
+    usage: m.usage,
+    modelUsage: m.modelUsage,
+    totalCostUsd: m.total_cost_usd,
+  });
+  cx.emit("runtime.error", {
+    class: "provider_error",
+    message: (h.str(m.result) ?? "the model call failed"),
+    detail: { subtype: m.subtype, isError: m.is_error },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:361 — message result → turn.completed, runtime.error */
-function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "error_during_execution")) return false;
+function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
+  if (!(m.subtype === "error_during_execution")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: cx.getVar(["endState"]), errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
-  cx.emit("runtime.error", { class: "provider_error", message: (h.joinText(x.errors) ?? x.subtype), detail: { subtype: x.subtype, errors: x.errors } });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: cx.getVar(["endState"]),
+    errorMessage: (h.joinText(m.errors) ?? m.subtype),
+    stopReason: m.stop_reason,
+    usage: m.usage,
+    modelUsage: m.modelUsage,
+    totalCostUsd: m.total_cost_usd,
+  });
+  cx.emit("runtime.error", {
+    class: "provider_error",
+    message: (h.joinText(m.errors) ?? m.subtype),
+    detail: { subtype: m.subtype, errors: m.errors },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:399 — message result → turn.completed, runtime.error */
-function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
+  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
-  cx.emit("runtime.error", { class: "provider_error", message: (h.joinText(x.errors) ?? x.subtype), detail: { subtype: x.subtype, errors: x.errors } });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: (h.joinText(m.errors) ?? m.subtype),
+    stopReason: m.stop_reason,
+    usage: m.usage,
+    modelUsage: m.modelUsage,
+    totalCostUsd: m.total_cost_usd,
+  });
+  cx.emit("runtime.error", {
+    class: "provider_error",
+    message: (h.joinText(m.errors) ?? m.subtype),
+    detail: { subtype: m.subtype, errors: m.errors },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:439 — message user → turn.started, item.started, item.completed */
-function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.isReplay === true)) return false;
+function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isReplay === true)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
-  cx.ref("item", x.uuid, "close", undefined, "uuid", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref("item", m.uuid, "close", undefined, "uuid", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "user_message", status: "inProgress", title: h.claudeUserText(x.message?.content) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.claudeUserText(x.message?.content), data: x.message });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "user_message",
+    status: "inProgress",
+    title: h.claudeUserText(m.message?.content),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: h.claudeUserText(m.message?.content),
+    data: m.message,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:463 — message user */
-function r_user_tool_results(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0]?.type === "tool_result" && x.message?.content?.[1] != null && x.agentnormBlock == null)) return false;
-  for (const s_block of arr(h.claudeBlockMessages(x, "tool_result"))) {
+function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
+  for (const s_block of arr(h.claudeBlockMessages(m, "tool_result"))) {
     cx.delegate("claude-sdk", s_block);
   }
   return true;
 }
 
 /** mappings/claude-sdk.yaml:480 — message user → item.started, item.completed */
-function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
+function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), detail: h.claudeToolResultText(x.message?.content?.[0]?.content), data: { content: x.message?.content?.[0]?.content, isError: true, toolUseResult: x.tool_use_result } });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), data: { content: x.message?.content?.[0]?.content, toolUseResult: x.tool_use_result } });
+  cx.ref("item", m.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "dynamic_tool_call",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "failed",
+    title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
+    detail: h.claudeToolResultText(m.message?.content?.[0]?.content),
+    data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
+  });
+  if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "completed",
+    title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
+    data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:538 — message user → turn.started, item.started, item.completed */
-function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  cx.emit("item.started", { itemType: "user_message", status: "inProgress", title: h.claudeUserText(x.message?.content) });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.claudeUserText(x.message?.content), data: x.message });
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress", title: h.claudeUserText(m.message?.content) });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: h.claudeUserText(m.message?.content),
+    data: m.message,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:566 — message assistant */
-function r_assistant_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[1] != null && x.agentnormBlock == null)) return false;
-  for (const s_block of arr(h.claudeBlockMessages(x))) {
+function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
+  for (const s_block of arr(h.claudeBlockMessages(m))) {
     cx.delegate("claude-sdk", s_block);
   }
   return true;
 }
 
 /** mappings/claude-sdk.yaml:587 — message assistant → item.started, content.delta, item.completed */
-function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0]?.type === "text")) return false;
+function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.claudeBlockKey(x, cx.getVar(["lastBlock", x.message?.id])), "close", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  if (!cx.wasOpen("item") && !cx.isStale("item") && x.message?.content?.[0]?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.message?.content?.[0]?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", detail: x.error, data: { text: x.message?.content?.[0]?.text, messageId: x.message?.id, model: x.message?.model, error: x.error } });
+  cx.ref("item", h.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "assistant_message",
+    status: "inProgress",
+  });
+  if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.text !== "") cx.emit("content.delta", {
+    streamKind: "assistant_text",
+    delta: m.message?.content?.[0]?.text,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    detail: m.error,
+    data: { text: m.message?.content?.[0]?.text, messageId: m.message?.id, model: m.message?.model, error: m.error },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:629 — message assistant → item.started, content.delta, item.completed */
-function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
+function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.claudeBlockKey(x, cx.getVar(["lastBlock", x.message?.id])), "close", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref("item", h.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  if (!cx.wasOpen("item") && !cx.isStale("item") && x.message?.content?.[0]?.thinking != null && x?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.message?.content?.[0]?.thinking });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.message?.content?.[0]?.thinking, redacted: x.message?.content?.[0]?.data, messageId: x.message?.id } });
+  if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
+    streamKind: "reasoning_text",
+    delta: m.message?.content?.[0]?.thinking,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: { text: m.message?.content?.[0]?.thinking, redacted: m.message?.content?.[0]?.data, messageId: m.message?.id },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:673 — message assistant → item.started, item.updated */
-function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
+function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.message?.content?.[0]?.id, "open", undefined, "message.content.0.id", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["toolTitle", x.message?.content?.[0]?.id], h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input));
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0] });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0] });
+  cx.ref("item", m.message?.content?.[0]?.id, "open", undefined, "message.content.0.id", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.setVar(["toolTitle", m.message?.content?.[0]?.id], h.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: h.claudeToolItemType(m.message?.content?.[0]?.name, m.message?.content?.[0]?.type),
+    status: "inProgress",
+    title: h.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
+    data: m.message?.content?.[0],
+  });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: h.claudeToolItemType(m.message?.content?.[0]?.name, m.message?.content?.[0]?.type),
+    status: "inProgress",
+    title: h.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
+    data: m.message?.content?.[0],
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:711 — message assistant → item.started, item.completed */
-function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
+function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", data: x.message?.content?.[0] });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", data: x.message?.content?.[0] });
+  cx.ref("item", m.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "dynamic_tool_call",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "failed",
+    data: m.message?.content?.[0],
+  });
+  if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "completed",
+    data: m.message?.content?.[0],
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:733 — message assistant → item.started, item.completed */
-function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.claudeBlockKey(x, cx.getVar(["lastBlock", x.message?.id])), "close", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_blockItemType(x.message?.content?.[0]?.type), status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_blockItemType(x.message?.content?.[0]?.type), status: "completed", detail: x.error, data: x.message });
+  cx.ref("item", h.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_blockItemType(m.message?.content?.[0]?.type),
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_blockItemType(m.message?.content?.[0]?.type),
+    status: "completed",
+    detail: m.error,
+    data: m.message,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:752 — message stream_event */
-function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "message_start")) return false;
-  cx.setVar(["message", x.parent_tool_use_id], x.event?.message?.id);
+function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "message_start")) return false;
+  cx.setVar(["message", m.parent_tool_use_id], m.event?.message?.id);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:763 — message stream_event → thread.token-usage.updated */
-function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "message_delta")) return false;
+function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "message_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.token-usage.updated", { usage: { messageId: cx.getVar(["message", x.parent_tool_use_id]), stopReason: x.event?.delta?.stop_reason, usage: x.event?.usage } });
+  cx.emit("thread.token-usage.updated", {
+    usage: {
+      messageId: cx.getVar(["message", m.parent_tool_use_id]),
+      stopReason: m.event?.delta?.stop_reason,
+      usage: m.event?.usage,
+    },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:777 — message stream_event */
-function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "message_stop")) return false;
-  cx.setVar(["message", x.parent_tool_use_id], null);
+function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "message_stop")) return false;
+  cx.setVar(["message", m.parent_tool_use_id], null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:787 — message stream_event → item.started */
-function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
+function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.event?.content_block?.id, "open", undefined, "event.content_block.id", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], x.event?.content_block?.id);
-  cx.setVar(["lastBlock", cx.getVar(["message", x.parent_tool_use_id])], x.event?.index);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.event?.content_block?.name, x.event?.content_block?.type), status: "inProgress", title: x.event?.content_block?.name, data: x.event?.content_block });
+  cx.ref("item", m.event?.content_block?.id, "open", undefined, "event.content_block.id", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], m.event?.content_block?.id);
+  cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: h.claudeToolItemType(m.event?.content_block?.name, m.event?.content_block?.type),
+    status: "inProgress",
+    title: m.event?.content_block?.name,
+    data: m.event?.content_block,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:815 — message stream_event → item.started, item.completed */
-function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
+function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.event?.content_block?.tool_use_id, "close", undefined, "event.content_block.tool_use_id", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", data: x.event?.content_block });
+  cx.ref("item", m.event?.content_block?.tool_use_id, "close", undefined, "event.content_block.tool_use_id", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "dynamic_tool_call",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "completed",
+    data: m.event?.content_block,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:833 — message stream_event → item.started */
-function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_start")) return false;
+function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_start")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index), "open", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index));
-  cx.setVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], joinKey(cx.getVar(["message", x.parent_tool_use_id]), x.event?.index));
-  cx.setVar(["lastBlock", cx.getVar(["message", x.parent_tool_use_id])], x.event?.index);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_blockItemType(x.event?.content_block?.type), status: "inProgress" });
+  cx.ref("item", joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index), "open", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
+  cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
+  cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_blockItemType(m.event?.content_block?.type),
+    status: "inProgress",
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:855 — message stream_event → content.delta */
-function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
+function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: x.event?.delta?.text });
+  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: m.event?.delta?.text });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:872 — message stream_event → content.delta */
-function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
+function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.event?.delta?.thinking });
+  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.event?.delta?.thinking });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:892 — message stream_event */
-function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])], "");
+function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], "");
   return true;
 }
 
 /** mappings/claude-sdk.yaml:902 — message stream_event → item.updated */
-function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
+function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])], h.appendText(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])]), x.event?.delta?.partial_json));
-  cx.emit("item.updated", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "inProgress", data: { partialJson: x.event?.delta?.partial_json, input: h.parseJson(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])])) } });
+  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], h.appendText(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])]), m.event?.delta?.partial_json));
+  cx.emit("item.updated", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "inProgress",
+    data: {
+      partialJson: m.event?.delta?.partial_json,
+      input: h.parseJson(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])])),
+    },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:936 — message stream_event → item.updated */
-function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_delta")) return false;
+function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.emit("item.updated", { itemType: (cx.state("item", "itemType") ?? "unknown"), status: "inProgress", data: x.event?.delta });
+  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.emit("item.updated", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "inProgress",
+    data: m.event?.delta,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:964 — message stream_event → item.completed */
-function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.event?.type === "content_block_stop")) return false;
+function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index]), "close", undefined, "item (value)", false);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["closeAtStop", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], null);
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index])], null);
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "unknown"), status: "completed" });
+  cx.ref("item", cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "close", undefined, "item (value)", false);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], null);
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], null);
+  if (cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "completed",
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:992 — message tool_progress → tool.progress */
-function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.tool_use_id, "use", undefined, "tool_use_id", true);
-  cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.emit("tool.progress", { toolUseId: x.tool_use_id, toolName: x.tool_name, elapsedSeconds: x.elapsed_time_seconds });
+  cx.ref("item", m.tool_use_id, "use", undefined, "tool_use_id", true);
+  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.emit("tool.progress", { toolUseId: m.tool_use_id, toolName: m.tool_name, elapsedSeconds: m.elapsed_time_seconds });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1005 — message tool_use_summary → tool.summary */
-function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("tool.summary", { summary: x.summary, precedingToolUseIds: x.preceding_tool_use_ids });
+  cx.emit("tool.summary", { summary: m.summary, precedingToolUseIds: m.preceding_tool_use_ids });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1015 — message auth_status → auth.status */
-function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("auth.status", { isAuthenticating: x.isAuthenticating, output: x.output, error: x.error });
+  cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1027 — message rate_limit_event → account.rate-limits.updated */
-function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("account.rate-limits.updated", { rateLimits: x.rate_limit_info });
+  cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1040 — message prompt_suggestion → thread.metadata.updated */
-function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: x.suggestion } });
+  cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1053 — permissionRequest request → request.opened */
-function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.options?.toolUseID, "open", "server", "options.toolUseID", false);
-  cx.ref("item", x.options?.toolUseID, "use", undefined, "options.toolUseID", false);
-  cx.setVar(["permission"], x.options?.toolUseID);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x.toolName), detail: (x.options?.decisionReason ?? h.claudeToolTitle(x.toolName, x.input) ?? x.options?.blockedPath), args: { toolName: x.toolName, input: x.input, suggestions: x.options?.suggestions, blockedPath: x.options?.blockedPath, agentId: x.options?.agentID } });
+  cx.ref("request", m.options?.toolUseID, "open", "server", "options.toolUseID", false);
+  cx.ref("item", m.options?.toolUseID, "use", undefined, "options.toolUseID", false);
+  cx.setVar(["permission"], m.options?.toolUseID);
+  if (cx.isNew("request")) cx.emit("request.opened", {
+    requestType: h.claudeToolRequestType(m.toolName),
+    detail: (m.options?.decisionReason ?? h.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
+    args: {
+      toolName: m.toolName,
+      input: m.input,
+      suggestions: m.options?.suggestions,
+      blockedPath: m.options?.blockedPath,
+      agentId: m.options?.agentID,
+    },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1091 — permissionResult allow → request.resolved */
-function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", (x.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
-  cx.ref("item", (x.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.ref("request", (m.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
+  cx.ref("item", (m.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
   cx.setVar(["permission"], null);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "allow", resolution: x });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: "allow",
+    resolution: m,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1114 — permissionResult deny → request.resolved */
-function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.interrupt === true)) return false;
+function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
+  if (!(m.interrupt === true)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", (x.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
-  cx.ref("item", (x.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.ref("request", (m.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
+  cx.ref("item", (m.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
   cx.setVar(["permission"], null);
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "deny", resolution: x });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: "deny",
+    resolution: m,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1141 — permissionResult deny → request.resolved */
-function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", (x.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
-  cx.ref("item", (x.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.ref("request", (m.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
+  cx.ref("item", (m.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
   cx.setVar(["permission"], null);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "deny", resolution: x });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: "deny",
+    resolution: m,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1162 — control interrupt */
-function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1173 — wire control_request → request.opened */
-function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x?.request?.subtype === "can_use_tool")) return false;
+function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
+  if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.request_id, "open", "server", "request_id", true);
-  cx.ref("item", x?.request?.tool_use_id, "use", undefined, "request.tool_use_id", false);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x?.request?.tool_name), detail: (x?.request?.decision_reason ?? x?.request?.blocked_path), args: { toolName: x?.request?.tool_name, input: x?.request?.input, suggestions: x?.request?.permission_suggestions, blockedPath: x?.request?.blocked_path, agentId: x?.request?.agent_id } });
+  cx.ref("request", m.request_id, "open", "server", "request_id", true);
+  cx.ref("item", m?.request?.tool_use_id, "use", undefined, "request.tool_use_id", false);
+  if (cx.isNew("request")) cx.emit("request.opened", {
+    requestType: h.claudeToolRequestType(m?.request?.tool_name),
+    detail: (m?.request?.decision_reason ?? m?.request?.blocked_path),
+    args: {
+      toolName: m?.request?.tool_name,
+      input: m?.request?.input,
+      suggestions: m?.request?.permission_suggestions,
+      blockedPath: m?.request?.blocked_path,
+      agentId: m?.request?.agent_id,
+    },
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1193 — wire control_request */
-function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x?.request?.subtype === "interrupt")) return false;
+function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
+  if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1206 — wire control_request → session.configured */
-function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("session.configured", { config: { controlRequest: x?.request } });
+  cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1220 — wire control_response → request.resolved */
-function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.response?.response?.behavior != null)) return false;
+function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
+  if (!(m.response?.response?.behavior != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.response?.request_id, "close", "server", "response.request_id", true);
-  cx.ref("item", x.response?.response?.toolUseID, "use", undefined, "response.response.toolUseID", false);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: x.response?.response?.behavior, resolution: x.response?.response });
+  cx.ref("request", m.response?.request_id, "close", "server", "response.request_id", true);
+  cx.ref("item", m.response?.response?.toolUseID, "use", undefined, "response.response.toolUseID", false);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: m.response?.response?.behavior,
+    resolution: m.response?.response,
+  });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1240 — wire control_response → request.resolved, runtime.warning */
-function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.response?.subtype === "error")) return false;
+function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
+  if (!(m.response?.subtype === "error")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.response?.request_id, "close", "server", "response.request_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "error", resolution: x.response });
-  cx.emit("runtime.warning", { message: (x.response?.error ?? "a control request failed"), detail: x.response });
+  cx.ref("request", m.response?.request_id, "close", "server", "response.request_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: "error",
+    resolution: m.response,
+  });
+  cx.emit("runtime.warning", { message: (m.response?.error ?? "a control request failed"), detail: m.response });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1264 — wire control_response → session.configured */
-function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("session.configured", { config: { controlResponse: x.response?.response } });
+  cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1278 — wire control_cancel_request → request.resolved */
-function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.request_id, "close", "server", "request_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: "cancelled" });
+  cx.ref("request", m.request_id, "close", "server", "request_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: "cancelled",
+  });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-sdk.yaml:72 — input wrapper "permission-request-captured"
-  if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: x, kind: "permissionRequest", type: "request" };
+  if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
   // mappings/claude-sdk.yaml:77 — input wrapper "permission-request-capture-line"
-  if (x?.seq != null && x?.channel === "permission" && x?.dir === "in") return { wrapper: "permission-request-capture-line", message: x?.message, meta: { dir: x?.dir, channel: x?.channel }, kind: "permissionRequest", type: "request" };
+  if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
   // mappings/claude-sdk.yaml:83 — input wrapper "permission-request-bare"
-  if (x?.toolName != null && x?.input != null && x?.options != null) return { wrapper: "permission-request-bare", message: x, kind: "permissionRequest", type: "request" };
+  if (line?.toolName != null && line?.input != null && line?.options != null) return { wrapper: "permission-request-bare", message: line, kind: "permissionRequest", type: "request" };
   // mappings/claude-sdk.yaml:89 — input wrapper "wire-capture"
-  if (x?.line?.type != null && x?.dir != null) return { wrapper: "wire-capture", message: x?.line, meta: { dir: x?.dir } };
+  if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line, meta: { dir: line?.dir } };
   // mappings/claude-sdk.yaml:93 — input wrapper "capture"
-  if (x?.seq != null && x?.message != null) return { wrapper: "capture", message: x?.message, meta: { dir: x?.dir, channel: x?.channel } };
+  if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
   // mappings/claude-sdk.yaml:98 — input wrapper "timed-entry"
-  if (x?.relativeTimestamp != null && x?.message?.type != null) return { wrapper: "timed-entry", message: x?.message };
+  if (line?.relativeTimestamp != null && line?.message?.type != null) return { wrapper: "timed-entry", message: line?.message };
   // mappings/claude-sdk.yaml:101 — input wrapper "bare"
-  if (true) return { wrapper: "bare", message: x };
-  return undefined;
+  return { wrapper: "bare", message: line };
 }
 
 /** The claude-sdk mapping table (mappings/claude-sdk.yaml), compiled. */
@@ -662,37 +846,103 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 128, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 171, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 188, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 201, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 212, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 223, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 238, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 252, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 267, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 282, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 296, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 331, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 361, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 399, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-replay", line: 439, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-results", line: 463, run: r_user_tool_results as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 480, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 538, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-blocks", line: 566, run: r_assistant_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 587, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 629, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 673, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 711, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 733, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 752, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 763, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 777, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 787, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 815, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 833, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 855, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 872, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 892, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 902, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 936, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 964, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 992, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1005, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1015, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1027, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1040, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [
+        { rule: "claude-sdk#system-init", line: 128, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 171, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 188, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 201, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 212, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 223, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 238, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 252, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 267, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 282, run: r_system_files_persisted },
+      ],
+      "result": [
+        { rule: "claude-sdk#result-success", line: 296, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 331, run: r_result_success_error },
+        { rule: "claude-sdk#result-error-during-execution", line: 361, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 399, run: r_result_error },
+      ],
+      "user": [
+        { rule: "claude-sdk#user-replay", line: 439, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 463, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result", line: 480, run: r_user_tool_result },
+        { rule: "claude-sdk#user-message", line: 538, run: r_user_message },
+      ],
+      "assistant": [
+        { rule: "claude-sdk#assistant-blocks", line: 566, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 587, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 629, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 673, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 711, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 733, run: r_assistant_other },
+      ],
+      "stream_event": [
+        { rule: "claude-sdk#stream-message-start", line: 752, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 763, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop", line: 777, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 787, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 815, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 833, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 855, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 872, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 892, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 902, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 936, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop", line: 964, run: r_stream_block_stop },
+      ],
+      "tool_progress": [
+        { rule: "claude-sdk#tool-progress", line: 992, run: r_tool_progress },
+      ],
+      "tool_use_summary": [
+        { rule: "claude-sdk#tool-use-summary", line: 1005, run: r_tool_use_summary },
+      ],
+      "auth_status": [
+        { rule: "claude-sdk#auth-status", line: 1015, run: r_auth_status },
+      ],
+      "rate_limit_event": [
+        { rule: "claude-sdk#rate-limit-event", line: 1027, run: r_rate_limit_event },
+      ],
+      "prompt_suggestion": [
+        { rule: "claude-sdk#prompt-suggestion", line: 1040, run: r_prompt_suggestion },
+      ],
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1053, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [
+        { rule: "claude-sdk#permission-request", line: 1053, run: r_permission_request },
+      ],
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1091, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1114, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1141, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [
+        { rule: "claude-sdk#permission-allow", line: 1091, run: r_permission_allow },
+      ],
+      "deny": [
+        { rule: "claude-sdk#permission-deny-interrupt", line: 1114, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 1141, run: r_permission_deny },
+      ],
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1162, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [
+        { rule: "claude-sdk#control-interrupt", line: 1162, run: r_control_interrupt },
+      ],
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1173, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1193, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1206, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1220, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1240, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1264, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1278, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
-    }
+      "control_request": [
+        { rule: "claude-sdk#wire-can-use-tool", line: 1173, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-interrupt", line: 1193, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 1206, run: r_wire_control_command },
+      ],
+      "control_response": [
+        { rule: "claude-sdk#wire-permission-answer", line: 1220, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 1240, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 1264, run: r_wire_control_result },
+      ],
+      "control_cancel_request": [
+        { rule: "claude-sdk#wire-cancel", line: 1278, run: r_wire_cancel },
+      ],
+    },
   },
-  ignored: {
-
-  },
-  ignoreReasons: {
-
-  },
+  ignored: {},
+  ignoreReasons: {},
 };

@@ -2,190 +2,183 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
 export type LineMessage = U.TranscriptLine;
-export type NotificationMessage = { method: string;[key: string]: unknown };
+export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
 /** mappings/claude-transcript.yaml:66 — notification sdk */
-function r_step_sdk(m: Extract<NotificationMessage, { method: "sdk" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", x.params);
+function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", m.params);
   return true;
 }
 
 /** mappings/claude-transcript.yaml:76 — notification turn-completed → turn.completed */
-function r_step_turn_completed(m: Extract<NotificationMessage, { method: "turn-completed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["lastResult"], x.params?.uuid);
+  cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: x.params?.stopReason });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: m.params?.stopReason });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:93 — notification turn-failed → turn.completed, runtime.error */
-function r_step_turn_failed(m: Extract<NotificationMessage, { method: "turn-failed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["lastResult"], x.params?.uuid);
+  cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.params?.errorMessage, stopReason: x.params?.stopReason });
-  cx.emit("runtime.error", { class: "provider_error", message: (h.str(x.params?.errorMessage) ?? "the model call failed"), detail: { error: x.params?.error, status: x.params?.status } });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: m.params?.errorMessage,
+    stopReason: m.params?.stopReason,
+  });
+  cx.emit("runtime.error", {
+    class: "provider_error",
+    message: (h.str(m.params?.errorMessage) ?? "the model call failed"),
+    detail: { error: m.params?.error, status: m.params?.status },
+  });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:116 — notification turn-interrupted → turn.completed */
-function r_step_turn_interrupted(m: Extract<NotificationMessage, { method: "turn-interrupted" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["lastResult"], x.params?.uuid);
+  cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: x.params?.text });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: m.params?.text });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:135 — line user */
-function r_user_sidechain(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "user", message: x.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: x.uuid, session_id: x.sessionId, tool_use_result: x.toolUseResult });
+function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isSidechain === true)) return false;
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:153 — line user */
-function r_user_meta(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.isMeta === true)) return false;
-  cx.setVar(["metaLine"], x.uuid);
+function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isMeta === true)) return false;
+  cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
 /** mappings/claude-transcript.yaml:164 — line user */
-function r_user_tool_result(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
-  cx.delegate("claude-sdk", { type: "user", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, tool_use_result: x.toolUseResult });
+function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:181 — line user */
-function r_user_interrupted(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || x.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
-  cx.replay({ method: "sdk", params: { type: "user", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId } });
-  cx.replay({ method: "turn-interrupted", params: { uuid: x.uuid, text: x.message?.content?.[0]?.text } });
+function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
+  cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({ method: "turn-interrupted", params: { uuid: m.uuid, text: m.message?.content?.[0]?.text } });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:195 — line user */
-function r_user_interrupted_string(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.message?.content === "[Request interrupted by user for tool use]" || x.message?.content === "[Request interrupted by user]"))) return false;
-  cx.replay({ method: "sdk", params: { type: "user", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId } });
-  cx.replay({ method: "turn-interrupted", params: { uuid: x.uuid, text: x.message?.content } });
+function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
+  cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({ method: "turn-interrupted", params: { uuid: m.uuid, text: m.message?.content } });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:212 — line user → turn.completed, thread.started, session.configured */
-function r_user_prompt(m: Extract<LineMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sessionId, "open", undefined, "sessionId", true);
+function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sessionId, "open", undefined, "sessionId", true);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.setVar(["lastResult"], x.uuid);
+  cx.setVar(["lastResult"], m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.sessionId });
-  if (cx.isNew("thread")) cx.emit("session.configured", { config: { cwd: x.cwd, claudeCodeVersion: x.version, gitBranch: x.gitBranch, permissionMode: x.permissionMode } });
-  cx.delegate("claude-sdk", { type: "user", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId });
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
+  if (cx.isNew("thread")) cx.emit("session.configured", {
+    config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch, permissionMode: m.permissionMode },
+  });
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:250 — line assistant */
-function r_assistant_sidechain(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "assistant", message: x.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: x.uuid, session_id: x.sessionId, error: x.error });
+function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.isSidechain === true)) return false;
+  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:266 — line assistant */
-function r_assistant_api_error(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.isApiErrorMessage === true)) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, error: x.error } });
-  cx.replay({ method: "turn-failed", params: { uuid: x.uuid, errorMessage: x.message?.content?.[0]?.text, stopReason: x.message?.stop_reason, error: x.error, status: x.apiErrorStatus } });
+function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.isApiErrorMessage === true)) return false;
+  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: m.message?.content?.[0]?.text, stopReason: m.message?.stop_reason, error: m.error, status: m.apiErrorStatus } });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:283 — line assistant */
-function r_assistant_task_tool_use(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.message?.content?.[0]?.type === "tool_use" && (x.message?.content?.[0]?.name === "Task" || x.message?.content?.[0]?.name === "Agent"))) return false;
-  cx.setVar(["sidechainParent"], x.message?.content?.[0]?.id);
-  cx.delegate("claude-sdk", { type: "assistant", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, error: x.error });
+function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
+  cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
+  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:298 — line assistant */
-function r_assistant_end_turn(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.message?.stop_reason === "end_turn" || x.message?.stop_reason === "stop_sequence" || x.message?.stop_reason === "refusal"))) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, error: x.error } });
-  cx.replay({ method: "turn-completed", params: { uuid: x.uuid, stopReason: x.message?.stop_reason } });
+function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
+  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:314 — line assistant */
-function r_assistant_block(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("claude-sdk", { type: "assistant", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, error: x.error });
+function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:334 — line summary → thread.metadata.updated */
-function r_summary(m: Extract<LineMessage, { type: "summary" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { name: x.summary, metadata: { summary: x.summary, leafUuid: x.leafUuid } });
+  cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:348 — line system → thread.state.changed */
-function r_system_compact_boundary(m: Extract<LineMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "compact_boundary")) return false;
+function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "compact_boundary")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.state.changed", { state: "compacted", detail: (x.compactMetadata ?? x.content) });
+  cx.emit("thread.state.changed", { state: "compacted", detail: (m.compactMetadata ?? m.content) });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:366 — line system → runtime.warning */
-function r_system_other(m: Extract<LineMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: (h.str(x.content) ?? "claude-transcript: a system line"), detail: { subtype: x.subtype, level: x.level } });
+  cx.emit("runtime.warning", {
+    message: (h.str(m.content) ?? "claude-transcript: a system line"),
+    detail: { subtype: m.subtype, level: m.level },
+  });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/claude-transcript.yaml:57 — input wrapper "capture"
-  if (x?.seq != null && x?.message != null) return { wrapper: "capture", message: x?.message, meta: { dir: x?.dir } };
+  if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir } };
   // mappings/claude-transcript.yaml:61 — input wrapper "bare"
-  if (true) return { wrapper: "bare", message: x };
-  return undefined;
+  return { wrapper: "bare", message: line };
 }
 
 /** The claude-transcript mapping table (mappings/claude-transcript.yaml), compiled. */
@@ -200,26 +193,52 @@ export const table: SurfaceTable = {
   sources: { line: "claude.sdk.message", notification: "claude.sdk.message" },
   rows: {
     notification: {
-      "sdk": [{ rule: "claude-transcript#step-sdk", line: 66, run: r_step_sdk as (m: any, cx: RowContext) => boolean }],
-      "turn-completed": [{ rule: "claude-transcript#step-turn-completed", line: 76, run: r_step_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn-failed": [{ rule: "claude-transcript#step-turn-failed", line: 93, run: r_step_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "turn-interrupted": [{ rule: "claude-transcript#step-turn-interrupted", line: 116, run: r_step_turn_interrupted as (m: any, cx: RowContext) => boolean }]
+      "sdk": [
+        { rule: "claude-transcript#step-sdk", line: 66, run: r_step_sdk },
+      ],
+      "turn-completed": [
+        { rule: "claude-transcript#step-turn-completed", line: 76, run: r_step_turn_completed },
+      ],
+      "turn-failed": [
+        { rule: "claude-transcript#step-turn-failed", line: 93, run: r_step_turn_failed },
+      ],
+      "turn-interrupted": [
+        { rule: "claude-transcript#step-turn-interrupted", line: 116, run: r_step_turn_interrupted },
+      ],
     },
     line: {
-      "user": [{ rule: "claude-transcript#user-sidechain", line: 135, run: r_user_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-meta", line: 153, run: r_user_meta as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-tool-result", line: 164, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted", line: 181, run: r_user_interrupted as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted-string", line: 195, run: r_user_interrupted_string as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-prompt", line: 212, run: r_user_prompt as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-transcript#assistant-sidechain", line: 250, run: r_assistant_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-api-error", line: 266, run: r_assistant_api_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-task-tool-use", line: 283, run: r_assistant_task_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-end-turn", line: 298, run: r_assistant_end_turn as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-block", line: 314, run: r_assistant_block as (m: any, cx: RowContext) => boolean }],
-      "summary": [{ rule: "claude-transcript#summary", line: 334, run: r_summary as (m: any, cx: RowContext) => boolean }],
-      "system": [{ rule: "claude-transcript#system-compact-boundary", line: 348, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#system-other", line: 366, run: r_system_other as (m: any, cx: RowContext) => boolean }]
-    }
+      "user": [
+        { rule: "claude-transcript#user-sidechain", line: 135, run: r_user_sidechain },
+        { rule: "claude-transcript#user-meta", line: 153, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 164, run: r_user_tool_result },
+        { rule: "claude-transcript#user-interrupted", line: 181, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 195, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-prompt", line: 212, run: r_user_prompt },
+      ],
+      "assistant": [
+        { rule: "claude-transcript#assistant-sidechain", line: 250, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 266, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 283, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 298, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 314, run: r_assistant_block },
+      ],
+      "summary": [
+        { rule: "claude-transcript#summary", line: 334, run: r_summary },
+      ],
+      "system": [
+        { rule: "claude-transcript#system-compact-boundary", line: 348, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-other", line: 366, run: r_system_other },
+      ],
+    },
   },
   ignored: {
     line: {
       "file-history-snapshot": "claude-transcript#ignored-line-1",
-      "queue-operation": "claude-transcript#ignored-line-2"
-    }
+      "queue-operation": "claude-transcript#ignored-line-2",
+    },
   },
   ignoreReasons: {
     "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:382)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:385)"
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:385)",
   },
 };

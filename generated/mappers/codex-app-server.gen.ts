@@ -18,7 +18,7 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
@@ -27,919 +27,1012 @@ export type Notification = U.ServerNotification;
 export type ServerRequestMessage = U.ServerRequest;
 export type ClientRequestMessage = U.ClientRequest;
 export type ClientNotificationMessage = U.ClientNotification;
-export type JsonRpcResponse = { id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+export type JsonRpcResponse = { id: string | number; result?: any; error?: { code: number; message: string; data?: unknown } };
 /** Any message of the codex-app-server surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
 // map "itemType" (mappings/codex-app-server.yaml:36)
-const M_itemType: ReadonlyMap<string, "user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "unknown"> = new Map([["userMessage", "user_message"], ["hookPrompt", "user_message"], ["agentMessage", "assistant_message"], ["reasoning", "reasoning"], ["plan", "plan"], ["commandExecution", "command_execution"], ["fileChange", "file_change"], ["mcpToolCall", "mcp_tool_call"], ["dynamicToolCall", "dynamic_tool_call"], ["functionCallOutput", "dynamic_tool_call"], ["collabAgentToolCall", "collab_agent_tool_call"], ["subAgentActivity", "collab_agent_tool_call"], ["webSearch", "web_search"], ["imageView", "image_view"], ["imageGeneration", "image_view"], ["enteredReviewMode", "review_entered"], ["exitedReviewMode", "review_exited"], ["contextCompaction", "context_compaction"], ["sleep", "unknown"]]);
+type V_itemType =
+  | "user_message"
+  | "assistant_message"
+  | "reasoning"
+  | "plan"
+  | "command_execution"
+  | "file_change"
+  | "mcp_tool_call"
+  | "dynamic_tool_call"
+  | "collab_agent_tool_call"
+  | "web_search"
+  | "image_view"
+  | "review_entered"
+  | "review_exited"
+  | "context_compaction"
+  | "unknown";
+const M_itemType: ReadonlyMap<string, V_itemType> = new Map([
+  ["userMessage", "user_message"],
+  ["hookPrompt", "user_message"],
+  ["agentMessage", "assistant_message"],
+  ["reasoning", "reasoning"],
+  ["plan", "plan"],
+  ["commandExecution", "command_execution"],
+  ["fileChange", "file_change"],
+  ["mcpToolCall", "mcp_tool_call"],
+  ["dynamicToolCall", "dynamic_tool_call"],
+  ["functionCallOutput", "dynamic_tool_call"],
+  ["collabAgentToolCall", "collab_agent_tool_call"],
+  ["subAgentActivity", "collab_agent_tool_call"],
+  ["webSearch", "web_search"],
+  ["imageView", "image_view"],
+  ["imageGeneration", "image_view"],
+  ["enteredReviewMode", "review_entered"],
+  ["exitedReviewMode", "review_exited"],
+  ["contextCompaction", "context_compaction"],
+  ["sleep", "unknown"],
+]);
 
-function map_itemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "unknown" {
+function map_itemType(v: unknown, d: any = "unknown"): V_itemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "itemStatus" (mappings/codex-app-server.yaml:59)
-const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["inProgress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["interrupted", "failed"]]);
+type V_itemStatus = "inProgress" | "completed" | "failed" | "declined";
+const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
+  ["inProgress", "inProgress"],
+  ["completed", "completed"],
+  ["failed", "failed"],
+  ["declined", "declined"],
+  ["interrupted", "failed"],
+]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" | "declined" {
+function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "threadStatus" (mappings/codex-app-server.yaml:69)
-const M_threadStatus: ReadonlyMap<string, "closed" | "idle" | "error" | "active"> = new Map([["notLoaded", "closed"], ["idle", "idle"], ["systemError", "error"], ["active", "active"]]);
+type V_threadStatus = "closed" | "idle" | "error" | "active";
+const M_threadStatus: ReadonlyMap<string, V_threadStatus> = new Map([
+  ["notLoaded", "closed"],
+  ["idle", "idle"],
+  ["systemError", "error"],
+  ["active", "active"],
+]);
 
-function map_threadStatus(v: unknown, d: any = "error"): "closed" | "idle" | "error" | "active" {
+function map_threadStatus(v: unknown, d: any = "error"): V_threadStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_threadStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "turnState" (mappings/codex-app-server.yaml:77)
-const M_turnState: ReadonlyMap<string, "completed" | "interrupted" | "failed"> = new Map([["completed", "completed"], ["interrupted", "interrupted"], ["failed", "failed"]]);
+type V_turnState = "completed" | "interrupted" | "failed";
+const M_turnState: ReadonlyMap<string, V_turnState> = new Map([
+  ["completed", "completed"],
+  ["interrupted", "interrupted"],
+  ["failed", "failed"],
+]);
 
-function map_turnState(v: unknown, d: any = "failed"): "completed" | "interrupted" | "failed" {
+function map_turnState(v: unknown, d: any = "failed"): V_turnState {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnState.get(String(v)) : undefined) ?? d;
 }
 
 // map "hookOutcome" (mappings/codex-app-server.yaml:84)
-const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
+type V_hookOutcome = "success" | "error" | "cancelled";
+const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
+  ["completed", "success"],
+  ["failed", "error"],
+  ["blocked", "error"],
+  ["stopped", "cancelled"],
+]);
 
-function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
+function map_hookOutcome(v: unknown, d: any = "error"): V_hookOutcome {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
 // map "guardianActionItemType" (mappings/codex-app-server.yaml:92)
-const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["writeStdin", "command_execution"], ["networkAccess", "command_execution"], ["applyPatch", "file_change"], ["mcpToolCall", "mcp_tool_call"], ["requestPermissions", "unknown"]]);
+type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call" | "unknown";
+const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
+  ["command", "command_execution"],
+  ["execve", "command_execution"],
+  ["writeStdin", "command_execution"],
+  ["networkAccess", "command_execution"],
+  ["applyPatch", "file_change"],
+  ["mcpToolCall", "mcp_tool_call"],
+  ["requestPermissions", "unknown"],
+]);
 
-function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
+function map_guardianActionItemType(v: unknown, d: any = "unknown"): V_guardianActionItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:103)
-const M_gatewayOAuthAuthenticating: ReadonlyMap<string, false | true> = new Map([["notReady", false], ["started", true], ["succeeded", false], ["failed", false]]);
+type V_gatewayOAuthAuthenticating = false | true;
+const M_gatewayOAuthAuthenticating: ReadonlyMap<string, V_gatewayOAuthAuthenticating> = new Map([
+  ["notReady", false],
+  ["started", true],
+  ["succeeded", false],
+  ["failed", false],
+]);
 
-function map_gatewayOAuthAuthenticating(v: unknown, d: any = false): false | true {
+function map_gatewayOAuthAuthenticating(v: unknown, d: any = false): V_gatewayOAuthAuthenticating {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_gatewayOAuthAuthenticating.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/codex-app-server.yaml:112 — notification error → runtime.error */
-function r_error(m: Extract<Notification, { method: "error" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("runtime.error", { class: "provider_error", message: x.params?.error?.message, detail: { error: x.params?.error, willRetry: x.params?.willRetry } });
+function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("runtime.error", {
+    class: "provider_error",
+    message: m.params?.error?.message,
+    detail: { error: m.params?.error, willRetry: m.params?.willRetry },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:130 — notification thread/started → thread.started */
-function r_thread_started(m: Extract<Notification, { method: "thread/started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.thread?.id, "open", undefined, "params.thread.id", true);
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.params?.thread?.id });
+function r_thread_started(m: View<Member<Notification, "method", "thread/started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.thread?.id, "open", undefined, "params.thread.id", true);
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.params?.thread?.id });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:147 — notification thread/status/changed → thread.state.changed */
-function r_thread_status_changed(m: Extract<Notification, { method: "thread/status/changed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.state.changed", { state: map_threadStatus(x.params?.status?.type), detail: x.params?.status });
+function r_thread_status_changed(m: View<Member<Notification, "method", "thread/status/changed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.state.changed", { state: map_threadStatus(m.params?.status?.type), detail: m.params?.status });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:168 — notification thread/archived → thread.state.changed */
-function r_thread_archived(m: Extract<Notification, { method: "thread/archived" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
+function r_thread_archived(m: View<Member<Notification, "method", "thread/archived">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
   cx.emit("thread.state.changed", { state: "archived" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:179 — notification thread/deleted → thread.state.changed */
-function r_thread_deleted(m: Extract<Notification, { method: "thread/deleted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "close", undefined, "params.threadId", true);
+function r_thread_deleted(m: View<Member<Notification, "method", "thread/deleted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "close", undefined, "params.threadId", true);
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:193 — notification thread/unarchived → thread.state.changed */
-function r_thread_unarchived(m: Extract<Notification, { method: "thread/unarchived" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
+function r_thread_unarchived(m: View<Member<Notification, "method", "thread/unarchived">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
   cx.emit("thread.state.changed", { state: "idle", detail: "unarchived" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:205 — notification thread/closed → thread.state.changed */
-function r_thread_closed(m: Extract<Notification, { method: "thread/closed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "close", undefined, "params.threadId", true);
+function r_thread_closed(m: View<Member<Notification, "method", "thread/closed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "close", undefined, "params.threadId", true);
   cx.emit("thread.state.changed", { state: "closed" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:220 — notification thread/reverted → thread.metadata.updated */
-function r_thread_reverted(m: Extract<Notification, { method: "thread/reverted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
+function r_thread_reverted(m: View<Member<Notification, "method", "thread/reverted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:232 — notification thread/name/updated → thread.metadata.updated */
-function r_thread_name_updated(m: Extract<Notification, { method: "thread/name/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.metadata.updated", { name: (x.params?.threadName ?? "") });
+function r_thread_name_updated(m: View<Member<Notification, "method", "thread/name/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.metadata.updated", { name: (m.params?.threadName ?? "") });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:246 — notification thread/goal/updated → thread.metadata.updated */
-function r_thread_goal_updated(m: Extract<Notification, { method: "thread/goal/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", false);
-  cx.emit("thread.metadata.updated", { metadata: { goal: x.params?.goal } });
+function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/goal/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.emit("thread.metadata.updated", { metadata: { goal: m.params?.goal } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:259 — notification thread/goal/cleared → thread.metadata.updated */
-function r_thread_goal_cleared(m: Extract<Notification, { method: "thread/goal/cleared" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
+function r_thread_goal_cleared(m: View<Member<Notification, "method", "thread/goal/cleared">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
   cx.emit("thread.metadata.updated", { metadata: { goal: null } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:270 — notification thread/environment/connected → thread.metadata.updated */
-function r_thread_environment_connected(m: Extract<Notification, { method: "thread/environment/connected" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: x.params?.environmentId, connected: true } } });
+function r_thread_environment_connected(m: View<Member<Notification, "method", "thread/environment/connected">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.metadata.updated", {
+    metadata: { environment: { environmentId: m.params?.environmentId, connected: true } },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:281 — notification thread/environment/disconnected → thread.metadata.updated */
-function r_thread_environment_disconnected(m: Extract<Notification, { method: "thread/environment/disconnected" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: x.params?.environmentId, connected: false } } });
+function r_thread_environment_disconnected(m: View<Member<Notification, "method", "thread/environment/disconnected">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.metadata.updated", {
+    metadata: { environment: { environmentId: m.params?.environmentId, connected: false } },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:292 — notification thread/settings/updated → thread.metadata.updated */
-function r_thread_settings_updated(m: Extract<Notification, { method: "thread/settings/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.metadata.updated", { metadata: { settings: x.params?.threadSettings } });
+function r_thread_settings_updated(m: View<Member<Notification, "method", "thread/settings/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.metadata.updated", { metadata: { settings: m.params?.threadSettings } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:303 — notification thread/tokenUsage/updated → thread.token-usage.updated */
-function r_thread_token_usage_updated(m: Extract<Notification, { method: "thread/tokenUsage/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("thread.token-usage.updated", { usage: x.params?.tokenUsage });
+function r_thread_token_usage_updated(m: View<Member<Notification, "method", "thread/tokenUsage/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("thread.token-usage.updated", { usage: m.params?.tokenUsage });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:316 — notification thread/compacted → thread.state.changed */
-function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
+function r_thread_compacted(m: View<Member<Notification, "method", "thread/compacted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:330 — notification turn/started → turn.started */
-function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turn?.id, "open", undefined, "params.turn.id", true);
+function r_turn_started(m: View<Member<Notification, "method", "turn/started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turn?.id, "open", undefined, "params.turn.id", true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
 }
 
 /** mappings/codex-app-server.yaml:344 — notification turn/completed → thread.state.changed */
-function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.turn?.status === "inProgress")) return false;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turn?.id, "use", undefined, "params.turn.id", true);
+function r_turn_completed_in_progress(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
+  if (!(m.params?.turn?.status === "inProgress")) return false;
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turn?.id, "use", undefined, "params.turn.id", true);
   cx.emit("thread.state.changed", { state: "active", detail: "turn in progress" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:361 — notification turn/completed → turn.completed */
-function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turn?.id, "close", undefined, "params.turn.id", true);
+function r_turn_completed(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turn?.id, "close", undefined, "params.turn.id", true);
   cx.closeOpen("failed", "the turn ended before this item completed");
-  if (!cx.isStale("turn")) cx.emit("turn.completed", { state: map_turnState(x.params?.turn?.status), errorMessage: x.params?.turn?.error?.message });
+  if (!cx.isStale("turn")) cx.emit("turn.completed", {
+    state: map_turnState(m.params?.turn?.status),
+    errorMessage: m.params?.turn?.error?.message,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:396 — notification turn/diff/updated → turn.diff.updated */
-function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("turn.diff.updated", { unifiedDiff: x.params?.diff });
+function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("turn.diff.updated", { unifiedDiff: m.params?.diff });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:434 — notification turn/plan/updated → turn.plan.updated */
-function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("turn.plan.updated", { explanation: x.params?.explanation, plan: x.params?.plan });
+function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("turn.plan.updated", { explanation: m.params?.explanation, plan: m.params?.plan });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:449 — notification hook/started → hook.started */
-function r_hook_started(m: Extract<Notification, { method: "hook/started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", false);
-  cx.emit("hook.started", { hookId: x.params?.run?.id, hookName: x.params?.run?.sourcePath, hookEvent: x.params?.run?.eventName });
+function r_hook_started(m: View<Member<Notification, "method", "hook/started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.emit("hook.started", {
+    hookId: m.params?.run?.id,
+    hookName: m.params?.run?.sourcePath,
+    hookEvent: m.params?.run?.eventName,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:464 — notification hook/completed → hook.completed */
-function r_hook_completed(m: Extract<Notification, { method: "hook/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", false);
-  cx.emit("hook.completed", { hookId: x.params?.run?.id, outcome: map_hookOutcome(x.params?.run?.status), output: h.joinText(x.params?.run?.statusMessage) });
+function r_hook_completed(m: View<Member<Notification, "method", "hook/completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.emit("hook.completed", {
+    hookId: m.params?.run?.id,
+    outcome: map_hookOutcome(m.params?.run?.status),
+    output: h.joinText(m.params?.run?.statusMessage),
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:483 — notification item/started → item.started */
-function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "open", undefined, "params.item.id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "inProgress"), title: h.itemTitle(x.params?.item), data: x.params?.item });
+function r_item_started(m: View<Member<Notification, "method", "item/started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "open", undefined, "params.item.id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_itemType(m.params?.item?.type),
+    status: map_itemStatus(m.params?.item?.status, "inProgress"),
+    title: h.itemTitle(m.params?.item),
+    data: m.params?.item,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:508 — notification item/completed → item.updated */
-function r_item_completed_in_progress(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.item?.status === "inProgress")) return false;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "use", undefined, "params.item.id", true);
-  cx.emit("item.updated", { itemType: map_itemType(x.params?.item?.type), status: "inProgress", data: x.params?.item });
+function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
+  if (!(m.params?.item?.status === "inProgress")) return false;
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "use", undefined, "params.item.id", true);
+  cx.emit("item.updated", { itemType: map_itemType(m.params?.item?.type), status: "inProgress", data: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:528 — notification item/completed → item.completed */
-function r_item_completed_agent_message(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.item?.type === "agentMessage")) return false;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  cx.snapshot("assistant_text", x.params?.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.itemTitle(x.params?.item), data: x.params?.item });
+function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
+  if (!(m.params?.item?.type === "agentMessage")) return false;
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.snapshot("assistant_text", m.params?.item?.text, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    title: h.itemTitle(m.params?.item),
+    data: m.params?.item,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:558 — notification item/completed → item.completed */
-function r_item_completed_reasoning(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.item?.type === "reasoning")) return false;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  cx.snapshotParts("reasoning_summary_text", x.params?.item?.summary);
-  cx.snapshotParts("reasoning_text", x.params?.item?.content);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.params?.item });
+function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
+  if (!(m.params?.item?.type === "reasoning")) return false;
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.snapshotParts("reasoning_summary_text", m.params?.item?.summary);
+  cx.snapshotParts("reasoning_text", m.params?.item?.content);
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:588 — notification item/completed → item.completed */
-function r_item_completed_plan(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.item?.type === "plan")) return false;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  cx.snapshot("plan_text", x.params?.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.params?.item });
+function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
+  if (!(m.params?.item?.type === "plan")) return false;
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.snapshot("plan_text", m.params?.item?.text, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:610 — notification item/completed → item.completed */
-function r_item_completed_command_execution(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.item?.type === "commandExecution")) return false;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  cx.snapshot("command_output", x.params?.item?.aggregatedOutput, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.params?.item?.status), title: h.itemTitle(x.params?.item), data: x.params?.item });
+function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
+  if (!(m.params?.item?.type === "commandExecution")) return false;
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.snapshot("command_output", m.params?.item?.aggregatedOutput, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "command_execution",
+    status: map_itemStatus(m.params?.item?.status),
+    title: h.itemTitle(m.params?.item),
+    data: m.params?.item,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:636 — notification item/completed → item.completed */
-function r_item_completed(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "completed"), title: h.itemTitle(x.params?.item), data: x.params?.item });
+function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_itemType(m.params?.item?.type),
+    status: map_itemStatus(m.params?.item?.status, "completed"),
+    title: h.itemTitle(m.params?.item),
+    data: m.params?.item,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:669 — notification item/autoApprovalReview/started → item.updated */
-function r_item_auto_approval_review_started(m: Extract<Notification, { method: "item/autoApprovalReview/started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.targetItemId, "use", undefined, "params.targetItemId", false);
-  cx.emit("item.updated", { itemType: map_guardianActionItemType(x.params?.action?.type), data: { autoApprovalReview: { reviewId: x.params?.reviewId, review: x.params?.review, action: x.params?.action } } });
+function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.targetItemId, "use", undefined, "params.targetItemId", false);
+  cx.emit("item.updated", {
+    itemType: map_guardianActionItemType(m.params?.action?.type),
+    data: { autoApprovalReview: { reviewId: m.params?.reviewId, review: m.params?.review, action: m.params?.action } },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:685 — notification item/autoApprovalReview/completed → item.updated */
-function r_item_auto_approval_review_completed(m: Extract<Notification, { method: "item/autoApprovalReview/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.targetItemId, "use", undefined, "params.targetItemId", false);
-  cx.emit("item.updated", { itemType: map_guardianActionItemType(x.params?.action?.type), data: { autoApprovalReview: { reviewId: x.params?.reviewId, review: x.params?.review, action: x.params?.action, decisionSource: x.params?.decisionSource } } });
+function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.targetItemId, "use", undefined, "params.targetItemId", false);
+  cx.emit("item.updated", {
+    itemType: map_guardianActionItemType(m.params?.action?.type),
+    data: {
+      autoApprovalReview: {
+        reviewId: m.params?.reviewId,
+        review: m.params?.review,
+        action: m.params?.action,
+        decisionSource: m.params?.decisionSource,
+      },
+    },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:702 — notification item/agentMessage/delta → content.delta */
-function r_item_agent_message_delta(m: Extract<Notification, { method: "item/agentMessage/delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: x.params?.delta });
+function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:717 — notification item/plan/delta → content.delta */
-function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("content.delta", { streamKind: "plan_text", delta: x.params?.delta });
+function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("content.delta", { streamKind: "plan_text", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:732 — notification item/commandExecution/outputDelta → content.delta */
-function r_item_command_execution_output_delta(m: Extract<Notification, { method: "item/commandExecution/outputDelta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("content.delta", { streamKind: "command_output", delta: x.params?.delta });
+function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("content.delta", { streamKind: "command_output", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:747 — notification item/commandExecution/terminalInteraction → item.updated */
-function r_item_command_execution_terminal_interaction(m: Extract<Notification, { method: "item/commandExecution/terminalInteraction" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("item.updated", { itemType: "command_execution", data: { processId: x.params?.processId, stdin: x.params?.stdin } });
+function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("item.updated", {
+    itemType: "command_execution",
+    data: { processId: m.params?.processId, stdin: m.params?.stdin },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:763 — notification item/fileChange/outputDelta → content.delta */
-function r_item_file_change_output_delta(m: Extract<Notification, { method: "item/fileChange/outputDelta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("content.delta", { streamKind: "file_change_output", delta: x.params?.delta });
+function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("content.delta", { streamKind: "file_change_output", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:800 — notification item/fileChange/patchUpdated → item.updated */
-function r_item_file_change_patch_updated(m: Extract<Notification, { method: "item/fileChange/patchUpdated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("item.updated", { itemType: "file_change", data: { changes: x.params?.changes } });
+function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("item.updated", { itemType: "file_change", data: { changes: m.params?.changes } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:815 — notification item/reasoning/summaryTextDelta → content.delta */
-function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: "item/reasoning/summaryTextDelta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: x.params?.delta, summaryIndex: x.params?.summaryIndex });
+function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    delta: m.params?.delta,
+    summaryIndex: m.params?.summaryIndex,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:831 — notification item/reasoning/summaryPartAdded → item.updated */
-function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: "item/reasoning/summaryPartAdded" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: x.params?.summaryIndex } });
+function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: m.params?.summaryIndex } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:846 — notification item/reasoning/textDelta → content.delta */
-function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/reasoning/textDelta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.params?.delta, contentIndex: x.params?.contentIndex });
+function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.delta, contentIndex: m.params?.contentIndex });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:862 — notification item/mcpToolCall/progress → tool.progress */
-function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/mcpToolCall/progress" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.emit("tool.progress", { summary: x.params?.message });
+function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.emit("tool.progress", { summary: m.params?.message });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:879 — notification serverRequest/resolved → request.resolved */
-function r_server_request_resolved(m: Extract<Notification, { method: "serverRequest/resolved" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("request", x.params?.requestId, "close", "server", "params.requestId", true);
+function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("request", m.params?.requestId, "close", "server", "params.requestId", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType") });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:898 — request item/commandExecution/requestApproval → request.opened */
-function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "item/commandExecution/requestApproval" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "command_execution_approval", detail: (x.params?.command ?? h.joinText(x.params?.reason)), args: x.params });
+function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", {
+    requestType: "command_execution_approval",
+    detail: (m.params?.command ?? h.joinText(m.params?.reason)),
+    args: m.params,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:916 — request item/fileChange/requestApproval → request.opened */
-function r_file_change_approval_request(m: Extract<ServerRequestMessage, { method: "item/fileChange/requestApproval" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "file_change_approval", detail: h.joinText(x.params?.reason), args: x.params });
+function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "file_change_approval", detail: h.joinText(m.params?.reason), args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:934 — request item/tool/requestUserInput → user-input.requested, request.opened */
-function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "item/tool/requestUserInput" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("user-input.requested", { questions: x.params?.questions });
-  cx.emit("request.opened", { requestType: "tool_user_input", args: x.params });
+function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("user-input.requested", { questions: m.params?.questions });
+  cx.emit("request.opened", { requestType: "tool_user_input", args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:956 — request mcpServer/elicitation/request → request.opened */
-function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "mcpServer/elicitation/request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", false);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "unknown", detail: "mcp_elicitation", args: x.params });
+function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "unknown", detail: "mcp_elicitation", args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:973 — request item/permissions/requestApproval → request.opened */
-function r_permissions_approval_request(m: Extract<ServerRequestMessage, { method: "item/permissions/requestApproval" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "unknown", detail: "permissions_approval", args: x.params });
+function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "unknown", detail: "permissions_approval", args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:991 — request item/tool/call → request.opened */
-function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: "item/tool/call" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", x.params?.callId, "use", undefined, "params.callId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: x.params?.tool, args: x.params });
+function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref("item", m.params?.callId, "use", undefined, "params.callId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: m.params?.tool, args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1009 — request account/chatgptAuthTokens/refresh → request.opened */
-function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: x.params?.reason, args: x.params });
+function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1026 — request attestation/generate → request.opened */
-function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("request", x.id, "open", "server", "id", true);
+function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
+  cx.ref("request", m.id, "open", "server", "id", true);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1043 — request applyPatchApproval → request.opened */
-function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(x.params?.reason), args: x.params });
+function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.conversationId, "use", undefined, "params.conversationId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(m.params?.reason), args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1060 — request execCommandApproval → request.opened */
-function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x.params), args: x.params });
+function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.conversationId, "use", undefined, "params.conversationId", true);
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(m.params), args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1079 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
-function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "error", resolution: x.error });
+function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "error",
+    resolution: m.error,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1113 — response item/commandExecution/requestApproval → request.resolved */
-function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
   cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "command_execution_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "command_execution_approval",
+    decision: h.decisionName(m.result?.decision),
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1139 — response item/fileChange/requestApproval → request.resolved */
-function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
   cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "file_change_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "file_change_approval",
+    decision: h.decisionName(m.result?.decision),
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1161 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
-function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
   cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: x.result?.answers });
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.answers });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", resolution: m.result });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1186 — response mcpServer/elicitation/request → request.resolved */
-function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", false);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown", decision: x.result?.action, resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "unknown",
+    decision: m.result?.action,
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1207 — response item/permissions/requestApproval → request.resolved */
-function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
   cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown", resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown", resolution: m.result });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1228 — response item/tool/call → request.resolved */
-function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "dynamic_tool_call", resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "dynamic_tool_call", resolution: m.result });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1249 — response account/chatgptAuthTokens/refresh → request.resolved */
-function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "auth_tokens_refresh", resolution: { chatgptAccountId: x.result?.chatgptAccountId, chatgptPlanType: x.result?.chatgptPlanType } });
+function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "auth_tokens_refresh",
+    resolution: { chatgptAccountId: m.result?.chatgptAccountId, chatgptPlanType: m.result?.chatgptPlanType },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1269 — response attestation/generate → request.resolved */
-function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.ref("request", x.id, "close", "server", "id", true);
+function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.ref("request", m.id, "close", "server", "id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1287 — response applyPatchApproval → request.resolved */
-function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.conversationId, "use", undefined, "request.params.conversationId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "apply_patch_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "apply_patch_approval",
+    decision: h.decisionName(m.result?.decision),
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1307 — response execCommandApproval → request.resolved */
-function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
+function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.conversationId, "use", undefined, "request.params.conversationId", true);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "exec_command_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "exec_command_approval",
+    decision: h.decisionName(m.result?.decision),
+    resolution: m.result,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1328 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
-function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
-  cx.emit("mcp.oauth.completed", { success: x.params?.success, name: x.params?.name, error: h.joinText(x.params?.error) });
+function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
+  cx.emit("mcp.oauth.completed", { success: m.params?.success, name: m.params?.name, error: h.joinText(m.params?.error) });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1341 — notification mcpServer/startupStatus/updated → mcp.status.updated */
-function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
-  cx.emit("mcp.status.updated", { status: x.params });
+function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
+  cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1353 — notification account/updated → account.updated */
-function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("account.updated", { account: x.params });
+function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
+  cx.emit("account.updated", { account: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1365 — notification account/gatewayOAuth/changed → auth.status */
-function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
+function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
+  cx.emit("auth.status", {
+    isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
+    error: h.joinText(m.params?.error),
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1381 — notification account/rateLimits/updated → account.rate-limits.updated */
-function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
+function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
+  cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1393 — notification account/login/completed → auth.status */
-function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
+function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
+  cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(m.params?.error) });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1409 — notification modelProvider/authRecoveryStarted → auth.status */
-function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("auth.status", { isAuthenticating: true, output: [x.params?.message] });
+function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("auth.status", { isAuthenticating: true, output: [m.params?.message] });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1423 — notification modelProvider/authRecoveryCompleted → auth.status */
-function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("auth.status", { isAuthenticating: false, output: [x.params?.message] });
+function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("auth.status", { isAuthenticating: false, output: [m.params?.message] });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1438 — notification model/rerouted → model.rerouted */
-function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("model.rerouted", { fromModel: x.params?.fromModel, toModel: x.params?.toModel, reason: x.params?.reason });
+function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("model.rerouted", { fromModel: m.params?.fromModel, toModel: m.params?.toModel, reason: m.params?.reason });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1454 — notification model/verification → runtime.warning */
-function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("runtime.warning", { message: "the model backend requests additional account verification", detail: { verifications: x.params?.verifications } });
+function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.emit("runtime.warning", {
+    message: "the model backend requests additional account verification",
+    detail: { verifications: m.params?.verifications },
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1469 — notification model/safetyBuffering/updated → runtime.warning */
-function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  if (x.params?.showBufferingUi === true) cx.emit("runtime.warning", { message: "model output is held for a safety review", detail: x.params });
+function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  if (m.params?.showBufferingUi === true) cx.emit("runtime.warning", {
+    message: "model output is held for a safety review",
+    detail: m.params,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1487 — notification warning → runtime.warning */
-function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
-  cx.emit("runtime.warning", { message: x.params?.message });
+function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
+  cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1498 — notification guardianWarning → runtime.warning */
-function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("runtime.warning", { message: x.params?.message, detail: { source: "guardian" } });
+function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1510 — notification deprecationNotice → deprecation.notice */
-function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
+function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
+  cx.emit("deprecation.notice", { summary: m.params?.summary, details: h.joinText(m.params?.details) });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1523 — notification configWarning → config.warning */
-function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
+function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
+  cx.emit("config.warning", {
+    summary: m.params?.summary,
+    details: h.joinText(m.params?.details),
+    path: h.joinText(m.params?.path),
+    range: m.params?.range,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1543 — notification app/list/updated → runtime.warning */
-function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
+function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
+  cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1556 — notification windows/worldWritableWarning → runtime.warning */
-function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
+function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
+  cx.emit("runtime.warning", {
+    message: "world-writable directories cannot be protected by the Windows sandbox",
+    detail: m.params,
+  });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1569 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
-function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.success === true)) return false;
-  cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: x.params?.mode });
-  cx.emit("runtime.warning", { message: "Windows sandbox setup completed", detail: x.params });
+function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
+  if (!(m.params?.success === true)) return false;
+  cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
+  cx.emit("runtime.warning", { message: "Windows sandbox setup completed", detail: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1590 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
-function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.params?.success === false)) return false;
-  cx.emit("session.state.changed", { state: "error", reason: "windows-sandbox-setup", detail: h.joinText(x.params?.error) });
-  cx.emit("runtime.warning", { message: (x.params?.error ?? "Windows sandbox setup failed"), detail: x.params });
+function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
+  if (!(m.params?.success === false)) return false;
+  cx.emit("session.state.changed", {
+    state: "error",
+    reason: "windows-sandbox-setup",
+    detail: h.joinText(m.params?.error),
+  });
+  cx.emit("runtime.warning", { message: (m.params?.error ?? "Windows sandbox setup failed"), detail: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1612 — notification thread/realtime/started → thread.realtime.started */
-function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.started", { realtimeSessionId: h.joinText(x.params?.realtimeSessionId) });
+function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.started", { realtimeSessionId: h.joinText(m.params?.realtimeSessionId) });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1623 — notification thread/realtime/itemAdded → thread.realtime.item-added */
-function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.item-added", { item: x.params?.item });
+function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1635 — notification thread/realtime/item/completed → thread.realtime.item-added */
-function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.item-added", { item: x.params?.item });
+function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1646 — notification thread/realtime/transcript/done → thread.realtime.item-added */
-function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: x.params?.role, text: x.params?.text } });
+function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1657 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
-function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.audio.delta", { audio: x.params?.audio });
+function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1668 — notification thread/realtime/error → thread.realtime.error */
-function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.error", { message: x.params?.message });
+function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1679 — notification thread/realtime/closed → thread.realtime.closed */
-function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.closed", { reason: h.joinText(x.params?.reason) });
+function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.emit("thread.realtime.closed", { reason: h.joinText(m.params?.reason) });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1692 — clientResponse * → runtime.error */
-function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.error != null)) return false;
-  cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
+function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.error != null)) return false;
+  cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1710 — clientResponse initialize → session.started, session.configured */
-function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.emit("session.started", { message: x.result?.userAgent });
-  cx.emit("session.configured", { config: x.result });
+function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.emit("session.started", { message: m.result?.userAgent });
+  cx.emit("session.configured", { config: m.result });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1732 — clientResponse thread/read, thread/resume */
-function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.result != null)) return false;
-  cx.replay({ method: "thread/started", params: { thread: x.result?.thread } });
-  for (const s_turn of arr(x.result?.thread?.turns)) {
-    cx.replay({ method: "turn/started", params: { threadId: x.result?.thread?.id, turn: s_turn } });
+function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null)) return false;
+  cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
+  for (const s_turn of arr(m.result?.thread?.turns)) {
+    cx.replay({ method: "turn/started", params: { threadId: m.result?.thread?.id, turn: s_turn } });
     for (const s_item of arr(s_turn?.items)) {
-      cx.replay({ method: "item/started", params: { threadId: x.result?.thread?.id, turnId: s_turn?.id, item: s_item } });
-      cx.replay({ method: "item/completed", params: { threadId: x.result?.thread?.id, turnId: s_turn?.id, item: s_item } });
+      cx.replay({ method: "item/started", params: { threadId: m.result?.thread?.id, turnId: s_turn?.id, item: s_item } });
+      cx.replay({ method: "item/completed", params: { threadId: m.result?.thread?.id, turnId: s_turn?.id, item: s_item } });
     }
-    cx.replay({ method: "turn/completed", params: { threadId: x.result?.thread?.id, turn: s_turn } });
+    cx.replay({ method: "turn/completed", params: { threadId: m.result?.thread?.id, turn: s_turn } });
   }
   return true;
 }
@@ -955,99 +1048,288 @@ export const table: SurfaceTable = {
   sources: { notification: "codex.app-server.notification", request: "codex.app-server.request", response: "codex.app-server.response", clientRequest: "codex.app-server.request", clientNotification: "codex.app-server.notification", clientResponse: "codex.app-server.response" },
   rows: {
     notification: {
-      "error": [{ rule: "codex-app-server#error", line: 112, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "thread/started": [{ rule: "codex-app-server#thread-started", line: 130, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "thread/status/changed": [{ rule: "codex-app-server#thread-status-changed", line: 147, run: r_thread_status_changed as (m: any, cx: RowContext) => boolean }],
-      "thread/archived": [{ rule: "codex-app-server#thread-archived", line: 168, run: r_thread_archived as (m: any, cx: RowContext) => boolean }],
-      "thread/deleted": [{ rule: "codex-app-server#thread-deleted", line: 179, run: r_thread_deleted as (m: any, cx: RowContext) => boolean }],
-      "thread/unarchived": [{ rule: "codex-app-server#thread-unarchived", line: 193, run: r_thread_unarchived as (m: any, cx: RowContext) => boolean }],
-      "thread/closed": [{ rule: "codex-app-server#thread-closed", line: 205, run: r_thread_closed as (m: any, cx: RowContext) => boolean }],
-      "thread/reverted": [{ rule: "codex-app-server#thread-reverted", line: 220, run: r_thread_reverted as (m: any, cx: RowContext) => boolean }],
-      "thread/name/updated": [{ rule: "codex-app-server#thread-name-updated", line: 232, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/goal/updated": [{ rule: "codex-app-server#thread-goal-updated", line: 246, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/goal/cleared": [{ rule: "codex-app-server#thread-goal-cleared", line: 259, run: r_thread_goal_cleared as (m: any, cx: RowContext) => boolean }],
-      "thread/environment/connected": [{ rule: "codex-app-server#thread-environment-connected", line: 270, run: r_thread_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "thread/environment/disconnected": [{ rule: "codex-app-server#thread-environment-disconnected", line: 281, run: r_thread_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "thread/settings/updated": [{ rule: "codex-app-server#thread-settings-updated", line: 292, run: r_thread_settings_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/tokenUsage/updated": [{ rule: "codex-app-server#thread-token-usage-updated", line: 303, run: r_thread_token_usage_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 316, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
-      "turn/started": [{ rule: "codex-app-server#turn-started", line: 330, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 344, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 361, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 396, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
-      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 434, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
-      "hook/started": [{ rule: "codex-app-server#hook-started", line: 449, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 464, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "item/started": [{ rule: "codex-app-server#item-started", line: 483, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 508, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 528, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 558, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 588, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 610, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 636, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 669, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 685, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
-      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 702, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 717, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 732, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 747, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 763, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 800, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 815, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 831, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 846, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 862, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
-      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 879, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1328, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1341, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1353, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1365, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1381, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1393, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1409, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1423, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1438, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1454, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1469, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1487, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1498, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1510, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1523, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1543, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1556, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1569, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1590, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1612, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1623, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1635, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1646, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1657, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1668, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1679, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "error": [
+        { rule: "codex-app-server#error", line: 112, run: r_error },
+      ],
+      "thread/started": [
+        { rule: "codex-app-server#thread-started", line: 130, run: r_thread_started },
+      ],
+      "thread/status/changed": [
+        { rule: "codex-app-server#thread-status-changed", line: 147, run: r_thread_status_changed },
+      ],
+      "thread/archived": [
+        { rule: "codex-app-server#thread-archived", line: 168, run: r_thread_archived },
+      ],
+      "thread/deleted": [
+        { rule: "codex-app-server#thread-deleted", line: 179, run: r_thread_deleted },
+      ],
+      "thread/unarchived": [
+        { rule: "codex-app-server#thread-unarchived", line: 193, run: r_thread_unarchived },
+      ],
+      "thread/closed": [
+        { rule: "codex-app-server#thread-closed", line: 205, run: r_thread_closed },
+      ],
+      "thread/reverted": [
+        { rule: "codex-app-server#thread-reverted", line: 220, run: r_thread_reverted },
+      ],
+      "thread/name/updated": [
+        { rule: "codex-app-server#thread-name-updated", line: 232, run: r_thread_name_updated },
+      ],
+      "thread/goal/updated": [
+        { rule: "codex-app-server#thread-goal-updated", line: 246, run: r_thread_goal_updated },
+      ],
+      "thread/goal/cleared": [
+        { rule: "codex-app-server#thread-goal-cleared", line: 259, run: r_thread_goal_cleared },
+      ],
+      "thread/environment/connected": [
+        { rule: "codex-app-server#thread-environment-connected", line: 270, run: r_thread_environment_connected },
+      ],
+      "thread/environment/disconnected": [
+        { rule: "codex-app-server#thread-environment-disconnected", line: 281, run: r_thread_environment_disconnected },
+      ],
+      "thread/settings/updated": [
+        { rule: "codex-app-server#thread-settings-updated", line: 292, run: r_thread_settings_updated },
+      ],
+      "thread/tokenUsage/updated": [
+        { rule: "codex-app-server#thread-token-usage-updated", line: 303, run: r_thread_token_usage_updated },
+      ],
+      "thread/compacted": [
+        { rule: "codex-app-server#thread-compacted", line: 316, run: r_thread_compacted },
+      ],
+      "turn/started": [
+        { rule: "codex-app-server#turn-started", line: 330, run: r_turn_started },
+      ],
+      "turn/completed": [
+        { rule: "codex-app-server#turn-completed-in-progress", line: 344, run: r_turn_completed_in_progress },
+        { rule: "codex-app-server#turn-completed", line: 361, run: r_turn_completed },
+      ],
+      "turn/diff/updated": [
+        { rule: "codex-app-server#turn-diff-updated", line: 396, run: r_turn_diff_updated },
+      ],
+      "turn/plan/updated": [
+        { rule: "codex-app-server#turn-plan-updated", line: 434, run: r_turn_plan_updated },
+      ],
+      "hook/started": [
+        { rule: "codex-app-server#hook-started", line: 449, run: r_hook_started },
+      ],
+      "hook/completed": [
+        { rule: "codex-app-server#hook-completed", line: 464, run: r_hook_completed },
+      ],
+      "item/started": [
+        { rule: "codex-app-server#item-started", line: 483, run: r_item_started },
+      ],
+      "item/completed": [
+        { rule: "codex-app-server#item-completed-in-progress", line: 508, run: r_item_completed_in_progress },
+        { rule: "codex-app-server#item-completed-agent-message", line: 528, run: r_item_completed_agent_message },
+        { rule: "codex-app-server#item-completed-reasoning", line: 558, run: r_item_completed_reasoning },
+        { rule: "codex-app-server#item-completed-plan", line: 588, run: r_item_completed_plan },
+        { rule: "codex-app-server#item-completed-command-execution", line: 610, run: r_item_completed_command_execution },
+        { rule: "codex-app-server#item-completed", line: 636, run: r_item_completed },
+      ],
+      "item/autoApprovalReview/started": [
+        { rule: "codex-app-server#item-auto-approval-review-started", line: 669, run: r_item_auto_approval_review_started },
+      ],
+      "item/autoApprovalReview/completed": [
+        { rule: "codex-app-server#item-auto-approval-review-completed", line: 685, run: r_item_auto_approval_review_completed },
+      ],
+      "item/agentMessage/delta": [
+        { rule: "codex-app-server#item-agent-message-delta", line: 702, run: r_item_agent_message_delta },
+      ],
+      "item/plan/delta": [
+        { rule: "codex-app-server#item-plan-delta", line: 717, run: r_item_plan_delta },
+      ],
+      "item/commandExecution/outputDelta": [
+        { rule: "codex-app-server#item-command-execution-output-delta", line: 732, run: r_item_command_execution_output_delta },
+      ],
+      "item/commandExecution/terminalInteraction": [
+        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 747, run: r_item_command_execution_terminal_interaction },
+      ],
+      "item/fileChange/outputDelta": [
+        { rule: "codex-app-server#item-file-change-output-delta", line: 763, run: r_item_file_change_output_delta },
+      ],
+      "item/fileChange/patchUpdated": [
+        { rule: "codex-app-server#item-file-change-patch-updated", line: 800, run: r_item_file_change_patch_updated },
+      ],
+      "item/reasoning/summaryTextDelta": [
+        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 815, run: r_item_reasoning_summary_text_delta },
+      ],
+      "item/reasoning/summaryPartAdded": [
+        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 831, run: r_item_reasoning_summary_part_added },
+      ],
+      "item/reasoning/textDelta": [
+        { rule: "codex-app-server#item-reasoning-text-delta", line: 846, run: r_item_reasoning_text_delta },
+      ],
+      "item/mcpToolCall/progress": [
+        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 862, run: r_item_mcp_tool_call_progress },
+      ],
+      "serverRequest/resolved": [
+        { rule: "codex-app-server#server-request-resolved", line: 879, run: r_server_request_resolved },
+      ],
+      "mcpServer/oauthLogin/completed": [
+        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1328, run: r_mcp_oauth_login_completed },
+      ],
+      "mcpServer/startupStatus/updated": [
+        { rule: "codex-app-server#mcp-startup-status-updated", line: 1341, run: r_mcp_startup_status_updated },
+      ],
+      "account/updated": [
+        { rule: "codex-app-server#account-updated", line: 1353, run: r_account_updated },
+      ],
+      "account/gatewayOAuth/changed": [
+        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1365, run: r_account_gateway_oauth_changed },
+      ],
+      "account/rateLimits/updated": [
+        { rule: "codex-app-server#account-rate-limits-updated", line: 1381, run: r_account_rate_limits_updated },
+      ],
+      "account/login/completed": [
+        { rule: "codex-app-server#account-login-completed", line: 1393, run: r_account_login_completed },
+      ],
+      "modelProvider/authRecoveryStarted": [
+        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1409, run: r_model_provider_auth_recovery_started },
+      ],
+      "modelProvider/authRecoveryCompleted": [
+        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1423, run: r_model_provider_auth_recovery_completed },
+      ],
+      "model/rerouted": [
+        { rule: "codex-app-server#model-rerouted", line: 1438, run: r_model_rerouted },
+      ],
+      "model/verification": [
+        { rule: "codex-app-server#model-verification", line: 1454, run: r_model_verification },
+      ],
+      "model/safetyBuffering/updated": [
+        { rule: "codex-app-server#model-safety-buffering-updated", line: 1469, run: r_model_safety_buffering_updated },
+      ],
+      "warning": [
+        { rule: "codex-app-server#warning", line: 1487, run: r_warning },
+      ],
+      "guardianWarning": [
+        { rule: "codex-app-server#guardian-warning", line: 1498, run: r_guardian_warning },
+      ],
+      "deprecationNotice": [
+        { rule: "codex-app-server#deprecation-notice", line: 1510, run: r_deprecation_notice },
+      ],
+      "configWarning": [
+        { rule: "codex-app-server#config-warning", line: 1523, run: r_config_warning },
+      ],
+      "app/list/updated": [
+        { rule: "codex-app-server#app-list-updated", line: 1543, run: r_app_list_updated },
+      ],
+      "windows/worldWritableWarning": [
+        { rule: "codex-app-server#windows-world-writable-warning", line: 1556, run: r_windows_world_writable_warning },
+      ],
+      "windowsSandbox/setupCompleted": [
+        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1569, run: r_windows_sandbox_setup_succeeded },
+        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1590, run: r_windows_sandbox_setup_failed },
+      ],
+      "thread/realtime/started": [
+        { rule: "codex-app-server#thread-realtime-started", line: 1612, run: r_thread_realtime_started },
+      ],
+      "thread/realtime/itemAdded": [
+        { rule: "codex-app-server#thread-realtime-item-added", line: 1623, run: r_thread_realtime_item_added },
+      ],
+      "thread/realtime/item/completed": [
+        { rule: "codex-app-server#thread-realtime-item-completed", line: 1635, run: r_thread_realtime_item_completed },
+      ],
+      "thread/realtime/transcript/done": [
+        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1646, run: r_thread_realtime_transcript_done },
+      ],
+      "thread/realtime/outputAudio/delta": [
+        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1657, run: r_thread_realtime_output_audio_delta },
+      ],
+      "thread/realtime/error": [
+        { rule: "codex-app-server#thread-realtime-error", line: 1668, run: r_thread_realtime_error },
+      ],
+      "thread/realtime/closed": [
+        { rule: "codex-app-server#thread-realtime-closed", line: 1679, run: r_thread_realtime_closed },
+      ],
     },
     request: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 898, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 916, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 934, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 956, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 973, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 991, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1009, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1026, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1043, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1060, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [
+        { rule: "codex-app-server#command-approval-request", line: 898, run: r_command_approval_request },
+      ],
+      "item/fileChange/requestApproval": [
+        { rule: "codex-app-server#file-change-approval-request", line: 916, run: r_file_change_approval_request },
+      ],
+      "item/tool/requestUserInput": [
+        { rule: "codex-app-server#tool-request-user-input", line: 934, run: r_tool_request_user_input },
+      ],
+      "mcpServer/elicitation/request": [
+        { rule: "codex-app-server#mcp-elicitation-request", line: 956, run: r_mcp_elicitation_request },
+      ],
+      "item/permissions/requestApproval": [
+        { rule: "codex-app-server#permissions-approval-request", line: 973, run: r_permissions_approval_request },
+      ],
+      "item/tool/call": [
+        { rule: "codex-app-server#dynamic-tool-call-request", line: 991, run: r_dynamic_tool_call_request },
+      ],
+      "account/chatgptAuthTokens/refresh": [
+        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1009, run: r_auth_tokens_refresh_request },
+      ],
+      "attestation/generate": [
+        { rule: "codex-app-server#attestation-generate-request", line: 1026, run: r_attestation_generate_request },
+      ],
+      "applyPatchApproval": [
+        { rule: "codex-app-server#apply-patch-approval-request", line: 1043, run: r_apply_patch_approval_request },
+      ],
+      "execCommandApproval": [
+        { rule: "codex-app-server#exec-command-approval-request", line: 1060, run: r_exec_command_approval_request },
+      ],
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1113, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1139, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1161, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1186, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1207, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1228, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1249, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1269, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1287, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1307, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#command-approval-response", line: 1113, run: r_command_approval_response },
+      ],
+      "item/fileChange/requestApproval": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#file-change-approval-response", line: 1139, run: r_file_change_approval_response },
+      ],
+      "item/tool/requestUserInput": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#tool-request-user-input-response", line: 1161, run: r_tool_request_user_input_response },
+      ],
+      "mcpServer/elicitation/request": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#mcp-elicitation-response", line: 1186, run: r_mcp_elicitation_response },
+      ],
+      "item/permissions/requestApproval": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#permissions-approval-response", line: 1207, run: r_permissions_approval_response },
+      ],
+      "item/tool/call": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#dynamic-tool-call-response", line: 1228, run: r_dynamic_tool_call_response },
+      ],
+      "account/chatgptAuthTokens/refresh": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1249, run: r_auth_tokens_refresh_response },
+      ],
+      "attestation/generate": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#attestation-generate-response", line: 1269, run: r_attestation_generate_response },
+      ],
+      "applyPatchApproval": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#apply-patch-approval-response", line: 1287, run: r_apply_patch_approval_response },
+      ],
+      "execCommandApproval": [
+        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
+        { rule: "codex-app-server#exec-command-approval-response", line: 1307, run: r_exec_command_approval_response },
+      ],
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1692, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1710, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
-    }
+      "*": [
+        { rule: "codex-app-server#client-request-failed", line: 1692, run: r_client_request_failed },
+      ],
+      "initialize": [
+        { rule: "codex-app-server#initialize-response", line: 1710, run: r_initialize_response },
+      ],
+      "thread/read": [
+        { rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay },
+      ],
+      "thread/resume": [
+        { rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay },
+      ],
+    },
   },
   ignored: {
     notification: {
@@ -1075,7 +1357,7 @@ export const table: SurfaceTable = {
       "thread/realtime/item/started": "codex-app-server#ignored-notification-16",
       "thread/realtime/item/transcript/delta": "codex-app-server#ignored-notification-16",
       "thread/realtime/transcript/delta": "codex-app-server#ignored-notification-16",
-      "thread/realtime/sdp": "codex-app-server#ignored-notification-17"
+      "thread/realtime/sdp": "codex-app-server#ignored-notification-17",
     },
     clientRequest: {
       "initialize": "codex-app-server#ignored-clientRequest-18",
@@ -1187,11 +1469,11 @@ export const table: SurfaceTable = {
       "account/gatewayOAuth/login": "codex-app-server#ignored-clientRequest-27",
       "account/gatewayOAuth/cancel": "codex-app-server#ignored-clientRequest-27",
       "feedback/upload": "codex-app-server#ignored-clientRequest-28",
-      "feedback/save": "codex-app-server#ignored-clientRequest-28"
+      "feedback/save": "codex-app-server#ignored-clientRequest-28",
     },
     clientNotification: {
-      "initialized": "codex-app-server#ignored-clientNotification-29"
-    }
+      "initialized": "codex-app-server#ignored-clientNotification-29",
+    },
   },
   ignoreReasons: {
     "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1788)",
@@ -1222,6 +1504,6 @@ export const table: SurfaceTable = {
     "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1957)",
     "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1965)",
     "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:1981)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:1986)"
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:1986)",
   },
 };

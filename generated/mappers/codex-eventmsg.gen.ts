@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
@@ -14,119 +14,205 @@ export type LegacyMessage = U.LegacyEventMsg;
 export type Message = EventMessage | LegacyMessage;
 
 // map "turnItemType" (mappings/codex-eventmsg.yaml:87)
-const M_turnItemType: ReadonlyMap<string, "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown"> = new Map([["UserMessage", "user_message"], ["HookPrompt", "user_message"], ["AgentMessage", "assistant_message"], ["Plan", "plan"], ["Reasoning", "reasoning"], ["WebSearch", "web_search"], ["ImageGeneration", "image_view"], ["ImageView", "image_view"], ["ContextCompaction", "context_compaction"], ["CommandExecution", "command_execution"], ["FileChange", "file_change"], ["McpToolCall", "mcp_tool_call"], ["DynamicToolCall", "dynamic_tool_call"], ["FunctionCallOutput", "dynamic_tool_call"], ["CollabAgentToolCall", "collab_agent_tool_call"], ["SubAgentActivity", "collab_agent_tool_call"], ["EnteredReviewMode", "review_entered"], ["ExitedReviewMode", "review_exited"], ["Extension", "unknown"]]);
+type V_turnItemType =
+  | "user_message"
+  | "assistant_message"
+  | "plan"
+  | "reasoning"
+  | "web_search"
+  | "image_view"
+  | "context_compaction"
+  | "command_execution"
+  | "file_change"
+  | "mcp_tool_call"
+  | "dynamic_tool_call"
+  | "collab_agent_tool_call"
+  | "review_entered"
+  | "review_exited"
+  | "unknown";
+const M_turnItemType: ReadonlyMap<string, V_turnItemType> = new Map([
+  ["UserMessage", "user_message"],
+  ["HookPrompt", "user_message"],
+  ["AgentMessage", "assistant_message"],
+  ["Plan", "plan"],
+  ["Reasoning", "reasoning"],
+  ["WebSearch", "web_search"],
+  ["ImageGeneration", "image_view"],
+  ["ImageView", "image_view"],
+  ["ContextCompaction", "context_compaction"],
+  ["CommandExecution", "command_execution"],
+  ["FileChange", "file_change"],
+  ["McpToolCall", "mcp_tool_call"],
+  ["DynamicToolCall", "dynamic_tool_call"],
+  ["FunctionCallOutput", "dynamic_tool_call"],
+  ["CollabAgentToolCall", "collab_agent_tool_call"],
+  ["SubAgentActivity", "collab_agent_tool_call"],
+  ["EnteredReviewMode", "review_entered"],
+  ["ExitedReviewMode", "review_exited"],
+  ["Extension", "unknown"],
+]);
 
-function map_turnItemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown" {
+function map_turnItemType(v: unknown, d: any = "unknown"): V_turnItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "itemStatus" (mappings/codex-eventmsg.yaml:110)
-const M_itemStatus: ReadonlyMap<string, "completed" | "failed" | "declined" | "inProgress"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["in_progress", "inProgress"], ["inProgress", "inProgress"], ["generating", "inProgress"], ["interrupted", "failed"], ["incomplete", "failed"]]);
+type V_itemStatus = "completed" | "failed" | "declined" | "inProgress";
+const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
+  ["completed", "completed"],
+  ["failed", "failed"],
+  ["declined", "declined"],
+  ["in_progress", "inProgress"],
+  ["inProgress", "inProgress"],
+  ["generating", "inProgress"],
+  ["interrupted", "failed"],
+  ["incomplete", "failed"],
+]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): "completed" | "failed" | "declined" | "inProgress" {
+function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "endStatus" (mappings/codex-eventmsg.yaml:122)
-const M_endStatus: ReadonlyMap<string, "completed" | "failed" | "declined"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
+type V_endStatus = "completed" | "failed" | "declined";
+const M_endStatus: ReadonlyMap<string, V_endStatus> = new Map([
+  ["completed", "completed"],
+  ["failed", "failed"],
+  ["declined", "declined"],
+]);
 
-function map_endStatus(v: unknown, d: any = undefined): "completed" | "failed" | "declined" | undefined {
+function map_endStatus(v: unknown, d: any = undefined): V_endStatus | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "exitCodeStatus" (mappings/codex-eventmsg.yaml:125)
-const M_exitCodeStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["0", "completed"]]);
+type V_exitCodeStatus = "completed" | "failed";
+const M_exitCodeStatus: ReadonlyMap<string, V_exitCodeStatus> = new Map([
+  ["0", "completed"],
+]);
 
-function map_exitCodeStatus(v: unknown, d: any = "failed"): "completed" | "failed" {
+function map_exitCodeStatus(v: unknown, d: any = "failed"): V_exitCodeStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "successStatus" (mappings/codex-eventmsg.yaml:129)
-const M_successStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["true", "completed"], ["false", "failed"]]);
+type V_successStatus = "completed" | "failed";
+const M_successStatus: ReadonlyMap<string, V_successStatus> = new Map([
+  ["true", "completed"],
+  ["false", "failed"],
+]);
 
-function map_successStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
+function map_successStatus(v: unknown, d: any = "completed"): V_successStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "mcpResultStatus" (mappings/codex-eventmsg.yaml:133)
-const M_mcpResultStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["Ok", "completed"], ["Err", "failed"]]);
+type V_mcpResultStatus = "completed" | "failed";
+const M_mcpResultStatus: ReadonlyMap<string, V_mcpResultStatus> = new Map([
+  ["Ok", "completed"],
+  ["Err", "failed"],
+]);
 
-function map_mcpResultStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
+function map_mcpResultStatus(v: unknown, d: any = "completed"): V_mcpResultStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "endDecision" (mappings/codex-eventmsg.yaml:137)
-const M_endDecision: ReadonlyMap<string, "denied" | "approved"> = new Map([["declined", "denied"]]);
+type V_endDecision = "denied" | "approved";
+const M_endDecision: ReadonlyMap<string, V_endDecision> = new Map([
+  ["declined", "denied"],
+]);
 
-function map_endDecision(v: unknown, d: any = "approved"): "denied" | "approved" {
+function map_endDecision(v: unknown, d: any = "approved"): V_endDecision {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
 // map "requestEndDecision" (mappings/codex-eventmsg.yaml:142)
-const M_requestEndDecision: ReadonlyMap<string, "denied" | "unanswered"> = new Map([["exec_command_approval", "denied"], ["apply_patch_approval", "denied"]]);
+type V_requestEndDecision = "denied" | "unanswered";
+const M_requestEndDecision: ReadonlyMap<string, V_requestEndDecision> = new Map([
+  ["exec_command_approval", "denied"],
+  ["apply_patch_approval", "denied"],
+]);
 
-function map_requestEndDecision(v: unknown, d: any = "unanswered"): "denied" | "unanswered" {
+function map_requestEndDecision(v: unknown, d: any = "unanswered"): V_requestEndDecision {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
 // map "hookOutcome" (mappings/codex-eventmsg.yaml:146)
-const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
+type V_hookOutcome = "success" | "error" | "cancelled";
+const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
+  ["completed", "success"],
+  ["failed", "error"],
+  ["blocked", "error"],
+  ["stopped", "cancelled"],
+]);
 
-function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
+function map_hookOutcome(v: unknown, d: any = "error"): V_hookOutcome {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
 // map "collabCallStatus" (mappings/codex-eventmsg.yaml:150)
-const M_collabCallStatus: ReadonlyMap<string, "failed" | "completed"> = new Map([["errored", "failed"], ["not_found", "failed"]]);
+type V_collabCallStatus = "failed" | "completed";
+const M_collabCallStatus: ReadonlyMap<string, V_collabCallStatus> = new Map([
+  ["errored", "failed"],
+  ["not_found", "failed"],
+]);
 
-function map_collabCallStatus(v: unknown, d: any = "completed"): "failed" | "completed" {
+function map_collabCallStatus(v: unknown, d: any = "completed"): V_collabCallStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:154)
-const M_subAgentEndStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["completed", "completed"], ["interrupted", "failed"]]);
+type V_subAgentEndStatus = "completed" | "failed";
+const M_subAgentEndStatus: ReadonlyMap<string, V_subAgentEndStatus> = new Map([
+  ["completed", "completed"],
+  ["interrupted", "failed"],
+]);
 
-function map_subAgentEndStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
+function map_subAgentEndStatus(v: unknown, d: any = "completed"): V_subAgentEndStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "guardianActionItemType" (mappings/codex-eventmsg.yaml:158)
-const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["network_access", "command_execution"], ["apply_patch", "file_change"], ["mcp_tool_call", "mcp_tool_call"]]);
+type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call" | "unknown";
+const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
+  ["command", "command_execution"],
+  ["execve", "command_execution"],
+  ["network_access", "command_execution"],
+  ["apply_patch", "file_change"],
+  ["mcp_tool_call", "mcp_tool_call"],
+]);
 
-function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
+function map_guardianActionItemType(v: unknown, d: any = "unknown"): V_guardianActionItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/codex-eventmsg.yaml:168 — event session_configured → thread.started, session.configured */
-function r_session_configured(m: Extract<EventMessage, { type: "session_configured" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
-  cx.emit("session.configured", { config: x });
+function r_session_configured(m: View<Member<EventMessage, "type", "session_configured">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
+  cx.emit("session.configured", { config: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:191 — event shutdown_complete → session.exited */
-function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_shutdown_complete(m: View<Member<EventMessage, "type", "shutdown_complete">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("session.exited", { reason: "shutdown_complete", exitKind: "graceful" });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:207 — event task_started, turn_started → turn.started */
-function r_task_started(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.turn_id != null)) return false;
+function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
+  if (!(m.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", x.turn_id, "open", undefined, "turn_id", true);
+  cx.ref("turn", m.turn_id, "open", undefined, "turn_id", true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:229 — event task_started, turn_started → turn.started */
-function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
+function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", cx.meta?.id, "open", undefined, "meta.id", false);
@@ -135,8 +221,7 @@ function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
 }
 
 /** mappings/codex-eventmsg.yaml:246 — event task_started, turn_started → turn.started */
-function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
+function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
   cx.emit("turn.started", {});
@@ -144,223 +229,248 @@ function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
 }
 
 /** mappings/codex-eventmsg.yaml:261 — event task_complete, turn_complete → request.resolved, turn.completed */
-function r_task_complete(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.turn_id != null)) return false;
+function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
+  if (!(m.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", x.turn_id, "close", undefined, "turn_id", true);
+  cx.ref("turn", m.turn_id, "close", undefined, "turn_id", true);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
-  if (!cx.isStale("turn") && cx.line?.payload?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.payload?.error?.message) });
-  if (!cx.isStale("turn") && cx.line?.payload?.msg?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.payload?.msg?.error?.message) });
-  if (!cx.isStale("turn") && cx.line?.msg?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.msg?.error?.message) });
-  if (!cx.isStale("turn") && cx.line?.type !== "event_msg" && cx.line?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.error?.message) });
-  if (!cx.isStale("turn") && cx.line?.payload?.error == null && cx.line?.payload?.msg?.error == null && cx.line?.msg?.error == null && cx.line?.error == null) cx.emit("turn.completed", { state: "completed" });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: map_requestEndDecision(cx.state("request", "requestType")),
+    resolution: { inferredFrom: "task_complete" },
+  });
+  if (!cx.isStale("turn") && cx.line?.payload?.error != null) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: h.str(cx.line?.payload?.error?.message),
+  });
+  if (!cx.isStale("turn") && cx.line?.payload?.msg?.error != null) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: h.str(cx.line?.payload?.msg?.error?.message),
+  });
+  if (!cx.isStale("turn") && cx.line?.msg?.error != null) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: h.str(cx.line?.msg?.error?.message),
+  });
+  if (!cx.isStale("turn") && cx.line?.type !== "event_msg" && cx.line?.error != null) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: h.str(cx.line?.error?.message),
+  });
+  if (!cx.isStale("turn") && cx.line?.payload?.error == null && cx.line?.payload?.msg?.error == null && cx.line?.msg?.error == null && cx.line?.error == null) cx.emit("turn.completed", {
+    state: "completed",
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:338 — event task_complete, turn_complete → request.resolved, turn.completed */
-function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
+function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: map_requestEndDecision(cx.state("request", "requestType")),
+    resolution: { inferredFrom: "task_complete" },
+  });
   if (!cx.isStale("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:376 — event task_complete, turn_complete → request.resolved, turn.completed */
-function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
+function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: map_requestEndDecision(cx.state("request", "requestType")),
+    resolution: { inferredFrom: "task_complete" },
+  });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:401 — event turn_aborted → request.resolved, turn.aborted */
-function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.turn_id != null)) return false;
+function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
+  if (!(m.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", x.turn_id, "close", undefined, "turn_id", false);
+  cx.ref("turn", m.turn_id, "close", undefined, "turn_id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
-  if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: x.reason });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "abort",
+    resolution: { inferredFrom: "turn_aborted", reason: m.reason },
+  });
+  if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: m.reason });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:435 — event turn_aborted → request.resolved, turn.aborted */
-function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
-  if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: x.reason });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "abort",
+    resolution: { inferredFrom: "turn_aborted", reason: m.reason },
+  });
+  if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: m.reason });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:459 — event turn_aborted → request.resolved, turn.aborted */
-function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
-  if (cx.wasOpen("turn")) cx.emit("turn.aborted", { reason: x.reason });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "abort",
+    resolution: { inferredFrom: "turn_aborted", reason: m.reason },
+  });
+  if (cx.wasOpen("turn")) cx.emit("turn.aborted", { reason: m.reason });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:481 — event turn_diff → turn.diff.updated */
-function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("turn.diff.updated", { unifiedDiff: x.unified_diff });
+  cx.emit("turn.diff.updated", { unifiedDiff: m.unified_diff });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:517 — event plan_update → turn.plan.updated */
-function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("turn.plan.updated", { explanation: x.explanation, plan: h.planSteps(x.plan) });
+  cx.emit("turn.plan.updated", { explanation: m.explanation, plan: h.planSteps(m.plan) });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:529 — event plan_delta → content.delta */
-function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item_id, "use", undefined, "item_id", true);
-  cx.emit("content.delta", { streamKind: "plan_text", delta: x.delta });
+  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.emit("content.delta", { streamKind: "plan_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:544 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
-function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  if (x.info != null) cx.emit("thread.token-usage.updated", { usage: x.info });
-  if (x.rate_limits != null) cx.emit("account.rate-limits.updated", { rateLimits: x.rate_limits });
+  if (m.info != null) cx.emit("thread.token-usage.updated", { usage: m.info });
+  if (m.rate_limits != null) cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limits });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:564 — event error → runtime.error */
-function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.error", { class: "provider_error", message: x.message, detail: { codexErrorInfo: x.codex_error_info } });
+  cx.emit("runtime.error", { class: "provider_error", message: m.message, detail: { codexErrorInfo: m.codex_error_info } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:578 — event stream_error → runtime.warning */
-function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: x.message, detail: { codexErrorInfo: x.codex_error_info, additionalDetails: x.additional_details, willRetry: true } });
+  cx.emit("runtime.warning", {
+    message: m.message,
+    detail: { codexErrorInfo: m.codex_error_info, additionalDetails: m.additional_details, willRetry: true },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:590 — event warning → runtime.warning */
-function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: x.message });
+  cx.emit("runtime.warning", { message: m.message });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:601 — event guardian_warning → runtime.warning */
-function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: x.message, detail: { source: "guardian" } });
+  cx.emit("runtime.warning", { message: m.message, detail: { source: "guardian" } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:614 — legacy background_event → runtime.warning */
-function r_background_event(m: Extract<LegacyMessage, { type: "background_event" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: x.message, detail: { source: "background_event" } });
+  cx.emit("runtime.warning", { message: m.message, detail: { source: "background_event" } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:627 — event deprecation_notice → deprecation.notice */
-function r_deprecation_notice(m: Extract<EventMessage, { type: "deprecation_notice" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("deprecation.notice", { summary: x.summary, details: h.joinText(x.details) });
+function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
+  cx.emit("deprecation.notice", { summary: m.summary, details: h.joinText(m.details) });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:640 — event model_reroute → model.rerouted */
-function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("model.rerouted", { fromModel: x.from_model, toModel: x.to_model, reason: x.reason });
+  cx.emit("model.rerouted", { fromModel: m.from_model, toModel: m.to_model, reason: m.reason });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:653 — event model_verification → runtime.warning */
-function r_model_verification(m: Extract<EventMessage, { type: "model_verification" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.warning", { message: "the model backend requests additional account verification", detail: { verifications: x.verifications } });
+  cx.emit("runtime.warning", {
+    message: "the model backend requests additional account verification",
+    detail: { verifications: m.verifications },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:666 — event safety_buffering → runtime.warning */
-function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  if (x.show_buffering_ui === true) cx.emit("runtime.warning", { message: "model output is held for a safety review", detail: x });
+  if (m.show_buffering_ui === true) cx.emit("runtime.warning", {
+    message: "model output is held for a safety review",
+    detail: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:681 — event auth_recovery_started → auth.status */
-function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery_started" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("auth.status", { isAuthenticating: true, output: [x.message] });
+  cx.emit("auth.status", { isAuthenticating: true, output: [m.message] });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:693 — event auth_recovery_completed → auth.status */
-function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recovery_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("auth.status", { isAuthenticating: false, output: [x.message] });
+  cx.emit("auth.status", { isAuthenticating: false, output: [m.message] });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:706 — event context_compacted → thread.state.changed */
-function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.emit("thread.state.changed", { state: "compacted" });
@@ -368,861 +478,1011 @@ function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted
 }
 
 /** mappings/codex-eventmsg.yaml:719 — event thread_rolled_back → thread.metadata.updated */
-function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_back" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: x.num_turns } });
+  cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:732 — legacy thread_name_updated → thread.metadata.updated */
-function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
-  cx.emit("thread.metadata.updated", { name: (x.thread_name ?? "") });
+function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
+  cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:750 — event thread_goal_updated → thread.metadata.updated */
-function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.threadId, "use", undefined, "threadId", true);
+function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.threadId, "use", undefined, "threadId", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { metadata: { goal: x.goal } });
+  cx.emit("thread.metadata.updated", { metadata: { goal: m.goal } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:764 — event thread_settings_applied → thread.metadata.updated */
-function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_settings_applied" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { metadata: { settings: x.thread_settings } });
+  cx.emit("thread.metadata.updated", { metadata: { settings: m.thread_settings } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:775 — event environment_connected → thread.metadata.updated */
-function r_environment_connected(m: Extract<EventMessage, { type: "environment_connected" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: x.environment_id, connected: true } } });
+  cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:788 — event environment_disconnected → thread.metadata.updated */
-function r_environment_disconnected(m: Extract<EventMessage, { type: "environment_disconnected" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: x.environment_id, connected: false } } });
+  cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:802 — event agent_message_content_delta → content.delta */
-function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_message_content_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item_id, "use", undefined, "item_id", true);
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: x.delta });
+  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:818 — legacy agent_message_delta → item.started, content.delta */
-function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: x.delta });
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:847 — event agent_message → item.started, content.delta, item.completed */
-function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: x.message });
-  cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: { text: x.message, phase: x.phase } });
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: m.message });
+  cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: { text: m.message, phase: m.phase },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:910 — event agent_message → item.completed */
-function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
   cx.setVar(["assistant-message", cx.meta?.id], h.inc(cx.getVar(["assistant-message", cx.meta?.id])));
-  cx.snapshot("assistant_text", x.message, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: { text: x.message, phase: x.phase } });
+  cx.snapshot("assistant_text", m.message, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: { text: m.message, phase: m.phase },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:948 — event agent_message → item.completed */
-function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
-  cx.snapshot("assistant_text", x.message, undefined);
-  cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: { text: x.message, phase: x.phase } });
+  cx.snapshot("assistant_text", m.message, undefined);
+  cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: { text: m.message, phase: m.phase },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:965 — event user_message → item.started, item.completed */
-function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", data: { content: [{ type: "text", text: x.message }] } });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    data: { content: [{ type: "text", text: m.message }] },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:991 — event reasoning_content_delta → content.delta */
-function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item_id, "use", undefined, "item_id", true);
-  cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: (x.summary_index ?? 0), delta: x.delta });
+  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: (m.summary_index ?? 0), delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1010 — event reasoning_raw_content_delta → content.delta */
-function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item_id, "use", undefined, "item_id", true);
-  cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: (x.content_index ?? 0), delta: x.delta });
+  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: (m.content_index ?? 0), delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1027 — legacy agent_reasoning_delta → item.started, content.delta */
-function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: x.delta });
+  cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1048 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
-function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.delta });
+  cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1070 — event agent_reasoning → item.started, content.delta, item.completed */
-function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.text });
-  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.text } });
+  cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: m.text });
+  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: m.text } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1100 — event agent_reasoning → item.started, item.completed */
-function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
   cx.setVar(["legacy-reasoning", cx.meta?.id], h.inc(cx.getVar(["legacy-reasoning", cx.meta?.id])));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.text } });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: { text: m.text },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1132 — event agent_reasoning → item.started, item.completed */
-function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.text } });
+  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: m.text } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1152 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
-function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 0, delta: x.text });
-  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { rawText: x.text } });
+  cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 0, delta: m.text });
+  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { rawText: m.text } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1180 — event agent_reasoning_raw_content → item.started, item.completed */
-function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { rawText: x.text } });
+  cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { rawText: m.text } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1201 — event agent_reasoning_section_break → item.updated */
-function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (x.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))), "use", undefined, "item (value)", false);
-  cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: x.summary_index, sectionBreak: true } });
+  cx.ref("item", (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))), "use", undefined, "item (value)", false);
+  cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: m.summary_index, sectionBreak: true } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1223 — event item_started → item.started */
-function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "open", undefined, "item.id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_turnItemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "open", undefined, "item.id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_turnItemType(m.item?.type),
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1248 — event item_completed → item.started, content.delta, item.completed */
-function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  if (!cx.isStale("item") && x.item?.content?.[0]?.text != null) cx.emit("content.delta", { streamKind: "assistant_text", delta: x.item?.content?.[0]?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "assistant_message",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item") && m.item?.content?.[0]?.text != null) cx.emit("content.delta", {
+    streamKind: "assistant_text",
+    delta: m.item?.content?.[0]?.text,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1278 — event item_completed → item.started, content.delta, item.completed */
-function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  if (!cx.isStale("item") && x.item?.summary_text?.[0] != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.item?.summary_text?.[0] });
-  if (!cx.isStale("item") && x.item?.summary_text?.[1] != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 1, delta: x.item?.summary_text?.[1] });
-  if (!cx.isStale("item") && x.item?.summary_text?.[2] != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 2, delta: x.item?.summary_text?.[2] });
-  if (!cx.isStale("item") && x.item?.raw_content?.[0] != null) cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 0, delta: x.item?.raw_content?.[0] });
-  if (!cx.isStale("item") && x.item?.raw_content?.[1] != null) cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 1, delta: x.item?.raw_content?.[1] });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  if (!cx.isStale("item") && m.item?.summary_text?.[0] != null) cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    summaryIndex: 0,
+    delta: m.item?.summary_text?.[0],
+  });
+  if (!cx.isStale("item") && m.item?.summary_text?.[1] != null) cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    summaryIndex: 1,
+    delta: m.item?.summary_text?.[1],
+  });
+  if (!cx.isStale("item") && m.item?.summary_text?.[2] != null) cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    summaryIndex: 2,
+    delta: m.item?.summary_text?.[2],
+  });
+  if (!cx.isStale("item") && m.item?.raw_content?.[0] != null) cx.emit("content.delta", {
+    streamKind: "reasoning_text",
+    contentIndex: 0,
+    delta: m.item?.raw_content?.[0],
+  });
+  if (!cx.isStale("item") && m.item?.raw_content?.[1] != null) cx.emit("content.delta", {
+    streamKind: "reasoning_text",
+    contentIndex: 1,
+    delta: m.item?.raw_content?.[1],
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1354 — event item_completed → item.started, content.delta, item.completed */
-function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("content.delta", { streamKind: "plan_text", delta: x.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("content.delta", { streamKind: "plan_text", delta: m.item?.text });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1386 — event item_completed → item.started, item.completed */
-function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_turnItemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_turnItemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_turnItemType(m.item?.type),
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_turnItemType(m.item?.type),
+    status: map_itemStatus(m.item?.status),
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1416 — event item_completed → item.completed */
-function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "AgentMessage")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "AgentMessage")) return false;
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  cx.snapshot("assistant_text", x.item?.content?.[0]?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.snapshot("assistant_text", m.item?.content?.[0]?.text, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1439 — event item_completed → item.completed */
-function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "Reasoning")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "Reasoning")) return false;
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  cx.snapshotParts("reasoning_summary_text", x.item?.summary_text);
-  cx.snapshotParts("reasoning_text", x.item?.raw_content);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.snapshotParts("reasoning_summary_text", m.item?.summary_text);
+  cx.snapshotParts("reasoning_text", m.item?.raw_content);
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1463 — event item_completed → item.completed */
-function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "Plan")) return false;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "Plan")) return false;
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  cx.snapshot("plan_text", x.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.snapshot("plan_text", m.item?.text, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1486 — event item_completed → item.completed */
-function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
+function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_turnItemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_turnItemType(m.item?.type),
+    status: map_itemStatus(m.item?.status),
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1512 — event exec_command_begin → request.resolved, item.started */
-function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "approved", resolution: { implied: "exec_command_begin" } });
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x), data: x });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "approved",
+    resolution: { implied: "exec_command_begin" },
+  });
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "command_execution",
+    status: "inProgress",
+    title: h.itemTitle(m),
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1541 — event exec_command_output_delta → content.delta */
-function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.emit("content.delta", { streamKind: "command_output", delta: (h.decodeChunk(x.chunk) ?? "") });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.emit("content.delta", { streamKind: "command_output", delta: (h.decodeChunk(m.chunk) ?? "") });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1558 — event terminal_interaction → item.updated */
-function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.emit("item.updated", { itemType: "command_execution", data: { processId: x.process_id, stdin: x.stdin } });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.emit("item.updated", { itemType: "command_execution", data: { processId: m.process_id, stdin: m.stdin } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1574 — event exec_command_end → request.resolved, item.completed */
-function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  cx.snapshot("command_output", x.aggregated_output, undefined);
-  cx.snapshot("command_output", x.stdout, undefined);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_endDecision(x.status), resolution: { implied: "exec_command_end", status: x.status } });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: (map_endStatus(x.status) ?? map_exitCodeStatus(x.exit_code)), title: h.itemTitle(x), data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.snapshot("command_output", m.aggregated_output, undefined);
+  cx.snapshot("command_output", m.stdout, undefined);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: map_endDecision(m.status),
+    resolution: { implied: "exec_command_end", status: m.status },
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "command_execution",
+    status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
+    title: h.itemTitle(m),
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1613 — event exec_approval_request → request.opened */
-function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.approval_id != null)) return false;
+function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
+  if (!(m.approval_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.ref("request", x.approval_id, "open", "server", "approval_id", false);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x), args: x });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref("request", m.approval_id, "open", "server", "approval_id", false);
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(m), args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1631 — event exec_approval_request → request.opened */
-function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x), args: x });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(m), args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1648 — event apply_patch_approval_request → request.opened */
-function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(x.reason), args: x });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(m.reason), args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1665 — event request_permissions → request.opened */
-function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "unknown", detail: "permissions_approval", args: x });
+  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.emit("request.opened", { requestType: "unknown", detail: "permissions_approval", args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1680 — event request_user_input → user-input.requested, request.opened */
-function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.call_id, "open", "server", "call_id", true);
-  cx.emit("user-input.requested", { questions: x.questions });
-  cx.emit("request.opened", { requestType: "tool_user_input", args: x });
+  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.emit("user-input.requested", { questions: m.questions });
+  cx.emit("request.opened", { requestType: "tool_user_input", args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1699 — event elicitation_request → request.opened */
-function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "unknown", detail: "mcp_elicitation", args: x });
+  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.emit("request.opened", { requestType: "unknown", detail: "mcp_elicitation", args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1714 — event elicitation_abandoned → request.resolved */
-function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abandoned", resolution: x });
+  cx.ref("request", m.id, "close", "server", "id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "abandoned",
+    resolution: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1735 — event patch_apply_begin → request.resolved, item.started, item.updated */
-function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "approved", resolution: { implied: "patch_apply_begin" } });
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "file_change", status: "inProgress", data: x });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "file_change", status: "inProgress", data: { changes: x.changes, autoApproved: x.auto_approved } });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: "approved",
+    resolution: { implied: "patch_apply_begin" },
+  });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "file_change", status: "inProgress", data: m });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: "file_change",
+    status: "inProgress",
+    data: { changes: m.changes, autoApproved: m.auto_approved },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1771 — event patch_apply_updated → item.updated */
-function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.emit("item.updated", { itemType: "file_change", data: { changes: x.changes } });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.emit("item.updated", { itemType: "file_change", data: { changes: m.changes } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1785 — event patch_apply_end → request.resolved, item.completed */
-function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  cx.snapshot("file_change_output", x.stdout, undefined);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_endDecision(x.status), resolution: { implied: "patch_apply_end", status: x.status } });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "file_change", status: (map_endStatus(x.status) ?? map_successStatus(x.success)), data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.snapshot("file_change_output", m.stdout, undefined);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: map_endDecision(m.status),
+    resolution: { implied: "patch_apply_end", status: m.status },
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "file_change",
+    status: (map_endStatus(m.status) ?? map_successStatus(m.success)),
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1843 — event mcp_tool_call_begin → item.started */
-function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.invocation), data: x.invocation });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "mcp_tool_call",
+    status: "inProgress",
+    title: h.itemTitle(m.invocation),
+    data: m.invocation,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1859 — event mcp_tool_call_end → item.completed */
-function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_mcpResultStatus(h.decisionName(x.result)), title: h.itemTitle(x.invocation), data: { invocation: x.invocation, result: x.result, duration: x.duration } });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "mcp_tool_call",
+    status: map_mcpResultStatus(h.decisionName(m.result)),
+    title: h.itemTitle(m.invocation),
+    data: { invocation: m.invocation, result: m.result, duration: m.duration },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1879 — event web_search_begin → item.started */
-function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "web_search", status: "inProgress" });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1893 — event web_search_end → item.completed */
-function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "web_search", status: "completed", title: x.query, data: { query: x.query, action: x.action } });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "web_search",
+    status: "completed",
+    title: m.query,
+    data: { query: m.query, action: m.action },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1910 — event image_generation_begin → item.started */
-function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress", detail: "image_generation" });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "image_view",
+    status: "inProgress",
+    detail: "image_generation",
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1925 — event image_generation_end → item.completed */
-function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: map_itemStatus(x.status), detail: "image_generation", title: h.joinText(x.revised_prompt), data: { status: x.status, revisedPrompt: x.revised_prompt, savedPath: x.saved_path } });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "image_view",
+    status: map_itemStatus(m.status),
+    detail: "image_generation",
+    title: h.joinText(m.revised_prompt),
+    data: { status: m.status, revisedPrompt: m.revised_prompt, savedPath: m.saved_path },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1944 — event view_image_tool_call → item.started, item.completed */
-function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress", title: x.path });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: "completed", title: x.path, data: { path: x.path } });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "image_view",
+    status: "inProgress",
+    title: m.path,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "image_view",
+    status: "completed",
+    title: m.path,
+    data: { path: m.path },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1967 — event dynamic_tool_call_request → item.started, request.opened */
-function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.callId, "open", undefined, "callId", true);
-  cx.ref("request", x.callId, "open", "server", "callId", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: x.tool, data: x });
-  cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: x.tool, args: x });
+  cx.ref("item", m.callId, "open", undefined, "callId", true);
+  cx.ref("request", m.callId, "open", "server", "callId", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "dynamic_tool_call",
+    status: "inProgress",
+    title: m.tool,
+    data: m,
+  });
+  cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: m.tool, args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1990 — event dynamic_tool_call_response → request.resolved, item.completed */
-function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "dynamic_tool_call", resolution: { success: x.success, contentItems: x.content_items, error: x.error } });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "dynamic_tool_call", status: map_successStatus(x.success), title: x.tool, data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "dynamic_tool_call",
+    resolution: { success: m.success, contentItems: m.content_items, error: m.error },
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "dynamic_tool_call",
+    status: map_successStatus(m.success),
+    title: m.tool,
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2014 — event hook_started → hook.started */
-function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("hook.started", { hookId: x.run?.id, hookName: x.run?.source_path, hookEvent: x.run?.event_name });
+  cx.emit("hook.started", { hookId: m.run?.id, hookName: m.run?.source_path, hookEvent: m.run?.event_name });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2027 — event hook_completed → hook.completed */
-function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("hook.completed", { hookId: x.run?.id, outcome: map_hookOutcome(x.run?.status), output: h.joinText(x.run?.status_message) });
+  cx.emit("hook.completed", {
+    hookId: m.run?.id,
+    outcome: map_hookOutcome(m.run?.status),
+    output: h.joinText(m.run?.status_message),
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2040 — event mcp_startup_update → mcp.status.updated */
-function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
+function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
+  cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2052 — event mcp_startup_complete → mcp.status.updated */
-function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
+function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
+  cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2065 — event entered_review_mode → item.started, item.completed */
-function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
-  cx.emit("item.started", { itemType: "review_entered", status: "inProgress", title: h.joinText(x.user_facing_hint) });
-  cx.emit("item.completed", { itemType: "review_entered", status: "completed", title: h.joinText(x.user_facing_hint), data: { target: x.target } });
+  cx.emit("item.started", { itemType: "review_entered", status: "inProgress", title: h.joinText(m.user_facing_hint) });
+  cx.emit("item.completed", {
+    itemType: "review_entered",
+    status: "completed",
+    title: h.joinText(m.user_facing_hint),
+    data: { target: m.target },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2087 — event exited_review_mode → item.started, item.completed */
-function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "review_exited", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "review_exited", status: "completed", data: { reviewOutput: x.review_output } });
+  cx.emit("item.completed", { itemType: "review_exited", status: "completed", data: { reviewOutput: m.review_output } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2108 — event realtime_conversation_started → thread.realtime.started */
-function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.started", { realtimeSessionId: h.joinText(x.session_id) });
+  cx.emit("thread.realtime.started", { realtimeSessionId: h.joinText(m.session_id) });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2121 — event realtime_conversation_realtime → thread.realtime.audio.delta */
-function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.AudioOut != null)) return false;
+function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
+  if (!(m.payload?.AudioOut != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.audio.delta", { audio: x.payload?.AudioOut });
+  cx.emit("thread.realtime.audio.delta", { audio: m.payload?.AudioOut });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2136 — event realtime_conversation_realtime → thread.realtime.error */
-function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.Error != null)) return false;
+function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
+  if (!(m.payload?.Error != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.error", { message: (h.str(x.payload?.Error) ?? "realtime conversation error") });
+  cx.emit("thread.realtime.error", { message: (h.str(m.payload?.Error) ?? "realtime conversation error") });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2152 — event realtime_conversation_realtime → thread.realtime.item-added */
-function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.item-added", { item: x.payload });
+  cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2165 — event realtime_conversation_closed → thread.realtime.closed */
-function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.closed", { reason: h.joinText(x.reason) });
+  cx.emit("thread.realtime.closed", { reason: h.joinText(m.reason) });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2180 — event guardian_assessment → item.updated */
-function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x?.target_item_id, "use", undefined, "msg.target_item_id", false);
-  cx.emit("item.updated", { itemType: map_guardianActionItemType(x.action?.type), data: { autoApprovalReview: { reviewId: x.id, status: x.status, action: x.action, riskLevel: x.risk_level, rationale: x.rationale } } });
+  cx.ref("item", m?.target_item_id, "use", undefined, "msg.target_item_id", false);
+  cx.emit("item.updated", {
+    itemType: map_guardianActionItemType(m.action?.type),
+    data: {
+      autoApprovalReview: {
+        reviewId: m.id,
+        status: m.status,
+        action: m.action,
+        riskLevel: m.risk_level,
+        rationale: m.rationale,
+      },
+    },
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2197 — event collab_agent_spawn_begin → item.started */
-function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: "spawn_agent", data: x });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: "spawn_agent",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2214 — event collab_agent_spawn_end → item.completed */
-function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", x?.new_thread_id, "use", undefined, "msg.new_thread_id", false);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: map_collabCallStatus(h.decisionName(x.status)), title: "spawn_agent", data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("parent", m?.new_thread_id, "use", undefined, "msg.new_thread_id", false);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: map_collabCallStatus(h.decisionName(m.status)),
+    title: "spawn_agent",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2236 — event collab_agent_interaction_begin → item.started */
-function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  cx.ref("parent", x.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: "send_input", data: x });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: "send_input",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2254 — event collab_agent_interaction_end → item.completed */
-function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", x.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: map_collabCallStatus(h.decisionName(x.status)), title: "send_input", data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: map_collabCallStatus(h.decisionName(m.status)),
+    title: "send_input",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2274 — event collab_waiting_begin → item.started */
-function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: "wait", data: x });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: "wait",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2291 — event collab_waiting_end → item.completed */
-function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "completed", title: "wait", data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: "completed",
+    title: "wait",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2309 — event collab_close_begin → item.started */
-function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  cx.ref("parent", x.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: "close_agent", data: x });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: "close_agent",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2327 — event collab_close_end → item.completed */
-function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", x.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: map_collabCallStatus(h.decisionName(x.status)), title: "close_agent", data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: map_collabCallStatus(h.decisionName(m.status)),
+    title: "close_agent",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2346 — event collab_resume_begin → item.started */
-function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  cx.ref("parent", x.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: "resume_agent", data: x });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: "resume_agent",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2364 — event collab_resume_end → item.completed */
-function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
+function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", x.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: map_collabCallStatus(h.decisionName(x.status)), title: "resume_agent", data: x });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: map_collabCallStatus(h.decisionName(m.status)),
+    title: "resume_agent",
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2385 — event sub_agent_activity → item.started */
-function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.kind === "started")) return false;
+function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
+  if (!(m.kind === "started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.agent_thread_id, "open", undefined, "agent_thread_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.agent_path, data: x });
+  cx.ref("item", m.agent_thread_id, "open", undefined, "agent_thread_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: m.agent_path,
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2403 — event sub_agent_activity → item.completed */
-function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
+function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
+  if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.agent_thread_id, "close", undefined, "agent_thread_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: map_subAgentEndStatus(x.kind), title: x.agent_path, data: x });
+  cx.ref("item", m.agent_thread_id, "close", undefined, "agent_thread_id", true);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: map_subAgentEndStatus(m.kind),
+    title: m.agent_path,
+    data: m,
+  });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2422 — event sub_agent_activity → item.updated */
-function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.agent_thread_id, "use", undefined, "agent_thread_id", true);
-  cx.emit("item.updated", { itemType: "collab_agent_tool_call", title: x.agent_path, data: x });
+  cx.ref("item", m.agent_thread_id, "use", undefined, "agent_thread_id", true);
+  cx.emit("item.updated", { itemType: "collab_agent_tool_call", title: m.agent_path, data: m });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/codex-eventmsg.yaml:56 — input wrapper "tui-log"
-  if (x?.kind === "codex_event" && x?.dir != null) return { wrapper: "tui-log", message: x?.payload?.msg, meta: { id: x?.payload?.id } };
+  if (line?.kind === "codex_event" && line?.dir != null) return { wrapper: "tui-log", message: line?.payload?.msg, meta: { id: line?.payload?.id } };
   // mappings/codex-eventmsg.yaml:60 — input wrapper "tui-other"
-  if (x?.kind != null && x?.dir != null) return { ignore: "codex-eventmsg#input-tui-other" };
+  if (line?.kind != null && line?.dir != null) return { ignore: "codex-eventmsg#input-tui-other" };
   // mappings/codex-eventmsg.yaml:63 — input wrapper "rollout"
-  if (x?.type === "event_msg" && x?.timestamp != null) return { wrapper: "rollout", message: x?.payload, meta: { timestamp: x?.timestamp } };
+  if (line?.type === "event_msg" && line?.timestamp != null) return { wrapper: "rollout", message: line?.payload, meta: { timestamp: line?.timestamp } };
   // mappings/codex-eventmsg.yaml:67 — input wrapper "rollout-other"
-  if (x?.timestamp != null && x?.type != null && x?.payload != null) return { ignore: "codex-eventmsg#input-rollout-other" };
+  if (line?.timestamp != null && line?.type != null && line?.payload != null) return { ignore: "codex-eventmsg#input-rollout-other" };
   // mappings/codex-eventmsg.yaml:70 — input wrapper "bare"
-  if (x?.msg != null) return { wrapper: "bare", message: x?.msg, meta: { id: x?.id } };
+  if (line?.msg != null) return { wrapper: "bare", message: line?.msg, meta: { id: line?.id } };
   // mappings/codex-eventmsg.yaml:74 — input wrapper "plain"
-  if (x?.type != null) return { wrapper: "plain", message: x };
+  if (line?.type != null) return { wrapper: "plain", message: line };
   return undefined;
 }
 
@@ -1239,94 +1499,291 @@ export const table: SurfaceTable = {
   sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
   rows: {
     event: {
-      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 168, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
-      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 191, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
-      "task_started": [{ rule: "codex-eventmsg#task-started", line: 207, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 207, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 401, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 435, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 459, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 481, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
-      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 517, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
-      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 529, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "token_count": [{ rule: "codex-eventmsg#token-count", line: 544, run: r_token_count as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-eventmsg#error", line: 564, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 578, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-eventmsg#warning", line: 590, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 601, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 627, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 640, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
-      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 653, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 666, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 681, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 693, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 706, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
-      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 719, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
-      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 750, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 764, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
-      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 775, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 788, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 802, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 847, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 910, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 948, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 965, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 991, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1010, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1070, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1100, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1132, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1152, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1180, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1201, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1223, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1248, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1278, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1354, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1386, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1416, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1439, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1463, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1486, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1512, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1541, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1558, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1574, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1613, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1631, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1648, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1665, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1680, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1699, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1714, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1735, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1771, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1785, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1843, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1859, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1879, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1893, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1910, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1925, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1944, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 1967, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 1990, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2014, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2027, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2040, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2052, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2065, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2087, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2108, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2121, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2136, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2152, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2165, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2180, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2197, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2214, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2236, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2254, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2274, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2291, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2309, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2327, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2346, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2364, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2385, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2403, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2422, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "session_configured": [
+        { rule: "codex-eventmsg#session-configured", line: 168, run: r_session_configured },
+      ],
+      "shutdown_complete": [
+        { rule: "codex-eventmsg#shutdown-complete", line: 191, run: r_shutdown_complete },
+      ],
+      "task_started": [
+        { rule: "codex-eventmsg#task-started", line: 207, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed },
+      ],
+      "turn_started": [
+        { rule: "codex-eventmsg#task-started", line: 207, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed },
+      ],
+      "task_complete": [
+        { rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed },
+      ],
+      "turn_complete": [
+        { rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed },
+      ],
+      "turn_aborted": [
+        { rule: "codex-eventmsg#turn-aborted", line: 401, run: r_turn_aborted },
+        { rule: "codex-eventmsg#turn-aborted-submission", line: 435, run: r_turn_aborted_submission },
+        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 459, run: r_turn_aborted_unnamed },
+      ],
+      "turn_diff": [
+        { rule: "codex-eventmsg#turn-diff", line: 481, run: r_turn_diff },
+      ],
+      "plan_update": [
+        { rule: "codex-eventmsg#plan-update", line: 517, run: r_plan_update },
+      ],
+      "plan_delta": [
+        { rule: "codex-eventmsg#plan-delta", line: 529, run: r_plan_delta },
+      ],
+      "token_count": [
+        { rule: "codex-eventmsg#token-count", line: 544, run: r_token_count },
+      ],
+      "error": [
+        { rule: "codex-eventmsg#error", line: 564, run: r_error },
+      ],
+      "stream_error": [
+        { rule: "codex-eventmsg#stream-error", line: 578, run: r_stream_error },
+      ],
+      "warning": [
+        { rule: "codex-eventmsg#warning", line: 590, run: r_warning },
+      ],
+      "guardian_warning": [
+        { rule: "codex-eventmsg#guardian-warning", line: 601, run: r_guardian_warning },
+      ],
+      "deprecation_notice": [
+        { rule: "codex-eventmsg#deprecation-notice", line: 627, run: r_deprecation_notice },
+      ],
+      "model_reroute": [
+        { rule: "codex-eventmsg#model-reroute", line: 640, run: r_model_reroute },
+      ],
+      "model_verification": [
+        { rule: "codex-eventmsg#model-verification", line: 653, run: r_model_verification },
+      ],
+      "safety_buffering": [
+        { rule: "codex-eventmsg#safety-buffering", line: 666, run: r_safety_buffering },
+      ],
+      "auth_recovery_started": [
+        { rule: "codex-eventmsg#auth-recovery-started", line: 681, run: r_auth_recovery_started },
+      ],
+      "auth_recovery_completed": [
+        { rule: "codex-eventmsg#auth-recovery-completed", line: 693, run: r_auth_recovery_completed },
+      ],
+      "context_compacted": [
+        { rule: "codex-eventmsg#context-compacted", line: 706, run: r_context_compacted },
+      ],
+      "thread_rolled_back": [
+        { rule: "codex-eventmsg#thread-rolled-back", line: 719, run: r_thread_rolled_back },
+      ],
+      "thread_goal_updated": [
+        { rule: "codex-eventmsg#thread-goal-updated", line: 750, run: r_thread_goal_updated },
+      ],
+      "thread_settings_applied": [
+        { rule: "codex-eventmsg#thread-settings-applied", line: 764, run: r_thread_settings_applied },
+      ],
+      "environment_connected": [
+        { rule: "codex-eventmsg#environment-connected", line: 775, run: r_environment_connected },
+      ],
+      "environment_disconnected": [
+        { rule: "codex-eventmsg#environment-disconnected", line: 788, run: r_environment_disconnected },
+      ],
+      "agent_message_content_delta": [
+        { rule: "codex-eventmsg#agent-message-content-delta", line: 802, run: r_agent_message_content_delta },
+      ],
+      "agent_message": [
+        { rule: "codex-eventmsg#agent-message-restored", line: 847, run: r_agent_message_restored },
+        { rule: "codex-eventmsg#agent-message", line: 910, run: r_agent_message },
+        { rule: "codex-eventmsg#agent-message-unkeyed", line: 948, run: r_agent_message_unkeyed },
+      ],
+      "user_message": [
+        { rule: "codex-eventmsg#user-message", line: 965, run: r_user_message },
+      ],
+      "reasoning_content_delta": [
+        { rule: "codex-eventmsg#reasoning-content-delta", line: 991, run: r_reasoning_content_delta },
+      ],
+      "reasoning_raw_content_delta": [
+        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1010, run: r_reasoning_raw_content_delta },
+      ],
+      "agent_reasoning": [
+        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1070, run: r_agent_reasoning_restored },
+        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1100, run: r_agent_reasoning_streamed },
+        { rule: "codex-eventmsg#agent-reasoning", line: 1132, run: r_agent_reasoning },
+      ],
+      "agent_reasoning_raw_content": [
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1152, run: r_agent_reasoning_raw_content_restored },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1180, run: r_agent_reasoning_raw_content },
+      ],
+      "agent_reasoning_section_break": [
+        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1201, run: r_agent_reasoning_section_break },
+      ],
+      "item_started": [
+        { rule: "codex-eventmsg#item-started", line: 1223, run: r_item_started },
+      ],
+      "item_completed": [
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1248, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1278, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1354, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1386, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1416, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1439, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1463, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1486, run: r_item_completed },
+      ],
+      "exec_command_begin": [
+        { rule: "codex-eventmsg#exec-command-begin", line: 1512, run: r_exec_command_begin },
+      ],
+      "exec_command_output_delta": [
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1541, run: r_exec_command_output_delta },
+      ],
+      "terminal_interaction": [
+        { rule: "codex-eventmsg#terminal-interaction", line: 1558, run: r_terminal_interaction },
+      ],
+      "exec_command_end": [
+        { rule: "codex-eventmsg#exec-command-end", line: 1574, run: r_exec_command_end },
+      ],
+      "exec_approval_request": [
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1613, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1631, run: r_exec_approval_request },
+      ],
+      "apply_patch_approval_request": [
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1648, run: r_apply_patch_approval_request },
+      ],
+      "request_permissions": [
+        { rule: "codex-eventmsg#request-permissions", line: 1665, run: r_request_permissions },
+      ],
+      "request_user_input": [
+        { rule: "codex-eventmsg#request-user-input", line: 1680, run: r_request_user_input },
+      ],
+      "elicitation_request": [
+        { rule: "codex-eventmsg#elicitation-request", line: 1699, run: r_elicitation_request },
+      ],
+      "elicitation_abandoned": [
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1714, run: r_elicitation_abandoned },
+      ],
+      "patch_apply_begin": [
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1735, run: r_patch_apply_begin },
+      ],
+      "patch_apply_updated": [
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1771, run: r_patch_apply_updated },
+      ],
+      "patch_apply_end": [
+        { rule: "codex-eventmsg#patch-apply-end", line: 1785, run: r_patch_apply_end },
+      ],
+      "mcp_tool_call_begin": [
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1843, run: r_mcp_tool_call_begin },
+      ],
+      "mcp_tool_call_end": [
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1859, run: r_mcp_tool_call_end },
+      ],
+      "web_search_begin": [
+        { rule: "codex-eventmsg#web-search-begin", line: 1879, run: r_web_search_begin },
+      ],
+      "web_search_end": [
+        { rule: "codex-eventmsg#web-search-end", line: 1893, run: r_web_search_end },
+      ],
+      "image_generation_begin": [
+        { rule: "codex-eventmsg#image-generation-begin", line: 1910, run: r_image_generation_begin },
+      ],
+      "image_generation_end": [
+        { rule: "codex-eventmsg#image-generation-end", line: 1925, run: r_image_generation_end },
+      ],
+      "view_image_tool_call": [
+        { rule: "codex-eventmsg#view-image-tool-call", line: 1944, run: r_view_image_tool_call },
+      ],
+      "dynamic_tool_call_request": [
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 1967, run: r_dynamic_tool_call_request },
+      ],
+      "dynamic_tool_call_response": [
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 1990, run: r_dynamic_tool_call_response },
+      ],
+      "hook_started": [
+        { rule: "codex-eventmsg#hook-started", line: 2014, run: r_hook_started },
+      ],
+      "hook_completed": [
+        { rule: "codex-eventmsg#hook-completed", line: 2027, run: r_hook_completed },
+      ],
+      "mcp_startup_update": [
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2040, run: r_mcp_startup_update },
+      ],
+      "mcp_startup_complete": [
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2052, run: r_mcp_startup_complete },
+      ],
+      "entered_review_mode": [
+        { rule: "codex-eventmsg#entered-review-mode", line: 2065, run: r_entered_review_mode },
+      ],
+      "exited_review_mode": [
+        { rule: "codex-eventmsg#exited-review-mode", line: 2087, run: r_exited_review_mode },
+      ],
+      "realtime_conversation_started": [
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2108, run: r_realtime_conversation_started },
+      ],
+      "realtime_conversation_realtime": [
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2121, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2136, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2152, run: r_realtime_conversation_item },
+      ],
+      "realtime_conversation_closed": [
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2165, run: r_realtime_conversation_closed },
+      ],
+      "guardian_assessment": [
+        { rule: "codex-eventmsg#guardian-assessment", line: 2180, run: r_guardian_assessment },
+      ],
+      "collab_agent_spawn_begin": [
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2197, run: r_collab_agent_spawn_begin },
+      ],
+      "collab_agent_spawn_end": [
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2214, run: r_collab_agent_spawn_end },
+      ],
+      "collab_agent_interaction_begin": [
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2236, run: r_collab_agent_interaction_begin },
+      ],
+      "collab_agent_interaction_end": [
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2254, run: r_collab_agent_interaction_end },
+      ],
+      "collab_waiting_begin": [
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2274, run: r_collab_waiting_begin },
+      ],
+      "collab_waiting_end": [
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2291, run: r_collab_waiting_end },
+      ],
+      "collab_close_begin": [
+        { rule: "codex-eventmsg#collab-close-begin", line: 2309, run: r_collab_close_begin },
+      ],
+      "collab_close_end": [
+        { rule: "codex-eventmsg#collab-close-end", line: 2327, run: r_collab_close_end },
+      ],
+      "collab_resume_begin": [
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2346, run: r_collab_resume_begin },
+      ],
+      "collab_resume_end": [
+        { rule: "codex-eventmsg#collab-resume-end", line: 2364, run: r_collab_resume_end },
+      ],
+      "sub_agent_activity": [
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2385, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2403, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2422, run: r_sub_agent_activity },
+      ],
     },
     legacy: {
-      "background_event": [{ rule: "codex-eventmsg#background-event", line: 614, run: r_background_event as (m: any, cx: RowContext) => boolean }],
-      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 732, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 818, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1027, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1048, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
-    }
+      "background_event": [
+        { rule: "codex-eventmsg#background-event", line: 614, run: r_background_event },
+      ],
+      "thread_name_updated": [
+        { rule: "codex-eventmsg#thread-name-updated", line: 732, run: r_thread_name_updated },
+      ],
+      "agent_message_delta": [
+        { rule: "codex-eventmsg#agent-message-delta", line: 818, run: r_agent_message_delta },
+      ],
+      "agent_reasoning_delta": [
+        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1027, run: r_agent_reasoning_delta },
+      ],
+      "agent_reasoning_raw_content_delta": [
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1048, run: r_agent_reasoning_raw_content_delta },
+      ],
+    },
   },
   ignored: {
     event: {
@@ -1335,7 +1792,7 @@ export const table: SurfaceTable = {
       "thread_queue_changed": "codex-eventmsg#ignored-event-3",
       "realtime_conversation_list_voices_response": "codex-eventmsg#ignored-event-4",
       "raw_response_item": "codex-eventmsg#ignored-event-5",
-      "raw_response_completed": "codex-eventmsg#ignored-event-5"
+      "raw_response_completed": "codex-eventmsg#ignored-event-5",
     },
     legacy: {
       "undo_started": "codex-eventmsg#ignored-legacy-6",
@@ -1346,8 +1803,8 @@ export const table: SurfaceTable = {
       "list_skills_response": "codex-eventmsg#ignored-legacy-8",
       "list_remote_skills_response": "codex-eventmsg#ignored-legacy-8",
       "remote_skill_downloaded": "codex-eventmsg#ignored-legacy-8",
-      "skills_update_available": "codex-eventmsg#ignored-legacy-8"
-    }
+      "skills_update_available": "codex-eventmsg#ignored-legacy-8",
+    },
   },
   ignoreReasons: {
     "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2438)",
@@ -1359,6 +1816,6 @@ export const table: SurfaceTable = {
     "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2456)",
     "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2459)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
-    "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
+    "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)",
   },
 };

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
@@ -12,30 +12,55 @@ export type EventMessage = U.ThreadEvent;
 export type Message = EventMessage;
 
 // map "itemType" (mappings/codex-exec.yaml:59)
-const M_itemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown"> = new Map([["agent_message", "assistant_message"], ["reasoning", "reasoning"], ["command_execution", "command_execution"], ["file_change", "file_change"], ["mcp_tool_call", "mcp_tool_call"], ["web_search", "web_search"], ["todo_list", "plan"], ["error", "error"], ["collab_tool_call", "collab_agent_tool_call"]]);
+type V_itemType =
+  | "assistant_message"
+  | "reasoning"
+  | "command_execution"
+  | "file_change"
+  | "mcp_tool_call"
+  | "web_search"
+  | "plan"
+  | "error"
+  | "collab_agent_tool_call"
+  | "unknown";
+const M_itemType: ReadonlyMap<string, V_itemType> = new Map([
+  ["agent_message", "assistant_message"],
+  ["reasoning", "reasoning"],
+  ["command_execution", "command_execution"],
+  ["file_change", "file_change"],
+  ["mcp_tool_call", "mcp_tool_call"],
+  ["web_search", "web_search"],
+  ["todo_list", "plan"],
+  ["error", "error"],
+  ["collab_tool_call", "collab_agent_tool_call"],
+]);
 
-function map_itemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "command_execution" | "file_change" | "mcp_tool_call" | "web_search" | "plan" | "error" | "collab_agent_tool_call" | "unknown" {
+function map_itemType(v: unknown, d: any = "unknown"): V_itemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "itemStatus" (mappings/codex-exec.yaml:72)
-const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["in_progress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
+type V_itemStatus = "inProgress" | "completed" | "failed" | "declined";
+const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
+  ["in_progress", "inProgress"],
+  ["completed", "completed"],
+  ["failed", "failed"],
+  ["declined", "declined"],
+]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" | "declined" {
+function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/codex-exec.yaml:81 — event thread.started → thread.started */
-function r_thread_started(m: Extract<EventMessage, { type: "thread.started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.thread_id, "open", undefined, "thread_id", true);
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.thread_id });
+function r_thread_started(m: View<Member<EventMessage, "type", "thread.started">>, cx: RowContext): boolean {
+  cx.ref("thread", m.thread_id, "open", undefined, "thread_id", true);
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.thread_id });
   return true;
 }
 
 /** mappings/codex-exec.yaml:100 — event turn.started → turn.started */
-function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_started(m: View<Member<EventMessage, "type", "turn.started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
   cx.emit("turn.started", {});
@@ -43,175 +68,220 @@ function r_turn_started(m: Extract<EventMessage, { type: "turn.started" }>, cx: 
 }
 
 /** mappings/codex-exec.yaml:113 — event turn.completed → turn.completed */
-function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_completed(m: View<Member<EventMessage, "type", "turn.completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: x.usage });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: m.usage });
   return true;
 }
 
 /** mappings/codex-exec.yaml:134 — event turn.failed → turn.completed, runtime.error */
-function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.closeOpen("failed", "the turn failed before this item completed");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.error?.message });
-  cx.emit("runtime.error", { class: "provider_error", message: x.error?.message, detail: x.error });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
+  cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
 /** mappings/codex-exec.yaml:165 — event error → runtime.error */
-function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("runtime.error", { class: "provider_error", message: x.message });
+  cx.emit("runtime.error", { class: "provider_error", message: m.message });
   return true;
 }
 
 /** mappings/codex-exec.yaml:183 — event item.started → item.started, turn.plan.updated */
-function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "todo_list")) return false;
+function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: x.item });
-  cx.emit("turn.plan.updated", { plan: h.planSteps(x.item?.items) });
+  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
+  cx.emit("turn.plan.updated", { plan: h.planSteps(m.item?.items) });
   return true;
 }
 
 /** mappings/codex-exec.yaml:205 — event item.started → item.started */
-function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_itemType(m.item?.type),
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-exec.yaml:237 — event item.updated → item.started, item.updated, turn.plan.updated */
-function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "todo_list")) return false;
+function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: x.item });
-  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: x.item });
-  cx.emit("turn.plan.updated", { plan: h.planSteps(x.item?.items) });
+  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: m.item });
+  cx.emit("turn.plan.updated", { plan: h.planSteps(m.item?.items) });
   return true;
 }
 
 /** mappings/codex-exec.yaml:267 — event item.updated → item.started, item.updated */
-function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
-  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status, "inProgress"), title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_itemType(m.item?.type),
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
+  if (!cx.isStale("item")) cx.emit("item.updated", {
+    itemType: map_itemType(m.item?.type),
+    status: map_itemStatus(m.item?.status, "inProgress"),
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-exec.yaml:296 — event item.completed → item.started, content.delta, item.completed */
-function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "agent_message")) return false;
+function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "agent_message")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  if (!cx.isStale("item") && x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "assistant_message",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item") && m.item?.text != null && m?.item?.text !== "") cx.emit("content.delta", {
+    streamKind: "assistant_text",
+    delta: m.item?.text,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-exec.yaml:338 — event item.completed → item.started, content.delta, item.completed */
-function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "reasoning")) return false;
+function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "reasoning")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  if (!cx.isStale("item") && x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  if (!cx.isStale("item") && m.item?.text != null && m?.item?.text !== "") cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    summaryIndex: 0,
+    delta: m.item?.text,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-exec.yaml:369 — event item.completed → item.started, content.delta, item.completed */
-function r_item_completed_command_execution(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "command_execution")) return false;
+function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "command_execution")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item") && x.item?.aggregated_output != null && x?.item?.aggregated_output !== "") cx.emit("content.delta", { streamKind: "command_output", delta: x.item?.aggregated_output });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "command_execution",
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+  });
+  if (!cx.isStale("item") && m.item?.aggregated_output != null && m?.item?.aggregated_output !== "") cx.emit("content.delta", {
+    streamKind: "command_output",
+    delta: m.item?.aggregated_output,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "command_execution",
+    status: map_itemStatus(m.item?.status),
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-exec.yaml:412 — event item.completed → item.started, item.completed */
-function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "mcp_tool_call")) return false;
+function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "mcp_tool_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), detail: x.item?.error?.message, data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "mcp_tool_call",
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "mcp_tool_call",
+    status: map_itemStatus(m.item?.status),
+    title: h.itemTitle(m.item),
+    detail: m.item?.error?.message,
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-exec.yaml:442 — event item.completed → item.started, turn.plan.updated, item.completed */
-function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "todo_list")) return false;
+function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
-  cx.emit("turn.plan.updated", { plan: h.planSteps(x.item?.items) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
+  cx.emit("turn.plan.updated", { plan: h.planSteps(m.item?.items) });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;
 }
 
 /** mappings/codex-exec.yaml:470 — event item.completed → runtime.error, item.completed */
-function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.item?.type === "error")) return false;
+function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
+  if (!(m.item?.type === "error")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  cx.emit("runtime.error", { class: "provider_error", message: x.item?.message, detail: x.item });
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "error", status: "failed", detail: x.item?.message, data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.emit("runtime.error", { class: "provider_error", message: m.item?.message, detail: m.item });
+  if (cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: "error",
+    status: "failed",
+    detail: m.item?.message,
+    data: m.item,
+  });
   return true;
 }
 
 /** mappings/codex-exec.yaml:503 — event item.completed → item.started, item.completed */
-function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_itemType(m.item?.type),
+    status: "inProgress",
+    title: h.itemTitle(m.item),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_itemType(m.item?.type),
+    status: map_itemStatus(m.item?.status),
+    title: h.itemTitle(m.item),
+    data: m.item,
+  });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/codex-exec.yaml:43 — input wrapper "recorder-argv"
-  if (x?.argv != null) return { ignore: "codex-exec#input-recorder-argv" };
+  if (line?.argv != null) return { ignore: "codex-exec#input-recorder-argv" };
   // mappings/codex-exec.yaml:46 — input wrapper "bare"
-  if (true) return { wrapper: "bare", message: x };
-  return undefined;
+  return { wrapper: "bare", message: line };
 }
 
 /** The codex-exec mapping table (mappings/codex-exec.yaml), compiled. */
@@ -226,20 +296,42 @@ export const table: SurfaceTable = {
   sources: { event: "codex.sdk.thread-event" },
   rows: {
     event: {
-      "thread.started": [{ rule: "codex-exec#thread-started", line: 81, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "turn.started": [{ rule: "codex-exec#turn-started", line: 100, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn.completed": [{ rule: "codex-exec#turn-completed", line: 113, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 134, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-exec#error", line: 165, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 183, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 205, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 237, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 267, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
-      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 296, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 338, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 369, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 412, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 442, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 470, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 503, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
-    }
+      "thread.started": [
+        { rule: "codex-exec#thread-started", line: 81, run: r_thread_started },
+      ],
+      "turn.started": [
+        { rule: "codex-exec#turn-started", line: 100, run: r_turn_started },
+      ],
+      "turn.completed": [
+        { rule: "codex-exec#turn-completed", line: 113, run: r_turn_completed },
+      ],
+      "turn.failed": [
+        { rule: "codex-exec#turn-failed", line: 134, run: r_turn_failed },
+      ],
+      "error": [
+        { rule: "codex-exec#error", line: 165, run: r_error },
+      ],
+      "item.started": [
+        { rule: "codex-exec#item-started-todo-list", line: 183, run: r_item_started_todo_list },
+        { rule: "codex-exec#item-started", line: 205, run: r_item_started },
+      ],
+      "item.updated": [
+        { rule: "codex-exec#item-updated-todo-list", line: 237, run: r_item_updated_todo_list },
+        { rule: "codex-exec#item-updated", line: 267, run: r_item_updated },
+      ],
+      "item.completed": [
+        { rule: "codex-exec#item-completed-agent-message", line: 296, run: r_item_completed_agent_message },
+        { rule: "codex-exec#item-completed-reasoning", line: 338, run: r_item_completed_reasoning },
+        { rule: "codex-exec#item-completed-command-execution", line: 369, run: r_item_completed_command_execution },
+        { rule: "codex-exec#item-completed-mcp-tool-call", line: 412, run: r_item_completed_mcp_tool_call },
+        { rule: "codex-exec#item-completed-todo-list", line: 442, run: r_item_completed_todo_list },
+        { rule: "codex-exec#item-completed-error", line: 470, run: r_item_completed_error },
+        { rule: "codex-exec#item-completed", line: 503, run: r_item_completed },
+      ],
+    },
   },
-  ignored: {
-
-  },
+  ignored: {},
   ignoreReasons: {
-    "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:43)"
+    "codex-exec#input-recorder-argv": "the recorder's note of the `codex exec` command line it started (not agent output) (mappings/codex-exec.yaml:43)",
   },
 };

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
@@ -12,233 +12,328 @@ export type LineMessage = U.RolloutLine;
 export type Message = LineMessage;
 
 // map "toolItemType" (mappings/codex-rollout.yaml:50)
-const M_toolItemType: ReadonlyMap<string, "command_execution" | "file_change" | "image_view" | "web_search" | "plan" | "collab_agent_tool_call" | "dynamic_tool_call"> = new Map([["shell", "command_execution"], ["container.exec", "command_execution"], ["local_shell", "command_execution"], ["shell_command", "command_execution"], ["exec_command", "command_execution"], ["write_stdin", "command_execution"], ["apply_patch", "file_change"], ["view_image", "image_view"], ["web_search", "web_search"], ["update_plan", "plan"], ["spawn_agent", "collab_agent_tool_call"], ["send_input", "collab_agent_tool_call"], ["resume_agent", "collab_agent_tool_call"], ["wait", "collab_agent_tool_call"], ["close_agent", "collab_agent_tool_call"]]);
+type V_toolItemType =
+  | "command_execution"
+  | "file_change"
+  | "image_view"
+  | "web_search"
+  | "plan"
+  | "collab_agent_tool_call"
+  | "dynamic_tool_call";
+const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
+  ["shell", "command_execution"],
+  ["container.exec", "command_execution"],
+  ["local_shell", "command_execution"],
+  ["shell_command", "command_execution"],
+  ["exec_command", "command_execution"],
+  ["write_stdin", "command_execution"],
+  ["apply_patch", "file_change"],
+  ["view_image", "image_view"],
+  ["web_search", "web_search"],
+  ["update_plan", "plan"],
+  ["spawn_agent", "collab_agent_tool_call"],
+  ["send_input", "collab_agent_tool_call"],
+  ["resume_agent", "collab_agent_tool_call"],
+  ["wait", "collab_agent_tool_call"],
+  ["close_agent", "collab_agent_tool_call"],
+]);
 
-function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "image_view" | "web_search" | "plan" | "collab_agent_tool_call" | "dynamic_tool_call" {
+function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): V_toolItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "itemStatus" (mappings/codex-rollout.yaml:69)
-const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed"> = new Map([["in_progress", "inProgress"], ["searching", "inProgress"], ["generating", "inProgress"], ["completed", "completed"], ["incomplete", "failed"], ["failed", "failed"]]);
+type V_itemStatus = "inProgress" | "completed" | "failed";
+const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
+  ["in_progress", "inProgress"],
+  ["searching", "inProgress"],
+  ["generating", "inProgress"],
+  ["completed", "completed"],
+  ["incomplete", "failed"],
+  ["failed", "failed"],
+]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" {
+function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/codex-rollout.yaml:80 — line session_meta → session.started, thread.started */
-function r_session_meta(m: Extract<LineMessage, { type: "session_meta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("session", x.payload?.id, "use", undefined, "payload.id", true);
-  cx.ref("thread", x.payload?.id, "open", undefined, "payload.id", true);
-  cx.emit("session.started", { message: x.payload?.originator, resume: { id: x.payload?.id, timestamp: x.payload?.timestamp, cwd: x.payload?.cwd, originator: x.payload?.originator, cliVersion: x.payload?.cli_version, source: x.payload?.source, modelProvider: x.payload?.model_provider, git: x.payload?.git } });
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.payload?.id });
+function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx: RowContext): boolean {
+  cx.ref("session", m.payload?.id, "use", undefined, "payload.id", true);
+  cx.ref("thread", m.payload?.id, "open", undefined, "payload.id", true);
+  cx.emit("session.started", {
+    message: m.payload?.originator,
+    resume: {
+      id: m.payload?.id,
+      timestamp: m.payload?.timestamp,
+      cwd: m.payload?.cwd,
+      originator: m.payload?.originator,
+      cliVersion: m.payload?.cli_version,
+      source: m.payload?.source,
+      modelProvider: m.payload?.model_provider,
+      git: m.payload?.git,
+    },
+  });
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.payload?.id });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:109 — line turn_context → session.configured */
-function r_turn_context(m: Extract<LineMessage, { type: "turn_context" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_turn_context(m: View<Member<LineMessage, "type", "turn_context">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("session.configured", { config: x.payload });
+  cx.emit("session.configured", { config: m.payload });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:124 — line dynamic_tools_updated → thread.metadata.updated */
-function r_dynamic_tools_updated(m: Extract<LineMessage, { type: "dynamic_tools_updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.payload?.thread_id, "use", undefined, "payload.thread_id", true);
-  cx.emit("thread.metadata.updated", { metadata: { dynamicTools: x.payload?.tools } });
+function r_dynamic_tools_updated(m: View<Member<LineMessage, "type", "dynamic_tools_updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.payload?.thread_id, "use", undefined, "payload.thread_id", true);
+  cx.emit("thread.metadata.updated", { metadata: { dynamicTools: m.payload?.tools } });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:138 — line compacted → thread.state.changed */
-function r_compacted(m: Extract<LineMessage, { type: "compacted" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_compacted(m: View<Member<LineMessage, "type", "compacted">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.state.changed", { state: "compacted", detail: { message: x.payload?.message } });
+  cx.emit("thread.state.changed", { state: "compacted", detail: { message: m.payload?.message } });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:157 — line event_msg */
-function r_event_msg(m: Extract<LineMessage, { type: "event_msg" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.delegate("codex-eventmsg", x.payload);
+function r_event_msg(m: View<Member<LineMessage, "type", "event_msg">>, cx: RowContext): boolean {
+  cx.delegate("codex-eventmsg", m.payload);
   return true;
 }
 
 /** mappings/codex-rollout.yaml:167 — line response_item → item.started, content.delta, item.completed */
-function r_response_item_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "message")) return false;
+function r_response_item_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "message")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item") && x.payload?.role === "assistant" && x.payload?.id != null) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  if (x.payload?.role === "assistant" && x.payload?.id != null && !cx.isStale("item") && x.payload?.content?.[0]?.text != null) cx.emit("content.delta", { streamKind: "assistant_text", delta: x.payload?.content?.[0]?.text });
-  if (!cx.isStale("item") && x.payload?.role === "assistant" && x.payload?.id != null) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.payload });
+  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item") && m.payload?.role === "assistant" && m.payload?.id != null) cx.emit("item.started", {
+    itemType: "assistant_message",
+    status: "inProgress",
+  });
+  if (m.payload?.role === "assistant" && m.payload?.id != null && !cx.isStale("item") && m.payload?.content?.[0]?.text != null) cx.emit("content.delta", {
+    streamKind: "assistant_text",
+    delta: m.payload?.content?.[0]?.text,
+  });
+  if (!cx.isStale("item") && m.payload?.role === "assistant" && m.payload?.id != null) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:236 — line response_item → item.started, content.delta, item.completed */
-function r_response_item_reasoning(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "reasoning")) return false;
+function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "reasoning")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item") && x.payload?.id != null) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  if (x.payload?.id != null && !cx.isStale("item") && x.payload?.summary?.[0]?.text != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.payload?.summary?.[0]?.text });
-  if (x.payload?.id != null && !cx.isStale("item") && x.payload?.summary?.[1]?.text != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 1, delta: x.payload?.summary?.[1]?.text });
-  if (!cx.isStale("item") && x.payload?.id != null) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.payload });
+  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item") && m.payload?.id != null) cx.emit("item.started", {
+    itemType: "reasoning",
+    status: "inProgress",
+  });
+  if (m.payload?.id != null && !cx.isStale("item") && m.payload?.summary?.[0]?.text != null) cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    summaryIndex: 0,
+    delta: m.payload?.summary?.[0]?.text,
+  });
+  if (m.payload?.id != null && !cx.isStale("item") && m.payload?.summary?.[1]?.text != null) cx.emit("content.delta", {
+    streamKind: "reasoning_summary_text",
+    summaryIndex: 1,
+    delta: m.payload?.summary?.[1]?.text,
+  });
+  if (!cx.isStale("item") && m.payload?.id != null) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:284 — line response_item → item.started */
-function r_response_item_function_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.payload?.type === "function_call" || x.payload?.type === "custom_tool_call"))) return false;
+function r_response_item_function_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!((m.payload?.type === "function_call" || m.payload?.type === "custom_tool_call"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.payload?.name), status: "inProgress", title: x.payload?.name, data: x.payload });
+  cx.ref("item", m.payload?.call_id, "open", undefined, "payload.call_id", false);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_toolItemType(m.payload?.name),
+    status: "inProgress",
+    title: m.payload?.name,
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:327 — line response_item → item.started */
-function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "local_shell_call")) return false;
+function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "local_shell_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: map_itemStatus(x.payload?.status, "inProgress"), title: h.itemTitle(x.payload?.action), data: x.payload });
+  cx.ref("item", m.payload?.call_id, "open", undefined, "payload.call_id", false);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "command_execution",
+    status: map_itemStatus(m.payload?.status, "inProgress"),
+    title: h.itemTitle(m.payload?.action),
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:347 — line response_item → item.started */
-function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "tool_search_call")) return false;
+function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "tool_search_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: "tool_search", data: x.payload });
+  cx.ref("item", m.payload?.call_id, "open", undefined, "payload.call_id", false);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "dynamic_tool_call",
+    status: "inProgress",
+    title: "tool_search",
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:369 — line response_item → item.started, item.completed */
-function r_response_item_call_output(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.payload?.type === "function_call_output" || x.payload?.type === "custom_tool_call_output" || x.payload?.type === "tool_search_output"))) return false;
+function r_response_item_call_output(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!((m.payload?.type === "function_call_output" || m.payload?.type === "custom_tool_call_output" || m.payload?.type === "tool_search_output"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.call_id, "close", undefined, "payload.call_id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), data: x.payload });
+  cx.ref("item", m.payload?.call_id, "close", undefined, "payload.call_id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "dynamic_tool_call",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:417 — line response_item → item.started, item.completed */
-function r_response_item_web_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "web_search_call")) return false;
+function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "web_search_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "web_search", status: "inProgress", title: x.payload?.action?.query });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "web_search", status: map_itemStatus(x.payload?.status), title: x.payload?.action?.query, data: x.payload });
+  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "web_search",
+    status: "inProgress",
+    title: m.payload?.action?.query,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "web_search",
+    status: map_itemStatus(m.payload?.status),
+    title: m.payload?.action?.query,
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:444 — line response_item → item.started, item.completed */
-function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "image_generation_call")) return false;
+function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "image_generation_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: map_itemStatus(x.payload?.status), data: { id: x.payload?.id, status: x.payload?.status, revisedPrompt: x.payload?.revised_prompt } });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "image_view",
+    status: map_itemStatus(m.payload?.status),
+    data: { id: m.payload?.id, status: m.payload?.status, revisedPrompt: m.payload?.revised_prompt },
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:469 — line response_item → item.started, item.completed */
-function r_response_item_compaction(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.payload?.type === "compaction" || x.payload?.type === "context_compaction"))) return false;
+function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
+  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "context_compaction",
+    status: "inProgress",
+  });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "context_compaction", status: "completed" });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:493 — line response_item → item.started, item.completed */
-function r_response_item_agent_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "agent_message")) return false;
+function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "agent_message")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "completed", data: x.payload });
+  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: "completed",
+    data: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:518 — line response_item → session.configured */
-function r_response_item_additional_tools(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "additional_tools")) return false;
+function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "additional_tools")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("session.configured", { config: { additionalTools: x.payload?.tools } });
+  cx.emit("session.configured", { config: { additionalTools: m.payload?.tools } });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:534 — line response_item → session.configured */
-function r_response_item_configuration_update(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "configuration_update")) return false;
+function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "configuration_update")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("session.configured", { config: { reasoning: x.payload?.reasoning } });
+  cx.emit("session.configured", { config: { reasoning: m.payload?.reasoning } });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:553 — line response_item → runtime.warning */
-function r_response_item_markers(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.payload?.type === "compaction_trigger" || x.payload?.type === "other"))) return false;
-  if (x.payload?.type === "other") cx.emit("runtime.warning", { message: "codex-rollout: a response_item of type \"other\" (not classified by Codex itself)", detail: x.payload });
+function r_response_item_markers(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
+  if (!((m.payload?.type === "compaction_trigger" || m.payload?.type === "other"))) return false;
+  if (m.payload?.type === "other") cx.emit("runtime.warning", {
+    message: "codex-rollout: a response_item of type \"other\" (not classified by Codex itself)",
+    detail: m.payload,
+  });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:571 — line realtime_item → thread.realtime.started */
-function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "realtime_session_started")) return false;
+function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "realtime_session_started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.started", { realtimeSessionId: x.payload?.realtime_session_id });
+  cx.emit("thread.realtime.started", { realtimeSessionId: m.payload?.realtime_session_id });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:586 — line realtime_item → thread.realtime.closed */
-function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.payload?.type === "realtime_session_closed")) return false;
+function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
+  if (!(m.payload?.type === "realtime_session_closed")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("thread.realtime.closed", {});
   return true;
 }
 
 /** mappings/codex-rollout.yaml:600 — line realtime_item → thread.realtime.item-added */
-function r_realtime_item(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
-  const x: any = m;
+function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.item-added", { item: x.payload });
+  cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
@@ -253,14 +348,42 @@ export const table: SurfaceTable = {
   sources: { line: "codex.eventmsg" },
   rows: {
     line: {
-      "session_meta": [{ rule: "codex-rollout#session-meta", line: 80, run: r_session_meta as (m: any, cx: RowContext) => boolean }],
-      "turn_context": [{ rule: "codex-rollout#turn-context", line: 109, run: r_turn_context as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
-      "compacted": [{ rule: "codex-rollout#compacted", line: 138, run: r_compacted as (m: any, cx: RowContext) => boolean }],
-      "event_msg": [{ rule: "codex-rollout#event-msg", line: 157, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
-      "response_item": [{ rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 236, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 284, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 327, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 347, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 369, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 417, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 444, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 469, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 493, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 518, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 534, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 553, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
-      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 571, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 586, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 600, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
-    }
+      "session_meta": [
+        { rule: "codex-rollout#session-meta", line: 80, run: r_session_meta },
+      ],
+      "turn_context": [
+        { rule: "codex-rollout#turn-context", line: 109, run: r_turn_context },
+      ],
+      "dynamic_tools_updated": [
+        { rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated },
+      ],
+      "compacted": [
+        { rule: "codex-rollout#compacted", line: 138, run: r_compacted },
+      ],
+      "event_msg": [
+        { rule: "codex-rollout#event-msg", line: 157, run: r_event_msg },
+      ],
+      "response_item": [
+        { rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message },
+        { rule: "codex-rollout#response-item-reasoning", line: 236, run: r_response_item_reasoning },
+        { rule: "codex-rollout#response-item-function-call", line: 284, run: r_response_item_function_call },
+        { rule: "codex-rollout#response-item-local-shell-call", line: 327, run: r_response_item_local_shell_call },
+        { rule: "codex-rollout#response-item-tool-search-call", line: 347, run: r_response_item_tool_search_call },
+        { rule: "codex-rollout#response-item-call-output", line: 369, run: r_response_item_call_output },
+        { rule: "codex-rollout#response-item-web-search-call", line: 417, run: r_response_item_web_search_call },
+        { rule: "codex-rollout#response-item-image-generation-call", line: 444, run: r_response_item_image_generation_call },
+        { rule: "codex-rollout#response-item-compaction", line: 469, run: r_response_item_compaction },
+        { rule: "codex-rollout#response-item-agent-message", line: 493, run: r_response_item_agent_message },
+        { rule: "codex-rollout#response-item-additional-tools", line: 518, run: r_response_item_additional_tools },
+        { rule: "codex-rollout#response-item-configuration-update", line: 534, run: r_response_item_configuration_update },
+        { rule: "codex-rollout#response-item-markers", line: 553, run: r_response_item_markers },
+      ],
+      "realtime_item": [
+        { rule: "codex-rollout#realtime-session-started", line: 571, run: r_realtime_session_started },
+        { rule: "codex-rollout#realtime-session-closed", line: 586, run: r_realtime_session_closed },
+        { rule: "codex-rollout#realtime-item", line: 600, run: r_realtime_item },
+      ],
+    },
   },
   ignored: {
     line: {
@@ -269,14 +392,14 @@ export const table: SurfaceTable = {
       "retained_context": "codex-rollout#ignored-line-3",
       "security_risk_score": "codex-rollout#ignored-line-4",
       "inter_agent_communication": "codex-rollout#ignored-line-5",
-      "inter_agent_communication_metadata": "codex-rollout#ignored-line-5"
-    }
+      "inter_agent_communication_metadata": "codex-rollout#ignored-line-5",
+    },
   },
   ignoreReasons: {
     "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:614)",
     "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:617)",
     "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:620)",
     "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:623)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:626)"
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:626)",
   },
 };

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
@@ -12,166 +12,260 @@ export type EventMessage = U.CursorStreamJsonEvent;
 export type Message = EventMessage;
 
 // map "toolKind" (mappings/cursor-cli.yaml:52)
-const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call"> = new Map([["shellToolCall", "command_execution"], ["editToolCall", "file_change"], ["writeToolCall", "file_change"], ["deleteToolCall", "file_change"], ["applyPatchToolCall", "file_change"], ["readToolCall", "dynamic_tool_call"], ["grepToolCall", "dynamic_tool_call"], ["globToolCall", "dynamic_tool_call"], ["lsToolCall", "dynamic_tool_call"], ["semSearchToolCall", "dynamic_tool_call"], ["updateTodosToolCall", "plan"], ["mcpToolCall", "mcp_tool_call"], ["webSearchToolCall", "web_search"], ["webFetchToolCall", "web_search"], ["taskToolCall", "collab_agent_tool_call"], ["function", "dynamic_tool_call"]]);
+type V_toolKind =
+  | "command_execution"
+  | "file_change"
+  | "dynamic_tool_call"
+  | "plan"
+  | "mcp_tool_call"
+  | "web_search"
+  | "collab_agent_tool_call";
+const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
+  ["shellToolCall", "command_execution"],
+  ["editToolCall", "file_change"],
+  ["writeToolCall", "file_change"],
+  ["deleteToolCall", "file_change"],
+  ["applyPatchToolCall", "file_change"],
+  ["readToolCall", "dynamic_tool_call"],
+  ["grepToolCall", "dynamic_tool_call"],
+  ["globToolCall", "dynamic_tool_call"],
+  ["lsToolCall", "dynamic_tool_call"],
+  ["semSearchToolCall", "dynamic_tool_call"],
+  ["updateTodosToolCall", "plan"],
+  ["mcpToolCall", "mcp_tool_call"],
+  ["webSearchToolCall", "web_search"],
+  ["webFetchToolCall", "web_search"],
+  ["taskToolCall", "collab_agent_tool_call"],
+  ["function", "dynamic_tool_call"],
+]);
 
-function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call" {
+function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): V_toolKind {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/cursor-cli.yaml:73 — event system → session.started, thread.started, session.configured */
-function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "init")) return false;
-  cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
+function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "init")) return false;
+  cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
   cx.emit("session.started", {});
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
-  cx.emit("session.configured", { config: { sessionId: x.session_id, model: x.model, cwd: x.cwd, permissionMode: x.permissionMode, apiKeySource: x.apiKeySource } });
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
+  cx.emit("session.configured", {
+    config: {
+      sessionId: m.session_id,
+      model: m.model,
+      cwd: m.cwd,
+      permissionMode: m.permissionMode,
+      apiKeySource: m.apiKeySource,
+    },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:97 — event system → runtime.warning */
-function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
-  cx.emit("runtime.warning", { message: "a cursor-agent system line other than init (kept raw)", detail: { subtype: x.subtype } });
+function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
+  cx.emit("runtime.warning", {
+    message: "a cursor-agent system line other than init (kept raw)",
+    detail: { subtype: m.subtype },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:112 — event user → turn.started, item.completed */
-function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
-  cx.ref("item", joinKey("user", x.session_id, cx.id("turn")), "close", undefined, "item (value)", false);
+  cx.ref("item", joinKey("user", m.session_id, cx.id("turn")), "close", undefined, "item (value)", false);
   cx.emit("turn.started", {});
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.cursorText(x.message?.content), data: x.message });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    detail: h.cursorText(m.message?.content),
+    data: m.message,
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:135 — event assistant → item.started, content.delta */
-function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.timestamp_ms != null && x.model_call_id == null)) return false;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("text", x.session_id, (cx.getVar(["seg", x.session_id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: (h.cursorText(x.message?.content) ?? "") });
+  cx.emit("content.delta", { streamKind: "assistant_text", delta: (h.cursorText(m.message?.content) ?? "") });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:164 — event assistant → item.started, content.delta, item.completed */
-function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("text", x.session_id, (cx.getVar(["seg", x.session_id]) ?? 0)), "close", undefined, "item (value)", false);
-  cx.setVar(["seg", x.session_id], h.inc(cx.getVar(["seg", x.session_id])));
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("content.delta", { streamKind: "assistant_text", delta: (h.cursorText(x.message?.content) ?? "") });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: { model_call_id: x.model_call_id } });
+  cx.ref("item", joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.setVar(["seg", m.session_id], h.inc(cx.getVar(["seg", m.session_id])));
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "assistant_message",
+    status: "inProgress",
+  });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("content.delta", {
+    streamKind: "assistant_text",
+    delta: (h.cursorText(m.message?.content) ?? ""),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: { model_call_id: m.model_call_id },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:207 — event thinking → item.started, content.delta */
-function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "delta")) return false;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
+  if (!(m.subtype === "delta")) return false;
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("think", x.session_id, (cx.getVar(["think", x.session_id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref("item", joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_text", delta: (h.str(x.text) ?? "") });
+  cx.emit("content.delta", { streamKind: "reasoning_text", delta: (h.str(m.text) ?? "") });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:228 — event thinking → item.completed */
-function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("think", x.session_id, (cx.getVar(["think", x.session_id]) ?? 0)), "close", undefined, "item (value)", false);
-  cx.setVar(["think", x.session_id], h.inc(cx.getVar(["think", x.session_id])));
+  cx.ref("item", joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.setVar(["think", m.session_id], h.inc(cx.getVar(["think", m.session_id])));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:255 — event tool_call → item.started, item.updated */
-function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "started")) return false;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
+  if (!(m.subtype === "started")) return false;
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) } });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) } });
+  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    status: "inProgress",
+    title: h.cursorToolTitle(m.tool_call),
+    data: { kind: h.cursorToolKind(m.tool_call), args: h.cursorToolArgs(m.tool_call) },
+  });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    status: "inProgress",
+    title: h.cursorToolTitle(m.tool_call),
+    data: { kind: h.cursorToolKind(m.tool_call), args: h.cursorToolArgs(m.tool_call) },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:293 — event tool_call → item.started, turn.plan.updated, item.completed */
-function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "completed" && x.tool_call?.updateTodosToolCall != null)) return false;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
+  if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: { kind: "updateTodosToolCall", args: x.tool_call?.updateTodosToolCall?.args } });
-  if (!cx.isStale("item")) cx.emit("turn.plan.updated", { plan: h.cursorPlanSteps((x.tool_call?.updateTodosToolCall?.result?.success?.todos ?? x.tool_call?.updateTodosToolCall?.args?.todos)) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: h.cursorToolStatus(x.tool_call), data: { kind: "updateTodosToolCall", args: x.tool_call?.updateTodosToolCall?.args, result: x.tool_call?.updateTodosToolCall?.result } });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "plan",
+    status: "inProgress",
+    data: { kind: "updateTodosToolCall", args: m.tool_call?.updateTodosToolCall?.args },
+  });
+  if (!cx.isStale("item")) cx.emit("turn.plan.updated", {
+    plan: h.cursorPlanSteps((m.tool_call?.updateTodosToolCall?.result?.success?.todos ?? m.tool_call?.updateTodosToolCall?.args?.todos)),
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "plan",
+    status: h.cursorToolStatus(m.tool_call),
+    data: {
+      kind: "updateTodosToolCall",
+      args: m.tool_call?.updateTodosToolCall?.args,
+      result: m.tool_call?.updateTodosToolCall?.result,
+    },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:322 — event tool_call → item.started, content.delta, item.completed */
-function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "completed")) return false;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
+  if (!(m.subtype === "completed")) return false;
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) } });
-  if (!cx.isStale("item") && x.tool_call?.shellToolCall?.result?.success?.stdout != null && x?.tool_call?.shellToolCall?.result?.success?.stdout !== "") cx.emit("content.delta", { streamKind: "command_output", delta: x.tool_call?.shellToolCall?.result?.success?.stdout });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: h.cursorToolStatus(x.tool_call), title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call), result: h.cursorToolResult(x.tool_call) } });
+  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    status: "inProgress",
+    title: h.cursorToolTitle(m.tool_call),
+    data: { kind: h.cursorToolKind(m.tool_call), args: h.cursorToolArgs(m.tool_call) },
+  });
+  if (!cx.isStale("item") && m.tool_call?.shellToolCall?.result?.success?.stdout != null && m?.tool_call?.shellToolCall?.result?.success?.stdout !== "") cx.emit("content.delta", {
+    streamKind: "command_output",
+    delta: m.tool_call?.shellToolCall?.result?.success?.stdout,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    status: h.cursorToolStatus(m.tool_call),
+    title: h.cursorToolTitle(m.tool_call),
+    data: {
+      kind: h.cursorToolKind(m.tool_call),
+      args: h.cursorToolArgs(m.tool_call),
+      result: h.cursorToolResult(m.tool_call),
+    },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:368 — event tool_call → item.updated */
-function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", data: { kind: h.cursorToolKind(x.tool_call), subtype: x.subtype, args: h.cursorToolArgs(x.tool_call) } });
+  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    status: "inProgress",
+    data: { kind: h.cursorToolKind(m.tool_call), subtype: m.subtype, args: h.cursorToolArgs(m.tool_call) },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:386 — event result → turn.completed */
-function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.subtype === "success" && x.is_error !== true)) return false;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
+  if (!(m.subtype === "success" && m.is_error !== true)) return false;
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.closeOpen("completed", "the run ended (result: success) before this item's completion was reported");
-  cx.emit("turn.completed", { state: "completed", stopReason: x.subtype, usage: { durationMs: x.duration_ms, durationApiMs: x.duration_api_ms, usage: x.usage, requestId: x.request_id } });
+  cx.emit("turn.completed", {
+    state: "completed",
+    stopReason: m.subtype,
+    usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage, requestId: m.request_id },
+  });
   return true;
 }
 
 /** mappings/cursor-cli.yaml:415 — event result → runtime.error, turn.completed */
-function r_result_failed(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
+function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
+  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.closeOpen("failed", "the run failed before this item completed");
-  cx.emit("runtime.error", { class: "provider_error", message: (h.str(x.result) ?? x.subtype), detail: { subtype: x.subtype, is_error: x.is_error } });
-  cx.emit("turn.completed", { state: "failed", stopReason: x.subtype, errorMessage: (h.str(x.result) ?? x.subtype), usage: { durationMs: x.duration_ms, durationApiMs: x.duration_api_ms, usage: x.usage } });
+  cx.emit("runtime.error", {
+    class: "provider_error",
+    message: (h.str(m.result) ?? m.subtype),
+    detail: { subtype: m.subtype, is_error: m.is_error },
+  });
+  cx.emit("turn.completed", {
+    state: "failed",
+    stopReason: m.subtype,
+    errorMessage: (h.str(m.result) ?? m.subtype),
+    usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
+  });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/cursor-cli.yaml:40 — input wrapper "bare"
-  if (true) return { wrapper: "bare", message: x };
-  return undefined;
+  return { wrapper: "bare", message: line };
 }
 
 /** The cursor-cli mapping table (mappings/cursor-cli.yaml), compiled. */
@@ -186,18 +280,33 @@ export const table: SurfaceTable = {
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
-      "system": [{ rule: "cursor-cli#system-init", line: 73, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 97, run: r_system_other as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "cursor-cli#user", line: 112, run: r_user as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 135, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 164, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 207, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 228, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
-      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 255, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 293, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 322, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 368, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "cursor-cli#result-success", line: 386, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 415, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
-    }
+      "system": [
+        { rule: "cursor-cli#system-init", line: 73, run: r_system_init },
+        { rule: "cursor-cli#system-other", line: 97, run: r_system_other },
+      ],
+      "user": [
+        { rule: "cursor-cli#user", line: 112, run: r_user },
+      ],
+      "assistant": [
+        { rule: "cursor-cli#assistant-delta", line: 135, run: r_assistant_delta },
+        { rule: "cursor-cli#assistant-message", line: 164, run: r_assistant_message },
+      ],
+      "thinking": [
+        { rule: "cursor-cli#thinking-delta", line: 207, run: r_thinking_delta },
+        { rule: "cursor-cli#thinking-completed", line: 228, run: r_thinking_completed },
+      ],
+      "tool_call": [
+        { rule: "cursor-cli#tool-call-started", line: 255, run: r_tool_call_started },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 293, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 322, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 368, run: r_tool_call_other },
+      ],
+      "result": [
+        { rule: "cursor-cli#result-success", line: 386, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 415, run: r_result_failed },
+      ],
+    },
   },
-  ignored: {
-
-  },
-  ignoreReasons: {
-
-  },
+  ignored: {},
+  ignoreReasons: {},
 };

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
@@ -12,70 +12,64 @@ export type EntryMessage = U.OpencodeMessageEntry;
 export type Message = EntryMessage;
 
 /** mappings/opencode-history.yaml:39 — entry entry */
-function r_user_entry(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.info?.role === "user")) return false;
-  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
-  for (const s_part of arr(x.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.info?.sessionID, part: s_part } });
+function r_user_entry(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
+  if (!(m.info?.role === "user")) return false;
+  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
+  for (const s_part of arr(m.parts)) {
+    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
   }
   return true;
 }
 
 /** mappings/opencode-history.yaml:56 — entry entry */
-function r_assistant_entry_error(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.info?.role === "assistant" && x.info?.error != null)) return false;
-  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
-  for (const s_part of arr(x.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.info?.sessionID, part: s_part } });
+function r_assistant_entry_error(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
+  if (!(m.info?.role === "assistant" && m.info?.error != null)) return false;
+  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
+  for (const s_part of arr(m.parts)) {
+    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
   }
-  cx.delegate("opencode", { type: "session.error", properties: { sessionID: x.info?.sessionID, error: x.info?.error } });
-  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: x.info?.sessionID } });
+  cx.delegate("opencode", { type: "session.error", properties: { sessionID: m.info?.sessionID, error: m.info?.error } });
+  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.info?.sessionID } });
   return true;
 }
 
 /** mappings/opencode-history.yaml:76 — entry entry */
-function r_assistant_entry_continues(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.info?.role === "assistant" && x.info?.finish === "tool-calls")) return false;
-  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
-  for (const s_part of arr(x.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.info?.sessionID, part: s_part } });
+function r_assistant_entry_continues(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
+  if (!(m.info?.role === "assistant" && m.info?.finish === "tool-calls")) return false;
+  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
+  for (const s_part of arr(m.parts)) {
+    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
   }
   return true;
 }
 
 /** mappings/opencode-history.yaml:95 — entry entry */
-function r_assistant_entry_final(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.info?.role === "assistant" && x.info?.time?.completed != null)) return false;
-  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
-  for (const s_part of arr(x.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.info?.sessionID, part: s_part } });
+function r_assistant_entry_final(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
+  if (!(m.info?.role === "assistant" && m.info?.time?.completed != null)) return false;
+  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
+  for (const s_part of arr(m.parts)) {
+    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
   }
-  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: x.info?.sessionID } });
+  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.info?.sessionID } });
   return true;
 }
 
 /** mappings/opencode-history.yaml:117 — entry entry */
-function r_assistant_entry_running(m: Extract<EntryMessage, { type: "entry" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.info?.role === "assistant")) return false;
-  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: x.info?.sessionID, info: x.info } });
-  for (const s_part of arr(x.parts)) {
-    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.info?.sessionID, part: s_part } });
+function r_assistant_entry_running(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
+  if (!(m.info?.role === "assistant")) return false;
+  cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
+  for (const s_part of arr(m.parts)) {
+    cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.info?.sessionID, part: s_part } });
   }
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/opencode-history.yaml:27 — input wrapper "entry"
-  if (x?.info?.id != null && x?.info?.role != null && x?.parts != null) return { wrapper: "entry", message: x, kind: "entry", type: "entry" };
+  if (line?.info?.id != null && line?.info?.role != null && line?.parts != null) return { wrapper: "entry", message: line, kind: "entry", type: "entry" };
   // mappings/opencode-history.yaml:32 — input wrapper "capture-entry"
-  if (x?.seq != null && x?.message?.info?.id != null && x?.message?.parts != null) return { wrapper: "capture-entry", message: x?.message, kind: "entry", type: "entry" };
+  if (line?.seq != null && line?.message?.info?.id != null && line?.message?.parts != null) return { wrapper: "capture-entry", message: line?.message, kind: "entry", type: "entry" };
   return undefined;
 }
 
@@ -91,13 +85,15 @@ export const table: SurfaceTable = {
   sources: { entry: "opencode.event" },
   rows: {
     entry: {
-      "entry": [{ rule: "opencode-history#user-entry", line: 39, run: r_user_entry as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-error", line: 56, run: r_assistant_entry_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-continues", line: 76, run: r_assistant_entry_continues as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-final", line: 95, run: r_assistant_entry_final as (m: any, cx: RowContext) => boolean }, { rule: "opencode-history#assistant-entry-running", line: 117, run: r_assistant_entry_running as (m: any, cx: RowContext) => boolean }]
-    }
+      "entry": [
+        { rule: "opencode-history#user-entry", line: 39, run: r_user_entry },
+        { rule: "opencode-history#assistant-entry-error", line: 56, run: r_assistant_entry_error },
+        { rule: "opencode-history#assistant-entry-continues", line: 76, run: r_assistant_entry_continues },
+        { rule: "opencode-history#assistant-entry-final", line: 95, run: r_assistant_entry_final },
+        { rule: "opencode-history#assistant-entry-running", line: 117, run: r_assistant_entry_running },
+      ],
+    },
   },
-  ignored: {
-
-  },
-  ignoreReasons: {
-
-  },
+  ignored: {},
+  ignoreReasons: {},
 };

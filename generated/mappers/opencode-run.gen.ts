@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
-import type { RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
@@ -12,44 +12,40 @@ export type RunMessage = U.OpencodeRunEvent;
 export type Message = RunMessage;
 
 /** mappings/opencode-run.yaml:29 — run step_finish → turn.started */
-function r_step_finish_last(m: Extract<RunMessage, { type: "step_finish" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.part?.reason !== "tool-calls")) return false;
-  cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
-  cx.ref("turn", (cx.getVar(["turn", x.sessionID]) ?? x.part?.messageID), "open", undefined, "turn (value)", false);
-  if (cx.isNew("turn")) cx.setVar(["turn", x.sessionID], x.part?.messageID);
-  cx.setVar(["role", x.part?.messageID], "assistant");
+function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, cx: RowContext): boolean {
+  if (!(m.part?.reason !== "tool-calls")) return false;
+  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
+  cx.ref("turn", (cx.getVar(["turn", m.sessionID]) ?? m.part?.messageID), "open", undefined, "turn (value)", false);
+  if (cx.isNew("turn")) cx.setVar(["turn", m.sessionID], m.part?.messageID);
+  cx.setVar(["role", m.part?.messageID], "assistant");
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.sessionID, part: x.part, time: x.timestamp } });
-  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: x.sessionID } });
+  cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.sessionID, part: m.part, time: m.timestamp } });
+  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.sessionID } });
   return true;
 }
 
 /** mappings/opencode-run.yaml:46 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
-function r_part(m: RunMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
-  cx.ref("turn", (cx.getVar(["turn", x.sessionID]) ?? x.part?.messageID), "open", undefined, "turn (value)", false);
-  if (cx.isNew("turn")) cx.setVar(["turn", x.sessionID], x.part?.messageID);
-  cx.setVar(["role", x.part?.messageID], "assistant");
+function r_part(m: View<RunMessage>, cx: RowContext): boolean {
+  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
+  cx.ref("turn", (cx.getVar(["turn", m.sessionID]) ?? m.part?.messageID), "open", undefined, "turn (value)", false);
+  if (cx.isNew("turn")) cx.setVar(["turn", m.sessionID], m.part?.messageID);
+  cx.setVar(["role", m.part?.messageID], "assistant");
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: x.sessionID, part: x.part, time: x.timestamp } });
+  cx.delegate("opencode", { type: "message.part.updated", properties: { sessionID: m.sessionID, part: m.part, time: m.timestamp } });
   return true;
 }
 
 /** mappings/opencode-run.yaml:70 — run error */
-function r_error(m: Extract<RunMessage, { type: "error" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
-  cx.delegate("opencode", { type: "session.error", properties: { sessionID: x.sessionID, error: x.error } });
+function r_error(m: View<Member<RunMessage, "type", "error">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
+  cx.delegate("opencode", { type: "session.error", properties: { sessionID: m.sessionID, error: m.error } });
   return true;
 }
 
 /** mappings/opencode-run.yaml:83 — run done */
-function r_done(m: Extract<RunMessage, { type: "done" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.sessionID, "use", undefined, "sessionID", true);
-  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: x.sessionID } });
+function r_done(m: View<Member<RunMessage, "type", "done">>, cx: RowContext): boolean {
+  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
+  cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.sessionID } });
   return true;
 }
 
@@ -64,19 +60,30 @@ export const table: SurfaceTable = {
   sources: { run: "opencode.event" },
   rows: {
     run: {
-      "step_finish": [{ rule: "opencode-run#step-finish-last", line: 29, run: r_step_finish_last as (m: any, cx: RowContext) => boolean }, { rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "step_start": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "text": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "reasoning": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "tool_use": [{ rule: "opencode-run#part", line: 46, run: r_part as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "opencode-run#error", line: 70, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "done": [{ rule: "opencode-run#done", line: 83, run: r_done as (m: any, cx: RowContext) => boolean }]
-    }
+      "step_finish": [
+        { rule: "opencode-run#step-finish-last", line: 29, run: r_step_finish_last },
+        { rule: "opencode-run#part", line: 46, run: r_part },
+      ],
+      "step_start": [
+        { rule: "opencode-run#part", line: 46, run: r_part },
+      ],
+      "text": [
+        { rule: "opencode-run#part", line: 46, run: r_part },
+      ],
+      "reasoning": [
+        { rule: "opencode-run#part", line: 46, run: r_part },
+      ],
+      "tool_use": [
+        { rule: "opencode-run#part", line: 46, run: r_part },
+      ],
+      "error": [
+        { rule: "opencode-run#error", line: 70, run: r_error },
+      ],
+      "done": [
+        { rule: "opencode-run#done", line: 83, run: r_done },
+      ],
+    },
   },
-  ignored: {
-
-  },
-  ignoreReasons: {
-
-  },
+  ignored: {},
+  ignoreReasons: {},
 };

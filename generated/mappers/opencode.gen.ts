@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-import type { InputMatch, RowContext, SurfaceTable } from "../../src/normalize/table-types.js";
+import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h from "../../src/helpers.js";
 import { arr, joinKey } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
@@ -12,50 +12,90 @@ export type EventMessage = U.OpencodeEvent;
 export type Message = EventMessage;
 
 // map "toolItemType" (mappings/opencode.yaml:69)
-const M_toolItemType: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan" | "dynamic_tool_call"> = new Map([["bash", "command_execution"], ["edit", "file_change"], ["write", "file_change"], ["patch", "file_change"], ["multiedit", "file_change"], ["apply_patch", "file_change"], ["webfetch", "web_search"], ["websearch", "web_search"], ["codesearch", "web_search"], ["task", "collab_agent_tool_call"], ["todowrite", "plan"], ["todoread", "plan"]]);
+type V_toolItemType =
+  | "command_execution"
+  | "file_change"
+  | "web_search"
+  | "collab_agent_tool_call"
+  | "plan"
+  | "dynamic_tool_call";
+const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
+  ["bash", "command_execution"],
+  ["edit", "file_change"],
+  ["write", "file_change"],
+  ["patch", "file_change"],
+  ["multiedit", "file_change"],
+  ["apply_patch", "file_change"],
+  ["webfetch", "web_search"],
+  ["websearch", "web_search"],
+  ["codesearch", "web_search"],
+  ["task", "collab_agent_tool_call"],
+  ["todowrite", "plan"],
+  ["todoread", "plan"],
+]);
 
-function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan" | "dynamic_tool_call" {
+function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): V_toolItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "permissionType" (mappings/opencode.yaml:86)
-const M_permissionType: ReadonlyMap<string, "command_execution_approval" | "file_change_approval" | "unknown"> = new Map([["bash", "command_execution_approval"], ["edit", "file_change_approval"], ["write", "file_change_approval"], ["patch", "file_change_approval"], ["multiedit", "file_change_approval"], ["apply_patch", "file_change_approval"]]);
+type V_permissionType = "command_execution_approval" | "file_change_approval" | "unknown";
+const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
+  ["bash", "command_execution_approval"],
+  ["edit", "file_change_approval"],
+  ["write", "file_change_approval"],
+  ["patch", "file_change_approval"],
+  ["multiedit", "file_change_approval"],
+  ["apply_patch", "file_change_approval"],
+]);
 
-function map_permissionType(v: unknown, d: any = "unknown"): "command_execution_approval" | "file_change_approval" | "unknown" {
+function map_permissionType(v: unknown, d: any = "unknown"): V_permissionType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
 // map "partItemType" (mappings/opencode.yaml:96)
-const M_partItemType: ReadonlyMap<string, "collab_agent_tool_call" | "unknown"> = new Map([["subtask", "collab_agent_tool_call"], ["agent", "collab_agent_tool_call"], ["file", "unknown"]]);
+type V_partItemType = "collab_agent_tool_call" | "unknown";
+const M_partItemType: ReadonlyMap<string, V_partItemType> = new Map([
+  ["subtask", "collab_agent_tool_call"],
+  ["agent", "collab_agent_tool_call"],
+  ["file", "unknown"],
+]);
 
-function map_partItemType(v: unknown, d: any = "unknown"): "collab_agent_tool_call" | "unknown" {
+function map_partItemType(v: unknown, d: any = "unknown"): V_partItemType {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
 /** mappings/opencode.yaml:104 — event session.created → thread.started, thread.metadata.updated */
-function r_session_created(m: Extract<EventMessage, { type: "session.created" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.info?.id, "open", undefined, "properties.info.id", true);
-  cx.setVar(["parentSession", x.properties?.info?.id], x.properties?.info?.parentID);
-  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.properties?.info?.id });
-  cx.emit("thread.metadata.updated", { name: x.properties?.info?.title, metadata: { directory: x.properties?.info?.directory, parentID: x.properties?.info?.parentID, version: x.properties?.info?.version } });
+function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.info?.id, "open", undefined, "properties.info.id", true);
+  cx.setVar(["parentSession", m.properties?.info?.id], m.properties?.info?.parentID);
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.properties?.info?.id });
+  cx.emit("thread.metadata.updated", {
+    name: m.properties?.info?.title,
+    metadata: {
+      directory: m.properties?.info?.directory,
+      parentID: m.properties?.info?.parentID,
+      version: m.properties?.info?.version,
+    },
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:124 — event session.updated → thread.metadata.updated */
-function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.info?.id, "use", undefined, "properties.info.id", true);
-  cx.emit("thread.metadata.updated", { name: x.properties?.info?.title, metadata: { directory: x.properties?.info?.directory, parentID: x.properties?.info?.parentID } });
+function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.info?.id, "use", undefined, "properties.info.id", true);
+  cx.emit("thread.metadata.updated", {
+    name: m.properties?.info?.title,
+    metadata: { directory: m.properties?.info?.directory, parentID: m.properties?.info?.parentID },
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:139 — event session.deleted → turn.completed, thread.state.changed */
-function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.info?.id, "close", undefined, "properties.info.id", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.info?.id]), "close", undefined, "turn (value)", false);
-  cx.setVar(["turn", x.properties?.info?.id], null);
+function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.info?.id, "close", undefined, "properties.info.id", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.info?.id]), "close", undefined, "turn (value)", false);
+  cx.setVar(["turn", m.properties?.info?.id], null);
   cx.closeOpen("failed", "the session was deleted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "cancelled", errorMessage: "session deleted" });
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
@@ -63,477 +103,612 @@ function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>
 }
 
 /** mappings/opencode.yaml:163 — event message.updated → turn.started */
-function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.info?.role === "user")) return false;
-  cx.ref("thread", x.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
-  cx.ref("turn", (cx.getVar(["turnOf", x.properties?.info?.id]) ?? cx.getVar(["turn", x.properties?.info?.sessionID]) ?? x.properties?.info?.id), "open", undefined, "turn (value)", false);
-  cx.setVar(["role", x.properties?.info?.id], "user");
-  if (cx.wasOpen("turn")) cx.setVar(["turnOf", x.properties?.info?.id], cx.getVar(["turn", x.properties?.info?.sessionID]));
-  if (cx.isNew("turn")) cx.setVar(["turn", x.properties?.info?.sessionID], x.properties?.info?.id);
-  if (cx.isNew("turn")) cx.setVar(["baseline", x.properties?.info?.sessionID], cx.getVar(["diff", x.properties?.info?.sessionID]));
-  if (cx.isNew("turn")) cx.emit("turn.started", { model: x.properties?.info?.model?.modelID });
+function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.info?.role === "user")) return false;
+  cx.ref("thread", m.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
+  cx.ref("turn", (cx.getVar(["turnOf", m.properties?.info?.id]) ?? cx.getVar(["turn", m.properties?.info?.sessionID]) ?? m.properties?.info?.id), "open", undefined, "turn (value)", false);
+  cx.setVar(["role", m.properties?.info?.id], "user");
+  if (cx.wasOpen("turn")) cx.setVar(["turnOf", m.properties?.info?.id], cx.getVar(["turn", m.properties?.info?.sessionID]));
+  if (cx.isNew("turn")) cx.setVar(["turn", m.properties?.info?.sessionID], m.properties?.info?.id);
+  if (cx.isNew("turn")) cx.setVar(["baseline", m.properties?.info?.sessionID], cx.getVar(["diff", m.properties?.info?.sessionID]));
+  if (cx.isNew("turn")) cx.emit("turn.started", { model: m.properties?.info?.model?.modelID });
   return true;
 }
 
 /** mappings/opencode.yaml:198 — event message.updated → thread.token-usage.updated */
-function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.info?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.setVar(["role", x.properties?.info?.id], x.properties?.info?.role);
-  if (x.properties?.info?.time?.completed != null && cx.getVar(["usage", x.properties?.info?.id]) == null) cx.emit("thread.token-usage.updated", { usage: { tokens: x.properties?.info?.tokens, cost: x.properties?.info?.cost, finish: x.properties?.info?.finish, scope: "message" } });
+function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.info?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.setVar(["role", m.properties?.info?.id], m.properties?.info?.role);
+  if (m.properties?.info?.time?.completed != null && cx.getVar(["usage", m.properties?.info?.id]) == null) cx.emit("thread.token-usage.updated", {
+    usage: {
+      tokens: m.properties?.info?.tokens,
+      cost: m.properties?.info?.cost,
+      finish: m.properties?.info?.finish,
+      scope: "message",
+    },
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:217 — event session.status → turn.completed */
-function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.status?.type === "idle")) return false;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "close", undefined, "turn (value)", false);
-  cx.setVar(["turn", x.properties?.sessionID], null);
+function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
+  if (!(m.properties?.status?.type === "idle")) return false;
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn ended before this part finished");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
 /** mappings/opencode.yaml:237 — event session.status → runtime.warning */
-function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.status?.type === "retry")) return false;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.emit("runtime.warning", { message: (h.str(x.properties?.status?.message) ?? "retrying"), detail: x.properties?.status });
+function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
+  if (!(m.properties?.status?.type === "retry")) return false;
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.emit("runtime.warning", {
+    message: (h.str(m.properties?.status?.message) ?? "retrying"),
+    detail: m.properties?.status,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:253 — event session.status */
-function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.setVar(["status", x.properties?.sessionID], x.properties?.status?.type);
+function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.setVar(["status", m.properties?.sessionID], m.properties?.status?.type);
   return true;
 }
 
 /** mappings/opencode.yaml:263 — event session.idle → turn.completed */
-function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "close", undefined, "turn (value)", false);
-  cx.setVar(["turn", x.properties?.sessionID], null);
+function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn ended before this part finished");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
 /** mappings/opencode.yaml:285 — event session.error → turn.completed */
-function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.error?.name === "MessageAbortedError")) return false;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", false);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "close", undefined, "turn (value)", false);
-  cx.setVar(["turn", x.properties?.sessionID], null);
+function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
+  if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", false);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "interrupted");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: h.opencodeErrorMessage(x.properties?.error) });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "interrupted",
+    errorMessage: h.opencodeErrorMessage(m.properties?.error),
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:302 — event session.error → runtime.error, turn.completed */
-function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", false);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "close", undefined, "turn (value)", false);
-  cx.setVar(["turn", x.properties?.sessionID], null);
+function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", false);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn failed");
-  cx.emit("runtime.error", { message: (h.opencodeErrorMessage(x.properties?.error) ?? "session error"), class: "provider_error", detail: x.properties?.error });
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: h.opencodeErrorMessage(x.properties?.error) });
+  cx.emit("runtime.error", {
+    message: (h.opencodeErrorMessage(m.properties?.error) ?? "session error"),
+    class: "provider_error",
+    detail: m.properties?.error,
+  });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "failed",
+    errorMessage: h.opencodeErrorMessage(m.properties?.error),
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:324 — event session.compacted → thread.state.changed */
-function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
 /** mappings/opencode.yaml:336 — event session.diff → turn.diff.updated */
-function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.setVar(["diff", x.properties?.sessionID], x.properties?.diff);
-  if (h.opencodeTurnDiff(x.properties?.diff, cx.getVar(["baseline", x.properties?.sessionID])) != null) cx.emit("turn.diff.updated", { unifiedDiff: (h.opencodeTurnDiff(x.properties?.diff, cx.getVar(["baseline", x.properties?.sessionID])) ?? "") });
+function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.setVar(["diff", m.properties?.sessionID], m.properties?.diff);
+  if (h.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (h.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) ?? ""),
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:401 — event todo.updated → turn.plan.updated */
-function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.emit("turn.plan.updated", { plan: h.planSteps(x.properties?.todos) });
+function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.emit("turn.plan.updated", { plan: h.planSteps(m.properties?.todos) });
   return true;
 }
 
 /** mappings/opencode.yaml:417 — event message.part.updated */
-function r_text_part_waits_for_role(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "text")) return false;
-  return cx.hold(["role", x.properties?.part?.messageID]);
+function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "text")) return false;
+  return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
 /** mappings/opencode.yaml:433 — event message.part.delta */
-function r_delta_waits_for_part(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  return cx.hold(["part", x.properties?.partID]);
+function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
+  return cx.hold(["part", m.properties?.partID]);
 }
 
 /** mappings/opencode.yaml:441 — event message.part.updated → item.started, item.completed */
-function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "text" && cx.getVar(["role", x.properties?.part?.messageID]) === "user")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["part", x.properties?.part?.id], "user");
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: x.properties?.part?.text, data: x.properties?.part });
+function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "text" && cx.getVar(["role", m.properties?.part?.messageID]) === "user")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["part", m.properties?.part?.id], "user");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "user_message",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    detail: m.properties?.part?.text,
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:464 — event message.part.updated → item.started, item.completed */
-function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "text" && x.properties?.part?.time?.end != null)) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["part", x.properties?.part?.id], "assistant_text");
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.snapshot("assistant_text", x.properties?.part?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.properties?.part });
+function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["part", m.properties?.part?.id], "assistant_text");
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "assistant_message",
+    status: "inProgress",
+  });
+  cx.snapshot("assistant_text", m.properties?.part?.text, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:497 — event message.part.updated → item.started */
-function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "text")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["part", x.properties?.part?.id], "assistant_text");
+function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "text")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["part", m.properties?.part?.id], "assistant_text");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.snapshot("assistant_text", x.properties?.part?.text, undefined);
+  cx.snapshot("assistant_text", m.properties?.part?.text, undefined);
   return true;
 }
 
 /** mappings/opencode.yaml:530 — event message.part.updated → item.started, item.completed */
-function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "reasoning" && x.properties?.part?.time?.end != null)) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["part", x.properties?.part?.id], "reasoning_text");
+function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["part", m.properties?.part?.id], "reasoning_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.snapshot("reasoning_text", x.properties?.part?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.properties?.part });
+  cx.snapshot("reasoning_text", m.properties?.part?.text, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:552 — event message.part.updated → item.started */
-function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "reasoning")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["part", x.properties?.part?.id], "reasoning_text");
+function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "reasoning")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["part", m.properties?.part?.id], "reasoning_text");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.snapshot("reasoning_text", x.properties?.part?.text, undefined);
+  cx.snapshot("reasoning_text", m.properties?.part?.text, undefined);
   return true;
 }
 
 /** mappings/opencode.yaml:570 — event message.part.delta → content.delta */
-function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.field === "text" && (cx.getVar(["part", x.properties?.partID]) === "assistant_text" || cx.getVar(["part", x.properties?.partID]) === "reasoning_text"))) return false;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.partID, "use", undefined, "properties.partID", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.sessionID]), "use", undefined, "parent (value)", false);
-  if (!cx.isStale("item")) cx.emit("content.delta", { streamKind: cx.getVar(["part", x.properties?.partID]), delta: x.properties?.delta });
+function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
+  if (!(m.properties?.field === "text" && (cx.getVar(["part", m.properties?.partID]) === "assistant_text" || cx.getVar(["part", m.properties?.partID]) === "reasoning_text"))) return false;
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.partID, "use", undefined, "properties.partID", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.sessionID]), "use", undefined, "parent (value)", false);
+  if (!cx.isStale("item")) cx.emit("content.delta", {
+    streamKind: cx.getVar(["part", m.properties?.partID]),
+    delta: m.properties?.delta,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:603 — event message.part.updated → item.started, task.started, task.completed, item.completed */
-function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task" && (x.properties?.part?.state?.status === "completed" || x.properties?.part?.state?.status === "error"))) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("task", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (x.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", x.properties?.part?.state?.metadata?.sessionId], x.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", { taskId: cx.id("task"), description: h.str(x.properties?.part?.state?.input?.description), taskType: h.str(x.properties?.part?.state?.input?.subagent_type) });
-  if (!cx.isStale("task") && x.properties?.part?.state?.status === "completed") cx.emit("task.completed", { taskId: cx.id("task"), status: "completed", summary: h.str(x.properties?.part?.state?.title) });
-  if (!cx.isStale("task") && x.properties?.part?.state?.status === "error") cx.emit("task.completed", { taskId: cx.id("task"), status: "failed", summary: h.str(x.properties?.part?.state?.error) });
-  if (!cx.isStale("item") && x.properties?.part?.state?.status === "completed") cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "completed", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
-  if (!cx.isStale("item") && x.properties?.part?.state?.status === "error") cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "failed", title: x.properties?.part?.tool, detail: h.str(x.properties?.part?.state?.error), data: x.properties?.part });
+function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("task", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
+  if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", m.properties?.part?.state?.metadata?.sessionId], m.properties?.part?.id);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: m.properties?.part?.tool,
+    data: m.properties?.part,
+  });
+  if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: h.str(m.properties?.part?.state?.input?.description),
+    taskType: h.str(m.properties?.part?.state?.input?.subagent_type),
+  });
+  if (!cx.isStale("task") && m.properties?.part?.state?.status === "completed") cx.emit("task.completed", {
+    taskId: cx.id("task"),
+    status: "completed",
+    summary: h.str(m.properties?.part?.state?.title),
+  });
+  if (!cx.isStale("task") && m.properties?.part?.state?.status === "error") cx.emit("task.completed", {
+    taskId: cx.id("task"),
+    status: "failed",
+    summary: h.str(m.properties?.part?.state?.error),
+  });
+  if (!cx.isStale("item") && m.properties?.part?.state?.status === "completed") cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: "completed",
+    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    data: m.properties?.part,
+  });
+  if (!cx.isStale("item") && m.properties?.part?.state?.status === "error") cx.emit("item.completed", {
+    itemType: "collab_agent_tool_call",
+    status: "failed",
+    title: m.properties?.part?.tool,
+    detail: h.str(m.properties?.part?.state?.error),
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:638 — event message.part.updated → item.started, item.updated, task.started */
-function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("task", x.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (x.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", x.properties?.part?.state?.metadata?.sessionId], x.properties?.part?.id);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "collab_agent_tool_call", status: "inProgress", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
-  if (cx.isNew("task")) cx.emit("task.started", { taskId: cx.id("task"), description: h.str(x.properties?.part?.state?.input?.description), taskType: h.str(x.properties?.part?.state?.input?.subagent_type) });
+function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
+  cx.ref("task", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
+  if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", m.properties?.part?.state?.metadata?.sessionId], m.properties?.part?.id);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: m.properties?.part?.tool,
+    data: m.properties?.part,
+  });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: "collab_agent_tool_call",
+    status: "inProgress",
+    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    data: m.properties?.part,
+  });
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: h.str(m.properties?.part?.state?.input?.description),
+    taskType: h.str(m.properties?.part?.state?.input?.subagent_type),
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:664 — event message.part.updated → item.started, item.completed */
-function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "completed")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  cx.snapshot("command_output", x.properties?.part?.state?.metadata?.output, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolItemType(x.properties?.part?.tool), status: "completed", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
+function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_toolItemType(m.properties?.part?.tool),
+    status: "inProgress",
+    title: m.properties?.part?.tool,
+    data: m.properties?.part,
+  });
+  cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_toolItemType(m.properties?.part?.tool),
+    status: "completed",
+    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:691 — event message.part.updated → item.started, item.completed */
-function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "error")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolItemType(x.properties?.part?.tool), status: "failed", title: x.properties?.part?.tool, detail: h.str(x.properties?.part?.state?.error), data: x.properties?.part });
+function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_toolItemType(m.properties?.part?.tool),
+    status: "inProgress",
+    title: m.properties?.part?.tool,
+    data: m.properties?.part,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_toolItemType(m.properties?.part?.tool),
+    status: "failed",
+    title: m.properties?.part?.tool,
+    detail: h.str(m.properties?.part?.state?.error),
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:712 — event message.part.updated → item.started, item.updated */
-function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "tool")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
-  cx.snapshot("command_output", x.properties?.part?.state?.metadata?.output, undefined);
+function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "tool")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_toolItemType(m.properties?.part?.tool),
+    status: "inProgress",
+    title: m.properties?.part?.tool,
+    data: m.properties?.part,
+  });
+  if (cx.wasOpen("item")) cx.emit("item.updated", {
+    itemType: map_toolItemType(m.properties?.part?.tool),
+    status: "inProgress",
+    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    data: m.properties?.part,
+  });
+  cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
   return true;
 }
 
 /** mappings/opencode.yaml:740 — event message.part.updated */
-function r_step_start_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "step-start")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.setVar(["step", x.properties?.part?.messageID], x.properties?.part?.id);
+function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "step-start")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.setVar(["step", m.properties?.part?.messageID], m.properties?.part?.id);
   return true;
 }
 
 /** mappings/opencode.yaml:751 — event message.part.updated → thread.token-usage.updated */
-function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "step-finish")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.setVar(["step", x.properties?.part?.messageID], null);
-  cx.setVar(["usage", x.properties?.part?.messageID], true);
-  cx.emit("thread.token-usage.updated", { usage: { tokens: x.properties?.part?.tokens, cost: x.properties?.part?.cost, finish: x.properties?.part?.reason, scope: "step" } });
+function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "step-finish")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.setVar(["step", m.properties?.part?.messageID], null);
+  cx.setVar(["usage", m.properties?.part?.messageID], true);
+  cx.emit("thread.token-usage.updated", {
+    usage: {
+      tokens: m.properties?.part?.tokens,
+      cost: m.properties?.part?.cost,
+      finish: m.properties?.part?.reason,
+      scope: "step",
+    },
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:768 — event message.part.updated → turn.diff.updated */
-function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "patch")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  if (x.properties?.part?.files?.[0] != null) cx.emit("turn.diff.updated", { unifiedDiff: (h.opencodePatchFiles(x.properties?.part?.files) ?? "") });
+function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "patch")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  if (m.properties?.part?.files?.[0] != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (h.opencodePatchFiles(m.properties?.part?.files) ?? ""),
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:784 — event message.part.updated → runtime.warning */
-function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "retry")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.emit("runtime.warning", { message: (h.opencodeErrorMessage(x.properties?.part?.error) ?? "retrying"), detail: x.properties?.part });
+function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "retry")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.emit("runtime.warning", {
+    message: (h.opencodeErrorMessage(m.properties?.part?.error) ?? "retrying"),
+    detail: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:800 — event message.part.updated → item.started, item.completed, thread.state.changed */
-function r_compaction_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "compaction")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "context_compaction", status: "completed", data: x.properties?.part });
-  if (!cx.isStale("item")) cx.emit("thread.state.changed", { state: "compacted", detail: x.properties?.part });
+function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "compaction")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: "context_compaction",
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "context_compaction",
+    status: "completed",
+    data: m.properties?.part,
+  });
+  if (!cx.isStale("item")) cx.emit("thread.state.changed", { state: "compacted", detail: m.properties?.part });
   return true;
 }
 
 /** mappings/opencode.yaml:823 — event message.part.updated → item.started, item.completed */
-function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!((x.properties?.part?.type === "file" || x.properties?.part?.type === "subtask" || x.properties?.part?.type === "agent"))) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_partItemType(x.properties?.part?.type), status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_partItemType(x.properties?.part?.type), status: "completed", title: (h.str(x.properties?.part?.filename) ?? h.str(x.properties?.part?.description) ?? h.str(x.properties?.part?.name)), data: x.properties?.part });
+function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
+    itemType: map_partItemType(m.properties?.part?.type),
+    status: "inProgress",
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: map_partItemType(m.properties?.part?.type),
+    status: "completed",
+    title: (h.str(m.properties?.part?.filename) ?? h.str(m.properties?.part?.description) ?? h.str(m.properties?.part?.name)),
+    data: m.properties?.part,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:851 — event message.part.updated */
-function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  if (!(x.properties?.part?.type === "snapshot")) return false;
-  cx.ref("thread", x.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.setVar(["snapshot", x.properties?.part?.sessionID], x.properties?.part?.snapshot);
+function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
+  if (!(m.properties?.part?.type === "snapshot")) return false;
+  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.setVar(["snapshot", m.properties?.part?.sessionID], m.properties?.part?.snapshot);
   return true;
 }
 
 /** mappings/opencode.yaml:863 — event permission.asked → request.opened */
-function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", cx.getVar(["call", x.properties?.tool?.callID]), "use", undefined, "item (value)", false);
-  cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.permission), detail: (h.listText(x.properties?.patterns) ?? x.properties?.permission), args: x.properties });
+function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", cx.getVar(["call", m.properties?.tool?.callID]), "use", undefined, "item (value)", false);
+  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  if (cx.isNew("request")) cx.emit("request.opened", {
+    requestType: map_permissionType(m.properties?.permission),
+    detail: (h.listText(m.properties?.patterns) ?? m.properties?.permission),
+    args: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:885 — event permission.updated → request.opened */
-function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.updated" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", cx.getVar(["call", x.properties?.callID]), "use", undefined, "item (value)", false);
-  cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.type), detail: x.properties?.title, args: x.properties });
+function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", cx.getVar(["call", m.properties?.callID]), "use", undefined, "item (value)", false);
+  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  if (cx.isNew("request")) cx.emit("request.opened", {
+    requestType: map_permissionType(m.properties?.type),
+    detail: m.properties?.title,
+    args: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:904 — event permission.v2.asked → request.opened */
-function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.asked" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.action), detail: (h.listText(x.properties?.resources) ?? x.properties?.action), args: x.properties });
+function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  if (cx.isNew("request")) cx.emit("request.opened", {
+    requestType: map_permissionType(m.properties?.action),
+    detail: (h.listText(m.properties?.resources) ?? m.properties?.action),
+    args: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:923 — event permission.replied → request.resolved */
-function r_permission_replied(m: Extract<EventMessage, { type: "permission.replied" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", (x.properties?.requestID ?? x.properties?.permissionID), "close", "server", "request (value)", false);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: (x.properties?.reply ?? x.properties?.response), resolution: x.properties });
+function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("request", (m.properties?.requestID ?? m.properties?.permissionID), "close", "server", "request (value)", false);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: (m.properties?.reply ?? m.properties?.response),
+    resolution: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:946 — event permission.v2.replied → request.resolved */
-function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2.replied" }>, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", x.properties?.requestID, "close", "server", "properties.requestID", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: x.properties?.reply, resolution: x.properties });
+function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("request", m.properties?.requestID, "close", "server", "properties.requestID", true);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: (cx.state("request", "requestType") ?? "unknown"),
+    decision: m.properties?.reply,
+    resolution: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:964 — event question.asked, question.v2.asked → user-input.requested, request.opened */
-function r_question_asked(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", cx.getVar(["call", x.properties?.tool?.callID]), "use", undefined, "item (value)", false);
-  cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: x.properties?.questions });
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: "tool_user_input", detail: h.str(x.properties?.questions?.[0]?.question), args: x.properties });
+function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("item", cx.getVar(["call", m.properties?.tool?.callID]), "use", undefined, "item (value)", false);
+  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m.properties?.questions });
+  if (cx.isNew("request")) cx.emit("request.opened", {
+    requestType: "tool_user_input",
+    detail: h.str(m.properties?.questions?.[0]?.question),
+    args: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:988 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
-function r_question_replied(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", x.properties?.requestID, "close", "server", "properties.requestID", true);
-  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: x.properties?.answers });
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: "answered", resolution: x.properties });
+function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("request", m.properties?.requestID, "close", "server", "properties.requestID", true);
+  if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.properties?.answers });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "tool_user_input",
+    decision: "answered",
+    resolution: m.properties,
+  });
   return true;
 }
 
 /** mappings/opencode.yaml:1010 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
-function r_question_rejected(m: EventMessage, cx: RowContext): boolean {
-  const x: any = m;
-  cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", x.properties?.requestID, "close", "server", "properties.requestID", true);
+function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
+  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref("request", m.properties?.requestID, "close", "server", "properties.requestID", true);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: [] });
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: "rejected", resolution: x.properties });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: "tool_user_input",
+    decision: "rejected",
+    resolution: m.properties,
+  });
   return true;
 }
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
-function input(line: unknown, capture?: any): InputMatch | undefined {
-  const x: any = line;
+function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/opencode.yaml:45 — input wrapper "http-captured"
   if (capture?.channel === "http") return { ignore: "opencode#input-http-captured" };
   // mappings/opencode.yaml:48 — input wrapper "http-capture-line"
-  if (x?.seq != null && x?.channel === "http") return { ignore: "opencode#input-http-capture-line" };
+  if (line?.seq != null && line?.channel === "http") return { ignore: "opencode#input-http-capture-line" };
   // mappings/opencode.yaml:51 — input wrapper "capture"
-  if (x?.seq != null && x?.message?.type != null) return { wrapper: "capture", message: x?.message, meta: { dir: x?.dir, channel: x?.channel } };
+  if (line?.seq != null && line?.message?.type != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
   // mappings/opencode.yaml:55 — input wrapper "global-event"
-  if (x?.directory != null && x?.payload?.type != null) return { wrapper: "global-event", message: x?.payload, meta: { directory: x?.directory } };
+  if (line?.directory != null && line?.payload?.type != null) return { wrapper: "global-event", message: line?.payload, meta: { directory: line?.directory } };
   // mappings/opencode.yaml:59 — input wrapper "kimaki"
-  if (x?.threadId != null && x?.event?.type != null) return { wrapper: "kimaki", message: x?.event, meta: { threadId: x?.threadId, directory: x?.projectDirectory } };
+  if (line?.threadId != null && line?.event?.type != null) return { wrapper: "kimaki", message: line?.event, meta: { threadId: line?.threadId, directory: line?.projectDirectory } };
   // mappings/opencode.yaml:63 — input wrapper "bare"
-  if (true) return { wrapper: "bare", message: x };
-  return undefined;
+  return { wrapper: "bare", message: line };
 }
 
 /** The opencode mapping table (mappings/opencode.yaml), compiled. */
@@ -548,30 +723,98 @@ export const table: SurfaceTable = {
   sources: { event: "opencode.event" },
   rows: {
     event: {
-      "session.created": [{ rule: "opencode#session-created", line: 104, run: r_session_created as (m: any, cx: RowContext) => boolean }],
-      "session.updated": [{ rule: "opencode#session-updated", line: 124, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
-      "session.deleted": [{ rule: "opencode#session-deleted", line: 139, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
-      "message.updated": [{ rule: "opencode#user-message", line: 163, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 198, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "session.status": [{ rule: "opencode#status-idle", line: 217, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 237, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 253, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
-      "session.idle": [{ rule: "opencode#session-idle", line: 263, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
-      "session.error": [{ rule: "opencode#session-error-aborted", line: 285, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 302, run: r_session_error as (m: any, cx: RowContext) => boolean }],
-      "session.compacted": [{ rule: "opencode#session-compacted", line: 324, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
-      "session.diff": [{ rule: "opencode#session-diff", line: 336, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
-      "todo.updated": [{ rule: "opencode#todo-updated", line: 401, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
-      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 417, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 441, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 464, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 497, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 530, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 552, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 603, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 638, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 664, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 691, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 712, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 740, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 751, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 768, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 784, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 800, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 823, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 851, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
-      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 433, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 570, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
-      "permission.asked": [{ rule: "opencode#permission-asked", line: 863, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 885, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 904, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.replied": [{ rule: "opencode#permission-replied", line: 923, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 946, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
-      "question.asked": [{ rule: "opencode#question-asked", line: 964, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.v2.asked": [{ rule: "opencode#question-asked", line: 964, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.replied": [{ rule: "opencode#question-replied", line: 988, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.v2.replied": [{ rule: "opencode#question-replied", line: 988, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.rejected": [{ rule: "opencode#question-rejected", line: 1010, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
-      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1010, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
-    }
+      "session.created": [
+        { rule: "opencode#session-created", line: 104, run: r_session_created },
+      ],
+      "session.updated": [
+        { rule: "opencode#session-updated", line: 124, run: r_session_updated },
+      ],
+      "session.deleted": [
+        { rule: "opencode#session-deleted", line: 139, run: r_session_deleted },
+      ],
+      "message.updated": [
+        { rule: "opencode#user-message", line: 163, run: r_user_message },
+        { rule: "opencode#assistant-message", line: 198, run: r_assistant_message },
+      ],
+      "session.status": [
+        { rule: "opencode#status-idle", line: 217, run: r_status_idle },
+        { rule: "opencode#status-retry", line: 237, run: r_status_retry },
+        { rule: "opencode#status-busy", line: 253, run: r_status_busy },
+      ],
+      "session.idle": [
+        { rule: "opencode#session-idle", line: 263, run: r_session_idle },
+      ],
+      "session.error": [
+        { rule: "opencode#session-error-aborted", line: 285, run: r_session_error_aborted },
+        { rule: "opencode#session-error", line: 302, run: r_session_error },
+      ],
+      "session.compacted": [
+        { rule: "opencode#session-compacted", line: 324, run: r_session_compacted },
+      ],
+      "session.diff": [
+        { rule: "opencode#session-diff", line: 336, run: r_session_diff },
+      ],
+      "todo.updated": [
+        { rule: "opencode#todo-updated", line: 401, run: r_todo_updated },
+      ],
+      "message.part.updated": [
+        { rule: "opencode#text-part-waits-for-role", line: 417, run: r_text_part_waits_for_role },
+        { rule: "opencode#user-text-part", line: 441, run: r_user_text_part },
+        { rule: "opencode#text-part-done", line: 464, run: r_text_part_done },
+        { rule: "opencode#text-part", line: 497, run: r_text_part },
+        { rule: "opencode#reasoning-part-done", line: 530, run: r_reasoning_part_done },
+        { rule: "opencode#reasoning-part", line: 552, run: r_reasoning_part },
+        { rule: "opencode#task-tool-completed", line: 603, run: r_task_tool_completed },
+        { rule: "opencode#task-tool", line: 638, run: r_task_tool },
+        { rule: "opencode#tool-completed", line: 664, run: r_tool_completed },
+        { rule: "opencode#tool-error", line: 691, run: r_tool_error },
+        { rule: "opencode#tool", line: 712, run: r_tool },
+        { rule: "opencode#step-start-part", line: 740, run: r_step_start_part },
+        { rule: "opencode#step-finish-part", line: 751, run: r_step_finish_part },
+        { rule: "opencode#patch-part", line: 768, run: r_patch_part },
+        { rule: "opencode#retry-part", line: 784, run: r_retry_part },
+        { rule: "opencode#compaction-part", line: 800, run: r_compaction_part },
+        { rule: "opencode#other-part", line: 823, run: r_other_part },
+        { rule: "opencode#snapshot-part", line: 851, run: r_snapshot_part },
+      ],
+      "message.part.delta": [
+        { rule: "opencode#delta-waits-for-part", line: 433, run: r_delta_waits_for_part },
+        { rule: "opencode#text-delta", line: 570, run: r_text_delta },
+      ],
+      "permission.asked": [
+        { rule: "opencode#permission-asked", line: 863, run: r_permission_asked },
+      ],
+      "permission.updated": [
+        { rule: "opencode#permission-updated-v1", line: 885, run: r_permission_updated_v1 },
+      ],
+      "permission.v2.asked": [
+        { rule: "opencode#permission-v2-asked", line: 904, run: r_permission_v2_asked },
+      ],
+      "permission.replied": [
+        { rule: "opencode#permission-replied", line: 923, run: r_permission_replied },
+      ],
+      "permission.v2.replied": [
+        { rule: "opencode#permission-v2-replied", line: 946, run: r_permission_v2_replied },
+      ],
+      "question.asked": [
+        { rule: "opencode#question-asked", line: 964, run: r_question_asked },
+      ],
+      "question.v2.asked": [
+        { rule: "opencode#question-asked", line: 964, run: r_question_asked },
+      ],
+      "question.replied": [
+        { rule: "opencode#question-replied", line: 988, run: r_question_replied },
+      ],
+      "question.v2.replied": [
+        { rule: "opencode#question-replied", line: 988, run: r_question_replied },
+      ],
+      "question.rejected": [
+        { rule: "opencode#question-rejected", line: 1010, run: r_question_rejected },
+      ],
+      "question.v2.rejected": [
+        { rule: "opencode#question-rejected", line: 1010, run: r_question_rejected },
+      ],
+    },
   },
   ignored: {
     event: {
@@ -642,8 +885,8 @@ export const table: SurfaceTable = {
       "session.next.compaction.ended": "opencode#ignored-event-9",
       "session.next.revert.staged": "opencode#ignored-event-9",
       "session.next.revert.cleared": "opencode#ignored-event-9",
-      "session.next.revert.committed": "opencode#ignored-event-9"
-    }
+      "session.next.revert.committed": "opencode#ignored-event-9",
+    },
   },
   ignoreReasons: {
     "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1033)",
@@ -656,6 +899,6 @@ export const table: SurfaceTable = {
     "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1054)",
     "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1057)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
-    "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)"
+    "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },
 };

@@ -147,6 +147,28 @@ describe("generated files", () => {
     }
   });
 
+  it("mappers read their typed parameter (no any alias), dispatch without casts, one row entry per line, no if (true)", () => {
+    const mappers = [...files.keys()].filter((p) => p.startsWith("generated/mappers/"));
+    expect(mappers.length).toBeGreaterThanOrEqual(11);
+    for (const p of mappers) {
+      const text = files.get(p)!;
+      expect(text, p).not.toMatch(/const x: any = /);
+      expect(text, p).not.toMatch(/ as \(m: any/);
+      expect(text, p).not.toMatch(/if \(true\)/);
+      // every row function takes a View of its message type
+      const rows = [...text.matchAll(/^function (r_\w+)\((\w+): (.+), cx: RowContext\)/gm)];
+      expect(rows.length, p).toBeGreaterThan(0);
+      for (const [, fn, param, type] of rows) {
+        expect(param, `${p} ${fn}`).toBe("m");
+        expect(type, `${p} ${fn}`).toMatch(/^View<.+>$/);
+      }
+      // the dispatch table: each row on its own line, naming its function as is
+      const dispatch = text.slice(text.indexOf("export const table"));
+      for (const line of dispatch.split("\n")) expect((line.match(/\{ rule: /g) ?? []).length, `${p}: ${line}`).toBeLessThanOrEqual(1);
+      for (const [, fn] of rows) expect(dispatch, `${p} ${fn}`).toMatch(new RegExp(`run: ${fn} \\}`));
+    }
+  });
+
   it("the emitted validator has no require( and imports nothing", () => {
     const v = files.get("generated/validators/canonical-event.gen.ts")!;
     expect(v).toBeDefined();
@@ -255,7 +277,7 @@ describe("golden: the mapper emitted for the mini table", () => {
     expect(guard).toBeGreaterThan(0);
     expect(plain).toBeGreaterThan(guard);
     expect(text).toContain(`"misc/noise": "mini#ignored-notification-1"`);
-    expect(text).toContain(`if (!(x.params?.status === "broken")) return false;`);
+    expect(text).toContain(`if (!(m.params?.status === "broken")) return false;`);
     for (const fn of ["r_thing_started", "r_thing_status_broken", "r_thing_status", "r_thing_delta", "map_thingKind", "map_thingStatus"]) {
       expect(text).toContain(`function ${fn}(`);
     }
