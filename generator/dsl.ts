@@ -10,7 +10,8 @@ export type Path = string;
 
 /**
  * A value expression: a `$path` string, a literal (`$$x` is the literal `$x`), an object or array of expressions, or
- * one operator object: `$map`, `$helper`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`.
+ * one operator object: `$map`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`, `$str`, `$text`, `$tag`,
+ * `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, or `$helper` (provider logic in mappings/helpers/).
  */
 export type Expr = unknown;
 
@@ -185,6 +186,8 @@ export interface Extension {
 
 export interface MapSpec {
   values: Record<string, string | number | boolean>;
+  /** Values that start with a key map to its value (after `values`, the longest prefix first). */
+  prefixes?: Record<string, string | number | boolean>;
   default?: string | number | boolean;
 }
 

@@ -38,7 +38,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "map":
       return `map_${e.name}(${exprCode(e.from, scope)}${e.def !== undefined ? `, ${lit(e.def)}` : ""})`;
     case "helper":
-      return `h.${e.name}(${e.args.map((a) => exprCode(a, scope)).join(", ")})`;
+      return `h_${e.module ?? "unknown"}.${e.name}(${e.args.map((a) => exprCode(a, scope)).join(", ")})`;
     case "first":
       return `(${e.items.map((a) => exprCode(a, scope)).join(" ?? ")})`;
     case "state":
@@ -53,6 +53,27 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `cx.id(${lit(e.role)})`;
     case "join":
       return `joinKey(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "str":
+      return `str(${exprCode(e.of, scope)})`;
+    case "text":
+      return `text(${exprCode(e.of, scope)}, ${lit(e.join)}, ${lit(e.items)}, ${e.skipEmpty})`;
+    case "tag":
+      return `tagOf(${exprCode(e.of, scope)})`;
+    case "variant":
+      return `variantOf(${exprCode(e.of, scope)})`;
+    case "get":
+      return access(`(${exprCode(e.of, scope)} as any)`, e.segs);
+    case "json":
+      return `json(${exprCode(e.of, scope)})`;
+    case "concat":
+      return `concat(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "add":
+      return `add(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "list": {
+      const inner = new Set(scope).add(e.as);
+      const where = e.where.length ? `.filter((s_${e.as}: any) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
+      return `objects(${exprCode(e.of, scope)})${where}.map((s_${e.as}: any) => (${exprCode(e.to, inner)}))`;
+    }
   }
 }
 
@@ -165,8 +186,8 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
   };
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["Member", "RowContext", "SurfaceTable", "View"] });
-  sf.addImportDeclaration({ moduleSpecifier: "../../src/helpers.js", namespaceImport: "h" });
-  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["arr", "joinKey"] });
+  for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", "variantOf"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.
@@ -194,21 +215,29 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   }
 
   for (const m of t.maps) {
-    const outs = [...new Set([...Object.values(m.values), ...(m.def !== undefined ? [m.def] : [])])];
+    const outs = [...new Set([...Object.values(m.values), ...Object.values(m.prefixes ?? {})])];
     const values = outs.map((o) => lit(o));
-    const typeName = `V_${m.name}`;
-    const union = `type ${typeName} = ${values.join(" | ") || "never"};`;
+    const outType = `V_${m.name}`;
+    const union = `type ${outType} = ${values.join(" | ") || "never"};`;
     // The map: its value type, one entry per line, and the lookup the rows call.
     statements.push(
-      `\n// map "${m.name}" (${t.file}:${m.line})\n${union.length <= WIDTH ? union : `type ${typeName} =\n${values.map((v) => `  | ${v}`).join("\n")};`}\n` +
-        `const M_${m.name}: ReadonlyMap<string, ${typeName}> = new Map([\n${Object.entries(m.values).map(([k, v]) => `  [${lit(k)}, ${lit(v)}],\n`).join("")}]);`,
+      `\n// map "${m.name}" (${t.file}:${m.line})\n${union.length <= WIDTH ? union : `type ${outType} =\n${values.map((v) => `  | ${v}`).join("\n")};`}\n` +
+        `const M_${m.name}: ReadonlyMap<string, ${outType}> = new Map([\n${Object.entries(m.values).map(([k, v]) => `  [${lit(k)}, ${lit(v)}],\n`).join("")}]);`,
     );
-    const retType = m.def !== undefined ? typeName : `${typeName} | undefined`;
+    // The value for an unmapped value is the use's default, else the map's: its type is the default's (a const type parameter).
+    const prefixes = Object.entries(m.prefixes ?? {}).sort(([a], [b]) => b.length - a.length);
     sf.addFunction({
       name: `map_${m.name}`,
-      parameters: [{ name: "v", type: "unknown" }, { name: "d", type: "any", initializer: lit(m.def) }],
-      returnType: `${retType}`,
-      statements: `return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_${m.name}.get(String(v)) : undefined) ?? d;`,
+      overloads: [
+        { parameters: [{ name: "v", type: "unknown" }], returnType: m.def !== undefined && outs.includes(m.def as never) ? outType : `${outType} | ${m.def !== undefined ? lit(m.def) : "undefined"}` },
+        { typeParameters: [{ name: "const D" }], parameters: [{ name: "v", type: "unknown" }, { name: "d", type: "D" }], returnType: `${outType} | D` },
+      ],
+      parameters: [{ name: "v", type: "unknown" }, { name: "d", type: "unknown", initializer: lit(m.def) }],
+      returnType: "unknown",
+      statements: prefixes.length
+        // exact values first, then prefixes (longest first)
+        ? `if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return d;\nconst k = String(v);\nconst hit = M_${m.name}.get(k);\nif (hit !== undefined) return hit;\n${prefixes.map(([p, to]) => `if (k.startsWith(${lit(p)})) return ${lit(to)};`).join("\n")}\nreturn d;`
+        : `return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_${m.name}.get(String(v)) : undefined) ?? d;`,
     });
   }
 
@@ -290,4 +319,31 @@ export function emittedTypes(steps: StepIR[]): string[] {
   const walk = (ss: StepIR[]) => { for (const s of ss) { if (s.k === "emit" && !out.includes(s.type)) out.push(s.type); else if (s.k === "each") walk(s.steps); } };
   walk(steps);
   return out;
+}
+
+/** The helper modules (mappings/helpers/<module>.ts) a table's rows call. */
+function helperModules(t: TableIR): string[] {
+  const out = new Set<string>();
+  const expr = (e: Expr | undefined): void => {
+    if (!e) return;
+    if (e.k === "helper") { if (e.module) out.add(e.module); e.args.forEach(expr); }
+    else if (e.k === "map") expr(e.from);
+    else if (e.k === "first" || e.k === "arr" || e.k === "join" || e.k === "concat" || e.k === "add") e.items.forEach(expr);
+    else if (e.k === "var") e.key.forEach(expr);
+    else if (e.k === "obj") e.entries.forEach(([, x]) => expr(x));
+    else if (e.k === "str" || e.k === "text" || e.k === "tag" || e.k === "variant" || e.k === "get" || e.k === "json") expr(e.of);
+    else if (e.k === "list") { expr(e.of); expr(e.to); e.where.forEach(cond); }
+  };
+  const cond = (c: Cond): void => { if (c.k !== "state") expr(c.path); };
+  const steps = (ss: StepIR[]): void => {
+    for (const s of ss) {
+      if (s.k === "emit") { expr(s.payload); s.cond.forEach(cond); }
+      else if (s.k === "snapshot") { expr(s.snap.text); expr(s.snap.parts); s.cond.forEach(cond); }
+      else if (s.k === "set") { s.key.forEach(expr); expr(s.value); s.cond.forEach(cond); }
+      else if (s.k === "dispatch") expr(s.message);
+      else if (s.k === "each") { expr(s.each); steps(s.steps); }
+    }
+  };
+  for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); steps(r.steps); }
+  return [...out].sort();
 }

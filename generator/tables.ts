@@ -19,14 +19,24 @@ export type Expr =
   | { k: "path"; root: string; segs: string[] }
   | { k: "lit"; v: unknown }
   | { k: "map"; name: string; from: Expr; def?: unknown }
-  | { k: "helper"; name: string; args: Expr[] }
+  | { k: "helper"; name: string; args: Expr[]; module?: string }
   | { k: "first"; items: Expr[] }
   | { k: "state"; role: Role; field: string }
   | { k: "obj"; entries: [string, Expr][] }
   | { k: "arr"; items: Expr[] }
   | { k: "var"; key: Expr[] }
   | { k: "id"; role: Role }
-  | { k: "join"; items: Expr[] };
+  | { k: "join"; items: Expr[] }
+  /** Table features over values (implemented in src/normalize/row-util.ts; see mappings/README.md "Value expressions"). */
+  | { k: "str"; of: Expr }
+  | { k: "text"; of: Expr; join: string; items: "strings" | "blocks" | "untypedBlocks"; skipEmpty: boolean }
+  | { k: "tag"; of: Expr }
+  | { k: "variant"; of: Expr }
+  | { k: "get"; of: Expr; segs: string[] }
+  | { k: "json"; of: Expr }
+  | { k: "concat"; items: Expr[] }
+  | { k: "add"; items: Expr[] }
+  | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[] };
 
 export type Cond =
   | { k: "eq"; path: Expr; value: unknown }
@@ -54,7 +64,7 @@ export interface RowIR {
   hold?: Expr[];
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
-export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number }
+export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number; prefixes?: Record<string, unknown> }
 /** `extraFiles`: method files of upstream.extensions for this kind (their folder, relative to the project root). */
 export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[] }
 export interface ExtensionIR { name: string; package: string; version: string; dir: string }
@@ -71,7 +81,7 @@ export interface TableContext {
   canonical: CanonicalModel;
   dslSchema: object;
   /** The helpers rows may call (`$helper`): name → accepted argument counts. */
-  helpers: Map<string, { min: number; max: number }>;
+  helpers: Map<string, { min: number; max: number; module?: string }>;
   /** Where the helpers are (for messages). */
   helperFile: string;
   /** Filled with the helpers the tables call (the pipeline reports unused ones). */
@@ -166,7 +176,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   }
 
   // 3. Maps.
-  const maps: MapIR[] = Object.entries<any>(v.maps ?? {}).map(([name, m]) => ({ name, values: m.values, def: m.default, line: src.pos(["maps", name]).line }));
+  const maps: MapIR[] = Object.entries<any>(v.maps ?? {}).map(([name, m]) => ({ name, values: m.values, def: m.default, line: src.pos(["maps", name]).line, ...(m.prefixes ? { prefixes: m.prefixes } : {}) }));
   const mapByName = new Map(maps.map((m) => [m.name, m]));
   const usedMaps = new Set<string>();
 
@@ -273,7 +283,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     const mkPath = (segs: string[]): Expr & { k: "path" } =>
       tagged && segs[0] === "request" ? { k: "path", root: "msg", segs } : { k: "path", root: segs[0], segs: segs.slice(1) };
     const parseExpr = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>): Expr => exprParser(val, path, scope, {
-      path: (segs, p) => { const e = mkPath(segs); checkPath(e, p, scope); return e; },
+      path: (segs, p, sc) => { const e = mkPath(segs); checkPath(e, p, sc); return e; },
       hasRole: (role) => declared.has(role),
     });
 
@@ -480,14 +490,14 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   });
 
   /** Value expressions (one parser for every position; `paths` says how a `$path` resolves and is checked there). */
-  function exprParser(val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: { path: (segs: string[], p: (string | number)[]) => Expr; hasRole: (r: Role) => boolean }): Expr {
+  function exprParser(val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: { path: (segs: string[], p: (string | number)[], scope: Map<string, SchemaRef[]>) => Expr; hasRole: (r: Role) => boolean }): Expr {
     const rec = (x: unknown, p: (string | number)[]) => exprParser(x, p, scope, on);
     if (typeof val === "string") {
       if (val.startsWith("$$")) return { k: "lit", v: val.slice(1) };
       if (val.startsWith("$")) {
         const segs = val.slice(1).split(".");
         if (segs.some((s) => s === "")) ds.push(src.diag(path, "E222", `malformed path "${val}"`));
-        return on.path(segs, path);
+        return on.path(segs, path, scope);
       }
       return { k: "lit", v: val };
     }
@@ -497,9 +507,13 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       const special = Object.keys(o).filter((k) => k.startsWith("$"));
       if (special.length === 0) return { k: "obj", entries: Object.entries(o).map(([k, x]) => [k, rec(x, [...path, k])]) };
       const op = special[0];
-      const allowed: Record<string, string[]> = { $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"] };
+      const allowed: Record<string, string[]> = {
+        $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"],
+        $str: ["$str"], $text: ["$text", "join", "items", "skipEmpty"], $tag: ["$tag"], $variant: ["$variant"], $get: ["$get", "path"], $json: ["$json"], $concat: ["$concat"], $add: ["$add"],
+        $list: ["$list", "as", "to", "where"],
+      };
       if (special.length > 1 || !allowed[op]) {
-        ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use $map, $helper, $first, $state, $id, $var, $join or $literal`));
+        ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use ${Object.keys(allowed).join(", ")}`));
         return { k: "lit", v: undefined };
       }
       for (const k of Object.keys(o)) if (!allowed[op].includes(k)) ds.push(src.diag([...path, k], "E224", `"${k}" is not allowed with ${op}`, true));
@@ -518,7 +532,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           if (!sig) ds.push(src.diag([...path, "$helper"], "E227", `unknown helper "${name}" (helpers of ${cx.helperFile}: ${[...cx.helpers.keys()].sort().join(", ")})${didYouMean(name, cx.helpers.keys())}`));
           else if (args.length < sig.min || args.length > sig.max) ds.push(src.diag([...path, "args"], "E236", `helper "${name}" takes ${sig.min === sig.max ? sig.min : `${sig.min} to ${sig.max}`} argument(s), got ${args.length}`));
           usedHelpers.add(name);
-          return { k: "helper", name, args: args.map((a, i) => rec(a, [...path, "args", i])) };
+          return { k: "helper", name, args: args.map((a, i) => rec(a, [...path, "args", i])), module: sig?.module };
         }
         case "$first": {
           if (!Array.isArray(o.$first)) ds.push(src.diag(path, "E228", `$first takes a list`));
@@ -541,6 +555,42 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
           const [role, field] = String(o.$state).split(".");
           if (!ROLES.includes(role as Role) || !field) ds.push(src.diag(path, "E229", `$state takes ROLE.FIELD (roles: ${ROLES.join(", ")})`));
           return { k: "state", role: role as Role, field };
+        }
+        case "$str": case "$tag": case "$variant": case "$json":
+          return { k: op.slice(1) as "str" | "tag" | "variant" | "json", of: rec(o[op], [...path, op]) };
+        case "$concat": case "$add": {
+          const list = o[op];
+          if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
+          return { k: op.slice(1) as "concat" | "add", items: (Array.isArray(list) ? list : []).map((x, i) => rec(x, [...path, op, i])) };
+        }
+        case "$text": {
+          if (typeof o.join !== "string") ds.push(src.diag(path, "E237", `$text needs "join" (the text between parts)`));
+          const items = o.items ?? "strings";
+          if (!["strings", "blocks", "untypedBlocks"].includes(String(items))) ds.push(src.diag([...path, "items"], "E237", `$text items are strings, blocks ({type: text, text}) or untypedBlocks ({text}, type text or absent)`));
+          return { k: "text", of: rec(o.$text, [...path, "$text"]), join: String(o.join ?? ""), items: items as "strings", skipEmpty: o.skipEmpty === true };
+        }
+        case "$get": {
+          if (typeof o.path !== "string" || o.path === "") ds.push(src.diag(path, "E237", `$get needs "path" (a field path into the value)`));
+          return { k: "get", of: rec(o.$get, [...path, "$get"]), segs: String(o.path ?? "").split(".") };
+        }
+        case "$list": {
+          // Element-wise reshape: each element of a list that is an object, as $<as>, kept when `where` holds, becomes `to`.
+          if (typeof o.as !== "string" || o.to === undefined) ds.push(src.diag(path, "E237", `$list needs "as" (the element's name) and "to" (what each element becomes)`));
+          const of = rec(o.$list, [...path, "$list"]);
+          const inner = new Map(scope);
+          inner.set(String(o.as), [ANY]);
+          const sub = (x: unknown, p: (string | number)[]) => exprParser(x, p, inner, on);
+          const elementPath = (key: string, p: (string | number)[]): Expr => {
+            const segs = key.split(".");
+            if (segs[0] !== o.as) ds.push(src.diag(p, "E238", `a $list condition tests the element: "${o.as}.<field>"`));
+            return { k: "path", root: segs[0], segs: segs.slice(1) };
+          };
+          const where = conditionParser(o.where, [...path, "where"], {
+            allowState: false, hasRole: on.hasRole,
+            subject: (key, p) => ({ expr: elementPath(key, [...p]) }),
+            value: (x, vp) => sub(x, vp),
+          });
+          return { k: "list", of, as: String(o.as), to: sub(o.to, [...path, "to"]), where };
         }
         default:
           return { k: "lit", v: o.$literal };

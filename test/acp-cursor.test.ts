@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { acpUnifiedDiff, cursorPlanSteps, cursorTodos } from "../src/helpers.js";
+import { acpUnifiedDiff } from "../mappings/helpers/acp.js";
+import { cursorTodos } from "../mappings/helpers/cursor.js";
 
 const S = "088f421f-134a-480f-9442-f07000d809d4";
 const upd = (update: object) => ({ direction: "in" as const, message: { jsonrpc: "2.0", method: "session/update", params: { sessionId: S, update } } });
@@ -118,11 +119,6 @@ describe("acp: Cursor helpers", () => {
     ]);
     expect(cursorTodos(undefined, [{ id: "x" }], true)).toEqual([{ id: "x" }]);
     expect(cursorTodos(a, "nope", false)).toEqual([]);
-  });
-  it("cursorPlanSteps: content or title; cancelled counts as completed", () => {
-    expect(cursorPlanSteps([{ title: "T", status: "cancelled" }, { content: "C", status: "in_progress" }, { content: "D" }])).toEqual([
-      { step: "T", status: "completed" }, { step: "C", status: "inProgress" }, { step: "D", status: "pending" },
-    ]);
   });
   it("acpUnifiedDiff: whole-file hunks appended to the turn's diff; no diff block leaves it as it was", () => {
     expect(acpUnifiedDiff(undefined, [{ type: "content", content: { type: "text", text: "x" } }])).toBeUndefined();

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { acpPermissionDecision, acpPlanSteps, acpContentText } from "../src/helpers.js";
+import { acpPermissionDecision } from "../mappings/helpers/acp.js";
 import { toAcpPermissionResponse } from "../src/answer/acp-permission.js";
 import { expectVerified } from "./support/verify.js";
 
@@ -137,12 +137,6 @@ describe("acp: helpers", () => {
     expect(acpPermissionDecision({ outcome: "selected", optionId: "once" }, undefined)).toBe("once");
     expect(acpPermissionDecision({ outcome: "cancelled" }, options)).toBe("cancelled");
     expect(acpPermissionDecision(undefined, options)).toBeUndefined();
-  });
-  it("acpPlanSteps and acpContentText", () => {
-    expect(acpPlanSteps([{ content: "a", priority: "high", status: "in_progress" }])).toEqual([{ step: "a", status: "inProgress" }]);
-    expect(acpPlanSteps(null)).toEqual([]);
-    expect(acpContentText({ type: "text", text: "hi" })).toBe("hi");
-    expect(acpContentText({ type: "image", data: "x" })).toBeUndefined();
   });
   it("toAcpPermissionResponse picks the option by kind, or cancels", () => {
     expect(toAcpPermissionResponse("allow_once", options)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });

@@ -12,7 +12,24 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
-import { claudeToolItemType, claudeToolRequestType, CLAUDE_TOOL_ITEM_TYPES } from "../src/helpers.js";
+
+/** The item type the claude-sdk table gives a tool use block (the tool-name value maps of mappings/claude-sdk.yaml). */
+function claudeToolItemType(name: unknown, blockType = "tool_use"): string {
+  const n = createNormalizer({ surface: "claude-sdk", ids: counterIds(), clock: steppingClock() });
+  const ev = n.push({ type: "assistant", message: { id: "msg_1", content: [{ type: blockType, id: "toolu_1", name, input: {} }] }, parent_tool_use_id: null, uuid: "u1", session_id: "s1" });
+  return (ev.find((e) => e.type === "item.started")?.payload as any)?.itemType;
+}
+/** The request type the claude-sdk table gives a canUseTool permission request for a tool. */
+function claudeToolRequestType(toolName: unknown): string {
+  const n = createNormalizer({ surface: "claude-sdk", ids: counterIds(), clock: steppingClock() });
+  const ev = n.push({ toolName, input: {}, options: { toolUseID: "toolu_1", signal: {} } });
+  return (ev.find((e) => e.type === "request.opened")?.payload as any)?.requestType;
+}
+const CLAUDE_TOOL_ITEM_TYPES: Record<string, string> = {
+  Bash: "command_execution", BashOutput: "command_execution", KillShell: "command_execution", KillBash: "command_execution",
+  Edit: "file_change", MultiEdit: "file_change", Write: "file_change", NotebookEdit: "file_change",
+  WebSearch: "web_search", WebFetch: "web_search", Task: "collab_agent_tool_call", Agent: "collab_agent_tool_call", TodoWrite: "plan",
+};
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -170,7 +187,7 @@ describe("claude-sdk recordings", () => {
 });
 
 describe("claude tool classification helpers", () => {
-  it("claudeToolItemType: the lookup table, MCP names first, dynamic_tool_call otherwise", () => {
+  it("tool item types: the lookup table, MCP names first, dynamic_tool_call otherwise", () => {
     for (const [name, type] of Object.entries(CLAUDE_TOOL_ITEM_TYPES)) expect(claudeToolItemType(name)).toBe(type);
     expect(["Bash", "BashOutput", "KillShell"].map((n) => claudeToolItemType(n))).toEqual(["command_execution", "command_execution", "command_execution"]);
     expect(["Edit", "MultiEdit", "Write", "NotebookEdit"].map((n) => claudeToolItemType(n))).toEqual(Array(4).fill("file_change"));
@@ -185,10 +202,10 @@ describe("claude tool classification helpers", () => {
     expect(claudeToolItemType(undefined)).toBe("dynamic_tool_call");
   });
 
-  it("claudeToolRequestType: command and edit tools ask for approval of their kind", () => {
-    expect(["Bash", "BashOutput", "KillShell"].map(claudeToolRequestType)).toEqual(Array(3).fill("command_execution_approval"));
-    expect(["Edit", "MultiEdit", "Write", "NotebookEdit"].map(claudeToolRequestType)).toEqual(Array(4).fill("file_change_approval"));
+  it("permission request types: command and edit tools ask for approval of their kind", () => {
+    expect(["Bash", "BashOutput", "KillShell"].map((n) => claudeToolRequestType(n))).toEqual(Array(3).fill("command_execution_approval"));
+    expect(["Edit", "MultiEdit", "Write", "NotebookEdit"].map((n) => claudeToolRequestType(n))).toEqual(Array(4).fill("file_change_approval"));
     expect(claudeToolRequestType("AskUserQuestion")).toBe("tool_user_input");
-    expect(["Read", "WebFetch", "Task", "TodoWrite", "mcp__x__Bash", "toString", 42].map(claudeToolRequestType)).toEqual(Array(7).fill("unknown"));
+    expect(["Read", "WebFetch", "Task", "TodoWrite", "mcp__x__Bash", "toString", 42].map((n) => claudeToolRequestType(n))).toEqual(Array(7).fill("unknown"));
   });
 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { cursorPlanSteps, cursorText, cursorToolArgs, cursorToolKind, cursorToolStatus, cursorToolTitle } from "../src/helpers.js";
+import { cursorToolTitle } from "../mappings/helpers/cursor.js";
 import { devFolder } from "./support/dev-recordings.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -115,25 +115,10 @@ describe("cursor-cli: --stream-partial-output", () => {
 
 describe("cursor-cli: helpers", () => {
   const tc = { shellToolCall: { args: { command: "ls -la" }, result: { success: { exitCode: 0 } } } };
-  it("cursorToolKind / Args / Title / Status", () => {
-    expect(cursorToolKind(tc)).toBe("shellToolCall");
-    expect(cursorToolKind({})).toBeUndefined();
-    expect(cursorToolArgs(tc)).toEqual({ command: "ls -la" });
-    expect(cursorToolArgs({ function: { name: "f", arguments: "{\"a\":1}" } })).toEqual({ a: 1 });
+  it("cursorToolTitle: the command, path or pattern, or the function tool's name", () => {
     expect(cursorToolTitle(tc)).toBe("ls -la");
     expect(cursorToolTitle({ globToolCall: { args: { globPattern: "**/*.ts" } } })).toBe("**/*.ts");
     expect(cursorToolTitle({ function: { name: "do_it", arguments: "{}" } })).toBe("do_it");
-    expect(cursorToolStatus(tc)).toBe("completed");
-    expect(cursorToolStatus({ readToolCall: { args: {}, result: { error: { message: "ENOENT" } } } })).toBe("failed");
-    expect(cursorToolStatus({ shellToolCall: { args: {}, result: { rejected: {} } } })).toBe("declined");
-    expect(cursorToolStatus({ shellToolCall: { args: {} } })).toBe("completed");
-  });
-  it("cursorText and cursorPlanSteps (TODO_STATUS_* statuses)", () => {
-    expect(cursorText([{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }])).toBe("ab");
-    expect(cursorText([])).toBeUndefined();
-    expect(cursorPlanSteps([{ content: "x", status: "TODO_STATUS_IN_PROGRESS" }, { content: "y", status: "TODO_STATUS_CANCELLED" }])).toEqual([
-      { step: "x", status: "inProgress" }, { step: "y", status: "completed" },
-    ]);
   });
 });
 

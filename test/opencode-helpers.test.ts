@@ -1,6 +1,6 @@
 /** The opencode helpers of src/helpers.ts (called from mappings/opencode.yaml). */
 import { describe, expect, it } from "vitest";
-import { listText, opencodeErrorMessage, opencodePatchFiles, opencodeTurnDiff } from "../src/helpers.js";
+import { opencodePatchFiles, opencodeTurnDiff } from "../mappings/helpers/opencode.js";
 
 describe("opencode helpers", () => {
   it("opencodeTurnDiff: the turn's part of the session diff — baseline entries left out, one entry per path (last wins)", () => {
@@ -21,13 +21,8 @@ describe("opencode helpers", () => {
     expect(opencodeTurnDiff([{ file: "n.txt", before: "a\nb", after: "a\nc", additions: 1, deletions: 1 }], [])).toBe("--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\n+c");
   });
 
-  it("opencodePatchFiles: file headers only, paths deduplicated; listText; opencodeErrorMessage", () => {
+  it("opencodePatchFiles: file headers only, paths deduplicated", () => {
     expect(opencodePatchFiles(["/w/a.py", "/w/a.py", "b.py", 3])).toBe("diff --git a/w/a.py b/w/a.py\ndiff --git a/b.py b/b.py");
     expect(opencodePatchFiles([])).toBeUndefined();
-    expect(listText(["ls", "", "pwd"])).toBe("ls, pwd");
-    expect(listText([])).toBeUndefined();
-    expect(opencodeErrorMessage({ name: "APIError", data: { message: "boom" } })).toBe("boom");
-    expect(opencodeErrorMessage({ name: "MessageAbortedError", data: {} })).toBe("MessageAbortedError");
-    expect(opencodeErrorMessage(null)).toBeUndefined();
   });
 });

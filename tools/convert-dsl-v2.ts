@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { isMap, isPair, isScalar, isSeq, parseDocument, Pair, Scalar, YAMLMap, YAMLSeq, type Document, type Node } from "yaml";
 import { parse as parseYaml } from "yaml";
+import { unpadSeqs } from "./yaml-style.ts";
 
 const canonical = parseYaml(readFileSync("schemas/canonical/canonical.yaml", "utf8"));
 const GUARDS: Record<string, { role: string; guard: string }> = {};
@@ -80,24 +81,6 @@ function convertTable(file: string): void {
   const ign = get(root, "ignored");
   if (ign && isSeq(ign.value)) for (const g of ign.value.items as YAMLMap[]) { const m = get(g, "methods"); if (m) rename(m, "match"); }
   writeFileSync(file, unpadSeqs(doc.toString({ lineWidth: 0, flowCollectionPadding: true })));
-}
-
-/** v1 wrote flow sequences unpadded (`[a, b]`) and flow maps padded (`{ a: b }`): keep that. */
-function unpadSeqs(text: string): string {
-  return text.split("\n").map((line) => {
-    let out = "";
-    let q: string | undefined;
-    for (let i = 0; i < line.length; i++) {
-      const c = line[i];
-      if (q) { out += c; if (c === "\\" && q === '"') { out += line[++i] ?? ""; continue; } if (c === q) q = undefined; continue; }
-      if (c === '"' || c === "'") { q = c; out += c; continue; }
-      if (c === "#" && (i === 0 || line[i - 1] === " ")) { out += line.slice(i); break; }
-      if (c === "[" && line[i + 1] === " ") { out += "["; i++; continue; }
-      if (c === " " && line[i + 1] === "]" && out.length && !out.endsWith(" ")) { continue; }
-      out += c;
-    }
-    return out;
-  }).join("\n");
 }
 
 /** Would these defaults, merged like the loader merges them, keep the row's id order? */

@@ -22,8 +22,9 @@
 //   bc37bfe4ff080b7c4f5a7491cf7c130cc22dcb4aa1a9e67dc8843d45bcdc4b28  schemas/upstream/cursor-acp/2026-11-30/CursorAskQuestionResponse.json
 //   8f264f47e098034759930b9b03dddeed295569dda47a57e8f2273e1523d5f2bd  schemas/upstream/cursor-acp/2026-11-30/CursorCreatePlanResponse.json
 import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_acp from "../../mappings/helpers/acp.js";
+import * as h_cursor from "../../mappings/helpers/cursor.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
@@ -49,7 +50,9 @@ const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["other", "dynamic_tool_call"],
 ]);
 
-function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): V_toolKind {
+function map_toolKind(v: unknown): V_toolKind;
+function map_toolKind<const D>(v: unknown, d: D): V_toolKind | D;
+function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
@@ -68,7 +71,9 @@ const M_toolKindKnown: ReadonlyMap<string, V_toolKindKnown> = new Map([
   ["other", "dynamic_tool_call"],
 ]);
 
-function map_toolKindKnown(v: unknown, d: any = undefined): V_toolKindKnown | undefined {
+function map_toolKindKnown(v: unknown): V_toolKindKnown | undefined;
+function map_toolKindKnown<const D>(v: unknown, d: D): V_toolKindKnown | D;
+function map_toolKindKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
@@ -81,12 +86,14 @@ const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
   ["failed", "failed"],
 ]);
 
-function map_toolStatus(v: unknown, d: any = "inProgress"): V_toolStatus {
+function map_toolStatus(v: unknown): V_toolStatus;
+function map_toolStatus<const D>(v: unknown, d: D): V_toolStatus | D;
+function map_toolStatus(v: unknown, d: unknown = "inProgress"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "permissionType" (mappings/acp.yaml:91)
-type V_permissionType = "command_execution_approval" | "file_change_approval" | "unknown";
+type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["execute", "command_execution_approval"],
   ["edit", "file_change_approval"],
@@ -94,7 +101,9 @@ const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["move", "file_change_approval"],
 ]);
 
-function map_permissionType(v: unknown, d: any = "unknown"): V_permissionType {
+function map_permissionType(v: unknown): V_permissionType | "unknown";
+function map_permissionType<const D>(v: unknown, d: D): V_permissionType | D;
+function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
@@ -108,33 +117,86 @@ const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
   ["cancelled", "cancelled"],
 ]);
 
-function map_stopReason(v: unknown, d: any = "completed"): V_stopReason {
+function map_stopReason(v: unknown): V_stopReason;
+function map_stopReason<const D>(v: unknown, d: D): V_stopReason | D;
+function map_stopReason(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/acp.yaml:109 — notification session/update → item.started, content.delta */
+// map "planDone" (mappings/acp.yaml:108)
+type V_planDone = "completed";
+const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
+  ["true", "completed"],
+]);
+
+function map_planDone(v: unknown): V_planDone | undefined;
+function map_planDone<const D>(v: unknown, d: D): V_planDone | D;
+function map_planDone(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
+}
+
+// map "planStatus" (mappings/acp.yaml:111)
+type V_planStatus = "completed" | "inProgress";
+const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
+  ["completed", "completed"],
+  ["in_progress", "inProgress"],
+  ["inProgress", "inProgress"],
+]);
+
+function map_planStatus(v: unknown): V_planStatus | "pending";
+function map_planStatus<const D>(v: unknown, d: D): V_planStatus | D;
+function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
+}
+
+// map "todoStatus" (mappings/acp.yaml:115)
+type V_todoStatus = "completed" | "inProgress";
+const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
+  ["completed", "completed"],
+  ["cancelled", "completed"],
+  ["in_progress", "inProgress"],
+  ["inprogress", "inProgress"],
+  ["COMPLETED", "completed"],
+  ["CANCELLED", "completed"],
+  ["IN_PROGRESS", "inProgress"],
+  ["TODO_STATUS_COMPLETED", "completed"],
+  ["TODO_STATUS_CANCELLED", "completed"],
+  ["TODO_STATUS_IN_PROGRESS", "inProgress"],
+  ["TODO_STATUS_INPROGRESS", "inProgress"],
+  ["todo_status_completed", "completed"],
+  ["todo_status_cancelled", "completed"],
+  ["todo_status_in_progress", "inProgress"],
+]);
+
+function map_todoStatus(v: unknown): V_todoStatus | "pending";
+function map_todoStatus<const D>(v: unknown, d: D): V_todoStatus | D;
+function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
+}
+
+/** mappings/acp.yaml:120 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (joinKey("msg", h.str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  cx.ref("item", (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.update?.content?.text });
   return true;
 }
 
-/** mappings/acp.yaml:149 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:160 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (joinKey("thought", h.str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  cx.ref("item", (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.update?.content?.text });
   return true;
 }
 
-/** mappings/acp.yaml:179 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:190 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -144,13 +206,13 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   cx.emit("item.completed", {
     itemType: "assistant_message",
     status: "completed",
-    title: h.acpContentText(m.params?.update?.content),
+    title: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:209 — notification session/update → turn.completed */
+/** mappings/acp.yaml:220 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -162,7 +224,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:248 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:259 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -176,14 +238,14 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    title: h.acpContentText(m.params?.update?.content),
-    detail: h.acpContentText(m.params?.update?.content),
+    title: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
+    detail: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:291 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:302 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -193,21 +255,21 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    title: h.acpContentText(m.params?.update?.content),
-    detail: h.acpContentText(m.params?.update?.content),
+    title: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
+    detail: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:325 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:336 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
-  cx.setVar(["seg", m.params?.sessionId], h.inc(cx.getVar(["seg", m.params?.sessionId])));
-  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
+  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
   });
@@ -226,13 +288,13 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:379 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:390 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.params?.update?.toolCallId, "open", undefined, "params.update.toolCallId", false);
-  cx.setVar(["seg", m.params?.sessionId], h.inc(cx.getVar(["seg", m.params?.sessionId])));
+  cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
     status: "inProgress",
@@ -248,26 +310,26 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:419 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:430 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
-  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
-    title: h.str(m.params?.update?.title),
+    title: str(m.params?.update?.title),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:501 — notification session/update → item.completed */
+/** mappings/acp.yaml:512 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -276,13 +338,13 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
-    title: h.str(m.params?.update?.title),
+    title: str(m.params?.update?.title),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:523 — notification session/update → item.updated */
+/** mappings/acp.yaml:534 — notification session/update → item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -291,22 +353,24 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
-    title: h.str(m.params?.update?.title),
+    title: str(m.params?.update?.title),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:546 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:557 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("turn.plan.updated", { plan: h.acpPlanSteps(m.params?.update?.entries) });
+  cx.emit("turn.plan.updated", {
+    plan: objects(m.params?.update?.entries).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+  });
   return true;
 }
 
-/** mappings/acp.yaml:562 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:573 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -317,7 +381,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:581 — notification session/update → session.configured */
+/** mappings/acp.yaml:592 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -327,7 +391,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:596 — notification session/update → session.configured */
+/** mappings/acp.yaml:607 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -337,7 +401,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:611 — notification session/update → session.configured */
+/** mappings/acp.yaml:622 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -347,18 +411,18 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:626 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:637 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.emit("thread.metadata.updated", {
-    name: h.str(m.params?.update?.title),
+    name: str(m.params?.update?.title),
     metadata: { updatedAt: m.params?.update?.updatedAt, _meta: m.params?.update?._meta },
   });
   return true;
 }
 
-/** mappings/acp.yaml:642 — notification session/update → runtime.error */
+/** mappings/acp.yaml:653 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -367,7 +431,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:661 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:672 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -376,7 +440,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:680 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:691 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -391,7 +455,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:706 — notification session/update → item.completed */
+/** mappings/acp.yaml:717 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -400,13 +464,13 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "context_compaction",
     status: "failed",
-    detail: (h.str(m.params?.update?.error) ?? m.params?.update?.status),
+    detail: (str(m.params?.update?.error) ?? m.params?.update?.status),
     data: m.params?.update,
   });
   return true;
 }
 
-/** mappings/acp.yaml:727 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:738 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -425,7 +489,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:752 — notification session/update → content.delta */
+/** mappings/acp.yaml:763 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -438,7 +502,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:772 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:783 — request session/request_permission → request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -447,13 +511,13 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   cx.setVar(["permission-options", m.id], m.params?.options);
   cx.emit("request.opened", {
     requestType: map_permissionType(m.params?.toolCall?.kind),
-    detail: h.str(m.params?.toolCall?.title),
+    detail: str(m.params?.toolCall?.title),
     args: m.params,
   });
   return true;
 }
 
-/** mappings/acp.yaml:795 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:806 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -461,13 +525,13 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   cx.ref("request", m.id, "close", "server", "id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: h.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])),
+    decision: h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/acp.yaml:820 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:831 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref("request", m.id, "open", "server", "id", true);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -475,7 +539,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:840 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:851 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("request", m.id, "close", "server", "id", true);
@@ -488,7 +552,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:865 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:876 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref("request", m.id, "close", "server", "id", false);
@@ -501,7 +565,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:901 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:912 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -509,14 +573,14 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   cx.ref("request", m.id, "open", "server", "id", true);
   cx.emit("request.opened", {
     requestType: "tool_user_input",
-    detail: (h.str(m.params?.title) ?? h.str(m.params?.questions?.[0]?.prompt)),
+    detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),
     args: m.params,
   });
   cx.emit("user-input.requested", { questions: m.params?.questions });
   return true;
 }
 
-/** mappings/acp.yaml:925 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:936 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -531,26 +595,26 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:956 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:967 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
   cx.ref("request", m.id, "open", "server", "id", true);
-  cx.setVar(["cursor-todos"], h.cursorTodos(null, (m.params?.todos ?? []), false));
+  cx.setVar(["cursor-todos"], h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
   cx.emit("turn.plan.updated", {
-    explanation: (h.str(m.params?.overview) ?? h.str(m.params?.name)),
-    plan: h.cursorPlanSteps(m.params?.todos),
+    explanation: (str(m.params?.overview) ?? str(m.params?.name)),
+    plan: objects(m.params?.todos).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   cx.emit("request.opened", {
     requestType: "tool_user_input",
-    detail: (h.str(m.params?.name) ?? "Accept the plan?"),
+    detail: (str(m.params?.name) ?? "Accept the plan?"),
     args: m.params,
   });
   return true;
 }
 
-/** mappings/acp.yaml:981 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:992 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -564,16 +628,18 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1003 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1014 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.setVar(["cursor-todos"], h.cursorTodos(cx.getVar(["cursor-todos"]), m.params?.todos, m.params?.merge));
-  cx.emit("turn.plan.updated", { plan: h.cursorPlanSteps(cx.getVar(["cursor-todos"])) });
+  cx.setVar(["cursor-todos"], h_cursor.cursorTodos(cx.getVar(["cursor-todos"]), m.params?.todos, m.params?.merge));
+  cx.emit("turn.plan.updated", {
+    plan: objects(cx.getVar(["cursor-todos"])).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
+  });
   return true;
 }
 
-/** mappings/acp.yaml:1025 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1036 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -582,19 +648,19 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   cx.ref("task", (m.params?.agentId ?? m.params?.toolCallId), "close", undefined, "task (value)", false);
   if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
-    description: h.str(m.params?.description),
-    taskType: h.str((m.params?.subagentType?.custom ?? m.params?.subagentType)),
+    description: str(m.params?.description),
+    taskType: str((m.params?.subagentType?.custom ?? m.params?.subagentType)),
   });
   if (!cx.isStale("task")) cx.emit("task.completed", {
     taskId: cx.id("task"),
     status: "completed",
-    summary: h.str(m.params?.description),
+    summary: str(m.params?.description),
     usage: { durationMs: m.params?.durationMs, model: m.params?.model },
   });
   return true;
 }
 
-/** mappings/acp.yaml:1057 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1068 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -602,17 +668,17 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   cx.ref("task", (m.params?.agentId ?? m.params?.toolCallId), "open", undefined, "task (value)", false);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
-    description: h.str(m.params?.description),
-    taskType: h.str((m.params?.subagentType?.custom ?? m.params?.subagentType)),
+    description: str(m.params?.description),
+    taskType: str((m.params?.subagentType?.custom ?? m.params?.subagentType)),
   });
   if (cx.wasOpen("task")) cx.emit("task.progress", {
     taskId: cx.id("task"),
-    description: (h.str(m.params?.description) ?? ""),
+    description: (str(m.params?.description) ?? ""),
   });
   return true;
 }
 
-/** mappings/acp.yaml:1086 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1097 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -620,20 +686,20 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "image_view",
     status: "inProgress",
-    title: h.str(m.params?.description),
+    title: str(m.params?.description),
     data: m.params,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "image_view",
     status: "completed",
-    title: h.str(m.params?.description),
-    detail: h.str(m.params?.filePath),
+    title: str(m.params?.description),
+    detail: str(m.params?.filePath),
     data: m.params,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1113 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1124 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -642,7 +708,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1128 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1139 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -651,7 +717,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1141 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1152 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -661,7 +727,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1157 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1168 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -670,7 +736,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1170 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1181 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -680,7 +746,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1186 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1197 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -689,7 +755,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1200 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1211 — clientRequest session/prompt → turn.started */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
@@ -699,13 +765,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1218 — clientRequest session/load */
+/** mappings/acp.yaml:1229 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVar(["loading", m.params?.sessionId], true);
   return true;
 }
 
-/** mappings/acp.yaml:1232 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1243 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -713,7 +779,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1249 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1260 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -727,7 +793,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1268 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1279 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -735,13 +801,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1290 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1301 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1303 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1314 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", m.result?.sessionId, "open", undefined, "result.sessionId", false);
@@ -759,7 +825,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1332 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1343 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "open", undefined, "request.params.sessionId", false);
@@ -781,7 +847,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:1383 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:1394 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -793,7 +859,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1417 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1428 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -801,7 +867,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1435 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1446 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -811,7 +877,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1452 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1463 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -821,7 +887,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1469 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1480 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -832,7 +898,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1496 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1507 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
@@ -841,14 +907,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1548 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1559 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:1564 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1575 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -867,158 +933,158 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "session/update": [
-        { rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 149, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 179, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 209, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 248, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk", line: 291, run: r_user_message_chunk },
-        { rule: "acp#tool-call-finished", line: 325, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 379, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 419, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 501, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 523, run: r_tool_call_update },
-        { rule: "acp#plan", line: 546, run: r_plan },
-        { rule: "acp#usage-update", line: 562, run: r_usage_update },
-        { rule: "acp#available-commands-update", line: 581, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 596, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 611, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 626, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 642, run: r_notice_error },
-        { rule: "acp#notice", line: 661, run: r_notice },
-        { rule: "acp#compaction-completed", line: 680, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 706, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 727, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 752, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-message-chunk", line: 120, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 160, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 190, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 220, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 259, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk", line: 302, run: r_user_message_chunk },
+        { rule: "acp#tool-call-finished", line: 336, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 390, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 430, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 512, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 534, run: r_tool_call_update },
+        { rule: "acp#plan", line: 557, run: r_plan },
+        { rule: "acp#usage-update", line: 573, run: r_usage_update },
+        { rule: "acp#available-commands-update", line: 592, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 607, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 622, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 637, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 653, run: r_notice_error },
+        { rule: "acp#notice", line: 672, run: r_notice },
+        { rule: "acp#compaction-completed", line: 691, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 717, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 738, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 763, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1003, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1014, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1025, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1057, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1036, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1068, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1086, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1097, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1113, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1124, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1113, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1124, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 772, run: r_request_permission },
+        { rule: "acp#request-permission", line: 783, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 820, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 831, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 901, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 912, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 956, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 967, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1128, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1139, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1128, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1139, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-response", line: 795, run: r_request_permission_response },
+        { rule: "acp#request-permission-response", line: 806, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 840, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 851, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 865, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 876, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 925, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 936, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 981, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 992, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1141, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1152, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1141, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1152, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1157, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1168, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1157, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1168, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt", line: 1200, run: r_prompt },
+        { rule: "acp#prompt", line: 1211, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1218, run: r_load },
+        { rule: "acp#load", line: 1229, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1170, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1181, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1170, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1181, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1249, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1260, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1268, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1290, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1279, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1301, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1303, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1314, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1332, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 1383, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 1343, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 1394, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1332, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 1343, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 1417, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1428, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 1417, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1428, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 1435, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 1446, run: r_set_mode_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 1452, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 1463, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 1469, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 1496, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 1480, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 1507, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 1548, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 1564, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 1559, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 1575, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1186, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1197, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1186, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1197, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1232, run: r_cancel },
+        { rule: "acp#cancel", line: 1243, run: r_cancel },
       ],
     },
   },
@@ -1053,13 +1119,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1582)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1585)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1588)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1591)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1594)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1597)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1600)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1603)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1593)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1596)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1599)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1602)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1605)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1608)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1611)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1614)",
   },
 };

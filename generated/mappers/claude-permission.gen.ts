@@ -4,8 +4,7 @@
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 
 export type PermissionResultMessage = U.Permission;

@@ -5,8 +5,8 @@
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_claude from "../../mappings/helpers/claude.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -18,7 +18,7 @@ export type WireMessage = U.ClaudeControlMessage;
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
 // map "blockItemType" (mappings/claude-sdk.yaml:113)
-type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown";
+type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
   ["thinking", "reasoning"],
@@ -27,21 +27,112 @@ const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["image", "image_view"],
 ]);
 
-function map_blockItemType(v: unknown, d: any = "unknown"): V_blockItemType {
+function map_blockItemType(v: unknown): V_blockItemType | "unknown";
+function map_blockItemType<const D>(v: unknown, d: D): V_blockItemType | D;
+function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "statusState" (mappings/claude-sdk.yaml:122)
-type V_statusState = "running" | "ready";
+type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
 ]);
 
-function map_statusState(v: unknown, d: any = "ready"): V_statusState {
+function map_statusState(v: unknown): V_statusState | "ready";
+function map_statusState<const D>(v: unknown, d: D): V_statusState | D;
+function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/claude-sdk.yaml:128 — message system → thread.started, turn.started, session.configured */
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:127)
+type V_claudeBlockToolType = "mcp_tool_call";
+const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
+  ["mcp_tool_use", "mcp_tool_call"],
+]);
+
+function map_claudeBlockToolType(v: unknown): V_claudeBlockToolType | undefined;
+function map_claudeBlockToolType<const D>(v: unknown, d: D): V_claudeBlockToolType | D;
+function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
+}
+
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:130)
+type V_claudeServerToolType = "web_search" | "command_execution";
+const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
+  ["server_tool_use:web_search", "web_search"],
+  ["server_tool_use:web_fetch", "web_search"],
+  ["server_tool_use:code_execution", "command_execution"],
+  ["server_tool_use:bash_code_execution", "command_execution"],
+]);
+
+function map_claudeServerToolType(v: unknown): V_claudeServerToolType | undefined;
+function map_claudeServerToolType<const D>(v: unknown, d: D): V_claudeServerToolType | D;
+function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
+}
+
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:133)
+type V_claudeToolItemType =
+  | "command_execution"
+  | "file_change"
+  | "web_search"
+  | "collab_agent_tool_call"
+  | "plan"
+  | "mcp_tool_call";
+const M_claudeToolItemType: ReadonlyMap<string, V_claudeToolItemType> = new Map([
+  ["Bash", "command_execution"],
+  ["BashOutput", "command_execution"],
+  ["KillShell", "command_execution"],
+  ["KillBash", "command_execution"],
+  ["Edit", "file_change"],
+  ["MultiEdit", "file_change"],
+  ["Write", "file_change"],
+  ["NotebookEdit", "file_change"],
+  ["WebSearch", "web_search"],
+  ["WebFetch", "web_search"],
+  ["Task", "collab_agent_tool_call"],
+  ["Agent", "collab_agent_tool_call"],
+  ["TodoWrite", "plan"],
+]);
+
+function map_claudeToolItemType(v: unknown): V_claudeToolItemType | undefined;
+function map_claudeToolItemType<const D>(v: unknown, d: D): V_claudeToolItemType | D;
+function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
+  if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return d;
+  const k = String(v);
+  const hit = M_claudeToolItemType.get(k);
+  if (hit !== undefined) return hit;
+  if (k.startsWith("mcp__")) return "mcp_tool_call";
+  return d;
+}
+
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:137)
+type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
+const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
+  ["Bash", "command_execution_approval"],
+  ["BashOutput", "command_execution_approval"],
+  ["KillShell", "command_execution_approval"],
+  ["KillBash", "command_execution_approval"],
+  ["Edit", "file_change_approval"],
+  ["MultiEdit", "file_change_approval"],
+  ["Write", "file_change_approval"],
+  ["NotebookEdit", "file_change_approval"],
+  ["AskUserQuestion", "tool_user_input"],
+]);
+
+function map_claudeToolRequestType(v: unknown): V_claudeToolRequestType | undefined;
+function map_claudeToolRequestType<const D>(v: unknown, d: D): V_claudeToolRequestType | D;
+function map_claudeToolRequestType(v: unknown, d: unknown = undefined): unknown {
+  if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return d;
+  const k = String(v);
+  const hit = M_claudeToolRequestType.get(k);
+  if (hit !== undefined) return hit;
+  if (k.startsWith("mcp__")) return "unknown";
+  return d;
+}
+
+/** mappings/claude-sdk.yaml:142 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
@@ -68,16 +159,16 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:171 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:185 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("session.state.changed", { state: map_statusState(m.status), reason: h.str(m.status), detail: m.permissionMode });
+  cx.emit("session.state.changed", { state: map_statusState(m.status), reason: str(m.status), detail: m.permissionMode });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:188 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:202 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -86,7 +177,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:201 — message system → hook.started */
+/** mappings/claude-sdk.yaml:215 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -95,7 +186,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:212 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:226 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -104,7 +195,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:223 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:237 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -120,7 +211,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:238 — message system → task.started */
+/** mappings/claude-sdk.yaml:252 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -135,7 +226,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:252 — message system → task.progress */
+/** mappings/claude-sdk.yaml:266 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -151,7 +242,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:267 — message system → task.completed */
+/** mappings/claude-sdk.yaml:281 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -167,16 +258,19 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:282 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:296 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("files.persisted", { files: h.claudePersistedFiles(m.files), failed: h.claudePersistFailures(m.failed) });
+  cx.emit("files.persisted", {
+    files: objects(m.files).filter((s_f: any) => s_f?.filename != null && s_f?.file_id != null).map((s_f: any) => ({ filename: s_f?.filename, fileId: s_f?.file_id })),
+    failed: objects(m.failed).filter((s_f: any) => s_f?.filename != null && s_f?.error != null).map((s_f: any) => ({ filename: s_f?.filename, error: s_f?.error })),
+  });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:296 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:310 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -194,7 +288,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:331 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:345 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -212,13 +306,13 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   });
   cx.emit("runtime.error", {
     class: "provider_error",
-    message: (h.str(m.result) ?? "the model call failed"),
+    message: (str(m.result) ?? "the model call failed"),
     detail: { subtype: m.subtype, isError: m.is_error },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:361 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:375 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -228,7 +322,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: cx.getVar(["endState"]),
-    errorMessage: (h.joinText(m.errors) ?? m.subtype),
+    errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     stopReason: m.stop_reason,
     usage: m.usage,
     modelUsage: m.modelUsage,
@@ -236,13 +330,13 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   });
   cx.emit("runtime.error", {
     class: "provider_error",
-    message: (h.joinText(m.errors) ?? m.subtype),
+    message: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     detail: { subtype: m.subtype, errors: m.errors },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:399 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:413 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
@@ -251,7 +345,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: (h.joinText(m.errors) ?? m.subtype),
+    errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     stopReason: m.stop_reason,
     usage: m.usage,
     modelUsage: m.modelUsage,
@@ -259,13 +353,13 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   });
   cx.emit("runtime.error", {
     class: "provider_error",
-    message: (h.joinText(m.errors) ?? m.subtype),
+    message: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     detail: { subtype: m.subtype, errors: m.errors },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:439 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:453 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -276,27 +370,27 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "user_message",
     status: "inProgress",
-    title: h.claudeUserText(m.message?.content),
+    title: text(m.message?.content, "\n", "blocks", true),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    title: h.claudeUserText(m.message?.content),
+    title: text(m.message?.content, "\n", "blocks", true),
     data: m.message,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:463 — message user */
+/** mappings/claude-sdk.yaml:477 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
-  for (const s_block of arr(h.claudeBlockMessages(m, "tool_result"))) {
+  for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
     cx.delegate("claude-sdk", s_block);
   }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:480 — message user → item.started, item.completed */
+/** mappings/claude-sdk.yaml:494 — message user → item.started, item.completed */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -311,7 +405,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
     title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
-    detail: h.claudeToolResultText(m.message?.content?.[0]?.content),
+    detail: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
     data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
   });
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
@@ -323,38 +417,42 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:538 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:552 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  cx.emit("item.started", { itemType: "user_message", status: "inProgress", title: h.claudeUserText(m.message?.content) });
+  cx.emit("item.started", {
+    itemType: "user_message",
+    status: "inProgress",
+    title: text(m.message?.content, "\n", "blocks", true),
+  });
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    title: h.claudeUserText(m.message?.content),
+    title: text(m.message?.content, "\n", "blocks", true),
     data: m.message,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:566 — message assistant */
+/** mappings/claude-sdk.yaml:580 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
-  for (const s_block of arr(h.claudeBlockMessages(m))) {
+  for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
     cx.delegate("claude-sdk", s_block);
   }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:587 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:601 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
+  cx.ref("item", h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
   cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -373,12 +471,12 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:629 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:643 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
+  cx.ref("item", h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
   cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
@@ -393,30 +491,30 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:673 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:687 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.message?.content?.[0]?.id, "open", undefined, "message.content.0.id", false);
   cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["toolTitle", m.message?.content?.[0]?.id], h.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  cx.setVar(["toolTitle", m.message?.content?.[0]?.id], h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
   if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: h.claudeToolItemType(m.message?.content?.[0]?.name, m.message?.content?.[0]?.type),
+    itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
     status: "inProgress",
-    title: h.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
+    title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
     data: m.message?.content?.[0],
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: h.claudeToolItemType(m.message?.content?.[0]?.name, m.message?.content?.[0]?.type),
+    itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
     status: "inProgress",
-    title: h.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
+    title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
     data: m.message?.content?.[0],
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:711 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:725 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -440,11 +538,11 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:733 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:747 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
+  cx.ref("item", h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
   cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
@@ -459,14 +557,14 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:752 — message stream_event */
+/** mappings/claude-sdk.yaml:766 — message stream_event */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_start")) return false;
   cx.setVar(["message", m.parent_tool_use_id], m.event?.message?.id);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:763 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:777 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -481,14 +579,14 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:777 — message stream_event */
+/** mappings/claude-sdk.yaml:791 — message stream_event */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_stop")) return false;
   cx.setVar(["message", m.parent_tool_use_id], null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:787 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:801 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -498,7 +596,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], m.event?.content_block?.id);
   cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: h.claudeToolItemType(m.event?.content_block?.name, m.event?.content_block?.type),
+    itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
     status: "inProgress",
     title: m.event?.content_block?.name,
     data: m.event?.content_block,
@@ -506,7 +604,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:815 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:829 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -525,7 +623,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:833 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:847 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -542,7 +640,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:855 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:869 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -553,7 +651,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:872 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:886 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -564,33 +662,33 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:892 — message stream_event */
+/** mappings/claude-sdk.yaml:906 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:902 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:916 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
   cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], h.appendText(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])]), m.event?.delta?.partial_json));
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], concat(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])]), m.event?.delta?.partial_json));
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
     data: {
       partialJson: m.event?.delta?.partial_json,
-      input: h.parseJson(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])])),
+      input: json(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])])),
     },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:936 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:950 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -605,7 +703,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:964 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:978 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -621,7 +719,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:992 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1006 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -631,7 +729,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1005 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1019 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -639,28 +737,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1015 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1029 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1027 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1041 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1040 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1054 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1053 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1067 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -668,8 +766,8 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   cx.ref("item", m.options?.toolUseID, "use", undefined, "options.toolUseID", false);
   cx.setVar(["permission"], m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
-    requestType: h.claudeToolRequestType(m.toolName),
-    detail: (m.options?.decisionReason ?? h.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
+    requestType: map_claudeToolRequestType(m.toolName, "unknown"),
+    detail: (m.options?.decisionReason ?? h_claude.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
     args: {
       toolName: m.toolName,
       input: m.input,
@@ -681,7 +779,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1091 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1105 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -696,7 +794,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1114 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1128 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   if (!(m.interrupt === true)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -713,7 +811,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1141 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1155 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -728,13 +826,13 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1162 — control interrupt */
+/** mappings/claude-sdk.yaml:1176 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1173 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1187 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -742,7 +840,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   cx.ref("request", m.request_id, "open", "server", "request_id", true);
   cx.ref("item", m?.request?.tool_use_id, "use", undefined, "request.tool_use_id", false);
   if (cx.isNew("request")) cx.emit("request.opened", {
-    requestType: h.claudeToolRequestType(m?.request?.tool_name),
+    requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
     detail: (m?.request?.decision_reason ?? m?.request?.blocked_path),
     args: {
       toolName: m?.request?.tool_name,
@@ -755,21 +853,21 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1193 — wire control_request */
+/** mappings/claude-sdk.yaml:1207 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1206 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1220 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1220 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1234 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -784,7 +882,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1240 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1254 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -798,14 +896,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1264 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1278 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1278 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1292 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("request", m.request_id, "close", "server", "request_id", true);
@@ -847,99 +945,99 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 128, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 171, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 188, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 201, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 212, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 223, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 238, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 252, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 267, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 282, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-init", line: 142, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 185, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 202, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 215, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 226, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 237, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 252, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 266, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 281, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 296, run: r_system_files_persisted },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 296, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 331, run: r_result_success_error },
-        { rule: "claude-sdk#result-error-during-execution", line: 361, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 399, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 310, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 345, run: r_result_success_error },
+        { rule: "claude-sdk#result-error-during-execution", line: 375, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 413, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 439, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 463, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result", line: 480, run: r_user_tool_result },
-        { rule: "claude-sdk#user-message", line: 538, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 453, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 477, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result", line: 494, run: r_user_tool_result },
+        { rule: "claude-sdk#user-message", line: 552, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 566, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 587, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 629, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 673, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 711, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 733, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-blocks", line: 580, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 601, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 643, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 687, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 725, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 747, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 752, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 763, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop", line: 777, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 787, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 815, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 833, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 855, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 872, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 892, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 902, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 936, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop", line: 964, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 766, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 777, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop", line: 791, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 801, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 829, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 847, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 869, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 886, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 906, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 916, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 950, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop", line: 978, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 992, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1006, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1005, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1019, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1015, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1029, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1027, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1041, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1040, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1054, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1053, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1067, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1091, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 1105, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1114, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1141, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 1128, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 1155, run: r_permission_deny },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 1162, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 1176, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 1173, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-interrupt", line: 1193, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 1206, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 1187, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-interrupt", line: 1207, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 1220, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-permission-answer", line: 1220, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 1240, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 1264, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-permission-answer", line: 1234, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 1254, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 1278, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 1278, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 1292, run: r_wire_cancel },
       ],
     },
   },

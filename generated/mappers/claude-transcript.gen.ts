@@ -3,8 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
 export type LineMessage = U.TranscriptLine;
@@ -41,7 +40,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   });
   cx.emit("runtime.error", {
     class: "provider_error",
-    message: (h.str(m.params?.errorMessage) ?? "the model call failed"),
+    message: (str(m.params?.errorMessage) ?? "the model call failed"),
     detail: { error: m.params?.error, status: m.params?.status },
   });
   return true;
@@ -167,7 +166,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.emit("runtime.warning", {
-    message: (h.str(m.content) ?? "claude-transcript: a system line"),
+    message: (str(m.content) ?? "claude-transcript: a system line"),
     detail: { subtype: m.subtype, level: m.level },
   });
   return true;

@@ -19,8 +19,8 @@
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
 import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_codex from "../../mappings/helpers/codex.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -70,7 +70,9 @@ const M_itemType: ReadonlyMap<string, V_itemType> = new Map([
   ["sleep", "unknown"],
 ]);
 
-function map_itemType(v: unknown, d: any = "unknown"): V_itemType {
+function map_itemType(v: unknown): V_itemType;
+function map_itemType<const D>(v: unknown, d: D): V_itemType | D;
+function map_itemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
@@ -84,7 +86,9 @@ const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["interrupted", "failed"],
 ]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
+function map_itemStatus(v: unknown): V_itemStatus;
+function map_itemStatus<const D>(v: unknown, d: D): V_itemStatus | D;
+function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -97,7 +101,9 @@ const M_threadStatus: ReadonlyMap<string, V_threadStatus> = new Map([
   ["active", "active"],
 ]);
 
-function map_threadStatus(v: unknown, d: any = "error"): V_threadStatus {
+function map_threadStatus(v: unknown): V_threadStatus;
+function map_threadStatus<const D>(v: unknown, d: D): V_threadStatus | D;
+function map_threadStatus(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_threadStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -109,7 +115,9 @@ const M_turnState: ReadonlyMap<string, V_turnState> = new Map([
   ["failed", "failed"],
 ]);
 
-function map_turnState(v: unknown, d: any = "failed"): V_turnState {
+function map_turnState(v: unknown): V_turnState;
+function map_turnState<const D>(v: unknown, d: D): V_turnState | D;
+function map_turnState(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnState.get(String(v)) : undefined) ?? d;
 }
 
@@ -122,7 +130,9 @@ const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
   ["stopped", "cancelled"],
 ]);
 
-function map_hookOutcome(v: unknown, d: any = "error"): V_hookOutcome {
+function map_hookOutcome(v: unknown): V_hookOutcome;
+function map_hookOutcome<const D>(v: unknown, d: D): V_hookOutcome | D;
+function map_hookOutcome(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
@@ -138,7 +148,9 @@ const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = 
   ["requestPermissions", "unknown"],
 ]);
 
-function map_guardianActionItemType(v: unknown, d: any = "unknown"): V_guardianActionItemType {
+function map_guardianActionItemType(v: unknown): V_guardianActionItemType;
+function map_guardianActionItemType<const D>(v: unknown, d: D): V_guardianActionItemType | D;
+function map_guardianActionItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
@@ -151,7 +163,9 @@ const M_gatewayOAuthAuthenticating: ReadonlyMap<string, V_gatewayOAuthAuthentica
   ["failed", false],
 ]);
 
-function map_gatewayOAuthAuthenticating(v: unknown, d: any = false): V_gatewayOAuthAuthenticating {
+function map_gatewayOAuthAuthenticating(v: unknown): V_gatewayOAuthAuthenticating;
+function map_gatewayOAuthAuthenticating<const D>(v: unknown, d: D): V_gatewayOAuthAuthenticating | D;
+function map_gatewayOAuthAuthenticating(v: unknown, d: unknown = false): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_gatewayOAuthAuthenticating.get(String(v)) : undefined) ?? d;
 }
 
@@ -343,7 +357,7 @@ function r_hook_completed(m: View<Member<Notification, "method", "hook/completed
   cx.emit("hook.completed", {
     hookId: m.params?.run?.id,
     outcome: map_hookOutcome(m.params?.run?.status),
-    output: h.joinText(m.params?.run?.statusMessage),
+    output: text(m.params?.run?.statusMessage, "\n\n", "strings", false),
   });
   return true;
 }
@@ -356,7 +370,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "inProgress"),
-    title: h.itemTitle(m.params?.item),
+    title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
   });
   return true;
@@ -382,7 +396,7 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
     status: "completed",
-    title: h.itemTitle(m.params?.item),
+    title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
   });
   return true;
@@ -421,7 +435,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.params?.item?.status),
-    title: h.itemTitle(m.params?.item),
+    title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
   });
   return true;
@@ -435,7 +449,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "completed"),
-    title: h.itemTitle(m.params?.item),
+    title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
   });
   return true;
@@ -585,7 +599,7 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
   cx.ref("request", m.id, "open", "server", "id", true);
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
-    detail: (m.params?.command ?? h.joinText(m.params?.reason)),
+    detail: (m.params?.command ?? text(m.params?.reason, "\n\n", "strings", false)),
     args: m.params,
   });
   return true;
@@ -597,7 +611,11 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
   cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
   cx.ref("request", m.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "file_change_approval", detail: h.joinText(m.params?.reason), args: m.params });
+  cx.emit("request.opened", {
+    requestType: "file_change_approval",
+    detail: text(m.params?.reason, "\n\n", "strings", false),
+    args: m.params,
+  });
   return true;
 }
 
@@ -659,7 +677,11 @@ function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "me
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.conversationId, "use", undefined, "params.conversationId", true);
   cx.ref("request", m.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(m.params?.reason), args: m.params });
+  cx.emit("request.opened", {
+    requestType: "apply_patch_approval",
+    detail: text(m.params?.reason, "\n\n", "strings", false),
+    args: m.params,
+  });
   return true;
 }
 
@@ -667,7 +689,7 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.conversationId, "use", undefined, "params.conversationId", true);
   cx.ref("request", m.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(m.params), args: m.params });
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m.params), args: m.params });
   return true;
 }
 
@@ -692,7 +714,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   cx.ref("request", m.id, "close", "server", "id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "command_execution_approval",
-    decision: h.decisionName(m.result?.decision),
+    decision: tagOf(m.result?.decision),
     resolution: m.result,
   });
   return true;
@@ -707,7 +729,7 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   cx.ref("request", m.id, "close", "server", "id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "file_change_approval",
-    decision: h.decisionName(m.result?.decision),
+    decision: tagOf(m.result?.decision),
     resolution: m.result,
   });
   return true;
@@ -786,7 +808,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   cx.ref("request", m.id, "close", "server", "id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "apply_patch_approval",
-    decision: h.decisionName(m.result?.decision),
+    decision: tagOf(m.result?.decision),
     resolution: m.result,
   });
   return true;
@@ -799,7 +821,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   cx.ref("request", m.id, "close", "server", "id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "exec_command_approval",
-    decision: h.decisionName(m.result?.decision),
+    decision: tagOf(m.result?.decision),
     resolution: m.result,
   });
   return true;
@@ -808,7 +830,11 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
 /** mappings/codex-app-server.yaml:1328 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
-  cx.emit("mcp.oauth.completed", { success: m.params?.success, name: m.params?.name, error: h.joinText(m.params?.error) });
+  cx.emit("mcp.oauth.completed", {
+    success: m.params?.success,
+    name: m.params?.name,
+    error: text(m.params?.error, "\n\n", "strings", false),
+  });
   return true;
 }
 
@@ -829,7 +855,7 @@ function r_account_updated(m: View<Member<Notification, "method", "account/updat
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
-    error: h.joinText(m.params?.error),
+    error: text(m.params?.error, "\n\n", "strings", false),
   });
   return true;
 }
@@ -842,7 +868,7 @@ function r_account_rate_limits_updated(m: View<Member<Notification, "method", "a
 
 /** mappings/codex-app-server.yaml:1393 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
-  cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(m.params?.error) });
+  cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
@@ -908,7 +934,7 @@ function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarn
 
 /** mappings/codex-app-server.yaml:1510 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
-  cx.emit("deprecation.notice", { summary: m.params?.summary, details: h.joinText(m.params?.details) });
+  cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
@@ -916,8 +942,8 @@ function r_deprecation_notice(m: View<Member<Notification, "method", "deprecatio
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
-    details: h.joinText(m.params?.details),
-    path: h.joinText(m.params?.path),
+    details: text(m.params?.details, "\n\n", "strings", false),
+    path: text(m.params?.path, "\n\n", "strings", false),
     range: m.params?.range,
   });
   return true;
@@ -952,7 +978,7 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   cx.emit("session.state.changed", {
     state: "error",
     reason: "windows-sandbox-setup",
-    detail: h.joinText(m.params?.error),
+    detail: text(m.params?.error, "\n\n", "strings", false),
   });
   cx.emit("runtime.warning", { message: (m.params?.error ?? "Windows sandbox setup failed"), detail: m.params });
   return true;
@@ -961,7 +987,7 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
 /** mappings/codex-app-server.yaml:1612 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.started", { realtimeSessionId: h.joinText(m.params?.realtimeSessionId) });
+  cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
@@ -1003,7 +1029,7 @@ function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/
 /** mappings/codex-app-server.yaml:1679 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.emit("thread.realtime.closed", { reason: h.joinText(m.params?.reason) });
+  cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 

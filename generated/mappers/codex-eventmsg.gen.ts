@@ -4,8 +4,8 @@
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_codex from "../../mappings/helpers/codex.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -52,7 +52,9 @@ const M_turnItemType: ReadonlyMap<string, V_turnItemType> = new Map([
   ["Extension", "unknown"],
 ]);
 
-function map_turnItemType(v: unknown, d: any = "unknown"): V_turnItemType {
+function map_turnItemType(v: unknown): V_turnItemType;
+function map_turnItemType<const D>(v: unknown, d: D): V_turnItemType | D;
+function map_turnItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
@@ -69,7 +71,9 @@ const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["incomplete", "failed"],
 ]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
+function map_itemStatus(v: unknown): V_itemStatus;
+function map_itemStatus<const D>(v: unknown, d: D): V_itemStatus | D;
+function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -81,17 +85,21 @@ const M_endStatus: ReadonlyMap<string, V_endStatus> = new Map([
   ["declined", "declined"],
 ]);
 
-function map_endStatus(v: unknown, d: any = undefined): V_endStatus | undefined {
+function map_endStatus(v: unknown): V_endStatus | undefined;
+function map_endStatus<const D>(v: unknown, d: D): V_endStatus | D;
+function map_endStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "exitCodeStatus" (mappings/codex-eventmsg.yaml:125)
-type V_exitCodeStatus = "completed" | "failed";
+type V_exitCodeStatus = "completed";
 const M_exitCodeStatus: ReadonlyMap<string, V_exitCodeStatus> = new Map([
   ["0", "completed"],
 ]);
 
-function map_exitCodeStatus(v: unknown, d: any = "failed"): V_exitCodeStatus {
+function map_exitCodeStatus(v: unknown): V_exitCodeStatus | "failed";
+function map_exitCodeStatus<const D>(v: unknown, d: D): V_exitCodeStatus | D;
+function map_exitCodeStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -102,7 +110,9 @@ const M_successStatus: ReadonlyMap<string, V_successStatus> = new Map([
   ["false", "failed"],
 ]);
 
-function map_successStatus(v: unknown, d: any = "completed"): V_successStatus {
+function map_successStatus(v: unknown): V_successStatus;
+function map_successStatus<const D>(v: unknown, d: D): V_successStatus | D;
+function map_successStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -113,28 +123,34 @@ const M_mcpResultStatus: ReadonlyMap<string, V_mcpResultStatus> = new Map([
   ["Err", "failed"],
 ]);
 
-function map_mcpResultStatus(v: unknown, d: any = "completed"): V_mcpResultStatus {
+function map_mcpResultStatus(v: unknown): V_mcpResultStatus;
+function map_mcpResultStatus<const D>(v: unknown, d: D): V_mcpResultStatus | D;
+function map_mcpResultStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "endDecision" (mappings/codex-eventmsg.yaml:137)
-type V_endDecision = "denied" | "approved";
+type V_endDecision = "denied";
 const M_endDecision: ReadonlyMap<string, V_endDecision> = new Map([
   ["declined", "denied"],
 ]);
 
-function map_endDecision(v: unknown, d: any = "approved"): V_endDecision {
+function map_endDecision(v: unknown): V_endDecision | "approved";
+function map_endDecision<const D>(v: unknown, d: D): V_endDecision | D;
+function map_endDecision(v: unknown, d: unknown = "approved"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
 // map "requestEndDecision" (mappings/codex-eventmsg.yaml:142)
-type V_requestEndDecision = "denied" | "unanswered";
+type V_requestEndDecision = "denied";
 const M_requestEndDecision: ReadonlyMap<string, V_requestEndDecision> = new Map([
   ["exec_command_approval", "denied"],
   ["apply_patch_approval", "denied"],
 ]);
 
-function map_requestEndDecision(v: unknown, d: any = "unanswered"): V_requestEndDecision {
+function map_requestEndDecision(v: unknown): V_requestEndDecision | "unanswered";
+function map_requestEndDecision<const D>(v: unknown, d: D): V_requestEndDecision | D;
+function map_requestEndDecision(v: unknown, d: unknown = "unanswered"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
@@ -147,18 +163,22 @@ const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
   ["stopped", "cancelled"],
 ]);
 
-function map_hookOutcome(v: unknown, d: any = "error"): V_hookOutcome {
+function map_hookOutcome(v: unknown): V_hookOutcome;
+function map_hookOutcome<const D>(v: unknown, d: D): V_hookOutcome | D;
+function map_hookOutcome(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
 // map "collabCallStatus" (mappings/codex-eventmsg.yaml:150)
-type V_collabCallStatus = "failed" | "completed";
+type V_collabCallStatus = "failed";
 const M_collabCallStatus: ReadonlyMap<string, V_collabCallStatus> = new Map([
   ["errored", "failed"],
   ["not_found", "failed"],
 ]);
 
-function map_collabCallStatus(v: unknown, d: any = "completed"): V_collabCallStatus {
+function map_collabCallStatus(v: unknown): V_collabCallStatus | "completed";
+function map_collabCallStatus<const D>(v: unknown, d: D): V_collabCallStatus | D;
+function map_collabCallStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -169,12 +189,14 @@ const M_subAgentEndStatus: ReadonlyMap<string, V_subAgentEndStatus> = new Map([
   ["interrupted", "failed"],
 ]);
 
-function map_subAgentEndStatus(v: unknown, d: any = "completed"): V_subAgentEndStatus {
+function map_subAgentEndStatus(v: unknown): V_subAgentEndStatus;
+function map_subAgentEndStatus<const D>(v: unknown, d: D): V_subAgentEndStatus | D;
+function map_subAgentEndStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
 // map "guardianActionItemType" (mappings/codex-eventmsg.yaml:158)
-type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call" | "unknown";
+type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call";
 const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
   ["command", "command_execution"],
   ["execve", "command_execution"],
@@ -183,11 +205,39 @@ const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = 
   ["mcp_tool_call", "mcp_tool_call"],
 ]);
 
-function map_guardianActionItemType(v: unknown, d: any = "unknown"): V_guardianActionItemType {
+function map_guardianActionItemType(v: unknown): V_guardianActionItemType | "unknown";
+function map_guardianActionItemType<const D>(v: unknown, d: D): V_guardianActionItemType | D;
+function map_guardianActionItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-eventmsg.yaml:168 — event session_configured → thread.started, session.configured */
+// map "planDone" (mappings/codex-eventmsg.yaml:167)
+type V_planDone = "completed";
+const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
+  ["true", "completed"],
+]);
+
+function map_planDone(v: unknown): V_planDone | undefined;
+function map_planDone<const D>(v: unknown, d: D): V_planDone | D;
+function map_planDone(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
+}
+
+// map "planStatus" (mappings/codex-eventmsg.yaml:170)
+type V_planStatus = "completed" | "inProgress";
+const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
+  ["completed", "completed"],
+  ["in_progress", "inProgress"],
+  ["inProgress", "inProgress"],
+]);
+
+function map_planStatus(v: unknown): V_planStatus | "pending";
+function map_planStatus<const D>(v: unknown, d: D): V_planStatus | D;
+function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
+}
+
+/** mappings/codex-eventmsg.yaml:175 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: View<Member<EventMessage, "type", "session_configured">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
@@ -195,14 +245,14 @@ function r_session_configured(m: View<Member<EventMessage, "type", "session_conf
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:191 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:198 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: View<Member<EventMessage, "type", "shutdown_complete">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("session.exited", { reason: "shutdown_complete", exitKind: "graceful" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:207 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:214 — event task_started, turn_started → turn.started */
 function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -211,7 +261,7 @@ function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:229 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:236 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -220,7 +270,7 @@ function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:246 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:253 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
@@ -228,7 +278,7 @@ function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:261 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:268 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -242,19 +292,19 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   });
   if (!cx.isStale("turn") && cx.line?.payload?.error != null) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: h.str(cx.line?.payload?.error?.message),
+    errorMessage: str(cx.line?.payload?.error?.message),
   });
   if (!cx.isStale("turn") && cx.line?.payload?.msg?.error != null) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: h.str(cx.line?.payload?.msg?.error?.message),
+    errorMessage: str(cx.line?.payload?.msg?.error?.message),
   });
   if (!cx.isStale("turn") && cx.line?.msg?.error != null) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: h.str(cx.line?.msg?.error?.message),
+    errorMessage: str(cx.line?.msg?.error?.message),
   });
   if (!cx.isStale("turn") && cx.line?.type !== "event_msg" && cx.line?.error != null) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: h.str(cx.line?.error?.message),
+    errorMessage: str(cx.line?.error?.message),
   });
   if (!cx.isStale("turn") && cx.line?.payload?.error == null && cx.line?.payload?.msg?.error == null && cx.line?.msg?.error == null && cx.line?.error == null) cx.emit("turn.completed", {
     state: "completed",
@@ -262,7 +312,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:338 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:345 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -278,7 +328,7 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:376 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:383 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
@@ -293,7 +343,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:401 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:408 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -309,7 +359,7 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:435 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:442 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -325,7 +375,7 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:459 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:466 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
@@ -340,7 +390,7 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:481 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:488 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -348,15 +398,18 @@ function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: Row
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:517 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:524 — event plan_update → turn.plan.updated */
 function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("turn.plan.updated", { explanation: m.explanation, plan: h.planSteps(m.plan) });
+  cx.emit("turn.plan.updated", {
+    explanation: m.explanation,
+    plan: objects(m.plan).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:529 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:536 — event plan_delta → content.delta */
 function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -365,7 +418,7 @@ function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: R
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:544 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:551 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -374,7 +427,7 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:564 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:571 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -382,7 +435,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:578 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:585 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -393,7 +446,7 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:590 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:597 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -401,7 +454,7 @@ function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:601 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:608 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -409,7 +462,7 @@ function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:614 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:621 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -417,13 +470,13 @@ function r_background_event(m: View<Member<LegacyMessage, "type", "background_ev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:627 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:634 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
-  cx.emit("deprecation.notice", { summary: m.summary, details: h.joinText(m.details) });
+  cx.emit("deprecation.notice", { summary: m.summary, details: text(m.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:640 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:647 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -431,7 +484,7 @@ function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:653 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:660 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -442,7 +495,7 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:666 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:673 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -453,7 +506,7 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:681 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:688 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -461,7 +514,7 @@ function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_reco
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:693 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:700 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -469,7 +522,7 @@ function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:706 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:713 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -477,21 +530,21 @@ function r_context_compacted(m: View<Member<EventMessage, "type", "context_compa
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:719 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:726 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:732 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:739 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:750 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:757 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
   cx.ref("thread", m.threadId, "use", undefined, "threadId", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -499,7 +552,7 @@ function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:764 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:771 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -507,21 +560,21 @@ function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:775 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:782 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:788 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:795 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:802 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:809 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -530,7 +583,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:818 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:825 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -540,7 +593,7 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:847 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:854 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -556,13 +609,13 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:910 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:917 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
-  cx.setVar(["assistant-message", cx.meta?.id], h.inc(cx.getVar(["assistant-message", cx.meta?.id])));
+  cx.setVar(["assistant-message", cx.meta?.id], add(cx.getVar(["assistant-message", cx.meta?.id]), 1));
   cx.snapshot("assistant_text", m.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -572,7 +625,7 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:948 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:955 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -586,7 +639,7 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:965 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:972 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -600,7 +653,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:991 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:998 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -609,7 +662,7 @@ function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1010 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1017 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -618,7 +671,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1027 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1034 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -628,7 +681,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1048 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1055 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -638,7 +691,7 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1070 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1077 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -650,13 +703,13 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1100 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1107 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
-  cx.setVar(["legacy-reasoning", cx.meta?.id], h.inc(cx.getVar(["legacy-reasoning", cx.meta?.id])));
+  cx.setVar(["legacy-reasoning", cx.meta?.id], add(cx.getVar(["legacy-reasoning", cx.meta?.id]), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "reasoning",
@@ -666,7 +719,7 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1132 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1139 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -676,7 +729,7 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1152 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1159 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -688,7 +741,7 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1180 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1187 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -698,7 +751,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1201 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1208 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -707,7 +760,7 @@ function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1223 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1230 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -715,13 +768,13 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1248 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1255 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -739,7 +792,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1278 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1285 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -775,7 +828,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1354 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1361 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -787,7 +840,7 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1386 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1393 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -796,18 +849,18 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_turnItemType(m.item?.type),
     status: map_itemStatus(m.item?.status),
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1416 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1423 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -818,7 +871,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1439 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1446 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -830,7 +883,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1463 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1470 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
@@ -841,7 +894,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1486 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1493 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -849,13 +902,13 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_turnItemType(m.item?.type),
     status: map_itemStatus(m.item?.status),
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1512 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1519 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -869,22 +922,22 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
-    title: h.itemTitle(m),
+    title: h_codex.itemTitle(m),
     data: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1541 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1548 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "use", undefined, "call_id", true);
-  cx.emit("content.delta", { streamKind: "command_output", delta: (h.decodeChunk(m.chunk) ?? "") });
+  cx.emit("content.delta", { streamKind: "command_output", delta: (h_codex.decodeChunk(m.chunk) ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1558 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1565 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -893,7 +946,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1574 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1581 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -909,44 +962,48 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
-    title: h.itemTitle(m),
+    title: h_codex.itemTitle(m),
     data: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1613 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1620 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "use", undefined, "call_id", true);
   cx.ref("request", m.approval_id, "open", "server", "approval_id", false);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(m), args: m });
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m), args: m });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1631 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1638 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "use", undefined, "call_id", true);
   cx.ref("request", m.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(m), args: m });
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m), args: m });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1648 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1655 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "use", undefined, "call_id", true);
   cx.ref("request", m.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(m.reason), args: m });
+  cx.emit("request.opened", {
+    requestType: "apply_patch_approval",
+    detail: text(m.reason, "\n\n", "strings", false),
+    args: m,
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1665 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1672 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -955,7 +1012,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1680 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1687 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -965,7 +1022,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1699 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1706 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -974,7 +1031,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1714 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1721 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -987,7 +1044,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1735 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1742 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1007,7 +1064,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1771 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1778 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1016,7 +1073,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1785 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1792 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1036,7 +1093,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1843 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1850 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1044,27 +1101,27 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
-    title: h.itemTitle(m.invocation),
+    title: h_codex.itemTitle(m.invocation),
     data: m.invocation,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1859 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1866 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "close", undefined, "call_id", true);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "mcp_tool_call",
-    status: map_mcpResultStatus(h.decisionName(m.result)),
-    title: h.itemTitle(m.invocation),
+    status: map_mcpResultStatus(tagOf(m.result)),
+    title: h_codex.itemTitle(m.invocation),
     data: { invocation: m.invocation, result: m.result, duration: m.duration },
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1879 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1886 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1073,7 +1130,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1893 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1900 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1087,7 +1144,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1910 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1917 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1100,7 +1157,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1925 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1932 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1109,13 +1166,13 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
     itemType: "image_view",
     status: map_itemStatus(m.status),
     detail: "image_generation",
-    title: h.joinText(m.revised_prompt),
+    title: text(m.revised_prompt, "\n\n", "strings", false),
     data: { status: m.status, revisedPrompt: m.revised_prompt, savedPath: m.saved_path },
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1944 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1951 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1134,7 +1191,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1967 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:1974 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1150,7 +1207,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1990 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1997 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1169,7 +1226,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2014 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2021 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1177,46 +1234,50 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2027 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2034 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.emit("hook.completed", {
     hookId: m.run?.id,
     outcome: map_hookOutcome(m.run?.status),
-    output: h.joinText(m.run?.status_message),
+    output: text(m.run?.status_message, "\n\n", "strings", false),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2040 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2047 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2052 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2059 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2065 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2072 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
-  cx.emit("item.started", { itemType: "review_entered", status: "inProgress", title: h.joinText(m.user_facing_hint) });
+  cx.emit("item.started", {
+    itemType: "review_entered",
+    status: "inProgress",
+    title: text(m.user_facing_hint, "\n\n", "strings", false),
+  });
   cx.emit("item.completed", {
     itemType: "review_entered",
     status: "completed",
-    title: h.joinText(m.user_facing_hint),
+    title: text(m.user_facing_hint, "\n\n", "strings", false),
     data: { target: m.target },
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2087 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2094 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1226,14 +1287,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2108 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2115 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.started", { realtimeSessionId: h.joinText(m.session_id) });
+  cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2121 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2128 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1241,29 +1302,29 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2136 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2143 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.error", { message: (h.str(m.payload?.Error) ?? "realtime conversation error") });
+  cx.emit("thread.realtime.error", { message: (str(m.payload?.Error) ?? "realtime conversation error") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2152 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2159 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2165 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2172 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.realtime.closed", { reason: h.joinText(m.reason) });
+  cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2180 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2187 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1283,7 +1344,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2197 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2204 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1297,7 +1358,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2214 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2221 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1305,14 +1366,14 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   cx.ref("parent", m?.new_thread_id, "use", undefined, "msg.new_thread_id", false);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
-    status: map_collabCallStatus(h.decisionName(m.status)),
+    status: map_collabCallStatus(tagOf(m.status)),
     title: "spawn_agent",
     data: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2236 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2243 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1327,7 +1388,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2254 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2261 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1335,14 +1396,14 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
-    status: map_collabCallStatus(h.decisionName(m.status)),
+    status: map_collabCallStatus(tagOf(m.status)),
     title: "send_input",
     data: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2274 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2281 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1356,7 +1417,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2291 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2298 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1370,7 +1431,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2309 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2316 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1385,7 +1446,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2327 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2334 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1393,14 +1454,14 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
-    status: map_collabCallStatus(h.decisionName(m.status)),
+    status: map_collabCallStatus(tagOf(m.status)),
     title: "close_agent",
     data: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2346 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2353 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1415,7 +1476,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2364 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2371 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1423,14 +1484,14 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
-    status: map_collabCallStatus(h.decisionName(m.status)),
+    status: map_collabCallStatus(tagOf(m.status)),
     title: "resume_agent",
     data: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2385 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2392 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1445,7 +1506,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2403 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2410 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1460,7 +1521,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2422 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2429 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -1500,288 +1561,288 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "session_configured": [
-        { rule: "codex-eventmsg#session-configured", line: 168, run: r_session_configured },
+        { rule: "codex-eventmsg#session-configured", line: 175, run: r_session_configured },
       ],
       "shutdown_complete": [
-        { rule: "codex-eventmsg#shutdown-complete", line: 191, run: r_shutdown_complete },
+        { rule: "codex-eventmsg#shutdown-complete", line: 198, run: r_shutdown_complete },
       ],
       "task_started": [
-        { rule: "codex-eventmsg#task-started", line: 207, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed },
+        { rule: "codex-eventmsg#task-started", line: 214, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 236, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 253, run: r_task_started_unnamed },
       ],
       "turn_started": [
-        { rule: "codex-eventmsg#task-started", line: 207, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 229, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 246, run: r_task_started_unnamed },
+        { rule: "codex-eventmsg#task-started", line: 214, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 236, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 253, run: r_task_started_unnamed },
       ],
       "task_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete", line: 268, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 345, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 383, run: r_task_complete_unnamed },
       ],
       "turn_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 261, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 338, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 376, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete", line: 268, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 345, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 383, run: r_task_complete_unnamed },
       ],
       "turn_aborted": [
-        { rule: "codex-eventmsg#turn-aborted", line: 401, run: r_turn_aborted },
-        { rule: "codex-eventmsg#turn-aborted-submission", line: 435, run: r_turn_aborted_submission },
-        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 459, run: r_turn_aborted_unnamed },
+        { rule: "codex-eventmsg#turn-aborted", line: 408, run: r_turn_aborted },
+        { rule: "codex-eventmsg#turn-aborted-submission", line: 442, run: r_turn_aborted_submission },
+        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 466, run: r_turn_aborted_unnamed },
       ],
       "turn_diff": [
-        { rule: "codex-eventmsg#turn-diff", line: 481, run: r_turn_diff },
+        { rule: "codex-eventmsg#turn-diff", line: 488, run: r_turn_diff },
       ],
       "plan_update": [
-        { rule: "codex-eventmsg#plan-update", line: 517, run: r_plan_update },
+        { rule: "codex-eventmsg#plan-update", line: 524, run: r_plan_update },
       ],
       "plan_delta": [
-        { rule: "codex-eventmsg#plan-delta", line: 529, run: r_plan_delta },
+        { rule: "codex-eventmsg#plan-delta", line: 536, run: r_plan_delta },
       ],
       "token_count": [
-        { rule: "codex-eventmsg#token-count", line: 544, run: r_token_count },
+        { rule: "codex-eventmsg#token-count", line: 551, run: r_token_count },
       ],
       "error": [
-        { rule: "codex-eventmsg#error", line: 564, run: r_error },
+        { rule: "codex-eventmsg#error", line: 571, run: r_error },
       ],
       "stream_error": [
-        { rule: "codex-eventmsg#stream-error", line: 578, run: r_stream_error },
+        { rule: "codex-eventmsg#stream-error", line: 585, run: r_stream_error },
       ],
       "warning": [
-        { rule: "codex-eventmsg#warning", line: 590, run: r_warning },
+        { rule: "codex-eventmsg#warning", line: 597, run: r_warning },
       ],
       "guardian_warning": [
-        { rule: "codex-eventmsg#guardian-warning", line: 601, run: r_guardian_warning },
+        { rule: "codex-eventmsg#guardian-warning", line: 608, run: r_guardian_warning },
       ],
       "deprecation_notice": [
-        { rule: "codex-eventmsg#deprecation-notice", line: 627, run: r_deprecation_notice },
+        { rule: "codex-eventmsg#deprecation-notice", line: 634, run: r_deprecation_notice },
       ],
       "model_reroute": [
-        { rule: "codex-eventmsg#model-reroute", line: 640, run: r_model_reroute },
+        { rule: "codex-eventmsg#model-reroute", line: 647, run: r_model_reroute },
       ],
       "model_verification": [
-        { rule: "codex-eventmsg#model-verification", line: 653, run: r_model_verification },
+        { rule: "codex-eventmsg#model-verification", line: 660, run: r_model_verification },
       ],
       "safety_buffering": [
-        { rule: "codex-eventmsg#safety-buffering", line: 666, run: r_safety_buffering },
+        { rule: "codex-eventmsg#safety-buffering", line: 673, run: r_safety_buffering },
       ],
       "auth_recovery_started": [
-        { rule: "codex-eventmsg#auth-recovery-started", line: 681, run: r_auth_recovery_started },
+        { rule: "codex-eventmsg#auth-recovery-started", line: 688, run: r_auth_recovery_started },
       ],
       "auth_recovery_completed": [
-        { rule: "codex-eventmsg#auth-recovery-completed", line: 693, run: r_auth_recovery_completed },
+        { rule: "codex-eventmsg#auth-recovery-completed", line: 700, run: r_auth_recovery_completed },
       ],
       "context_compacted": [
-        { rule: "codex-eventmsg#context-compacted", line: 706, run: r_context_compacted },
+        { rule: "codex-eventmsg#context-compacted", line: 713, run: r_context_compacted },
       ],
       "thread_rolled_back": [
-        { rule: "codex-eventmsg#thread-rolled-back", line: 719, run: r_thread_rolled_back },
+        { rule: "codex-eventmsg#thread-rolled-back", line: 726, run: r_thread_rolled_back },
       ],
       "thread_goal_updated": [
-        { rule: "codex-eventmsg#thread-goal-updated", line: 750, run: r_thread_goal_updated },
+        { rule: "codex-eventmsg#thread-goal-updated", line: 757, run: r_thread_goal_updated },
       ],
       "thread_settings_applied": [
-        { rule: "codex-eventmsg#thread-settings-applied", line: 764, run: r_thread_settings_applied },
+        { rule: "codex-eventmsg#thread-settings-applied", line: 771, run: r_thread_settings_applied },
       ],
       "environment_connected": [
-        { rule: "codex-eventmsg#environment-connected", line: 775, run: r_environment_connected },
+        { rule: "codex-eventmsg#environment-connected", line: 782, run: r_environment_connected },
       ],
       "environment_disconnected": [
-        { rule: "codex-eventmsg#environment-disconnected", line: 788, run: r_environment_disconnected },
+        { rule: "codex-eventmsg#environment-disconnected", line: 795, run: r_environment_disconnected },
       ],
       "agent_message_content_delta": [
-        { rule: "codex-eventmsg#agent-message-content-delta", line: 802, run: r_agent_message_content_delta },
+        { rule: "codex-eventmsg#agent-message-content-delta", line: 809, run: r_agent_message_content_delta },
       ],
       "agent_message": [
-        { rule: "codex-eventmsg#agent-message-restored", line: 847, run: r_agent_message_restored },
-        { rule: "codex-eventmsg#agent-message", line: 910, run: r_agent_message },
-        { rule: "codex-eventmsg#agent-message-unkeyed", line: 948, run: r_agent_message_unkeyed },
+        { rule: "codex-eventmsg#agent-message-restored", line: 854, run: r_agent_message_restored },
+        { rule: "codex-eventmsg#agent-message", line: 917, run: r_agent_message },
+        { rule: "codex-eventmsg#agent-message-unkeyed", line: 955, run: r_agent_message_unkeyed },
       ],
       "user_message": [
-        { rule: "codex-eventmsg#user-message", line: 965, run: r_user_message },
+        { rule: "codex-eventmsg#user-message", line: 972, run: r_user_message },
       ],
       "reasoning_content_delta": [
-        { rule: "codex-eventmsg#reasoning-content-delta", line: 991, run: r_reasoning_content_delta },
+        { rule: "codex-eventmsg#reasoning-content-delta", line: 998, run: r_reasoning_content_delta },
       ],
       "reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1010, run: r_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1017, run: r_reasoning_raw_content_delta },
       ],
       "agent_reasoning": [
-        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1070, run: r_agent_reasoning_restored },
-        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1100, run: r_agent_reasoning_streamed },
-        { rule: "codex-eventmsg#agent-reasoning", line: 1132, run: r_agent_reasoning },
+        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1077, run: r_agent_reasoning_restored },
+        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1107, run: r_agent_reasoning_streamed },
+        { rule: "codex-eventmsg#agent-reasoning", line: 1139, run: r_agent_reasoning },
       ],
       "agent_reasoning_raw_content": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1152, run: r_agent_reasoning_raw_content_restored },
-        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1180, run: r_agent_reasoning_raw_content },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1159, run: r_agent_reasoning_raw_content_restored },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1187, run: r_agent_reasoning_raw_content },
       ],
       "agent_reasoning_section_break": [
-        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1201, run: r_agent_reasoning_section_break },
+        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1208, run: r_agent_reasoning_section_break },
       ],
       "item_started": [
-        { rule: "codex-eventmsg#item-started", line: 1223, run: r_item_started },
+        { rule: "codex-eventmsg#item-started", line: 1230, run: r_item_started },
       ],
       "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1248, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1278, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1354, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1386, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1416, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1439, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1463, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1486, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1255, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1285, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1361, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1393, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1423, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1446, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1470, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1493, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1512, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1519, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1541, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1548, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1558, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1565, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1574, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1581, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1613, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1631, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1620, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1638, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1648, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1655, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1665, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1672, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1680, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1687, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1699, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1706, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1714, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1721, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1735, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1742, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1771, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1778, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1785, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1792, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1843, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1850, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1859, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1866, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1879, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 1886, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 1893, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 1900, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 1910, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 1917, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 1925, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 1932, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 1944, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 1951, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 1967, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 1974, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 1990, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 1997, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2014, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2021, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2027, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2034, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2040, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2047, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2052, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2059, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2065, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2072, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2087, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2094, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2108, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2115, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2121, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2136, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2152, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2128, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2143, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2159, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2165, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2172, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2180, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2187, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2197, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2204, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2214, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2221, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2236, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2243, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2254, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2261, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2274, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2281, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2291, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2298, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2309, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2316, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2327, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2334, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2346, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2353, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2364, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2371, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2385, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2403, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2422, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2392, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2410, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2429, run: r_sub_agent_activity },
       ],
     },
     legacy: {
       "background_event": [
-        { rule: "codex-eventmsg#background-event", line: 614, run: r_background_event },
+        { rule: "codex-eventmsg#background-event", line: 621, run: r_background_event },
       ],
       "thread_name_updated": [
-        { rule: "codex-eventmsg#thread-name-updated", line: 732, run: r_thread_name_updated },
+        { rule: "codex-eventmsg#thread-name-updated", line: 739, run: r_thread_name_updated },
       ],
       "agent_message_delta": [
-        { rule: "codex-eventmsg#agent-message-delta", line: 818, run: r_agent_message_delta },
+        { rule: "codex-eventmsg#agent-message-delta", line: 825, run: r_agent_message_delta },
       ],
       "agent_reasoning_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1027, run: r_agent_reasoning_delta },
+        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1034, run: r_agent_reasoning_delta },
       ],
       "agent_reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1048, run: r_agent_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1055, run: r_agent_reasoning_raw_content_delta },
       ],
     },
   },
@@ -1807,14 +1868,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2438)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2441)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2444)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2447)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2450)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2453)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2456)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2459)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2445)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2448)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2451)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2454)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2457)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2460)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2463)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2466)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)",
   },

@@ -3,8 +3,8 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_codex from "../../mappings/helpers/codex.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
 export type EventMessage = U.ThreadEvent;
@@ -21,8 +21,7 @@ type V_itemType =
   | "web_search"
   | "plan"
   | "error"
-  | "collab_agent_tool_call"
-  | "unknown";
+  | "collab_agent_tool_call";
 const M_itemType: ReadonlyMap<string, V_itemType> = new Map([
   ["agent_message", "assistant_message"],
   ["reasoning", "reasoning"],
@@ -35,7 +34,9 @@ const M_itemType: ReadonlyMap<string, V_itemType> = new Map([
   ["collab_tool_call", "collab_agent_tool_call"],
 ]);
 
-function map_itemType(v: unknown, d: any = "unknown"): V_itemType {
+function map_itemType(v: unknown): V_itemType | "unknown";
+function map_itemType<const D>(v: unknown, d: D): V_itemType | D;
+function map_itemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
@@ -48,18 +49,46 @@ const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["declined", "declined"],
 ]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
+function map_itemStatus(v: unknown): V_itemStatus;
+function map_itemStatus<const D>(v: unknown, d: D): V_itemStatus | D;
+function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-exec.yaml:81 — event thread.started → thread.started */
+// map "planDone" (mappings/codex-exec.yaml:80)
+type V_planDone = "completed";
+const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
+  ["true", "completed"],
+]);
+
+function map_planDone(v: unknown): V_planDone | undefined;
+function map_planDone<const D>(v: unknown, d: D): V_planDone | D;
+function map_planDone(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
+}
+
+// map "planStatus" (mappings/codex-exec.yaml:83)
+type V_planStatus = "completed" | "inProgress";
+const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
+  ["completed", "completed"],
+  ["in_progress", "inProgress"],
+  ["inProgress", "inProgress"],
+]);
+
+function map_planStatus(v: unknown): V_planStatus | "pending";
+function map_planStatus<const D>(v: unknown, d: D): V_planStatus | D;
+function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
+}
+
+/** mappings/codex-exec.yaml:88 — event thread.started → thread.started */
 function r_thread_started(m: View<Member<EventMessage, "type", "thread.started">>, cx: RowContext): boolean {
   cx.ref("thread", m.thread_id, "open", undefined, "thread_id", true);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.thread_id });
   return true;
 }
 
-/** mappings/codex-exec.yaml:100 — event turn.started → turn.started */
+/** mappings/codex-exec.yaml:107 — event turn.started → turn.started */
 function r_turn_started(m: View<Member<EventMessage, "type", "turn.started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
@@ -67,7 +96,7 @@ function r_turn_started(m: View<Member<EventMessage, "type", "turn.started">>, c
   return true;
 }
 
-/** mappings/codex-exec.yaml:113 — event turn.completed → turn.completed */
+/** mappings/codex-exec.yaml:120 — event turn.completed → turn.completed */
 function r_turn_completed(m: View<Member<EventMessage, "type", "turn.completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
@@ -75,7 +104,7 @@ function r_turn_completed(m: View<Member<EventMessage, "type", "turn.completed">
   return true;
 }
 
-/** mappings/codex-exec.yaml:134 — event turn.failed → turn.completed, runtime.error */
+/** mappings/codex-exec.yaml:141 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
@@ -85,7 +114,7 @@ function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx:
   return true;
 }
 
-/** mappings/codex-exec.yaml:165 — event error → runtime.error */
+/** mappings/codex-exec.yaml:172 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -93,18 +122,20 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-exec.yaml:183 — event item.started → item.started, turn.plan.updated */
+/** mappings/codex-exec.yaml:190 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
-  cx.emit("turn.plan.updated", { plan: h.planSteps(m.item?.items) });
+  cx.emit("turn.plan.updated", {
+    plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+  });
   return true;
 }
 
-/** mappings/codex-exec.yaml:205 — event item.started → item.started */
+/** mappings/codex-exec.yaml:212 — event item.started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -112,13 +143,13 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:237 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:244 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -126,11 +157,13 @@ function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.upd
   cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: m.item });
-  cx.emit("turn.plan.updated", { plan: h.planSteps(m.item?.items) });
+  cx.emit("turn.plan.updated", {
+    plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+  });
   return true;
 }
 
-/** mappings/codex-exec.yaml:267 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:274 — event item.updated → item.started, item.updated */
 function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -138,19 +171,19 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status, "inProgress"),
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:296 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:303 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "agent_message")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -168,7 +201,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:338 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:345 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "reasoning")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -184,7 +217,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:369 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:376 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "command_execution")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -193,7 +226,7 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
   });
   if (!cx.isStale("item") && m.item?.aggregated_output != null && m?.item?.aggregated_output !== "") cx.emit("content.delta", {
     streamKind: "command_output",
@@ -202,13 +235,13 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
     status: map_itemStatus(m.item?.status),
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:412 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:419 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "mcp_tool_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -217,31 +250,33 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "mcp_tool_call",
     status: map_itemStatus(m.item?.status),
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     detail: m.item?.error?.message,
     data: m.item,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:442 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:449 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
-  cx.emit("turn.plan.updated", { plan: h.planSteps(m.item?.items) });
+  cx.emit("turn.plan.updated", {
+    plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+  });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;
 }
 
-/** mappings/codex-exec.yaml:470 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:477 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "error")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -257,7 +292,7 @@ function r_item_completed_error(m: View<Member<EventMessage, "type", "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:503 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:510 — event item.completed → item.started, item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
@@ -265,12 +300,12 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status),
-    title: h.itemTitle(m.item),
+    title: h_codex.itemTitle(m.item),
     data: m.item,
   });
   return true;
@@ -297,36 +332,36 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "thread.started": [
-        { rule: "codex-exec#thread-started", line: 81, run: r_thread_started },
+        { rule: "codex-exec#thread-started", line: 88, run: r_thread_started },
       ],
       "turn.started": [
-        { rule: "codex-exec#turn-started", line: 100, run: r_turn_started },
+        { rule: "codex-exec#turn-started", line: 107, run: r_turn_started },
       ],
       "turn.completed": [
-        { rule: "codex-exec#turn-completed", line: 113, run: r_turn_completed },
+        { rule: "codex-exec#turn-completed", line: 120, run: r_turn_completed },
       ],
       "turn.failed": [
-        { rule: "codex-exec#turn-failed", line: 134, run: r_turn_failed },
+        { rule: "codex-exec#turn-failed", line: 141, run: r_turn_failed },
       ],
       "error": [
-        { rule: "codex-exec#error", line: 165, run: r_error },
+        { rule: "codex-exec#error", line: 172, run: r_error },
       ],
       "item.started": [
-        { rule: "codex-exec#item-started-todo-list", line: 183, run: r_item_started_todo_list },
-        { rule: "codex-exec#item-started", line: 205, run: r_item_started },
+        { rule: "codex-exec#item-started-todo-list", line: 190, run: r_item_started_todo_list },
+        { rule: "codex-exec#item-started", line: 212, run: r_item_started },
       ],
       "item.updated": [
-        { rule: "codex-exec#item-updated-todo-list", line: 237, run: r_item_updated_todo_list },
-        { rule: "codex-exec#item-updated", line: 267, run: r_item_updated },
+        { rule: "codex-exec#item-updated-todo-list", line: 244, run: r_item_updated_todo_list },
+        { rule: "codex-exec#item-updated", line: 274, run: r_item_updated },
       ],
       "item.completed": [
-        { rule: "codex-exec#item-completed-agent-message", line: 296, run: r_item_completed_agent_message },
-        { rule: "codex-exec#item-completed-reasoning", line: 338, run: r_item_completed_reasoning },
-        { rule: "codex-exec#item-completed-command-execution", line: 369, run: r_item_completed_command_execution },
-        { rule: "codex-exec#item-completed-mcp-tool-call", line: 412, run: r_item_completed_mcp_tool_call },
-        { rule: "codex-exec#item-completed-todo-list", line: 442, run: r_item_completed_todo_list },
-        { rule: "codex-exec#item-completed-error", line: 470, run: r_item_completed_error },
-        { rule: "codex-exec#item-completed", line: 503, run: r_item_completed },
+        { rule: "codex-exec#item-completed-agent-message", line: 303, run: r_item_completed_agent_message },
+        { rule: "codex-exec#item-completed-reasoning", line: 345, run: r_item_completed_reasoning },
+        { rule: "codex-exec#item-completed-command-execution", line: 376, run: r_item_completed_command_execution },
+        { rule: "codex-exec#item-completed-mcp-tool-call", line: 419, run: r_item_completed_mcp_tool_call },
+        { rule: "codex-exec#item-completed-todo-list", line: 449, run: r_item_completed_todo_list },
+        { rule: "codex-exec#item-completed-error", line: 477, run: r_item_completed_error },
+        { rule: "codex-exec#item-completed", line: 510, run: r_item_completed },
       ],
     },
   },

@@ -3,8 +3,8 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
 import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_codex from "../../mappings/helpers/codex.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
 export type LineMessage = U.RolloutLine;
@@ -18,8 +18,7 @@ type V_toolItemType =
   | "image_view"
   | "web_search"
   | "plan"
-  | "collab_agent_tool_call"
-  | "dynamic_tool_call";
+  | "collab_agent_tool_call";
 const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["shell", "command_execution"],
   ["container.exec", "command_execution"],
@@ -38,7 +37,9 @@ const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["close_agent", "collab_agent_tool_call"],
 ]);
 
-function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): V_toolItemType {
+function map_toolItemType(v: unknown): V_toolItemType | "dynamic_tool_call";
+function map_toolItemType<const D>(v: unknown, d: D): V_toolItemType | D;
+function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
@@ -53,7 +54,9 @@ const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["failed", "failed"],
 ]);
 
-function map_itemStatus(v: unknown, d: any = "completed"): V_itemStatus {
+function map_itemStatus(v: unknown): V_itemStatus;
+function map_itemStatus<const D>(v: unknown, d: D): V_itemStatus | D;
+function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
@@ -181,7 +184,7 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: map_itemStatus(m.payload?.status, "inProgress"),
-    title: h.itemTitle(m.payload?.action),
+    title: h_codex.itemTitle(m.payload?.action),
     data: m.payload,
   });
   return true;

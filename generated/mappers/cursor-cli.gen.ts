@@ -3,8 +3,8 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_cursor from "../../mappings/helpers/cursor.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
@@ -39,11 +39,54 @@ const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["function", "dynamic_tool_call"],
 ]);
 
-function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): V_toolKind {
+function map_toolKind(v: unknown): V_toolKind;
+function map_toolKind<const D>(v: unknown, d: D): V_toolKind | D;
+function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/cursor-cli.yaml:73 — event system → session.started, thread.started, session.configured */
+// map "todoStatus" (mappings/cursor-cli.yaml:72)
+type V_todoStatus = "completed" | "inProgress";
+const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
+  ["completed", "completed"],
+  ["cancelled", "completed"],
+  ["in_progress", "inProgress"],
+  ["inprogress", "inProgress"],
+  ["COMPLETED", "completed"],
+  ["CANCELLED", "completed"],
+  ["IN_PROGRESS", "inProgress"],
+  ["TODO_STATUS_COMPLETED", "completed"],
+  ["TODO_STATUS_CANCELLED", "completed"],
+  ["TODO_STATUS_IN_PROGRESS", "inProgress"],
+  ["TODO_STATUS_INPROGRESS", "inProgress"],
+  ["todo_status_completed", "completed"],
+  ["todo_status_cancelled", "completed"],
+  ["todo_status_in_progress", "inProgress"],
+]);
+
+function map_todoStatus(v: unknown): V_todoStatus | "pending";
+function map_todoStatus<const D>(v: unknown, d: D): V_todoStatus | D;
+function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
+}
+
+// map "cursorResultStatus" (mappings/cursor-cli.yaml:76)
+type V_cursorResultStatus = "completed" | "declined";
+const M_cursorResultStatus: ReadonlyMap<string, V_cursorResultStatus> = new Map([
+  ["(none)", "completed"],
+  ["success", "completed"],
+  ["rejected", "declined"],
+  ["permissionDenied", "declined"],
+  ["denied", "declined"],
+]);
+
+function map_cursorResultStatus(v: unknown): V_cursorResultStatus | "failed";
+function map_cursorResultStatus<const D>(v: unknown, d: D): V_cursorResultStatus | D;
+function map_cursorResultStatus(v: unknown, d: unknown = "failed"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_cursorResultStatus.get(String(v)) : undefined) ?? d;
+}
+
+/** mappings/cursor-cli.yaml:81 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
@@ -61,7 +104,7 @@ function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:97 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:105 — event system → runtime.warning */
 function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.emit("runtime.warning", {
@@ -71,7 +114,7 @@ function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: Row
   return true;
 }
 
-/** mappings/cursor-cli.yaml:112 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:120 — event user → turn.started, item.completed */
 function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
@@ -80,36 +123,39 @@ function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): 
   cx.emit("item.completed", {
     itemType: "user_message",
     status: "completed",
-    detail: h.cursorText(m.message?.content),
+    detail: text(m.message?.content, "", "untypedBlocks", false),
     data: m.message,
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:135 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:143 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "assistant_text", delta: (h.cursorText(m.message?.content) ?? "") });
+  cx.emit("content.delta", {
+    streamKind: "assistant_text",
+    delta: (text(m.message?.content, "", "untypedBlocks", false) ?? ""),
+  });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:164 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:172 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)), "close", undefined, "item (value)", false);
-  cx.setVar(["seg", m.session_id], h.inc(cx.getVar(["seg", m.session_id])));
+  cx.setVar(["seg", m.session_id], add(cx.getVar(["seg", m.session_id]), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
   });
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("content.delta", {
     streamKind: "assistant_text",
-    delta: (h.cursorText(m.message?.content) ?? ""),
+    delta: (text(m.message?.content, "", "untypedBlocks", false) ?? ""),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -119,49 +165,55 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:207 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:215 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(m.subtype === "delta")) return false;
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)), "open", undefined, "item (value)", false);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
-  cx.emit("content.delta", { streamKind: "reasoning_text", delta: (h.str(m.text) ?? "") });
+  cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:228 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:236 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)), "close", undefined, "item (value)", false);
-  cx.setVar(["think", m.session_id], h.inc(cx.getVar(["think", m.session_id])));
+  cx.setVar(["think", m.session_id], add(cx.getVar(["think", m.session_id]), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:255 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:263 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "started")) return false;
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "open", undefined, "call_id", true);
   if (cx.isNew("item")) cx.emit("item.started", {
-    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
-    title: h.cursorToolTitle(m.tool_call),
-    data: { kind: h.cursorToolKind(m.tool_call), args: h.cursorToolArgs(m.tool_call) },
+    title: h_cursor.cursorToolTitle(m.tool_call),
+    data: {
+      kind: tagOf(m.tool_call),
+      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    },
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
-    title: h.cursorToolTitle(m.tool_call),
-    data: { kind: h.cursorToolKind(m.tool_call), args: h.cursorToolArgs(m.tool_call) },
+    title: h_cursor.cursorToolTitle(m.tool_call),
+    data: {
+      kind: tagOf(m.tool_call),
+      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    },
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:293 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:301 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
@@ -173,11 +225,11 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
     data: { kind: "updateTodosToolCall", args: m.tool_call?.updateTodosToolCall?.args },
   });
   if (!cx.isStale("item")) cx.emit("turn.plan.updated", {
-    plan: h.cursorPlanSteps((m.tool_call?.updateTodosToolCall?.result?.success?.todos ?? m.tool_call?.updateTodosToolCall?.args?.todos)),
+    plan: objects((m.tool_call?.updateTodosToolCall?.result?.success?.todos ?? m.tool_call?.updateTodosToolCall?.args?.todos)).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "plan",
-    status: h.cursorToolStatus(m.tool_call),
+    status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
     data: {
       kind: "updateTodosToolCall",
       args: m.tool_call?.updateTodosToolCall?.args,
@@ -187,49 +239,56 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:322 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:330 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "close", undefined, "call_id", true);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
-    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
-    title: h.cursorToolTitle(m.tool_call),
-    data: { kind: h.cursorToolKind(m.tool_call), args: h.cursorToolArgs(m.tool_call) },
+    title: h_cursor.cursorToolTitle(m.tool_call),
+    data: {
+      kind: tagOf(m.tool_call),
+      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    },
   });
   if (!cx.isStale("item") && m.tool_call?.shellToolCall?.result?.success?.stdout != null && m?.tool_call?.shellToolCall?.result?.success?.stdout !== "") cx.emit("content.delta", {
     streamKind: "command_output",
     delta: m.tool_call?.shellToolCall?.result?.success?.stdout,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
-    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
-    status: h.cursorToolStatus(m.tool_call),
-    title: h.cursorToolTitle(m.tool_call),
+    itemType: map_toolKind(tagOf(m.tool_call)),
+    status: map_cursorResultStatus((tagOf((variantOf(m.tool_call) as any)?.result) ?? "(none)"), "failed"),
+    title: h_cursor.cursorToolTitle(m.tool_call),
     data: {
-      kind: h.cursorToolKind(m.tool_call),
-      args: h.cursorToolArgs(m.tool_call),
-      result: h.cursorToolResult(m.tool_call),
+      kind: tagOf(m.tool_call),
+      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+      result: (variantOf(m.tool_call) as any)?.result,
     },
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:368 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:376 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", m.call_id, "use", undefined, "call_id", true);
   if (cx.wasOpen("item")) cx.emit("item.updated", {
-    itemType: map_toolKind(h.cursorToolKind(m.tool_call)),
+    itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
-    data: { kind: h.cursorToolKind(m.tool_call), subtype: m.subtype, args: h.cursorToolArgs(m.tool_call) },
+    data: {
+      kind: tagOf(m.tool_call),
+      subtype: m.subtype,
+      args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    },
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:386 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:394 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
@@ -243,20 +302,20 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:415 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:423 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.closeOpen("failed", "the run failed before this item completed");
   cx.emit("runtime.error", {
     class: "provider_error",
-    message: (h.str(m.result) ?? m.subtype),
+    message: (str(m.result) ?? m.subtype),
     detail: { subtype: m.subtype, is_error: m.is_error },
   });
   cx.emit("turn.completed", {
     state: "failed",
     stopReason: m.subtype,
-    errorMessage: (h.str(m.result) ?? m.subtype),
+    errorMessage: (str(m.result) ?? m.subtype),
     usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
   });
   return true;
@@ -281,29 +340,29 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "system": [
-        { rule: "cursor-cli#system-init", line: 73, run: r_system_init },
-        { rule: "cursor-cli#system-other", line: 97, run: r_system_other },
+        { rule: "cursor-cli#system-init", line: 81, run: r_system_init },
+        { rule: "cursor-cli#system-other", line: 105, run: r_system_other },
       ],
       "user": [
-        { rule: "cursor-cli#user", line: 112, run: r_user },
+        { rule: "cursor-cli#user", line: 120, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-cli#assistant-delta", line: 135, run: r_assistant_delta },
-        { rule: "cursor-cli#assistant-message", line: 164, run: r_assistant_message },
+        { rule: "cursor-cli#assistant-delta", line: 143, run: r_assistant_delta },
+        { rule: "cursor-cli#assistant-message", line: 172, run: r_assistant_message },
       ],
       "thinking": [
-        { rule: "cursor-cli#thinking-delta", line: 207, run: r_thinking_delta },
-        { rule: "cursor-cli#thinking-completed", line: 228, run: r_thinking_completed },
+        { rule: "cursor-cli#thinking-delta", line: 215, run: r_thinking_delta },
+        { rule: "cursor-cli#thinking-completed", line: 236, run: r_thinking_completed },
       ],
       "tool_call": [
-        { rule: "cursor-cli#tool-call-started", line: 255, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 293, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 322, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 368, run: r_tool_call_other },
+        { rule: "cursor-cli#tool-call-started", line: 263, run: r_tool_call_started },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 301, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 330, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 376, run: r_tool_call_other },
       ],
       "result": [
-        { rule: "cursor-cli#result-success", line: 386, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 415, run: r_result_failed },
+        { rule: "cursor-cli#result-success", line: 394, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 423, run: r_result_failed },
       ],
     },
   },

@@ -3,8 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
 import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
 export type RunMessage = U.OpencodeRunEvent;

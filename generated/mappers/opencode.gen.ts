@@ -3,8 +3,8 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
 import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import * as h from "../../src/helpers.js";
-import { arr, joinKey } from "../../src/normalize/row-util.js";
+import * as h_opencode from "../../mappings/helpers/opencode.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -12,13 +12,7 @@ export type EventMessage = U.OpencodeEvent;
 export type Message = EventMessage;
 
 // map "toolItemType" (mappings/opencode.yaml:69)
-type V_toolItemType =
-  | "command_execution"
-  | "file_change"
-  | "web_search"
-  | "collab_agent_tool_call"
-  | "plan"
-  | "dynamic_tool_call";
+type V_toolItemType = "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan";
 const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["bash", "command_execution"],
   ["edit", "file_change"],
@@ -34,12 +28,14 @@ const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["todoread", "plan"],
 ]);
 
-function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): V_toolItemType {
+function map_toolItemType(v: unknown): V_toolItemType | "dynamic_tool_call";
+function map_toolItemType<const D>(v: unknown, d: D): V_toolItemType | D;
+function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
 // map "permissionType" (mappings/opencode.yaml:86)
-type V_permissionType = "command_execution_approval" | "file_change_approval" | "unknown";
+type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["bash", "command_execution_approval"],
   ["edit", "file_change_approval"],
@@ -49,7 +45,9 @@ const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["apply_patch", "file_change_approval"],
 ]);
 
-function map_permissionType(v: unknown, d: any = "unknown"): V_permissionType {
+function map_permissionType(v: unknown): V_permissionType | "unknown";
+function map_permissionType<const D>(v: unknown, d: D): V_permissionType | D;
+function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
@@ -61,11 +59,39 @@ const M_partItemType: ReadonlyMap<string, V_partItemType> = new Map([
   ["file", "unknown"],
 ]);
 
-function map_partItemType(v: unknown, d: any = "unknown"): V_partItemType {
+function map_partItemType(v: unknown): V_partItemType;
+function map_partItemType<const D>(v: unknown, d: D): V_partItemType | D;
+function map_partItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/opencode.yaml:104 — event session.created → thread.started, thread.metadata.updated */
+// map "planDone" (mappings/opencode.yaml:103)
+type V_planDone = "completed";
+const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
+  ["true", "completed"],
+]);
+
+function map_planDone(v: unknown): V_planDone | undefined;
+function map_planDone<const D>(v: unknown, d: D): V_planDone | D;
+function map_planDone(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
+}
+
+// map "planStatus" (mappings/opencode.yaml:106)
+type V_planStatus = "completed" | "inProgress";
+const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
+  ["completed", "completed"],
+  ["in_progress", "inProgress"],
+  ["inProgress", "inProgress"],
+]);
+
+function map_planStatus(v: unknown): V_planStatus | "pending";
+function map_planStatus<const D>(v: unknown, d: D): V_planStatus | D;
+function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
+}
+
+/** mappings/opencode.yaml:111 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.info?.id, "open", undefined, "properties.info.id", true);
   cx.setVar(["parentSession", m.properties?.info?.id], m.properties?.info?.parentID);
@@ -81,7 +107,7 @@ function r_session_created(m: View<Member<EventMessage, "type", "session.created
   return true;
 }
 
-/** mappings/opencode.yaml:124 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:131 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.info?.id, "use", undefined, "properties.info.id", true);
   cx.emit("thread.metadata.updated", {
@@ -91,7 +117,7 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
   return true;
 }
 
-/** mappings/opencode.yaml:139 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:146 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.info?.id, "close", undefined, "properties.info.id", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.info?.id]), "close", undefined, "turn (value)", false);
@@ -102,7 +128,7 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
   return true;
 }
 
-/** mappings/opencode.yaml:163 — event message.updated → turn.started */
+/** mappings/opencode.yaml:170 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.info?.role === "user")) return false;
   cx.ref("thread", m.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
@@ -115,7 +141,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
   return true;
 }
 
-/** mappings/opencode.yaml:198 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:205 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.info?.sessionID]), "use", undefined, "turn (value)", false);
@@ -131,7 +157,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
   return true;
 }
 
-/** mappings/opencode.yaml:217 — event session.status → turn.completed */
+/** mappings/opencode.yaml:224 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -142,26 +168,23 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
   return true;
 }
 
-/** mappings/opencode.yaml:237 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:244 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.emit("runtime.warning", {
-    message: (h.str(m.properties?.status?.message) ?? "retrying"),
-    detail: m.properties?.status,
-  });
+  cx.emit("runtime.warning", { message: (str(m.properties?.status?.message) ?? "retrying"), detail: m.properties?.status });
   return true;
 }
 
-/** mappings/opencode.yaml:253 — event session.status */
+/** mappings/opencode.yaml:260 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.setVar(["status", m.properties?.sessionID], m.properties?.status?.type);
   return true;
 }
 
-/** mappings/opencode.yaml:263 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:270 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
@@ -171,7 +194,7 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:285 — event session.error → turn.completed */
+/** mappings/opencode.yaml:292 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", false);
@@ -180,67 +203,69 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   cx.closeOpen("failed", "interrupted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "interrupted",
-    errorMessage: h.opencodeErrorMessage(m.properties?.error),
+    errorMessage: (text((m.properties?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.error as any)?.message, "", "strings", true) ?? str((m.properties?.error as any)?.name) ?? text(m.properties?.error, "", "strings", false)),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:302 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:309 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", false);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
   cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn failed");
   cx.emit("runtime.error", {
-    message: (h.opencodeErrorMessage(m.properties?.error) ?? "session error"),
+    message: ((text((m.properties?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.error as any)?.message, "", "strings", true) ?? str((m.properties?.error as any)?.name) ?? text(m.properties?.error, "", "strings", false)) ?? "session error"),
     class: "provider_error",
     detail: m.properties?.error,
   });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
-    errorMessage: h.opencodeErrorMessage(m.properties?.error),
+    errorMessage: (text((m.properties?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.error as any)?.message, "", "strings", true) ?? str((m.properties?.error as any)?.name) ?? text(m.properties?.error, "", "strings", false)),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:324 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:331 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
-/** mappings/opencode.yaml:336 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:343 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.setVar(["diff", m.properties?.sessionID], m.properties?.diff);
-  if (h.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (h.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) ?? ""),
+  if (h_opencode.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) ?? ""),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:401 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:408 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.emit("turn.plan.updated", { plan: h.planSteps(m.properties?.todos) });
+  cx.emit("turn.plan.updated", {
+    plan: objects(m.properties?.todos).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
+  });
   return true;
 }
 
-/** mappings/opencode.yaml:417 — event message.part.updated */
+/** mappings/opencode.yaml:424 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:433 — event message.part.delta */
+/** mappings/opencode.yaml:440 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:441 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:448 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.getVar(["role", m.properties?.part?.messageID]) === "user")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -261,7 +286,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:464 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:471 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -282,7 +307,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:497 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:504 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -295,7 +320,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:530 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:537 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -313,7 +338,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:552 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:559 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -326,7 +351,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:570 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:577 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   if (!(m.properties?.field === "text" && (cx.getVar(["part", m.properties?.partID]) === "assistant_text" || cx.getVar(["part", m.properties?.partID]) === "reasoning_text"))) return false;
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -340,7 +365,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:603 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:610 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -358,36 +383,36 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   });
   if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
-    description: h.str(m.properties?.part?.state?.input?.description),
-    taskType: h.str(m.properties?.part?.state?.input?.subagent_type),
+    description: str(m.properties?.part?.state?.input?.description),
+    taskType: str(m.properties?.part?.state?.input?.subagent_type),
   });
   if (!cx.isStale("task") && m.properties?.part?.state?.status === "completed") cx.emit("task.completed", {
     taskId: cx.id("task"),
     status: "completed",
-    summary: h.str(m.properties?.part?.state?.title),
+    summary: str(m.properties?.part?.state?.title),
   });
   if (!cx.isStale("task") && m.properties?.part?.state?.status === "error") cx.emit("task.completed", {
     taskId: cx.id("task"),
     status: "failed",
-    summary: h.str(m.properties?.part?.state?.error),
+    summary: str(m.properties?.part?.state?.error),
   });
   if (!cx.isStale("item") && m.properties?.part?.state?.status === "completed") cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: "completed",
-    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
     data: m.properties?.part,
   });
   if (!cx.isStale("item") && m.properties?.part?.state?.status === "error") cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: "failed",
     title: m.properties?.part?.tool,
-    detail: h.str(m.properties?.part?.state?.error),
+    detail: str(m.properties?.part?.state?.error),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:638 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:645 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -406,18 +431,18 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
-    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
     data: m.properties?.part,
   });
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
-    description: h.str(m.properties?.part?.state?.input?.description),
-    taskType: h.str(m.properties?.part?.state?.input?.subagent_type),
+    description: str(m.properties?.part?.state?.input?.description),
+    taskType: str(m.properties?.part?.state?.input?.subagent_type),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:664 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:671 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -435,13 +460,13 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "completed",
-    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:691 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:698 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -459,13 +484,13 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "failed",
     title: m.properties?.part?.tool,
-    detail: h.str(m.properties?.part?.state?.error),
+    detail: str(m.properties?.part?.state?.error),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:712 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:719 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -482,14 +507,14 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "inProgress",
-    title: (h.str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
     data: m.properties?.part,
   });
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
   return true;
 }
 
-/** mappings/opencode.yaml:740 — event message.part.updated */
+/** mappings/opencode.yaml:747 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -497,7 +522,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:751 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:758 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -515,30 +540,30 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:768 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:775 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
   if (m.properties?.part?.files?.[0] != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (h.opencodePatchFiles(m.properties?.part?.files) ?? ""),
+    unifiedDiff: (h_opencode.opencodePatchFiles(m.properties?.part?.files) ?? ""),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:784 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:791 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
   cx.emit("runtime.warning", {
-    message: (h.opencodeErrorMessage(m.properties?.part?.error) ?? "retrying"),
+    message: ((text((m.properties?.part?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.part?.error as any)?.message, "", "strings", true) ?? str((m.properties?.part?.error as any)?.name) ?? text(m.properties?.part?.error, "", "strings", false)) ?? "retrying"),
     detail: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:800 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:807 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -557,7 +582,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:823 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:830 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -571,13 +596,13 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_partItemType(m.properties?.part?.type),
     status: "completed",
-    title: (h.str(m.properties?.part?.filename) ?? h.str(m.properties?.part?.description) ?? h.str(m.properties?.part?.name)),
+    title: (str(m.properties?.part?.filename) ?? str(m.properties?.part?.description) ?? str(m.properties?.part?.name)),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:851 — event message.part.updated */
+/** mappings/opencode.yaml:858 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
@@ -585,7 +610,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:863 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:870 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -593,13 +618,13 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.permission),
-    detail: (h.listText(m.properties?.patterns) ?? m.properties?.permission),
+    detail: (text(m.properties?.patterns, ", ", "strings", true) ?? m.properties?.permission),
     args: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:885 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:892 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -613,20 +638,20 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:904 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:911 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.action),
-    detail: (h.listText(m.properties?.resources) ?? m.properties?.action),
+    detail: (text(m.properties?.resources, ", ", "strings", true) ?? m.properties?.action),
     args: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:923 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:930 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -639,7 +664,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:946 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:953 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -652,7 +677,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:964 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:971 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -661,13 +686,13 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m.properties?.questions });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
-    detail: h.str(m.properties?.questions?.[0]?.question),
+    detail: str(m.properties?.questions?.[0]?.question),
     args: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:988 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:995 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -681,7 +706,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1010 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1017 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
@@ -724,95 +749,95 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "session.created": [
-        { rule: "opencode#session-created", line: 104, run: r_session_created },
+        { rule: "opencode#session-created", line: 111, run: r_session_created },
       ],
       "session.updated": [
-        { rule: "opencode#session-updated", line: 124, run: r_session_updated },
+        { rule: "opencode#session-updated", line: 131, run: r_session_updated },
       ],
       "session.deleted": [
-        { rule: "opencode#session-deleted", line: 139, run: r_session_deleted },
+        { rule: "opencode#session-deleted", line: 146, run: r_session_deleted },
       ],
       "message.updated": [
-        { rule: "opencode#user-message", line: 163, run: r_user_message },
-        { rule: "opencode#assistant-message", line: 198, run: r_assistant_message },
+        { rule: "opencode#user-message", line: 170, run: r_user_message },
+        { rule: "opencode#assistant-message", line: 205, run: r_assistant_message },
       ],
       "session.status": [
-        { rule: "opencode#status-idle", line: 217, run: r_status_idle },
-        { rule: "opencode#status-retry", line: 237, run: r_status_retry },
-        { rule: "opencode#status-busy", line: 253, run: r_status_busy },
+        { rule: "opencode#status-idle", line: 224, run: r_status_idle },
+        { rule: "opencode#status-retry", line: 244, run: r_status_retry },
+        { rule: "opencode#status-busy", line: 260, run: r_status_busy },
       ],
       "session.idle": [
-        { rule: "opencode#session-idle", line: 263, run: r_session_idle },
+        { rule: "opencode#session-idle", line: 270, run: r_session_idle },
       ],
       "session.error": [
-        { rule: "opencode#session-error-aborted", line: 285, run: r_session_error_aborted },
-        { rule: "opencode#session-error", line: 302, run: r_session_error },
+        { rule: "opencode#session-error-aborted", line: 292, run: r_session_error_aborted },
+        { rule: "opencode#session-error", line: 309, run: r_session_error },
       ],
       "session.compacted": [
-        { rule: "opencode#session-compacted", line: 324, run: r_session_compacted },
+        { rule: "opencode#session-compacted", line: 331, run: r_session_compacted },
       ],
       "session.diff": [
-        { rule: "opencode#session-diff", line: 336, run: r_session_diff },
+        { rule: "opencode#session-diff", line: 343, run: r_session_diff },
       ],
       "todo.updated": [
-        { rule: "opencode#todo-updated", line: 401, run: r_todo_updated },
+        { rule: "opencode#todo-updated", line: 408, run: r_todo_updated },
       ],
       "message.part.updated": [
-        { rule: "opencode#text-part-waits-for-role", line: 417, run: r_text_part_waits_for_role },
-        { rule: "opencode#user-text-part", line: 441, run: r_user_text_part },
-        { rule: "opencode#text-part-done", line: 464, run: r_text_part_done },
-        { rule: "opencode#text-part", line: 497, run: r_text_part },
-        { rule: "opencode#reasoning-part-done", line: 530, run: r_reasoning_part_done },
-        { rule: "opencode#reasoning-part", line: 552, run: r_reasoning_part },
-        { rule: "opencode#task-tool-completed", line: 603, run: r_task_tool_completed },
-        { rule: "opencode#task-tool", line: 638, run: r_task_tool },
-        { rule: "opencode#tool-completed", line: 664, run: r_tool_completed },
-        { rule: "opencode#tool-error", line: 691, run: r_tool_error },
-        { rule: "opencode#tool", line: 712, run: r_tool },
-        { rule: "opencode#step-start-part", line: 740, run: r_step_start_part },
-        { rule: "opencode#step-finish-part", line: 751, run: r_step_finish_part },
-        { rule: "opencode#patch-part", line: 768, run: r_patch_part },
-        { rule: "opencode#retry-part", line: 784, run: r_retry_part },
-        { rule: "opencode#compaction-part", line: 800, run: r_compaction_part },
-        { rule: "opencode#other-part", line: 823, run: r_other_part },
-        { rule: "opencode#snapshot-part", line: 851, run: r_snapshot_part },
+        { rule: "opencode#text-part-waits-for-role", line: 424, run: r_text_part_waits_for_role },
+        { rule: "opencode#user-text-part", line: 448, run: r_user_text_part },
+        { rule: "opencode#text-part-done", line: 471, run: r_text_part_done },
+        { rule: "opencode#text-part", line: 504, run: r_text_part },
+        { rule: "opencode#reasoning-part-done", line: 537, run: r_reasoning_part_done },
+        { rule: "opencode#reasoning-part", line: 559, run: r_reasoning_part },
+        { rule: "opencode#task-tool-completed", line: 610, run: r_task_tool_completed },
+        { rule: "opencode#task-tool", line: 645, run: r_task_tool },
+        { rule: "opencode#tool-completed", line: 671, run: r_tool_completed },
+        { rule: "opencode#tool-error", line: 698, run: r_tool_error },
+        { rule: "opencode#tool", line: 719, run: r_tool },
+        { rule: "opencode#step-start-part", line: 747, run: r_step_start_part },
+        { rule: "opencode#step-finish-part", line: 758, run: r_step_finish_part },
+        { rule: "opencode#patch-part", line: 775, run: r_patch_part },
+        { rule: "opencode#retry-part", line: 791, run: r_retry_part },
+        { rule: "opencode#compaction-part", line: 807, run: r_compaction_part },
+        { rule: "opencode#other-part", line: 830, run: r_other_part },
+        { rule: "opencode#snapshot-part", line: 858, run: r_snapshot_part },
       ],
       "message.part.delta": [
-        { rule: "opencode#delta-waits-for-part", line: 433, run: r_delta_waits_for_part },
-        { rule: "opencode#text-delta", line: 570, run: r_text_delta },
+        { rule: "opencode#delta-waits-for-part", line: 440, run: r_delta_waits_for_part },
+        { rule: "opencode#text-delta", line: 577, run: r_text_delta },
       ],
       "permission.asked": [
-        { rule: "opencode#permission-asked", line: 863, run: r_permission_asked },
+        { rule: "opencode#permission-asked", line: 870, run: r_permission_asked },
       ],
       "permission.updated": [
-        { rule: "opencode#permission-updated-v1", line: 885, run: r_permission_updated_v1 },
+        { rule: "opencode#permission-updated-v1", line: 892, run: r_permission_updated_v1 },
       ],
       "permission.v2.asked": [
-        { rule: "opencode#permission-v2-asked", line: 904, run: r_permission_v2_asked },
+        { rule: "opencode#permission-v2-asked", line: 911, run: r_permission_v2_asked },
       ],
       "permission.replied": [
-        { rule: "opencode#permission-replied", line: 923, run: r_permission_replied },
+        { rule: "opencode#permission-replied", line: 930, run: r_permission_replied },
       ],
       "permission.v2.replied": [
-        { rule: "opencode#permission-v2-replied", line: 946, run: r_permission_v2_replied },
+        { rule: "opencode#permission-v2-replied", line: 953, run: r_permission_v2_replied },
       ],
       "question.asked": [
-        { rule: "opencode#question-asked", line: 964, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 971, run: r_question_asked },
       ],
       "question.v2.asked": [
-        { rule: "opencode#question-asked", line: 964, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 971, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 988, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 995, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 988, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 995, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1010, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1017, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1010, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1017, run: r_question_rejected },
       ],
     },
   },
@@ -889,15 +914,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1033)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1036)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1039)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1042)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1045)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1048)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1051)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1054)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1057)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1040)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1043)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1046)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1049)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1052)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1055)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1058)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1061)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1064)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

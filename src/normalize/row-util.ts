@@ -1,4 +1,8 @@
-/** Small utilities the generated row functions use (not callable from YAML). */
+/**
+ * What the generated row functions call: `arr` (iteration over absent lists does nothing) and the implementations of the
+ * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list). Pure; never throw on
+ * provider data; undefined when there is nothing to say.
+ */
 
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
 export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E)[] ? E : any)[] {
@@ -9,4 +13,75 @@ export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E
 export function joinKey(...parts: unknown[]): string | undefined {
   if (parts.some((p) => p === undefined || p === null || (typeof p !== "string" && typeof p !== "number"))) return undefined;
   return parts.map(String).join(":");
+}
+
+/** `$str`: a string as is, a finite number as text, else undefined (null becomes "absent"). */
+export function str(x: unknown): string | undefined {
+  return typeof x === "string" ? x : typeof x === "number" && Number.isFinite(x) ? String(x) : undefined;
+}
+
+/**
+ * `$text`: the text of a string or a list, parts joined with `join`. A list's parts are its strings (`strings`), the
+ * `text` of its `{type: "text", text}` blocks (`blocks`), or the `text` of objects whose type is "text" or absent
+ * (`untypedBlocks`). With `skipEmpty`, an empty string (the value itself, or a string part) counts as absent.
+ */
+export function text(x: unknown, join: string, items: "strings" | "blocks" | "untypedBlocks", skipEmpty: boolean): string | undefined {
+  if (typeof x === "string") return skipEmpty && x === "" ? undefined : x;
+  if (!Array.isArray(x)) return undefined;
+  const parts: string[] = [];
+  for (const p of x) {
+    if (items === "strings") { if (typeof p === "string" && !(skipEmpty && p === "")) parts.push(p); }
+    else if (p && typeof p === "object" && typeof (p as any).text === "string" && (items === "blocks" ? (p as any).type === "text" : (p as any).type === undefined || (p as any).type === "text")) parts.push((p as any).text);
+  }
+  return parts.length ? parts.join(join) : undefined;
+}
+
+/**
+ * `$tag`: the variant name of an externally tagged value: a string as is; an object's first key whose value is an
+ * object, else its only key (`{shellToolCall: {…}}` → "shellToolCall", `{acceptWithExecpolicyAmendment: …}` → its key).
+ */
+export function tagOf(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (!x || typeof x !== "object" || Array.isArray(x)) return undefined;
+  const keys = Object.keys(x);
+  for (const k of keys) { const v = (x as Record<string, unknown>)[k]; if (v && typeof v === "object") return k; }
+  return keys.length === 1 ? keys[0] : undefined;
+}
+
+/** `$variant`: the value under an externally tagged value's tag (see tagOf). */
+export function variantOf(x: unknown): unknown {
+  const k = typeof x === "object" ? tagOf(x) : undefined;
+  return k === undefined ? undefined : (x as Record<string, unknown>)[k];
+}
+
+/**
+ * `$json`: the value of a JSON object/array text, or undefined while it is incomplete or not JSON (e.g. a tool input
+ * still streaming). Only texts that end like a complete object or array are parsed, so streaming stays linear.
+ */
+export function json(x: unknown): unknown {
+  if (typeof x !== "string" || !/[}\]]\s*$/.test(x)) return undefined;
+  try {
+    return JSON.parse(x);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `$concat`: the parts as one text (parts that are not strings count as ""). */
+export function concat(...parts: unknown[]): string {
+  let out = "";
+  for (const p of parts) if (typeof p === "string") out += p;
+  return out;
+}
+
+/** `$add`: the sum (values that are not finite numbers count as 0), e.g. a counter in a session variable. */
+export function add(...xs: unknown[]): number {
+  let n = 0;
+  for (const x of xs) if (typeof x === "number" && Number.isFinite(x)) n += x;
+  return n;
+}
+
+/** `$list`: the elements of a list that are objects (what a $list reshapes); [] when absent. */
+export function objects(x: unknown): any[] {
+  return Array.isArray(x) ? x.filter((e) => e !== null && typeof e === "object") : [];
 }

@@ -229,14 +229,14 @@ describe("a broken row fails with its file and line", () => {
   });
 
   it("unknown helper → E227 at the $helper, listing the helpers, with did-you-mean", () => {
-    const from = `          message: { $first: [{ $helper: joinText, args: [$params.message] }, "thing broke"] }`;
-    const bad = from.replace("joinText", "joinTxt");
+    const from = `          message: { $first: [{ $text: $params.message, join: "\\n\\n" }, "thing broke"] }`;
+    const bad = from.replace(`{ $text: $params.message, join: "\\n\\n" }`, "{ $helper: itemTitl, args: [$params.message] }");
     const text = replaceLine(base, from, bad);
     const ds = load(text);
     expect(codeAt(ds)).toEqual([`E227@${lineOf(text, bad)}`]);
     const d = ds[0];
-    expect(d.col).toBe(colOf(bad, "joinTxt"));
-    expect(d.message).toMatch(/^unknown helper "joinTxt" \(helpers of src\/helpers\.ts: [^)]*\bjoinText\b[^)]*\) \(did you mean "joinText"\?\)$/);
+    expect(d.col).toBe(colOf(bad, "itemTitl"));
+    expect(d.message).toMatch(/^unknown helper "itemTitl" \(helpers of mappings\/helpers\/\*\.ts: [^)]*\bitemTitle\b[^)]*\) \(did you mean "itemTitle"\?\)$/);
   });
 
   it("payload key not in the canonical payload → E252 at the key", () => {
@@ -347,7 +347,7 @@ describe("codegen CLI on a broken copy of the real inputs", () => {
   let tmp: string;
   beforeAll(() => {
     tmp = mkdtempSync(join(tmpdir(), "agentnorm-codegen-"));
-    for (const p of ["mappings", "schemas", "src/helpers.ts", "package.json"]) cpSync(join(ROOT, p), join(tmp, p), { recursive: true });
+    for (const p of ["mappings", "schemas", "package.json"]) cpSync(join(ROOT, p), join(tmp, p), { recursive: true });
   });
   afterAll(() => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });

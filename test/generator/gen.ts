@@ -61,7 +61,7 @@ export interface Generator {
     loadTable(file: string, text: string, cx: TableContext): { table?: TableIR; diagnostics: Diagnostic[] };
   };
   pipeline: {
-    helperSignatures(root: string): Map<string, { min: number; max: number; line: number }>;
+    helperSignatures(root: string): Map<string, { min: number; max: number; line: number; file: string; module: string }>;
     buildAll(root: string, only?: { tables?: string[] }): Promise<{ diagnostics: Diagnostic[]; files?: FileMap }>;
     checkFiles(root: string, files: FileMap): string[];
   };
@@ -97,7 +97,7 @@ export function tableContext(gen: Generator, upstreamDir = MINI_UPSTREAM): Table
     canonical: base.canonical,
     dslSchema: base.dslSchema,
     helpers: new Map(base.helpers),
-    helperFile: "src/helpers.ts",
+    helperFile: "mappings/helpers/*.ts",
     usedHelpers: new Set(),
     upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir),
   };
@@ -117,12 +117,12 @@ export const MINI_PINNED = "schemas/upstream/mini/1.0.0";
  */
 export function miniRoot(): string {
   const root = mkdtempSync(join(tmpdir(), "agentnorm-mini-root-"));
-  for (const p of ["schemas/canonical", "schemas/mapping-dsl.schema.json", "src/helpers.ts"]) cpSync(join(ROOT, p), join(root, p), { recursive: true });
+  for (const p of ["schemas/canonical", "schemas/mapping-dsl.schema.json", "mappings/helpers"]) cpSync(join(ROOT, p), join(root, p), { recursive: true });
   mkdirSync(join(root, MINI_PINNED), { recursive: true });
   const schema = readFileSync(join(MINI_UPSTREAM, "Notifications.json"));
   writeFileSync(join(root, MINI_PINNED, "Notifications.json"), schema);
   writeFileSync(join(root, MINI_PINNED, "PROVENANCE.md"), provenance({ "Notifications.json": sha256(schema) }));
-  mkdirSync(join(root, "mappings"));
+  mkdirSync(join(root, "mappings"), { recursive: true });
   writeFileSync(join(root, "mappings/mini.yaml"), miniText().replace("dir: test/generator/fixtures/mini-upstream", `dir: ${MINI_PINNED}`));
   return root;
 }

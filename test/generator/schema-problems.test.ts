@@ -6,7 +6,7 @@
  * a throwaway root holding the mini table (miniRoot); one run goes through the CLI.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,24 +148,23 @@ describe("buildAll on a broken input", () => {
     expect(r.diagnostics.map((d) => `${d.file} ${d.code}`)).toEqual([`${MINI_PINNED}/Notifications.json E508`]);
   });
 
-  it("missing or unreadable inputs → E403 each", async () => {
+  it("missing or unreadable inputs → E404 each", async () => {
     const r0 = root();
-    unlinkSync(join(r0, "src/helpers.ts"));
+    mkdirSync(join(r0, "mappings/helpers/broken.ts")); // a helper module that cannot be read
     const r = await gen.pipeline.buildAll(r0, { tables: ["mappings/mini.yaml"] });
-    expect(r.diagnostics.map(fmt)).toEqual(["src/helpers.ts:1:1 error E403 cannot read the helpers module: ENOENT"]);
+    expect(r.diagnostics.map(fmt)).toEqual(["mappings/helpers:1:1 error E404 cannot read the helper modules: EISDIR"]);
     unlinkSync(join(r0, "schemas/canonical/canonical.yaml"));
     rmSync(join(r0, "mappings"), { recursive: true });
     const r2 = await gen.pipeline.buildAll(r0);
     expect(r2.diagnostics.map(fmt)).toEqual([
-      "mappings:1:1 error E403 cannot list the mapping tables: ENOENT",
-      "schemas/canonical/canonical.yaml:1:1 error E403 cannot read the canonical model: ENOENT",
-      "src/helpers.ts:1:1 error E403 cannot read the helpers module: ENOENT",
+      "mappings:1:1 error E404 cannot list the mapping tables: ENOENT",
+      "schemas/canonical/canonical.yaml:1:1 error E404 cannot read the canonical model: ENOENT",
     ]);
   });
 
-  it("a mapping table that is listed but missing → E403", async () => {
+  it("a mapping table that is listed but missing → E404", async () => {
     const r = await gen.pipeline.buildAll(root(), { tables: ["mappings/mini.yaml", "mappings/gone.yaml"] });
-    expect(r.diagnostics.map(fmt)).toEqual(["mappings/gone.yaml:1:1 error E403 cannot read the mapping table: ENOENT"]);
+    expect(r.diagnostics.map(fmt)).toEqual(["mappings/gone.yaml:1:1 error E404 cannot read the mapping table: ENOENT"]);
   });
 });
 

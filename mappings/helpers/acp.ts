@@ -1,0 +1,47 @@
+/**
+ * Helpers of the acp tables: provider logic that is not a table (ACP: the decision of a permission answer, diffs from tool call content).
+ * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
+ * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
+ * nothing to say.
+ */
+
+/**
+ * ACP `session/request_permission` answer → a decision string: the selected option's `kind`
+ * (allow_once | allow_always | reject_once | reject_always) looked up in the request's `options`, else the optionId;
+ * `cancelled` for a cancelled outcome.
+ */
+export function acpPermissionDecision(outcome: unknown, options: unknown): string | undefined {
+  if (!outcome || typeof outcome !== "object") return undefined;
+  const o = outcome as Record<string, unknown>;
+  if (o.outcome === "cancelled") return "cancelled";
+  if (o.outcome !== "selected" || typeof o.optionId !== "string") return typeof o.outcome === "string" ? o.outcome : undefined;
+  if (Array.isArray(options)) {
+    const hit = options.find((x: any) => x && typeof x === "object" && x.optionId === o.optionId) as any;
+    if (hit && typeof hit.kind === "string") return hit.kind;
+  }
+  return o.optionId;
+}
+
+/**
+ * ACP tool call content → a unified diff of its `diff` blocks ({path, oldText?, newText}), appended to `prev` (the
+ * turn's diff so far); `prev` unchanged when there is no diff block. Each block is one whole-file hunk (old lines
+ * removed, new lines added: ACP carries the texts, not a patch); a missing oldText is a new file (/dev/null).
+ */
+export function acpUnifiedDiff(prev: unknown, content: unknown): string | undefined {
+  const before = typeof prev === "string" ? prev : undefined;
+  if (!Array.isArray(content)) return before;
+  let out = before ?? "";
+  for (const c of content) {
+    if (!c || typeof c !== "object" || (c as any).type !== "diff" || typeof (c as any).path !== "string") continue;
+    const { path, oldText, newText } = c as { path: string; oldText?: unknown; newText?: unknown };
+    const lines = (t: unknown): string[] => (typeof t === "string" && t !== "" ? t.replace(/\n$/, "").split("\n") : []);
+    const oldL = lines(oldText);
+    const newL = lines(newText);
+    const isNew = oldText === undefined || oldText === null;
+    out += `--- ${isNew ? "/dev/null" : `a/${path.replace(/^\//, "")}`}\n+++ b/${path.replace(/^\//, "")}\n`;
+    out += `@@ -${oldL.length ? 1 : 0},${oldL.length} +${newL.length ? 1 : 0},${newL.length} @@\n`;
+    for (const l of oldL) out += `-${l}\n`;
+    for (const l of newL) out += `+${l}\n`;
+  }
+  return out === "" ? before : out;
+}
