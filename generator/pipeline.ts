@@ -110,9 +110,8 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
     };
   };
   /** The schema files a table read (root-relative path → sha256), sorted. */
-  const readBy = (table: string, onlyDirs?: string[]): [string, string][] =>
+  const readBy = (table: string): [string, string][] =>
     [...(openedBy.get(table) ?? [])]
-      .filter(([dir]) => !onlyDirs || onlyDirs.includes(dir))
       .flatMap(([, up]) => (up ? [...up.read].map((f) => up.file(f)) : []))
       .map((f): [string, string] => [f.where, f.sha256])
       .sort(([a], [b]) => a.localeCompare(b));

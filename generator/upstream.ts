@@ -33,7 +33,6 @@ function schemaError(f: SchemaFile | undefined, code: string, message: string, a
 }
 
 export class UpstreamSchemas {
-  private docs = new Map<string, any>();
   /** Files (relative to dir) this instance has read: what the output built from it was generated from. */
   readonly read = new Set<string>();
   /**
@@ -72,13 +71,7 @@ export class UpstreamSchemas {
   }
 
   doc(file: string): any {
-    let d = this.docs.get(file);
-    if (!d) {
-      d = this.file(file).doc;
-      this.docs.set(file, d);
-    }
-    this.read.add(file);
-    return d;
+    return this.file(file).doc;
   }
   exists(file: string): boolean {
     return existsSync(join(this.dir, file));
