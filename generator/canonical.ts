@@ -7,7 +7,7 @@ import { Ajv } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 // ajv ships CommonJS: under NodeNext the default import is the module object.
 const standaloneCode = ((standaloneModule as any).default ?? standaloneModule) as typeof standaloneModule.default;
-import { SourcedYaml, type Diagnostic } from "./diagnostics.ts";
+import { DiagnosticError, SourcedYaml, type Diagnostic } from "./diagnostics.ts";
 
 export interface CanonicalModel {
   file: string;
@@ -53,13 +53,16 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
   const ds = [...src.parseErrors];
   if (ds.length) return { diagnostics: ds };
   const v = src.value ?? {};
+  if (typeof v !== "object" || Array.isArray(v)) return { diagnostics: [src.diag([], "E110", `the canonical model must be a mapping of sections (ids, enums, defs, eventTypes, payloads, envelope)`)] };
   for (const key of ["ids", "enums", "eventTypes", "payloads", "envelope"]) {
     if (!v[key]) ds.push(src.diag([], "E101", `canonical model is missing the "${key}" section`));
   }
   if (ds.length) return { diagnostics: ds };
+  ds.push(...shapeProblems(src, v));
+  if (ds.length) return { diagnostics: ds };
   const model: CanonicalModel = {
     file, src, version: v.version ?? 1, ids: v.ids, enums: v.enums, defs: v.defs ?? {}, eventTypes: v.eventTypes,
-    payloads: v.payloads, envelope: v.envelope, roles: v.roles ?? {},
+    payloads: v.payloads, envelope: { required: v.envelope.required ?? [], properties: v.envelope.properties }, roles: v.roles ?? {},
     lifecycle: Object.fromEntries(Object.entries<any>(v.lifecycle ?? {}).map(([k, l]) => [k, {
       role: l.role, opens: l.opens ?? [], body: l.body ?? [], ends: l.ends ?? [], guards: l.guards ?? {},
       ...(l.within !== undefined ? { within: l.within } : {}), needsId: l.needsId === true,
@@ -110,6 +113,56 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
     if (!m || !(m[2] in (v[m[1]] ?? {}))) ds.push(src.diag(path, "E105", `unresolved reference "${ref}"`));
   });
   return { model, diagnostics: ds };
+}
+
+const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
+const kindOf = (x: unknown) => (Array.isArray(x) ? "a list" : x === null ? "null" : isMap(x) ? "a mapping" : `a ${typeof x}`);
+/** Enums the generator itself reads (raw sources, providers, content streams). */
+export const REQUIRED_ENUMS = ["ProviderKind", "RuntimeEventSource", "ContentStreamKind", "CanonicalItemType"];
+
+/** Each section has the shape the later stages read (E110), and the enums the generator relies on exist (E111). */
+function shapeProblems(src: SourcedYaml, v: any): Diagnostic[] {
+  const ds: Diagnostic[] = [];
+  const need = (ok: boolean, path: (string | number)[], what: string, got: unknown) => {
+    if (!ok) ds.push(src.diag(path, "E110", `${path.join(".")} must be ${what}, not ${kindOf(got)}`));
+    return ok;
+  };
+  if (need(isMap(v.ids), ["ids"], "a mapping of id kind → prefix", v.ids)) {
+    for (const [k, x] of Object.entries(v.ids)) need(typeof x === "string" && /^[a-z][a-z0-9]*$/.test(x), ["ids", k], "a lower-case prefix (letters and digits)", x);
+  }
+  if (need(isMap(v.enums), ["enums"], "a mapping of enum name → list of values", v.enums)) {
+    for (const [k, x] of Object.entries(v.enums)) {
+      if (need(Array.isArray(x), ["enums", k], "a list of strings", x)) (x as unknown[]).forEach((y, i) => need(typeof y === "string", ["enums", k, i], "a string", y));
+    }
+    for (const e of REQUIRED_ENUMS) if (!(e in v.enums)) ds.push(src.diag(["enums"], "E111", `the canonical model must define enum "${e}" (the mapping tables are checked against it)`, true));
+  }
+  if (v.defs !== undefined) need(isMap(v.defs), ["defs"], "a mapping of definition name → JSON Schema", v.defs);
+  if (need(Array.isArray(v.eventTypes), ["eventTypes"], "a list of event type names", v.eventTypes)) {
+    (v.eventTypes as unknown[]).forEach((t, i) => need(typeof t === "string", ["eventTypes", i], "a string", t));
+  }
+  if (need(isMap(v.payloads), ["payloads"], "a mapping of event type → payload JSON Schema", v.payloads)) {
+    for (const [k, x] of Object.entries(v.payloads)) need(isMap(x), ["payloads", k], "a JSON Schema (a mapping)", x);
+  }
+  if (need(isMap(v.envelope), ["envelope"], "a mapping with required and properties", v.envelope)) {
+    need(Array.isArray(v.envelope.required ?? []), ["envelope", "required"], "a list of field names", v.envelope.required);
+    if (need(isMap(v.envelope.properties), ["envelope", "properties"], "a mapping of field → JSON Schema", v.envelope.properties)) {
+      for (const [k, x] of Object.entries(v.envelope.properties)) need(isMap(x), ["envelope", "properties", k], "a JSON Schema (a mapping)", x);
+    }
+  }
+  if (v.roles !== undefined && need(isMap(v.roles), ["roles"], "a mapping of role → { id, field?, ref? }", v.roles)) {
+    for (const [k, x] of Object.entries<any>(v.roles)) {
+      if (need(isMap(x), ["roles", k], "a mapping { id, field?, ref? }", x)) for (const f of ["id", "field", "ref"]) if (x[f] !== undefined || f === "id") need(typeof x[f] === "string", ["roles", k, f], "a string", x[f]);
+    }
+  }
+  if (v.lifecycle !== undefined && need(isMap(v.lifecycle), ["lifecycle"], "a mapping of entity → { role, opens, body, ends, guards }", v.lifecycle)) {
+    for (const [k, x] of Object.entries<any>(v.lifecycle)) {
+      if (!need(isMap(x), ["lifecycle", k], "a mapping { role, opens, body, ends, guards }", x)) continue;
+      need(typeof x.role === "string", ["lifecycle", k, "role"], "a role name", x.role);
+      for (const part of ["opens", "body", "ends"]) if (x[part] !== undefined && need(Array.isArray(x[part]), ["lifecycle", k, part], "a list of event types", x[part])) (x[part] as unknown[]).forEach((t, i) => need(typeof t === "string", ["lifecycle", k, part, i], "an event type", t));
+      if (x.guards !== undefined) need(isMap(x.guards), ["lifecycle", k, "guards"], "a mapping of event type → guard", x.guards);
+    }
+  }
+  return ds;
 }
 
 function walkRefs(node: any, path: (string | number)[], f: (ref: string, path: (string | number)[]) => void): void {
@@ -229,14 +282,19 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
       Object.entries(defs).map(([k, d]: [string, any]) => [k, inlineIds({ ...d, title: k })]),
     ),
   };
-  let ts = await compile(root as any, "CanonicalModelTypes", {
-    bannerComment: "",
-    additionalProperties: false,
-    unreachableDefinitions: true,
-    strictIndexSignatures: true,
-    format: false,
-    declareExternallyReferenced: true,
-  });
+  let ts: string;
+  try {
+    ts = await compile(root as any, "CanonicalModelTypes", {
+      bannerComment: "",
+      additionalProperties: false,
+      unreachableDefinitions: true,
+      strictIndexSignatures: true,
+      format: false,
+      declareExternallyReferenced: true,
+    });
+  } catch (e) {
+    throw new DiagnosticError([m.src.diag([], "E113", `TypeScript types cannot be generated from the canonical model: ${(e as Error).message.split("\n")[0]}`)]);
+  }
   // The synthetic root only exists to reach every definition.
   ts = ts.replace(/export interface CanonicalModelTypes \{[\s\S]*?\n\}\n/, "");
   const brands = Object.entries(m.ids)
@@ -293,12 +351,58 @@ function envType(key: string, s: any): string {
 }
 
 /** ajv standalone ESM code for the published schema; must import nothing at run time. */
-export function buildValidator(schema: any): string {
+export function buildValidator(schema: any, model?: CanonicalModel): string {
   const ajv = new Ajv({ code: { source: true, esm: true, lines: false }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"] });
-  ajv.addSchema(publishedSchema(schema), "event");
-  const code = standaloneCode(ajv, { validateCanonicalEvent: "event" });
+  const published = publishedSchema(schema);
+  // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
+  if (!ajv.validateSchema(published)) {
+    const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);
+    throw new DiagnosticError(errs.map((e) => canonicalDiag(model, e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~")), "E112", `invalid JSON Schema: ${e.instancePath.split("/").pop() || "(root)"} ${e.message}`)));
+  }
+  let code: string;
+  try {
+    ajv.addSchema(published, "event");
+    code = standaloneCode(ajv, { validateCanonicalEvent: "event" });
+  } catch (e) {
+    const msg = (e as Error).message.split("\n")[0];
+    const kw = /unknown keyword: "([^"]+)"/.exec(msg)?.[1];
+    const at = kw && model ? findKey(model.src.value, kw) : undefined;
+    const message = `the canonical schema does not compile: ${msg}`;
+    throw new DiagnosticError([at ? model!.src.diag(at, "E112", message, true) : canonicalDiag(model, [], "E112", message)]);
+  }
   if (/\brequire\(|^import /m.test(code)) {
     throw new Error("ajv standalone output needs a runtime import; change the canonical schema to avoid that keyword");
   }
   return code;
+}
+
+/** A diagnostic at the canonical.yaml node a published-schema path (`definitions/<Name>/…`) came from. */
+function canonicalDiag(model: CanonicalModel | undefined, schemaPath: (string | number)[], code: string, message: string, atKey = false): Diagnostic {
+  if (!model) return { file: "schemas/canonical/canonical.yaml", line: 1, col: 1, code, message };
+  let path: (string | number)[] = schemaPath;
+  if (schemaPath[0] === "definitions" && schemaPath[1]) {
+    const name = String(schemaPath[1]);
+    const rest = schemaPath.slice(2);
+    const type = model.eventTypes.find((t) => payloadDefName(t) === name);
+    path = type ? ["payloads", type, ...rest]
+      : name in model.defs ? ["defs", name, ...rest.slice(rest[0] === "title" ? 1 : 0)]
+      : name in model.enums ? ["enums", name]
+      : name in model.ids ? ["ids", name]
+      : ["envelope"];
+  } else if (schemaPath.length) path = [];
+  return model.src.diag(path, code, message, atKey);
+}
+
+/** The path of the first mapping key named `key` (depth first), for pointing at a misspelt keyword. */
+function findKey(node: any, key: string, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) { const p = findKey(node[i], key, [...path, i]); if (p) return p; }
+  } else if (node && typeof node === "object") {
+    for (const [k, x] of Object.entries(node)) {
+      if (k === key) return [...path, k];
+      const p = findKey(x, key, [...path, k]);
+      if (p) return p;
+    }
+  }
+  return undefined;
 }

@@ -94,3 +94,101 @@ function editDistance(a: string, b: string): number {
   }
   return row[b.length];
 }
+
+/**
+ * A user-facing problem found deep inside a stage (a broken or missing upstream schema, a canonical schema ajv
+ * rejects, …). Stages throw it where returning diagnostics would thread them through every caller; the pipeline
+ * catches it and reports its diagnostics like any other. Anything else thrown is a generator bug.
+ */
+export class DiagnosticError extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join("\n"));
+    this.name = "DiagnosticError";
+  }
+}
+
+/** 1-based line and column of a character offset. */
+export function lineCol(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+  const nl = before.lastIndexOf("\n");
+  return { line: before.split("\n").length, col: offset - nl };
+}
+
+/** A JSON.parse failure as a diagnostic at the offending position (Node prints "position N" and/or "line L column C"). */
+export function jsonParseDiagnostic(file: string, text: string, err: unknown, code: string): Diagnostic {
+  const msg = err instanceof Error ? err.message : String(err);
+  const lc = /line (\d+) column (\d+)/.exec(msg);
+  const pos = /position (\d+)/.exec(msg);
+  const at = lc ? { line: Number(lc[1]), col: Number(lc[2]) } : pos ? lineCol(text, Number(pos[1])) : text.trim() === "" ? { line: 1, col: 1 } : lineCol(text, text.length);
+  const what = msg.replace(/\s*\(line \d+ column \d+\)/, "").replace(/ in JSON at position \d+.*$/, "").replace(/, "[\s\S]*" is not valid JSON$/, "");
+  return { file, line: at.line, col: at.col, code, message: `not valid JSON: ${what}` };
+}
+
+/**
+ * Offset of the value at a JSON pointer path (keys and indices) in JSON text, or of the deepest ancestor found.
+ * A small scanner, enough to point a diagnostic at the member of a schema file it is about.
+ */
+export function jsonOffset(text: string, path: readonly (string | number)[]): number {
+  let i = 0;
+  const ws = () => { while (i < text.length && /\s/.test(text[i])) i++; };
+  const str = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    i++;
+    try { return JSON.parse(text.slice(start, i)); } catch { return ""; }
+  };
+  const skip = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '"') { str(); return; }
+    if (c === "{" || c === "[") {
+      const close = c === "{" ? "}" : "]";
+      i++;
+      ws();
+      while (i < text.length && text[i] !== close) {
+        if (c === "{") { str(); ws(); i++; }
+        skip();
+        ws();
+        if (text[i] === ",") { i++; ws(); }
+      }
+      i++;
+      return;
+    }
+    while (i < text.length && !/[\s,}\]]/.test(text[i])) i++;
+  };
+  ws();
+  let found = i;
+  for (const seg of path) {
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      ws();
+      let hit = false;
+      while (i < text.length && text[i] !== "}") {
+        const k = str();
+        ws();
+        i++; // ':'
+        ws();
+        if (k === String(seg)) { hit = true; break; }
+        skip();
+        ws();
+        if (text[i] === ",") { i++; ws(); }
+      }
+      if (!hit) return found;
+    } else if (c === "[") {
+      i++;
+      ws();
+      let n = 0;
+      while (i < text.length && text[i] !== "]" && n < Number(seg)) {
+        skip();
+        ws();
+        if (text[i] === ",") { i++; ws(); }
+        n++;
+      }
+      if (n !== Number(seg) || text[i] === "]") return found;
+    } else return found;
+    found = i;
+  }
+  return found;
+}

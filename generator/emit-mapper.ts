@@ -2,11 +2,14 @@
  * Emits generated/mappers/<surface>.gen.ts: one typed function per table row and the dispatch table keyed
  * by kind and method. Built with ts-morph (structures for declarations, writer text for bodies).
  */
-import { Project, VariableDeclarationKind, type SourceFile } from "ts-morph";
+import { StructureKind, type StatementStructures } from "ts-morph";
+import { withSourceFile } from "./project.ts";
 import type { Cond, Expr, RowIR, StepIR, TableIR } from "./tables.ts";
 import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** The name of the message a row (or the input function) reads: its typed parameter. */
+let MSG = "m";
 
 function pascalKind(k: string): string {
   return k[0].toUpperCase() + k.slice(1);
@@ -27,7 +30,7 @@ function lit(v: unknown): string {
 export function exprCode(e: Expr, scope: Set<string>): string {
   switch (e.k) {
     case "path": {
-      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? "x" : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : e.root === "capture" ? "capture" : `x${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
+      const base = scope.has(e.root) ? `s_${e.root}` : e.root === "msg" ? MSG : e.root === "request" ? "cx.request" : e.root === "meta" ? "cx.meta" : e.root === "line" ? "cx.line" : e.root === "capture" ? "capture" : `${MSG}${IDENT.test(e.root) ? "." + e.root : `[${JSON.stringify(e.root)}]`}`;
       return access(base, e.segs);
     }
     case "lit":
@@ -41,7 +44,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "state":
       return `cx.state(${lit(e.role)}, ${lit(e.field)})`;
     case "obj":
-      return `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }`;
+      return e.entries.length ? `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }` : "{}";
     case "arr":
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
     case "var":
@@ -74,6 +77,21 @@ export function exprCode(e: Expr, scope: Set<string>): string {
   }
 }
 
+/** Longest line the emitter writes on one line; a longer payload object gets one field per line. */
+const WIDTH = 120;
+
+/** A payload object: on one line when it fits after `used` columns, else one field per line (recursively). */
+function payloadCode(e: Expr, scope: Set<string>, indent: string, used: number): string {
+  const flat = exprCode(e, scope);
+  if (e.k !== "obj" || !e.entries.length || used + flat.length <= WIDTH) return flat;
+  const inner = indent + "  ";
+  const fields = e.entries.map(([k, v]) => {
+    const key = `${IDENT.test(k) ? k : JSON.stringify(k)}: `;
+    return `${inner}${key}${payloadCode(v, scope, inner, inner.length + key.length)},`;
+  });
+  return `{\n${fields.join("\n")}\n${indent}}`;
+}
+
 function condCode(c: Cond, scope: Set<string> = new Set()): string {
   switch (c.k) {
     case "eq": return `${exprCode(c.path, scope)} === ${lit(c.value)}`;
@@ -93,7 +111,7 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
   for (const s of steps) {
     switch (s.k) {
       case "emit":
-        out.push(guarded(s.cond, `cx.emit(${lit(s.type)}, ${exprCode(s.payload, scope)});`));
+        out.push(guarded(s.cond, `cx.emit(${lit(s.type)}, ${payloadCode(s.payload, scope, indent, guarded(s.cond, "").length + `cx.emit(${lit(s.type)}, `.length)});`));
         break;
       case "snapshot":
         out.push(guarded(s.cond, s.snap.text
@@ -141,7 +159,8 @@ const MESSAGE_TYPE: Record<string, string> = {
 export type UpstreamTypeNames = Record<string, string | undefined>;
 
 export function rowBody(r: RowIR, surface: string): string {
-  const lines: string[] = ["const x: any = m;"];
+  MSG = "m";
+  const lines: string[] = [];
   if (r.when.length) lines.push(`if (!(${r.when.map((c) => condCode(c)).join(" && ")})) return false;`);
   if (r.hold) {
     // A hold row: claims the message (held until the variable is set) only while the variable is unset.
@@ -158,27 +177,35 @@ export function rowBody(r: RowIR, surface: string): string {
 }
 
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
-  const project = new Project({ useInMemoryFileSystem: true });
-  const sf: SourceFile = project.createSourceFile(`${t.surface}.gen.ts`, "", { overwrite: true });
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
+  // The whole file as structures (and text for the maps and the table), printed once: adding declarations one by
+  // one would re-parse the file each time.
+  const statements: (StatementStructures | string)[] = [];
+  const sf = {
+    addImportDeclaration: (x: Omit<Extract<StatementStructures, { kind: StructureKind.ImportDeclaration }>, "kind">) => statements.push({ kind: StructureKind.ImportDeclaration, ...x }),
+    addTypeAlias: (x: Omit<Extract<StatementStructures, { kind: StructureKind.TypeAlias }>, "kind">) => statements.push({ kind: StructureKind.TypeAlias, ...x }),
+    addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
+  };
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["Member", "RowContext", "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", "variantOf"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.
   const aliases: [string, string][] = [
-    ["Notification", typeNames.notification ? `U.${typeNames.notification}` : "{ method: string; params?: unknown }"],
-    ["ServerRequestMessage", typeNames.request ? `U.${typeNames.request}` : "{ id: string | number; method: string; params?: unknown }"],
-    ["ClientRequestMessage", typeNames.clientRequest ? `U.${typeNames.clientRequest}` : "{ id: string | number; method: string; params?: unknown }"],
-    ["ClientNotificationMessage", typeNames.clientNotification ? `U.${typeNames.clientNotification}` : "{ method: string; params?: unknown }"],
+    // A kind without an upstream file has no schema: its params are not checked (any).
+    ["Notification", typeNames.notification ? `U.${typeNames.notification}` : "{ method: string; params?: any }"],
+    ["ServerRequestMessage", typeNames.request ? `U.${typeNames.request}` : "{ id: string | number; method: string; params?: any }"],
+    ["ClientRequestMessage", typeNames.clientRequest ? `U.${typeNames.clientRequest}` : "{ id: string | number; method: string; params?: any }"],
+    ["ClientNotificationMessage", typeNames.clientNotification ? `U.${typeNames.clientNotification}` : "{ method: string; params?: any }"],
   ];
   const kindType = (k: string) => (t.protocol === "tagged" ? `${pascalKind(k)}Message` : MESSAGE_TYPE[k]);
   if (t.protocol === "tagged") {
-    for (const k of t.kinds) sf.addTypeAlias({ name: kindType(k.kind), isExported: true, type: typeNames[k.kind] ? `U.${typeNames[k.kind]}` : `{ ${k.tag}: string; [key: string]: unknown }` });
+    for (const k of t.kinds) sf.addTypeAlias({ name: kindType(k.kind), isExported: true, type: typeNames[k.kind] ? `U.${typeNames[k.kind]}` : `{ ${k.tag}: string; [key: string]: any }` });
     sf.addTypeAlias({ name: "Message", isExported: true, docs: [`Any message of the ${t.surface} surface.`], type: t.kinds.map((k) => kindType(k.kind)).join(" | ") || "never" });
   } else {
     for (const [name, type] of aliases) sf.addTypeAlias({ name, type, isExported: true });
-    sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: unknown; error?: { code: number; message: string; data?: unknown } }" });
+    // `result` is checked by codegen against the answered method's <X>Response schema, not typed here.
+    sf.addTypeAlias({ name: "JsonRpcResponse", isExported: true, type: "{ id: string | number; result?: any; error?: { code: number; message: string; data?: unknown } }" });
     sf.addTypeAlias({
       name: `Message`,
       isExported: true,
@@ -189,12 +216,14 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
 
   for (const m of t.maps) {
     const outs = [...new Set([...Object.values(m.values), ...Object.values(m.prefixes ?? {})])];
-    const outType = outs.map((o) => lit(o)).join(" | ") || "never";
-    sf.addVariableStatement({
-      declarationKind: VariableDeclarationKind.Const,
-      leadingTrivia: `// map "${m.name}" (${t.file}:${m.line})\n`,
-      declarations: [{ name: `M_${m.name}`, type: `ReadonlyMap<string, ${outType}>`, initializer: `new Map([${Object.entries(m.values).map(([k, v]) => `[${lit(k)}, ${lit(v)}]`).join(", ")}])` }],
-    });
+    const values = outs.map((o) => lit(o));
+    const outType = `V_${m.name}`;
+    const union = `type ${outType} = ${values.join(" | ") || "never"};`;
+    // The map: its value type, one entry per line, and the lookup the rows call.
+    statements.push(
+      `\n// map "${m.name}" (${t.file}:${m.line})\n${union.length <= WIDTH ? union : `type ${outType} =\n${values.map((v) => `  | ${v}`).join("\n")};`}\n` +
+        `const M_${m.name}: ReadonlyMap<string, ${outType}> = new Map([\n${Object.entries(m.values).map(([k, v]) => `  [${lit(k)}, ${lit(v)}],\n`).join("")}]);`,
+    );
     // The value for an unmapped value is the use's default, else the map's: its type is the default's (a const type parameter).
     const prefixes = Object.entries(m.prefixes ?? {}).sort(([a], [b]) => b.length - a.length);
     sf.addFunction({
@@ -214,7 +243,8 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
 
   for (const r of t.rows) {
     const tag = t.kinds.find((k) => k.kind === r.kind)?.tag ?? "method";
-    const methodType = r.kind === "response" || r.kind === "clientResponse" || r.methods.length !== 1 || r.methods[0] === "*" ? kindType(r.kind) : `Extract<${kindType(r.kind)}, { ${IDENT.test(tag) ? tag : lit(tag)}: ${lit(r.methods[0])} }>`;
+    // The row reads the message through View: the members of its type merged, every key optional (see table-types).
+    const methodType = r.kind === "response" || r.kind === "clientResponse" || r.methods.length !== 1 || r.methods[0] === "*" ? `View<${kindType(r.kind)}>` : `View<Member<${kindType(r.kind)}, ${lit(tag)}, ${lit(r.methods[0])}>>`;
     sf.addFunction({
       name: fnName(r.rule),
       docs: [`${t.file}:${r.line} — ${r.kind} ${r.methods.join(", ")}${emittedTypes(r.steps).length ? " → " + emittedTypes(r.steps).join(", ") : ""}${r.description ? `\n${r.description}` : ""}`],
@@ -230,40 +260,40 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     byKind.set(r.kind, km);
     for (const m of r.methods) km.set(m, [...(km.get(m) ?? []), r]);
   }
+  // One row per line; a row function takes its own message type, which `Row.run` (message: any) accepts as is.
   const rowsCode = [...byKind].map(([k, km]) =>
-    `${k}: {\n${[...km].map(([m, rs]) => `    ${lit(m)}: [${rs.map((r) => `{ rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, run: ${fnName(r.rule)} as (m: any, cx: RowContext) => boolean }`).join(", ")}]`).join(",\n")}\n  }`,
-  ).join(",\n  ");
+    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [\n${rs.map((r) => `        { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, run: ${fnName(r.rule)} },\n`).join("")}      ],\n`).join("")}    },`,
+  ).join("\n    ");
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
-  const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `    ${lit(m)}: ${lit(id)}`).join(",\n")}\n  }`).join(",\n  ");
+  const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
   const reasons = [
-    ...t.ignored.map((g) => `  ${lit(`${t.surface}#${g.id}`)}: ${lit(`${g.reason} (${t.file}:${g.line})`)}`),
-    ...t.input.filter((w) => w.ignore).map((w) => `  ${lit(`${t.surface}#input-${w.name}`)}: ${lit(`${w.ignore} (${t.file}:${w.line})`)}`),
-  ].join(",\n");
+    ...t.ignored.map((g) => `    ${lit(`${t.surface}#${g.id}`)}: ${lit(`${g.reason} (${t.file}:${g.line})`)},\n`),
+    ...t.input.filter((w) => w.ignore).map((w) => `    ${lit(`${t.surface}#input-${w.name}`)}: ${lit(`${w.ignore} (${t.file}:${w.line})`)},\n`),
+  ].join("");
   const sources = t.kinds.map((k) => `${k.kind}: ${lit(k.source)}`).join(", ");
   const tags = t.kinds.map((k) => `${k.kind}: ${lit(k.tag)}`).join(", ");
   if (t.input.length) {
-    const body = ["const x: any = line;"];
+    // An input line has no upstream schema (the wrappers are the table's own): `line` is read unchecked.
+    MSG = "line";
+    const body: string[] = [];
+    let unconditional = false;
     for (const w of t.input) {
-      const cond = w.when.length ? w.when.map((c) => condCode(c)).join(" && ") : "true";
       const meta = w.meta.length ? `, meta: { ${w.meta.map(([k, e]) => `${IDENT.test(k) ? k : lit(k)}: ${exprCode(e, new Set())}`).join(", ")} }` : "";
       body.push(`// ${t.file}:${w.line} — input wrapper "${w.name}"`);
-      body.push(w.ignore
-        ? `if (${cond}) return { ignore: ${lit(`${t.surface}#input-${w.name}`)} };`
-        : `if (${cond}) return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta}${w.kind ? `, kind: ${lit(w.kind)}` : ""}${w.type ? `, type: ${lit(w.type)}` : ""} };`);
+      const ret = w.ignore
+        ? `return { ignore: ${lit(`${t.surface}#input-${w.name}`)} };`
+        : `return { wrapper: ${lit(w.name)}, message: ${exprCode(w.message!, new Set())}${meta}${w.kind ? `, kind: ${lit(w.kind)}` : ""}${w.type ? `, type: ${lit(w.type)}` : ""} };`;
+      body.push(w.when.length ? `if (${w.when.map((c) => condCode(c)).join(" && ")}) ${ret}` : ret);
+      // A wrapper without conditions takes every line that reaches it: later wrappers are never tried.
+      if (!w.when.length) { unconditional = true; break; }
     }
-    body.push("return undefined;");
-    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any."], parameters: [{ name: "line", type: "unknown" }, { name: "capture", type: "any", hasQuestionToken: true }], returnType: "InputMatch | undefined", statements: body.join("\n") });
+    if (!unconditional) body.push("return undefined;");
+    MSG = "m";
+    sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any."], parameters: [{ name: "line", type: "any" }, { name: "capture", type: "any", hasQuestionToken: true }], returnType: "InputMatch | undefined", statements: body.join("\n") });
   }
 
-  sf.addVariableStatement({
-    isExported: true,
-    declarationKind: VariableDeclarationKind.Const,
-    docs: [`The ${t.surface} mapping table (${t.file}), compiled.`],
-    declarations: [{
-      name: "table",
-      type: "SurfaceTable",
-      initializer: `{
+  statements.push(`\n/** The ${t.surface} mapping table (${t.file}), compiled. */\nexport const table: SurfaceTable = {
   surface: ${lit(t.surface)},
   provider: ${lit(t.provider)},
   protocol: ${lit(t.protocol)},
@@ -271,20 +301,16 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
   sources: { ${sources} },
-  rows: {
-  ${rowsCode}
-  },
-  ignored: {
-  ${ignoredCode}
-  },
-  ignoreReasons: {
-${reasons}
-  },
-}`,
-    }],
+  rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},
+  ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
+  ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},
+};`);
+  // A blank line after the imports and after the type aliases.
+  return withSourceFile(`${t.surface}.gen.ts`, { kind: StructureKind.SourceFile, statements }, (file) => {
+    // One blank line between declarations, and after the imports.
+    const text = file.getFullText().replace(/\n{3,}/g, "\n\n").replace(/^((?:import .*\n)+)(?!\n)/m, "$1\n");
+    return `${header}\n${text}`;
   });
-  sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
-  return `${header}\n${sf.getFullText()}`;
 }
 
 /** The event types a row's steps emit (in order, once each; nested each steps included). */

@@ -6,6 +6,7 @@ import { compile } from "json-schema-to-typescript";
 import type { CanonicalModel } from "./canonical.ts";
 import type { RowIR, StepIR, TableIR } from "./tables.ts";
 import type { UpstreamSchemas } from "./upstream.ts";
+import { DiagnosticError, jsonOffset, lineCol } from "./diagnostics.ts";
 import type { UpstreamTypeNames } from "./emit-mapper.ts";
 
 /** One TS module with the message types of every kind file of a surface (json-schema-to-typescript). */
@@ -13,20 +14,24 @@ export async function emitUpstreamTypes(t: TableIR, up: UpstreamSchemas, header:
   const definitions: Record<string, any> = {};
   const names: UpstreamTypeNames = {};
   const roots: Record<string, any> = {};
+  const definedIn: Record<string, string> = {};
   for (const k of t.kinds) {
     const extra = (k.extraFiles ?? []).map((x) => {
       const xu = open?.(x.dir);
-      if (!xu) throw new Error(`upstream folder ${x.dir} of ${t.surface} (extension ${x.extension}) cannot be opened`);
-      return xu.doc(x.file);
+      if (!xu) throw new DiagnosticError([{ file: t.file, line: 1, col: 1, code: "E201", message: `upstream schema folder "${x.dir}" (extension ${x.extension}) does not exist` }]);
+      return xu.file(x.file);
     });
-    const docs = [...(k.file ? [up.doc(k.file)] : []), ...extra];
+    const files = [...(k.file ? [up.file(k.file)] : []), ...extra];
+    const docs = files.map((f) => f.doc);
     if (!docs.length) continue;
-    for (const doc of docs) {
-      for (const [name, def] of Object.entries<any>(doc.definitions ?? {})) {
+    for (const f of files) {
+      for (const [name, def] of Object.entries<any>(f.doc.definitions ?? {})) {
         if (definitions[name] && JSON.stringify(definitions[name]) !== JSON.stringify(def)) {
-          throw new Error(`upstream definition ${name} differs between files of ${t.surface}; cannot merge`);
+          const p = lineCol(f.text, jsonOffset(f.text, ["definitions", name]));
+          throw new DiagnosticError([{ file: f.where, line: p.line, col: p.col, code: "E507", message: `definition "${name}" differs from the one in ${definedIn[name] ?? "another file"}; the ${t.surface} message types cannot be merged (give one of them another name)` }]);
         }
         definitions[name] = def;
+        definedIn[name] ??= f.where;
       }
     }
     const doc = docs[0];
@@ -38,13 +43,19 @@ export async function emitUpstreamTypes(t: TableIR, up: UpstreamSchemas, header:
     roots[k.kind] = { $ref: `#/definitions/${title}` };
   }
   const root = { title: "UpstreamMessages", type: "object", additionalProperties: false, properties: roots, definitions };
-  let code = await compile(root as any, "UpstreamMessages", {
-    bannerComment: "",
-    additionalProperties: false,
-    unreachableDefinitions: false,
-    format: false,
-    strictIndexSignatures: false,
-  });
+  let code: string;
+  try {
+    code = await compile(root as any, "UpstreamMessages", {
+      bannerComment: "",
+      additionalProperties: false,
+      unreachableDefinitions: false,
+      format: false,
+      strictIndexSignatures: false,
+    });
+  } catch (e) {
+    const f = t.kinds.find((k) => k.file)?.file;
+    throw new DiagnosticError([{ file: f ? `${t.upstream.dir}/${f}` : t.file, line: 1, col: 1, code: "E508", message: `the ${t.surface} message types cannot be generated from the upstream schemas: ${(e as Error).message.split("\n")[0]}` }]);
+  }
   code = code.replace(/export interface UpstreamMessages \{[\s\S]*?\n\}\n/, "");
   return { code: `${header}\n/* eslint-disable */\n${code}`, names };
 }

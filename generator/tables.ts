@@ -4,7 +4,7 @@
  * pinned upstream schema. Every problem becomes a Diagnostic with file:line:col; nothing here throws for
  * user errors.
  */
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import { ANSWERS, UpstreamSchemas, type Kind, type UpstreamMethod } from "./upstream.ts";
@@ -91,6 +91,14 @@ export interface TableContext {
 }
 
 
+/** The DSL schema compiled once per schema object (compiling it is most of a small table's load time). */
+const DSL_VALIDATORS = new WeakMap<object, ValidateFunction<any>>();
+function dslValidator(schema: object): ValidateFunction<any> {
+  let v = DSL_VALIDATORS.get(schema);
+  if (!v) DSL_VALIDATORS.set(schema, (v = new Ajv({ allErrors: true, strict: false }).compile<any>(schema)));
+  return v;
+}
+
 export function loadTable(file: string, text: string, cx: TableContext): { table?: TableIR; diagnostics: Diagnostic[] } {
   const src = new SourcedYaml(file, text);
   const ds: Diagnostic[] = [...src.parseErrors];
@@ -98,8 +106,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const v = src.value;
 
   // 1. Structure: the DSL's own schema.
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const validate = ajv.compile<any>(cx.dslSchema);
+  const validate = dslValidator(cx.dslSchema);
   if (!validate(v)) {
     for (const e of unionErrors(validate.errors ?? [], v)) {
       if (e.code) { ds.push(src.diag(e.path ?? [], e.code, e.message ?? "")); continue; }

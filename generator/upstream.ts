@@ -3,8 +3,10 @@
  * Gives the method set of each message kind and resolves field paths (`params.item.id`) against
  * the schema of a message, following $ref / oneOf / anyOf / allOf.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DiagnosticError, jsonOffset, jsonParseDiagnostic, lineCol, type Diagnostic } from "./diagnostics.ts";
 
 /** JSON-RPC kinds are fixed; a `tagged` protocol names its own kinds (event, line, …). */
 export type Kind = string;
@@ -16,33 +18,81 @@ export interface SchemaRef { file: string; doc: any; node: any }
 /** `up`: the schema folder the method's file is in (a surface may take extra method files from another folder). */
 export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string; up?: UpstreamSchemas }
 
+/** A parsed schema file: its text (for positions), document and sha256 (of the bytes read). */
+export interface SchemaFile { where: string; text: string; doc: any; sha256: string }
+/** Parsed files by absolute path, shared by the UpstreamSchemas of one codegen run (each file is read once). */
+export type SchemaCache = Map<string, SchemaFile>;
+
+/** Every document read, to its file (for the position of a problem found later, e.g. a bad $ref). */
+const FILE_OF = new WeakMap<object, SchemaFile>();
+
+/** A problem in an upstream schema file, at a position in it. */
+function schemaError(f: SchemaFile | undefined, code: string, message: string, at?: number | readonly (string | number)[]): DiagnosticError {
+  const p = f && at !== undefined ? lineCol(f.text, typeof at === "number" ? at : jsonOffset(f.text, at)) : { line: 1, col: 1 };
+  return new DiagnosticError([{ file: f?.where ?? "(upstream)", line: p.line, col: p.col, code, message }]);
+}
+
 export class UpstreamSchemas {
-  private docs = new Map<string, any>();
-  constructor(readonly dir: string) {}
+  /** Files (relative to dir) this instance has read: what the output built from it was generated from. */
+  readonly read = new Set<string>();
+  /**
+   * `dir`: the folder (absolute, or relative to the working directory); `label`: how diagnostics name it (the
+   * path relative to the project root); `cache`: parsed files shared with other instances.
+   */
+  constructor(readonly dir: string, readonly label: string = dir, private readonly cache: SchemaCache = new Map()) {}
+
+  /** The parsed file; a missing or unreadable file, invalid JSON or a non-object throws a DiagnosticError (E500–E502). */
+  file(file: string): SchemaFile {
+    const abs = join(this.dir, file);
+    let f = this.cache.get(abs);
+    if (!f) {
+      const where = `${this.label}/${file}`;
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(abs);
+      } catch (e) {
+        throw new DiagnosticError([{ file: where, line: 1, col: 1, code: "E500", message: `cannot read upstream schema file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+      }
+      const text = bytes.toString("utf8");
+      let doc: any;
+      try {
+        doc = JSON.parse(text);
+      } catch (e) {
+        const d: Diagnostic = jsonParseDiagnostic(where, text, e, "E501");
+        throw new DiagnosticError([{ ...d, message: `upstream schema file is ${d.message}` }]);
+      }
+      f = { where, text, doc, sha256: createHash("sha256").update(bytes).digest("hex") };
+      if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw schemaError(f, "E502", `an upstream schema file must hold a JSON Schema object, not ${Array.isArray(doc) ? "an array" : doc === null ? "null" : typeof doc}`, 0);
+      FILE_OF.set(doc, f);
+      this.cache.set(abs, f);
+    }
+    this.read.add(file);
+    return f;
+  }
 
   doc(file: string): any {
-    let d = this.docs.get(file);
-    if (!d) {
-      d = JSON.parse(readFileSync(join(this.dir, file), "utf8"));
-      this.docs.set(file, d);
-    }
-    return d;
+    return this.file(file).doc;
   }
   exists(file: string): boolean {
     return existsSync(join(this.dir, file));
   }
 
-  /** Members of a union file by their tag: oneOf[].properties[tag].enum[0] (or const); `method` for JSON-RPC. */
+  /**
+   * Members of a union file by their tag: oneOf[].properties[tag].enum[0] (or const); `method` for JSON-RPC.
+   * A file without a oneOf (E503) or a member without a string tag (E504) throws a DiagnosticError.
+   */
   methods(file: string, tag = "method"): Map<string, UpstreamMethod> {
     const doc = this.doc(file);
+    const f = FILE_OF.get(doc);
+    if (!Array.isArray(doc.oneOf)) throw schemaError(f, "E503", `a message file must be a "oneOf" union of the messages (each tagged by properties.${tag}); this one has no oneOf`, 0);
     const out = new Map<string, UpstreamMethod>();
-    for (const variant of doc.oneOf ?? []) {
+    doc.oneOf.forEach((variant: any, i: number) => {
       const t = variant?.properties?.[tag];
       const m = t?.enum?.[0] ?? t?.const;
-      if (typeof m !== "string") continue;
+      if (typeof m !== "string") throw schemaError(f, "E504", `oneOf member ${i} has no string "${tag}" (properties.${tag}.enum[0] or .const names the message)`, ["oneOf", i]);
       const pref: string | undefined = variant.properties?.params?.$ref;
       out.set(m, { method: m, message: { file, doc, node: variant }, paramsRefName: pref?.split("/").pop(), up: this });
-    }
+    });
     return out;
   }
 
@@ -87,11 +137,19 @@ function deref(s: SchemaRef): SchemaRef {
   let doc = s.doc;
   for (let i = 0; node && typeof node === "object" && typeof node.$ref === "string" && i < 50; i++) {
     const ref: string = node.$ref;
-    if (!ref.startsWith("#/")) throw new Error(`external $ref not supported: ${ref} in ${s.file}`);
+    if (!ref.startsWith("#/")) throw refError(doc, s.file, ref, "E505", `$ref "${ref}" points outside its file; only local references ("#/…") are supported`);
     node = ref.slice(2).split("/").reduce((n: any, k) => n?.[decodeURIComponent(k.replace(/~1/g, "/").replace(/~0/g, "~"))], doc);
-    if (node === undefined) throw new Error(`unresolved $ref ${ref} in ${s.file}`);
+    if (node === undefined) throw refError(doc, s.file, ref, "E506", `$ref "${ref}" does not resolve in its file`);
   }
   return { file: s.file, doc, node };
+}
+
+/** A bad $ref, at its first occurrence in the file. */
+function refError(doc: any, file: string, ref: string, code: string, message: string): DiagnosticError {
+  const f = FILE_OF.get(doc);
+  if (!f) return new DiagnosticError([{ file, line: 1, col: 1, code, message }]);
+  const m = new RegExp(`"\\$ref"\\s*:\\s*${JSON.stringify(ref).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`).exec(f.text);
+  return schemaError(f, code, message, m ? m.index : 0);
 }
 
 /** Expand a schema into its alternatives (oneOf/anyOf members; allOf members are all applied). */

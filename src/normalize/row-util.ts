@@ -5,7 +5,7 @@
  */
 
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
-export function arr(x: unknown): readonly any[] {
+export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E)[] ? E : any)[] {
   return Array.isArray(x) ? x : [];
 }
 

@@ -14,7 +14,7 @@ export interface RowContext {
   readonly request: any;
   /** Resolve a provider id for a role to a canonical id (see mappings/README.md "Identity roles"). */
   ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean, scope?: "turn"): void;
-  emit<T extends CanonicalRuntimeEventType>(type: T, payload: RuntimeEventPayloadByType[T]): void;
+  emit<T extends CanonicalRuntimeEventType>(type: T, payload: RowPayload<RuntimeEventPayloadByType[T]>): void;
   /** The role was opened by this row (it was not open before). */
   isNew(role: Role): boolean;
   /** The role's entity was open before this row. */
@@ -44,6 +44,61 @@ export interface RowContext {
   /** The whole input line the message came in (`$line.x`). */
   readonly line: any;
 }
+
+/** The declared keys of an object type (not its index signature). */
+type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: 0 };
+/** Every declared key of any member of a union. */
+type UnionKeys<T> = T extends unknown ? KnownKeys<T> : never;
+/** The value at `K` in each member of a union (undefined for a member without `K`). */
+type UnionValue<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : undefined) : never;
+/** The value type of the members' string index signatures (never when none has one). */
+type IndexValue<T> = T extends unknown ? (string extends keyof T ? T[string] : never) : never;
+type ObjectPart<T> = Exclude<Extract<T, object>, readonly unknown[]>;
+type ArrayPart<T> = Extract<T, readonly unknown[]>;
+type Has<T> = [T] extends [never] ? false : true;
+/** The object members merged: every declared key optional; an index signature if any member has one. */
+type Merged<O> = { readonly [K in UnionKeys<O>]?: View<UnionValue<O, K>> } & (Has<IndexValue<O>> extends true ? { readonly [key: string]: View<IndexValue<O>> } : unknown);
+/** The declared keys of the elements of T's array members. */
+type ElementKeys<T> = UnionKeys<ObjectPart<ArrayPart<T>[number]>>;
+/** Reading any of `K` gives undefined. */
+type Absent<K extends PropertyKey> = { readonly [P in K]?: undefined };
+
+/**
+ * A message as a generated row reads it, so that tsc checks every field a row reads against the upstream types.
+ * The object members of a union are merged into one object type with every member's declared keys, all optional (a
+ * row reads the fields of whichever member arrived, always with `?.`), recursively through nested objects and
+ * arrays. Where a value may be a primitive, an object or an array, each part also reads the others' keys (and
+ * indexes) as undefined, as they do at run time: `content?.[0]?.type` of a string-or-blocks value type-checks and
+ * the string part still compares with a string. A value the schema leaves open (`unknown`, an open object's other
+ * keys) reads as `any`, as codegen's own path check treats it. Types only: nothing changes at run time.
+ */
+export type View<T> = unknown extends T
+  ? any
+  : Has<ObjectPart<T> | ArrayPart<T>> extends false
+    ? T
+    :
+        | Extract<T, null | undefined>
+        | (Exclude<T, object | null | undefined> & Absent<UnionKeys<ObjectPart<T>> | ElementKeys<T>> & { readonly [index: number]: Absent<ElementKeys<T>> | undefined })
+        | (Has<ArrayPart<T>> extends true ? readonly View<ArrayPart<T>[number]>[] & Absent<UnionKeys<ObjectPart<T>>> : never)
+        | (Has<ObjectPart<T>> extends true ? Merged<ObjectPart<T>> & (Has<ArrayPart<T>> extends true ? { readonly [index: number]: Absent<ElementKeys<T>> | undefined } : unknown) : never);
+
+/**
+ * A canonical payload as a row builds it from message fields: any field may be absent or null and arrays may be
+ * readonly, and a string, number or boolean field takes any string, number or boolean. The event is checked when it
+ * is made (the runtime validates every event against the canonical schema and turns a bad one into a
+ * runtime.error), and table constants are checked by codegen; tsc checks the payload's keys and shapes.
+ */
+export type RowPayload<P> = { readonly [K in keyof P]?: RowValue<P[K]> };
+type RowValue<V> =
+  | null
+  | undefined
+  | (V extends string ? string : V extends number ? number : V extends boolean ? boolean : V extends readonly (infer E)[] ? readonly RowValue<E>[] : V extends object ? RowPayload<V> : V);
+
+/**
+ * The members of the union `T` whose tag field `K` is `V` (a row's message type); all of `T` when no member spells
+ * that tag as a literal (a kind without a schema, or a tag the types leave open).
+ */
+export type Member<T, K extends PropertyKey, V> = Has<Extract<T, { readonly [P in K]?: V }>> extends true ? Extract<T, { readonly [P in K]?: V }> : T;
 
 /** What a tagged table's input wrappers found in a line. */
 export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown>; kind?: Kind; type?: string } | { ignore: string };

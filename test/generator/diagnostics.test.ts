@@ -363,7 +363,7 @@ describe("codegen CLI on a broken copy of the real inputs", () => {
     writeFileSync(file, ls.join("\n"));
     const line = i + 1;
 
-    const r = spawnSync("npx", ["tsx", "generator/cli.ts", `--root=${tmp}`], { cwd: ROOT, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["--import", "tsx", "generator/cli.ts", `--root=${tmp}`], { cwd: ROOT, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toContain(`mappings/codex-app-server.yaml:${line}:`);
     expect(r.stderr).toMatch(new RegExp(`mappings/codex-app-server\\.yaml:${line}:\\d+ error E250 unknown canonical event type "thread\\.startd" \\(did you mean "thread\\.started"\\?\\)`));

@@ -66,13 +66,13 @@ describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay
   it("emits a hold row as `return cx.hold(key)`, $if as a test of the computed value, the snapshot after item.started, set under its if", () => {
     const t = gen.tables.loadTable("mini-late.yaml", TABLE, cx).table!;
     const code = gen.emitMapper.emitMapper(t, "../upstream/mini-late.gen.js", {}, "// test");
-    expect(code).toMatch(/function r_wait[^]*?return cx\.hold\(\["role", x\.properties\?\.part\?\.messageID\]\);\n\}/);
-    expect(code).toContain('if (!(cx.getVar(["role", x.properties?.part?.messageID]) === "assistant")) return false;');
-    expect(code).toContain('if (cx.isNew("item")) cx.setVar(["seen", x.properties?.part?.id], true);');
+    expect(code).toMatch(/function r_wait[^]*?return cx\.hold\(\["role", m\.properties\?\.part\?\.messageID\]\);\n\}/);
+    expect(code).toContain('if (!(cx.getVar(["role", m.properties?.part?.messageID]) === "assistant")) return false;');
+    expect(code).toContain('if (cx.isNew("item")) cx.setVar(["seen", m.properties?.part?.id], true);');
     const body = code.slice(code.indexOf("function r_text"), code.indexOf("function r_role"));
     expect(body.indexOf('cx.emit("item.started"')).toBeGreaterThan(0);
     expect(body.indexOf('cx.snapshot("assistant_text"')).toBeGreaterThan(body.indexOf('cx.emit("item.started"'));
-    expect(code).toContain('cx.replay({ type: "session.idle", properties: { sessionID: x.properties?.info?.sessionID } });');
+    expect(code).toContain('cx.replay({ type: "session.idle", properties: { sessionID: m.properties?.info?.sessionID } });');
   });
 
   it("rejects a hold row that also emits (E281), a malformed $if entry (E235), a snapshot entry without ids.item (E261)", () => {

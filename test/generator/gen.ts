@@ -7,7 +7,9 @@
  * typecheck. The modules are therefore loaded by URL at run time (vitest transforms them like any other
  * import), and the little of their API the tests use is typed below.
  */
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -24,6 +26,7 @@ export interface PathResult { ok: boolean; required: boolean; targets: SchemaRef
 export interface UpstreamMethod { method: string; message: SchemaRef; paramsRefName?: string }
 export interface UpstreamSchemas {
   readonly dir: string;
+  readonly read: Set<string>;
   doc(file: string): any;
   exists(file: string): boolean;
   methods(file: string): Map<string, UpstreamMethod>;
@@ -46,7 +49,7 @@ export interface Generator {
     formatDiagnostic(d: Diagnostic): string;
   };
   upstream: {
-    UpstreamSchemas: new (dir: string) => UpstreamSchemas;
+    UpstreamSchemas: new (dir: string, label?: string) => UpstreamSchemas;
     resolvePath(root: SchemaRef, segments: string[]): PathResult;
     variants(s: SchemaRef): SchemaRef[];
     enumValues(targets: SchemaRef[]): string[] | undefined;
@@ -78,17 +81,59 @@ export async function loadGenerator(): Promise<Generator> {
 
 /** The repo's canonical model, DSL schema and helper names, plus an upstream opener that always opens `dir`. */
 export function tableContext(gen: Generator, upstreamDir = MINI_UPSTREAM): TableContext {
-  const canonicalText = readFileSync(join(ROOT, "schemas/canonical/canonical.yaml"), "utf8");
-  const c = gen.canonical.loadCanonical("schemas/canonical/canonical.yaml", canonicalText);
-  if (!c.model || c.diagnostics.length) throw new Error(`canonical model does not load: ${JSON.stringify(c.diagnostics)}`);
+  // Loaded once per test file (the same objects each call, so the compiled DSL schema is reused too).
+  if (!base || base.gen !== gen) {
+    const canonicalText = readFileSync(join(ROOT, "schemas/canonical/canonical.yaml"), "utf8");
+    const c = gen.canonical.loadCanonical("schemas/canonical/canonical.yaml", canonicalText);
+    if (!c.model || c.diagnostics.length) throw new Error(`canonical model does not load: ${JSON.stringify(c.diagnostics)}`);
+    base = {
+      gen,
+      canonical: c.model,
+      dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
+      helpers: gen.pipeline.helperSignatures(ROOT),
+    };
+  }
   return {
-    canonical: c.model,
-    dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
-    helpers: gen.pipeline.helperSignatures(ROOT),
+    canonical: base.canonical,
+    dslSchema: base.dslSchema,
+    helpers: new Map(base.helpers),
     helperFile: "mappings/helpers/*.ts",
     usedHelpers: new Set(),
     upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir),
   };
 }
+let base: { gen: Generator; canonical: CanonicalModel; dslSchema: object; helpers: ReturnType<Generator["pipeline"]["helperSignatures"]> } | undefined;
 
 export const miniText = (): string => readFileSync(join(FIXTURES, "mini.yaml"), "utf8");
+
+export const sha256 = (text: string | Buffer): string => createHash("sha256").update(text).digest("hex");
+
+/** Where miniRoot() pins the mini upstream, relative to its root. */
+export const MINI_PINNED = "schemas/upstream/mini/1.0.0";
+
+/**
+ * A throwaway project root with the real canonical model, DSL schema and helpers, and one table: the mini table,
+ * its upstream pinned at MINI_PINNED with a PROVENANCE.md that lists it. Tests break one input and run buildAll on it.
+ */
+export function miniRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), "agentnorm-mini-root-"));
+  for (const p of ["schemas/canonical", "schemas/mapping-dsl.schema.json", "mappings/helpers"]) cpSync(join(ROOT, p), join(root, p), { recursive: true });
+  mkdirSync(join(root, MINI_PINNED), { recursive: true });
+  const schema = readFileSync(join(MINI_UPSTREAM, "Notifications.json"));
+  writeFileSync(join(root, MINI_PINNED, "Notifications.json"), schema);
+  writeFileSync(join(root, MINI_PINNED, "PROVENANCE.md"), provenance({ "Notifications.json": sha256(schema) }));
+  mkdirSync(join(root, "mappings"), { recursive: true });
+  writeFileSync(join(root, "mappings/mini.yaml"), miniText().replace("dir: test/generator/fixtures/mini-upstream", `dir: ${MINI_PINNED}`));
+  return root;
+}
+
+/** Rewrites the PROVENANCE.md of miniRoot()'s pinned folder to list its .json files as they are now. */
+export function relist(root: string): void {
+  const dir = join(root, MINI_PINNED);
+  writeFileSync(join(dir, "PROVENANCE.md"), provenance(Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => [f, sha256(readFileSync(join(dir, f)))]))));
+}
+
+/** A PROVENANCE.md with the file table codegen checks. */
+export function provenance(files: Record<string, string>): string {
+  return `# Provenance: mini\n\nA fake upstream for tests.\n\n| file | sha256 |\n|---|---|\n${Object.entries(files).map(([f, h]) => `| \`${f}\` | ${h} |`).join("\n")}\n`;
+}
