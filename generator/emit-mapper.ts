@@ -4,7 +4,7 @@
  */
 import { StructureKind, type StatementStructures } from "ts-morph";
 import { withSourceFile } from "./project.ts";
-import type { Cond, Expr, RowIR, StepIR, TableIR } from "./tables.ts";
+import type { Cond, Expr, IdIR, RowIR, StepIR, TableIR } from "./tables.ts";
 import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -158,7 +158,16 @@ const MESSAGE_TYPE: Record<string, string> = {
 /** Kind → the name of its generated upstream message type. */
 export type UpstreamTypeNames = Record<string, string | undefined>;
 
-export function rowBody(r: RowIR, surface: string): string {
+/** An identity a row resolves, as the runtime's IdRef (see src/normalize/table-types.ts). */
+function idRefLiteral(id: IdIR): string {
+  return `{ ${[`role: ${lit(id.role)}`, `op: ${lit(id.op)}`, ...(id.space ? [`space: ${lit(id.space)}`] : []), ...(id.field ? [`field: ${lit(id.field)}`] : []), ...(id.required ? ["required: true"] : []), ...(id.scope ? [`scope: ${lit(id.scope)}`] : [])].join(", ")} }`;
+}
+
+/**
+ * A row's body. `refs` names the module-level IdRef constant of an identity (the mapper declares each distinct one
+ * once); without it the IdRef is written inline.
+ */
+export function rowBody(r: RowIR, surface: string, refs?: (id: IdIR) => string): string {
   MSG = "m";
   const lines: string[] = [];
   if (r.when.length) lines.push(`if (!(${r.when.map((c) => condCode(c)).join(" && ")})) return false;`);
@@ -168,8 +177,8 @@ export function rowBody(r: RowIR, surface: string): string {
     return lines.join("\n");
   }
   for (const id of r.ids) {
-    const value = id.path ? exprCode(id.path, new Set()) : "undefined";
-    lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required}${id.scope ? `, ${lit(id.scope)}` : ""});`);
+    const ref = refs ? refs(id) : idRefLiteral(id);
+    lines.push(id.path ? `cx.ref(${ref}, ${exprCode(id.path, new Set())});` : `cx.ref(${ref});`);
   }
   lines.push(...stepsCode(r.steps, surface, new Set(), ""));
   lines.push("return true;");
@@ -185,7 +194,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     addTypeAlias: (x: Omit<Extract<StatementStructures, { kind: StructureKind.TypeAlias }>, "kind">) => statements.push({ kind: StructureKind.TypeAlias, ...x }),
     addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
   };
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["Member", "RowContext", "SurfaceTable", "View"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["IdRef", "InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["IdRef", "Member", "RowContext", "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", "variantOf"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
@@ -241,6 +250,22 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     });
   }
 
+  // The identities rows resolve: one constant per distinct IdRef (role, op and how the id is read), shared by rows.
+  const refNames = new Map<string, string>();
+  const refDecls: string[] = [];
+  const refOf = (id: IdIR): string => {
+    const literal = idRefLiteral(id);
+    let name = refNames.get(literal);
+    if (!name) {
+      name = `ID_${id.role}_${id.op}${refDecls.filter((d) => d.startsWith(`const ID_${id.role}_${id.op}`)).length ? `_${refDecls.filter((d) => d.startsWith(`const ID_${id.role}_${id.op}`)).length + 1}` : ""}`;
+      refNames.set(literal, name);
+      refDecls.push(`const ${name}: IdRef = ${literal};`);
+    }
+    return name;
+  };
+  const bodies = new Map(t.rows.map((r) => [r, rowBody(r, t.surface, refOf)]));
+  if (refDecls.length) statements.push(`\n// identities the rows resolve (mappings/README.md "Identities")\n${refDecls.join("\n")}`);
+
   for (const r of t.rows) {
     const tag = t.kinds.find((k) => k.kind === r.kind)?.tag ?? "method";
     // The row reads the message through View: the members of its type merged, every key optional (see table-types).
@@ -250,7 +275,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
       docs: [`${t.file}:${r.line} — ${r.kind} ${r.methods.join(", ")}${emittedTypes(r.steps).length ? " → " + emittedTypes(r.steps).join(", ") : ""}${r.description ? `\n${r.description}` : ""}`],
       parameters: [{ name: "m", type: methodType }, { name: "cx", type: "RowContext" }],
       returnType: "boolean",
-      statements: rowBody(r, t.surface),
+      statements: bodies.get(r)!,
     });
   }
 

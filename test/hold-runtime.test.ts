@@ -14,7 +14,7 @@ const table: SurfaceTable = {
     event: {
       part: [
         { rule: "mini-hold#wait", line: 1, run: (m: any, cx) => cx.hold(["role", m.message]) },
-        { rule: "mini-hold#part", line: 2, run: (m: any, cx) => { cx.ref("item", m.message, "use", undefined, "message", true); cx.emit("content.delta", { streamKind: cx.getVar(["role", m.message]) === "user" ? "unknown" : "assistant_text", delta: m.text }); return true; } },
+        { rule: "mini-hold#part", line: 2, run: (m: any, cx) => { cx.ref({ role: "item", op: "use", field: "message", required: true }, m.message); cx.emit("content.delta", { streamKind: cx.getVar(["role", m.message]) === "user" ? "unknown" : "assistant_text", delta: m.text }); return true; } },
       ],
       role: [{ rule: "mini-hold#role", line: 3, run: (m: any, cx) => { cx.setVar(["role", m.message], m.role); cx.emit("runtime.warning", { message: `role ${m.role}` }); return true; } }],
     },

@@ -15,11 +15,11 @@ const table: SurfaceTable = {
   upstream: { package: "mini", version: "0" }, sources: { event: "codex.eventmsg" }, ignored: {}, ignoreReasons: {},
   rows: {
     event: {
-      start: [row("start", (m, cx) => { cx.ref("item", m.id, "use", undefined, "id", true); cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" }); })],
-      done: [row("done", (m, cx) => { cx.ref("item", m.id, "use", undefined, "id", true); cx.emit("item.completed", { itemType: "assistant_message", status: "completed" }); })],
-      taskStart: [row("task-start", (m, cx) => { cx.ref("task", m.id, "use", undefined, "id", true); cx.emit("task.started", { taskId: cx.id("task") }); })],
-      taskEnd: [row("task-end", (m, cx) => { cx.ref("task", m.id, "use", undefined, "id", true); cx.emit("task.completed", { taskId: cx.id("task"), status: "completed" }); })],
-      taskProgress: [row("task-progress", (m, cx) => { cx.ref("task", m.id, "use", undefined, "id", true); cx.emit("task.progress", { taskId: cx.id("task"), description: "x" }); })],
+      start: [row("start", (m, cx) => { cx.ref({ role: "item", op: "use", field: "id", required: true }, m.id); cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" }); })],
+      done: [row("done", (m, cx) => { cx.ref({ role: "item", op: "use", field: "id", required: true }, m.id); cx.emit("item.completed", { itemType: "assistant_message", status: "completed" }); })],
+      taskStart: [row("task-start", (m, cx) => { cx.ref({ role: "task", op: "use", field: "id", required: true }, m.id); cx.emit("task.started", { taskId: cx.id("task") }); })],
+      taskEnd: [row("task-end", (m, cx) => { cx.ref({ role: "task", op: "use", field: "id", required: true }, m.id); cx.emit("task.completed", { taskId: cx.id("task"), status: "completed" }); })],
+      taskProgress: [row("task-progress", (m, cx) => { cx.ref({ role: "task", op: "use", field: "id", required: true }, m.id); cx.emit("task.progress", { taskId: cx.id("task"), description: "x" }); })],
     },
   },
 };

@@ -20,20 +20,20 @@ const table: SurfaceTable = {
   },
   rows: {
     event: {
-      task_started: [{ rule: "mini-tagged#task-started", line: 1, run: (_m: any, cx) => { cx.ref("turn", cx.meta?.id ?? "t0", "open", undefined, "meta.id", false); if (cx.isNew("turn")) cx.emit("turn.started", {}); return true; } }],
+      task_started: [{ rule: "mini-tagged#task-started", line: 1, run: (_m: any, cx) => { cx.ref({ role: "turn", op: "open", field: "meta.id" }, cx.meta?.id ?? "t0"); if (cx.isNew("turn")) cx.emit("turn.started", {}); return true; } }],
     },
     turns: {
-      "turn.started": [{ rule: "mini-tagged#turn-started", line: 3, run: (_m: any, cx) => { cx.ref("turn", undefined, "mint", undefined, undefined, false); cx.emit("turn.started", {}); return true; } }],
-      "item.started": [{ rule: "mini-tagged#item", line: 4, run: (m: any, cx) => { cx.ref("turn", undefined, "current", undefined, undefined, false); cx.ref("item", m.id, "open", undefined, "id", true); cx.emit("item.started", { itemType: "unknown" }); return true; } }],
-      "turn.completed": [{ rule: "mini-tagged#turn-completed", line: 5, run: (_m: any, cx) => { cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false); if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" }); return true; } }],
+      "turn.started": [{ rule: "mini-tagged#turn-started", line: 3, run: (_m: any, cx) => { cx.ref({ role: "turn", op: "mint" }); cx.emit("turn.started", {}); return true; } }],
+      "item.started": [{ rule: "mini-tagged#item", line: 4, run: (m: any, cx) => { cx.ref({ role: "turn", op: "current" }); cx.ref({ role: "item", op: "open", field: "id", required: true }, m.id); cx.emit("item.started", { itemType: "unknown" }); return true; } }],
+      "turn.completed": [{ rule: "mini-tagged#turn-completed", line: 5, run: (_m: any, cx) => { cx.ref({ role: "turn", op: "closeCurrent" }); if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" }); return true; } }],
     },
     blocks: {
-      "block.start": [{ rule: "mini-tagged#block-start", line: 6, run: (m: any, cx) => { cx.ref("item", m.id, "open", undefined, "id", true); cx.setVar(["block", m.index], m.id); cx.emit("item.started", { itemType: "dynamic_tool_call" }); return true; } }],
-      "block.delta": [{ rule: "mini-tagged#block-delta", line: 7, run: (m: any, cx) => { cx.ref("item", cx.getVar(["block", m.index]), "use", undefined, "block (value)", true); cx.emit("item.updated", { itemType: "dynamic_tool_call", data: m.partial }); return true; } }],
+      "block.start": [{ rule: "mini-tagged#block-start", line: 6, run: (m: any, cx) => { cx.ref({ role: "item", op: "open", field: "id", required: true }, m.id); cx.setVar(["block", m.index], m.id); cx.emit("item.started", { itemType: "dynamic_tool_call" }); return true; } }],
+      "block.delta": [{ rule: "mini-tagged#block-delta", line: 7, run: (m: any, cx) => { cx.ref({ role: "item", op: "use", field: "block (value)", required: true }, cx.getVar(["block", m.index])); cx.emit("item.updated", { itemType: "dynamic_tool_call", data: m.partial }); return true; } }],
       "block.forget": [{ rule: "mini-tagged#block-forget", line: 8, run: (m: any, cx) => { cx.setVar(["block", m.index], null); cx.emit("runtime.warning", { message: "forgot" }); return true; } }],
     },
     legacy: {
-      agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.ref("item", undefined, "mint", undefined, undefined, false); cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
+      agent_message_delta: [{ rule: "mini-tagged#legacy-delta", line: 2, run: (m: any, cx) => { cx.ref({ role: "item", op: "mint" }); cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta }); return true; } }],
     },
   },
   ignored: { event: { token_count: "mini-tagged#ignored-event-1" } },

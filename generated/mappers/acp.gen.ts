@@ -21,7 +21,7 @@
 //   89b07c1d190777449965d218cb0f1079220577a1d378755a9fce95570843f168  schemas/upstream/cursor-acp/2026-11-30/CursorAgentRequest.json
 //   bc37bfe4ff080b7c4f5a7491cf7c130cc22dcb4aa1a9e67dc8843d45bcdc4b28  schemas/upstream/cursor-acp/2026-11-30/CursorAskQuestionResponse.json
 //   8f264f47e098034759930b9b03dddeed295569dda47a57e8f2273e1523d5f2bd  schemas/upstream/cursor-acp/2026-11-30/CursorCreatePlanResponse.json
-import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
@@ -174,12 +174,41 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "params.sessionId" };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "item (value)" };
+const ID_item_mint: IdRef = { role: "item", op: "mint" };
+const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
+const ID_turn_mint: IdRef = { role: "turn", op: "mint" };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "params.update.toolCallId" };
+const ID_item_open_2: IdRef = { role: "item", op: "open", field: "params.update.toolCallId" };
+const ID_item_use: IdRef = { role: "item", op: "use", field: "params.update.toolCallId" };
+const ID_item_close_2: IdRef = { role: "item", op: "close", field: "params.update.compactionId" };
+const ID_item_open_3: IdRef = { role: "item", op: "open", field: "params.update.compactionId" };
+const ID_item_use_2: IdRef = { role: "item", op: "use", field: "params.update.compactionId" };
+const ID_item_use_3: IdRef = { role: "item", op: "use", field: "params.toolCall.toolCallId" };
+const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "id", required: true };
+const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "request.params.sessionId" };
+const ID_item_use_4: IdRef = { role: "item", op: "use", field: "request.params.toolCall.toolCallId" };
+const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "id", required: true };
+const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "id" };
+const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_item_use_5: IdRef = { role: "item", op: "use", field: "params.toolCallId" };
+const ID_item_use_6: IdRef = { role: "item", op: "use", field: "request.params.toolCallId" };
+const ID_parent_use: IdRef = { role: "parent", op: "use", field: "params.toolCallId" };
+const ID_task_close: IdRef = { role: "task", op: "close", field: "params.agentId|params.toolCallId" };
+const ID_task_open: IdRef = { role: "task", op: "open", field: "params.agentId|params.toolCallId" };
+const ID_item_close_3: IdRef = { role: "item", op: "close", field: "params.toolCallId" };
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
+const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
+
 /** mappings/acp.yaml:120 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.update?.content?.text });
   return true;
@@ -188,9 +217,9 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
 /** mappings/acp.yaml:160 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.update?.content?.text });
   return true;
@@ -199,9 +228,9 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
 /** mappings/acp.yaml:190 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -215,8 +244,8 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
 /** mappings/acp.yaml:220 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId], true);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
@@ -227,9 +256,9 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
 /** mappings/acp.yaml:259 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "mint", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_mint);
+  cx.ref(ID_item_mint);
   cx.setVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId], true);
   cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
   cx.setVar(["seg", m.params?.sessionId], 0);
@@ -248,9 +277,9 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
 /** mappings/acp.yaml:302 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   cx.emit("item.completed", {
     itemType: "user_message",
@@ -265,9 +294,9 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
 /** mappings/acp.yaml:336 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.params?.update?.toolCallId);
   cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
   cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
@@ -291,9 +320,9 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
 /** mappings/acp.yaml:390 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.toolCallId, "open", undefined, "params.update.toolCallId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
   cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
@@ -313,9 +342,9 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
 /** mappings/acp.yaml:430 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.params?.update?.toolCallId);
   cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
@@ -332,9 +361,9 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
 /** mappings/acp.yaml:512 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.toolCallId, "close", undefined, "params.update.toolCallId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.params?.update?.toolCallId);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
@@ -347,9 +376,9 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
 /** mappings/acp.yaml:534 — notification session/update → item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.toolCallId, "use", undefined, "params.update.toolCallId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, m.params?.update?.toolCallId);
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
@@ -362,8 +391,8 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
 /** mappings/acp.yaml:557 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
   cx.emit("turn.plan.updated", {
     plan: objects(m.params?.update?.entries).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
@@ -373,8 +402,8 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
 /** mappings/acp.yaml:573 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: { used: m.params?.update?.used, size: m.params?.update?.size, cost: m.params?.update?.cost },
   });
@@ -384,7 +413,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
 /** mappings/acp.yaml:592 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: m.params?.sessionId, availableCommands: m.params?.update?.availableCommands },
   });
@@ -394,7 +423,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
 /** mappings/acp.yaml:607 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: m.params?.sessionId, currentModeId: m.params?.update?.currentModeId },
   });
@@ -404,7 +433,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
 /** mappings/acp.yaml:622 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: m.params?.sessionId, configOptions: m.params?.update?.configOptions },
   });
@@ -414,7 +443,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
 /** mappings/acp.yaml:637 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("thread.metadata.updated", {
     name: str(m.params?.update?.title),
     metadata: { updatedAt: m.params?.update?.updatedAt, _meta: m.params?.update?._meta },
@@ -425,8 +454,8 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
 /** mappings/acp.yaml:653 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.error", { class: "provider_error", message: m.params?.update?.title, detail: m.params?.update });
   return true;
 }
@@ -434,8 +463,8 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
 /** mappings/acp.yaml:672 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", { message: m.params?.update?.title, detail: m.params?.update });
   return true;
 }
@@ -443,9 +472,9 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
 /** mappings/acp.yaml:691 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.compactionId, "close", undefined, "params.update.compactionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.params?.update?.compactionId);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "context_compaction",
     status: "completed",
@@ -458,9 +487,9 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
 /** mappings/acp.yaml:717 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.compactionId, "close", undefined, "params.update.compactionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.params?.update?.compactionId);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "context_compaction",
     status: "failed",
@@ -473,9 +502,9 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
 /** mappings/acp.yaml:738 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.compactionId, "open", undefined, "params.update.compactionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.params?.update?.compactionId);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "context_compaction",
     status: "inProgress",
@@ -492,9 +521,9 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
 /** mappings/acp.yaml:763 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.update?.compactionId, "use", undefined, "params.update.compactionId", false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_2, m.params?.update?.compactionId);
   if (m.params?.update?.content?.type === "text") cx.emit("content.delta", {
     streamKind: "unknown",
     delta: m.params?.update?.content?.text,
@@ -504,10 +533,10 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
 
 /** mappings/acp.yaml:783 — request session/request_permission → request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.toolCall?.toolCallId, "use", undefined, "params.toolCall.toolCallId", false);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.params?.toolCall?.toolCallId);
+  cx.ref(ID_request_open, m.id);
   cx.setVar(["permission-options", m.id], m.params?.options);
   cx.emit("request.opened", {
     requestType: map_permissionType(m.params?.toolCall?.kind),
@@ -520,9 +549,9 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
 /** mappings/acp.yaml:806 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.ref("item", cx.request?.params?.toolCall?.toolCallId, "use", undefined, "request.params.toolCall.toolCallId", false);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
+  cx.ref(ID_item_use_4, cx.request?.params?.toolCall?.toolCallId);
+  cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])),
@@ -533,7 +562,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
 
 /** mappings/acp.yaml:831 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
   cx.emit("user-input.requested", { questions: m.params });
   return true;
@@ -542,7 +571,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
 /** mappings/acp.yaml:851 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: m.result?.action,
@@ -555,7 +584,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
 /** mappings/acp.yaml:876 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
-  cx.ref("request", m.id, "close", "server", "id", false);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: "error",
@@ -567,10 +596,10 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
 
 /** mappings/acp.yaml:912 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_5, m.params?.toolCallId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: (str(m.params?.title) ?? str(m.params?.questions?.[0]?.prompt)),
@@ -583,9 +612,9 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
 /** mappings/acp.yaml:936 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.request?.params?.toolCallId, "use", undefined, "request.params.toolCallId", false);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_item_use_6, cx.request?.params?.toolCallId);
+  cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: m.result?.outcome?.outcome,
@@ -597,10 +626,10 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
 
 /** mappings/acp.yaml:967 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_5, m.params?.toolCallId);
+  cx.ref(ID_request_open, m.id);
   cx.setVar(["cursor-todos"], h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
   cx.emit("turn.plan.updated", {
     explanation: (str(m.params?.overview) ?? str(m.params?.name)),
@@ -617,9 +646,9 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
 /** mappings/acp.yaml:992 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.request?.params?.toolCallId, "use", undefined, "request.params.toolCallId", false);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_item_use_6, cx.request?.params?.toolCallId);
+  cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: m.result?.outcome?.outcome,
@@ -630,8 +659,8 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
 
 /** mappings/acp.yaml:1014 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.setVar(["cursor-todos"], h_cursor.cursorTodos(cx.getVar(["cursor-todos"]), m.params?.todos, m.params?.merge));
   cx.emit("turn.plan.updated", {
     plan: objects(cx.getVar(["cursor-todos"])).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
@@ -642,10 +671,10 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
 /** mappings/acp.yaml:1036 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("parent", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("task", (m.params?.agentId ?? m.params?.toolCallId), "close", undefined, "params.agentId|params.toolCallId", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_parent_use, m.params?.toolCallId);
+  cx.ref(ID_task_close, (m.params?.agentId ?? m.params?.toolCallId));
   if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: str(m.params?.description),
@@ -662,10 +691,10 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
 
 /** mappings/acp.yaml:1068 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("parent", m.params?.toolCallId, "use", undefined, "params.toolCallId", false);
-  cx.ref("task", (m.params?.agentId ?? m.params?.toolCallId), "open", undefined, "params.agentId|params.toolCallId", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_parent_use, m.params?.toolCallId);
+  cx.ref(ID_task_open, (m.params?.agentId ?? m.params?.toolCallId));
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: str(m.params?.description),
@@ -680,9 +709,9 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
 
 /** mappings/acp.yaml:1097 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.params?.toolCallId, "close", undefined, "params.toolCallId", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.params?.toolCallId);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "image_view",
     status: "inProgress",
@@ -757,8 +786,8 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
 
 /** mappings/acp.yaml:1211 — clientRequest session/prompt → turn.started */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_mint);
   cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
   cx.setVar(["seg", m.params?.sessionId], 0);
   cx.emit("turn.started", {});
@@ -773,8 +802,8 @@ function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>,
 
 /** mappings/acp.yaml:1243 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", { message: "the client cancelled the prompt turn (session/cancel)", detail: m.params });
   return true;
 }
@@ -810,7 +839,7 @@ function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): bool
 /** mappings/acp.yaml:1314 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", m.result?.sessionId, "open", undefined, "result.sessionId", false);
+  cx.ref(ID_thread_open, m.result?.sessionId);
   cx.emit("session.started", {});
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.result?.sessionId });
   cx.emit("session.configured", {
@@ -828,8 +857,8 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
 /** mappings/acp.yaml:1343 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "open", undefined, "request.params.sessionId", false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["loading", cx.request?.params?.sessionId], null);
   cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"]);
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
@@ -850,8 +879,8 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
 /** mappings/acp.yaml:1394 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["loading", cx.request?.params?.sessionId], null);
   cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -862,7 +891,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
 /** mappings/acp.yaml:1428 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.emit("thread.state.changed", { state: "closed", detail: { method: cx.request?.method } });
   return true;
 }
@@ -870,7 +899,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
 /** mappings/acp.yaml:1446 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: cx.request?.params?.sessionId, currentModeId: cx.request?.params?.modeId },
   });
@@ -880,7 +909,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
 /** mappings/acp.yaml:1463 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: cx.request?.params?.sessionId, configOptions: m.result?.configOptions },
   });
@@ -890,8 +919,8 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
 /** mappings/acp.yaml:1480 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("failed", "the prompt turn failed before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
@@ -900,8 +929,8 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
 
 /** mappings/acp.yaml:1507 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
-  cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("failed", "the prompt turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("turn.completed", { state: map_stopReason(m.result?.stopReason), stopReason: m.result?.stopReason });
   return true;

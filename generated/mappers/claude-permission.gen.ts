@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-permission.gen.js";
 

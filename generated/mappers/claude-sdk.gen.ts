@@ -4,7 +4,7 @@
 //   7a5ac8baa1602ff4be5af8cf6775714b7c7b9a4e7e3dfe6525a874426bb02ae2  schemas/upstream/claude-agent-sdk/0.2.62/Control.json
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
@@ -132,11 +132,41 @@ function map_claudeToolRequestType(v: unknown, d: unknown = undefined): unknown 
   return d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "session_id", required: true };
+const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
+const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_task_open: IdRef = { role: "task", op: "open", field: "task_id" };
+const ID_parent_use: IdRef = { role: "parent", op: "use", field: "tool_use_id" };
+const ID_task_use: IdRef = { role: "task", op: "use", field: "task_id" };
+const ID_task_close: IdRef = { role: "task", op: "close", field: "task_id" };
+const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "uuid" };
+const ID_parent_use_2: IdRef = { role: "parent", op: "use", field: "parent_tool_use_id" };
+const ID_item_close_2: IdRef = { role: "item", op: "close", field: "message.content.0.tool_use_id" };
+const ID_item_mint: IdRef = { role: "item", op: "mint" };
+const ID_item_close_3: IdRef = { role: "item", op: "close", field: "item (value)" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "message.content.0.id" };
+const ID_item_open_2: IdRef = { role: "item", op: "open", field: "event.content_block.id" };
+const ID_item_close_4: IdRef = { role: "item", op: "close", field: "event.content_block.tool_use_id" };
+const ID_item_open_3: IdRef = { role: "item", op: "open", field: "item (value)" };
+const ID_item_use: IdRef = { role: "item", op: "use", field: "item (value)" };
+const ID_item_use_2: IdRef = { role: "item", op: "use", field: "tool_use_id", required: true };
+const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "options.toolUseID" };
+const ID_item_use_3: IdRef = { role: "item", op: "use", field: "options.toolUseID" };
+const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "request (value)" };
+const ID_request_open_2: IdRef = { role: "request", op: "open", space: "server", field: "request_id", required: true };
+const ID_item_use_4: IdRef = { role: "item", op: "use", field: "request.tool_use_id" };
+const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "response.request_id", required: true };
+const ID_item_use_5: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
+const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
+
 /** mappings/claude-sdk.yaml:141 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
-  cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
-  cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
+  cx.ref(ID_thread_open, m.session_id);
+  cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
   if (cx.isNew("turn")) cx.emit("turn.started", { model: m.model });
   cx.emit("session.configured", {
@@ -162,8 +192,8 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
 /** mappings/claude-sdk.yaml:184 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("session.state.changed", { state: map_statusState(m.status), reason: str(m.status), detail: m.permissionMode });
   return true;
 }
@@ -171,8 +201,8 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
 /** mappings/claude-sdk.yaml:201 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("thread.state.changed", { state: "compacted", detail: m.compact_metadata });
   return true;
 }
@@ -180,8 +210,8 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
 /** mappings/claude-sdk.yaml:214 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("hook.started", { hookId: m.hook_id, hookName: m.hook_name, hookEvent: m.hook_event });
   return true;
 }
@@ -189,8 +219,8 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
 /** mappings/claude-sdk.yaml:225 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("hook.progress", { hookId: m.hook_id, output: m.output, stdout: m.stdout, stderr: m.stderr });
   return true;
 }
@@ -198,8 +228,8 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
 /** mappings/claude-sdk.yaml:236 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("hook.completed", {
     hookId: m.hook_id,
     outcome: m.outcome,
@@ -214,10 +244,10 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
 /** mappings/claude-sdk.yaml:251 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("task", m.task_id, "open", undefined, "task_id", false);
-  cx.ref("parent", m.tool_use_id, "use", undefined, "tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_task_open, m.task_id);
+  cx.ref(ID_parent_use, m.tool_use_id);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: m.description,
@@ -229,10 +259,10 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
 /** mappings/claude-sdk.yaml:265 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("task", m.task_id, "use", undefined, "task_id", false);
-  cx.ref("parent", m.tool_use_id, "use", undefined, "tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_task_use, m.task_id);
+  cx.ref(ID_parent_use, m.tool_use_id);
   cx.emit("task.progress", {
     taskId: cx.id("task"),
     description: (m.description ?? ""),
@@ -245,10 +275,10 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
 /** mappings/claude-sdk.yaml:280 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("task", m.task_id, "close", undefined, "task_id", false);
-  cx.ref("parent", m.tool_use_id, "use", undefined, "tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_task_close, m.task_id);
+  cx.ref(ID_parent_use, m.tool_use_id);
   if (!cx.isStale("task")) cx.emit("task.completed", {
     taskId: cx.id("task"),
     status: m.status,
@@ -261,8 +291,8 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
 /** mappings/claude-sdk.yaml:295 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("files.persisted", {
     files: objects(m.files).filter((s_f: any) => s_f?.filename != null && s_f?.file_id != null).map((s_f: any) => ({ filename: s_f?.filename, fileId: s_f?.file_id })),
     failed: objects(m.failed).filter((s_f: any) => s_f?.filename != null && s_f?.error != null).map((s_f: any) => ({ filename: s_f?.filename, error: s_f?.error })),
@@ -273,8 +303,8 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
 /** mappings/claude-sdk.yaml:309 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
@@ -291,8 +321,8 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
 /** mappings/claude-sdk.yaml:344 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
@@ -315,8 +345,8 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
 /** mappings/claude-sdk.yaml:374 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
@@ -338,8 +368,8 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
 
 /** mappings/claude-sdk.yaml:412 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
@@ -362,10 +392,10 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
 /** mappings/claude-sdk.yaml:452 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
-  cx.ref("item", m.uuid, "close", undefined, "uuid", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
+  cx.ref(ID_item_close, m.uuid);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "user_message",
@@ -393,10 +423,10 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
 /** mappings/claude-sdk.yaml:493 — message user → item.started, item.completed */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.message?.content?.[0]?.tool_use_id);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -419,10 +449,10 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
 
 /** mappings/claude-sdk.yaml:551 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
+  cx.ref(ID_item_mint);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.emit("item.started", {
     itemType: "user_message",
@@ -450,10 +480,10 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
 /** mappings/claude-sdk.yaml:600 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -474,10 +504,10 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
 /** mappings/claude-sdk.yaml:642 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
     streamKind: "reasoning_text",
@@ -494,10 +524,10 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
 /** mappings/claude-sdk.yaml:686 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.message?.content?.[0]?.id, "open", undefined, "message.content.0.id", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.message?.content?.[0]?.id);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.setVar(["toolTitle", m.message?.content?.[0]?.id], h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
@@ -517,10 +547,10 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
 /** mappings/claude-sdk.yaml:724 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.message?.content?.[0]?.tool_use_id);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -540,10 +570,10 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
 
 /** mappings/claude-sdk.yaml:746 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])), "close", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
     status: "inProgress",
@@ -567,8 +597,8 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
 /** mappings/claude-sdk.yaml:776 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: {
       messageId: cx.getVar(["message", m.parent_tool_use_id]),
@@ -589,10 +619,10 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
 /** mappings/claude-sdk.yaml:800 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.event?.content_block?.id, "open", undefined, "event.content_block.id", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_2, m.event?.content_block?.id);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], m.event?.content_block?.id);
   cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
@@ -607,10 +637,10 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
 /** mappings/claude-sdk.yaml:828 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.event?.content_block?.tool_use_id, "close", undefined, "event.content_block.tool_use_id", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_4, m.event?.content_block?.tool_use_id);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -626,10 +656,10 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
 /** mappings/claude-sdk.yaml:846 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index), "open", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
   cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
   cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
@@ -643,10 +673,10 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
 /** mappings/claude-sdk.yaml:868 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.event?.delta?.text });
   return true;
 }
@@ -654,10 +684,10 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
 /** mappings/claude-sdk.yaml:885 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.event?.delta?.thinking });
   return true;
 }
@@ -672,10 +702,10 @@ function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", 
 /** mappings/claude-sdk.yaml:915 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], concat(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])]), m.event?.delta?.partial_json));
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -691,10 +721,10 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
 /** mappings/claude-sdk.yaml:949 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "use", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "inProgress",
@@ -706,10 +736,10 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
 /** mappings/claude-sdk.yaml:977 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]), "close", undefined, "item (value)", false);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], null);
   cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
@@ -721,49 +751,49 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
 
 /** mappings/claude-sdk.yaml:1005 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.tool_use_id, "use", undefined, "tool_use_id", true);
-  cx.ref("parent", m.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_2, m.tool_use_id);
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("tool.progress", { toolUseId: m.tool_use_id, toolName: m.tool_name, elapsedSeconds: m.elapsed_time_seconds });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1018 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("tool.summary", { summary: m.summary, precedingToolUseIds: m.preceding_tool_use_ids });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1028 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1040 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1053 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1066 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.options?.toolUseID, "open", "server", "options.toolUseID", false);
-  cx.ref("item", m.options?.toolUseID, "use", undefined, "options.toolUseID", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_open, m.options?.toolUseID);
+  cx.ref(ID_item_use_3, m.options?.toolUseID);
   cx.setVar(["permission"], m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m.toolName, "unknown"),
@@ -781,10 +811,10 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
 
 /** mappings/claude-sdk.yaml:1104 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", (m.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
-  cx.ref("item", (m.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_close, (m.toolUseID ?? cx.getVar(["permission"])));
+  cx.ref(ID_item_use, (m.toolUseID ?? cx.getVar(["permission"])));
   cx.setVar(["permission"], null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
@@ -797,10 +827,10 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
 /** mappings/claude-sdk.yaml:1127 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   if (!(m.interrupt === true)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", (m.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
-  cx.ref("item", (m.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_close, (m.toolUseID ?? cx.getVar(["permission"])));
+  cx.ref(ID_item_use, (m.toolUseID ?? cx.getVar(["permission"])));
   cx.setVar(["permission"], null);
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
@@ -813,10 +843,10 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
 
 /** mappings/claude-sdk.yaml:1154 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", (m.toolUseID ?? cx.getVar(["permission"])), "close", "server", "request (value)", false);
-  cx.ref("item", (m.toolUseID ?? cx.getVar(["permission"])), "use", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_close, (m.toolUseID ?? cx.getVar(["permission"])));
+  cx.ref(ID_item_use, (m.toolUseID ?? cx.getVar(["permission"])));
   cx.setVar(["permission"], null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
@@ -835,10 +865,10 @@ function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrup
 /** mappings/claude-sdk.yaml:1186 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.request_id, "open", "server", "request_id", true);
-  cx.ref("item", m?.request?.tool_use_id, "use", undefined, "request.tool_use_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_open_2, m.request_id);
+  cx.ref(ID_item_use_4, m?.request?.tool_use_id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
     detail: (m?.request?.decision_reason ?? m?.request?.blocked_path),
@@ -862,7 +892,7 @@ function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">
 
 /** mappings/claude-sdk.yaml:1219 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
@@ -870,10 +900,10 @@ function r_wire_control_command(m: View<Member<WireMessage, "type", "control_req
 /** mappings/claude-sdk.yaml:1233 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.response?.request_id, "close", "server", "response.request_id", true);
-  cx.ref("item", m.response?.response?.toolUseID, "use", undefined, "response.response.toolUseID", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_close_2, m.response?.request_id);
+  cx.ref(ID_item_use_5, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: m.response?.response?.behavior,
@@ -885,8 +915,8 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
 /** mappings/claude-sdk.yaml:1253 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.response?.request_id, "close", "server", "response.request_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_request_close_2, m.response?.request_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: "error",
@@ -898,15 +928,15 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
 
 /** mappings/claude-sdk.yaml:1277 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1291 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.request_id, "close", "server", "request_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_request_close_3, m.request_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: "cancelled",

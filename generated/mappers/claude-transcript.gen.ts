@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
@@ -10,6 +10,12 @@ export type LineMessage = U.TranscriptLine;
 export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
+
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
 
 /** mappings/claude-transcript.yaml:66 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
@@ -19,8 +25,8 @@ function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: R
 
 /** mappings/claude-transcript.yaml:76 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: m.params?.stopReason });
@@ -29,8 +35,8 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
 
 /** mappings/claude-transcript.yaml:93 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
@@ -48,8 +54,8 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
 
 /** mappings/claude-transcript.yaml:116 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: m.params?.text });
@@ -95,8 +101,8 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
 
 /** mappings/claude-transcript.yaml:212 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sessionId, "open", undefined, "sessionId", true);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_open, m.sessionId);
+  cx.ref(ID_turn_closeCurrent);
   cx.setVar(["lastResult"], m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
@@ -147,7 +153,7 @@ function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx
 
 /** mappings/claude-transcript.yaml:334 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
@@ -155,16 +161,16 @@ function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowConte
 /** mappings/claude-transcript.yaml:348 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("thread.state.changed", { state: "compacted", detail: (m.compactMetadata ?? m.content) });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:366 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", {
     message: (str(m.content) ?? "claude-transcript: a system line"),
     detail: { subtype: m.subtype, level: m.level },

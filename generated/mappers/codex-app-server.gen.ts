@@ -18,7 +18,7 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
@@ -169,10 +169,36 @@ function map_gatewayOAuthAuthenticating(v: unknown, d: unknown = false): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_gatewayOAuthAuthenticating.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "params.threadId", required: true };
+const ID_turn_use: IdRef = { role: "turn", op: "use", field: "params.turnId", required: true };
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "params.thread.id", required: true };
+const ID_thread_close: IdRef = { role: "thread", op: "close", field: "params.threadId", required: true };
+const ID_turn_use_2: IdRef = { role: "turn", op: "use", field: "params.turnId" };
+const ID_turn_open: IdRef = { role: "turn", op: "open", field: "params.turn.id", required: true };
+const ID_turn_use_3: IdRef = { role: "turn", op: "use", field: "params.turn.id", required: true };
+const ID_turn_close: IdRef = { role: "turn", op: "close", field: "params.turn.id", required: true };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "params.item.id", required: true };
+const ID_item_use: IdRef = { role: "item", op: "use", field: "params.item.id", required: true };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "params.item.id", required: true };
+const ID_item_use_2: IdRef = { role: "item", op: "use", field: "params.targetItemId" };
+const ID_item_use_3: IdRef = { role: "item", op: "use", field: "params.itemId", required: true };
+const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "params.requestId", required: true };
+const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "id", required: true };
+const ID_item_use_4: IdRef = { role: "item", op: "use", field: "params.callId", required: true };
+const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "params.conversationId", required: true };
+const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "id", required: true };
+const ID_thread_use_3: IdRef = { role: "thread", op: "use", field: "request.params.threadId", required: true };
+const ID_turn_use_4: IdRef = { role: "turn", op: "use", field: "request.params.turnId", required: true };
+const ID_item_use_5: IdRef = { role: "item", op: "use", field: "request.params.itemId", required: true };
+const ID_turn_use_5: IdRef = { role: "turn", op: "use", field: "request.params.turnId" };
+const ID_thread_use_4: IdRef = { role: "thread", op: "use", field: "request.params.conversationId", required: true };
+const ID_thread_use_5: IdRef = { role: "thread", op: "use", field: "params.threadId" };
+
 /** mappings/codex-app-server.yaml:112 — notification error → runtime.error */
 function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("runtime.error", {
     class: "provider_error",
     message: m.params?.error?.message,
@@ -183,78 +209,78 @@ function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContex
 
 /** mappings/codex-app-server.yaml:130 — notification thread/started → thread.started */
 function r_thread_started(m: View<Member<Notification, "method", "thread/started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.thread?.id, "open", undefined, "params.thread.id", true);
+  cx.ref(ID_thread_open, m.params?.thread?.id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.params?.thread?.id });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:147 — notification thread/status/changed → thread.state.changed */
 function r_thread_status_changed(m: View<Member<Notification, "method", "thread/status/changed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: map_threadStatus(m.params?.status?.type), detail: m.params?.status });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:168 — notification thread/archived → thread.state.changed */
 function r_thread_archived(m: View<Member<Notification, "method", "thread/archived">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "archived" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:179 — notification thread/deleted → thread.state.changed */
 function r_thread_deleted(m: View<Member<Notification, "method", "thread/deleted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "close", undefined, "params.threadId", true);
+  cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:193 — notification thread/unarchived → thread.state.changed */
 function r_thread_unarchived(m: View<Member<Notification, "method", "thread/unarchived">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "idle", detail: "unarchived" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:205 — notification thread/closed → thread.state.changed */
 function r_thread_closed(m: View<Member<Notification, "method", "thread/closed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "close", undefined, "params.threadId", true);
+  cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:220 — notification thread/reverted → thread.metadata.updated */
 function r_thread_reverted(m: View<Member<Notification, "method", "thread/reverted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:232 — notification thread/name/updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<Notification, "method", "thread/name/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { name: (m.params?.threadName ?? "") });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:246 — notification thread/goal/updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/goal/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use_2, m.params?.turnId);
   cx.emit("thread.metadata.updated", { metadata: { goal: m.params?.goal } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:259 — notification thread/goal/cleared → thread.metadata.updated */
 function r_thread_goal_cleared(m: View<Member<Notification, "method", "thread/goal/cleared">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { goal: null } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:270 — notification thread/environment/connected → thread.metadata.updated */
 function r_thread_environment_connected(m: View<Member<Notification, "method", "thread/environment/connected">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
     metadata: { environment: { environmentId: m.params?.environmentId, connected: true } },
   });
@@ -263,7 +289,7 @@ function r_thread_environment_connected(m: View<Member<Notification, "method", "
 
 /** mappings/codex-app-server.yaml:281 — notification thread/environment/disconnected → thread.metadata.updated */
 function r_thread_environment_disconnected(m: View<Member<Notification, "method", "thread/environment/disconnected">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
     metadata: { environment: { environmentId: m.params?.environmentId, connected: false } },
   });
@@ -272,31 +298,31 @@ function r_thread_environment_disconnected(m: View<Member<Notification, "method"
 
 /** mappings/codex-app-server.yaml:292 — notification thread/settings/updated → thread.metadata.updated */
 function r_thread_settings_updated(m: View<Member<Notification, "method", "thread/settings/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { settings: m.params?.threadSettings } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:303 — notification thread/tokenUsage/updated → thread.token-usage.updated */
 function r_thread_token_usage_updated(m: View<Member<Notification, "method", "thread/tokenUsage/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("thread.token-usage.updated", { usage: m.params?.tokenUsage });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:316 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: View<Member<Notification, "method", "thread/compacted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:330 — notification turn/started → turn.started */
 function r_turn_started(m: View<Member<Notification, "method", "turn/started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turn?.id, "open", undefined, "params.turn.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_open, m.params?.turn?.id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
 }
@@ -304,16 +330,16 @@ function r_turn_started(m: View<Member<Notification, "method", "turn/started">>,
 /** mappings/codex-app-server.yaml:344 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   if (!(m.params?.turn?.status === "inProgress")) return false;
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turn?.id, "use", undefined, "params.turn.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use_3, m.params?.turn?.id);
   cx.emit("thread.state.changed", { state: "active", detail: "turn in progress" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:361 — notification turn/completed → turn.completed */
 function r_turn_completed(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turn?.id, "close", undefined, "params.turn.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_close, m.params?.turn?.id);
   cx.closeOpen("failed", "the turn ended before this item completed");
   if (!cx.isStale("turn")) cx.emit("turn.completed", {
     state: map_turnState(m.params?.turn?.status),
@@ -324,24 +350,24 @@ function r_turn_completed(m: View<Member<Notification, "method", "turn/completed
 
 /** mappings/codex-app-server.yaml:396 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("turn.diff.updated", { unifiedDiff: m.params?.diff });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:434 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("turn.plan.updated", { explanation: m.params?.explanation, plan: m.params?.plan });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:449 — notification hook/started → hook.started */
 function r_hook_started(m: View<Member<Notification, "method", "hook/started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use_2, m.params?.turnId);
   cx.emit("hook.started", {
     hookId: m.params?.run?.id,
     hookName: m.params?.run?.sourcePath,
@@ -352,8 +378,8 @@ function r_hook_started(m: View<Member<Notification, "method", "hook/started">>,
 
 /** mappings/codex-app-server.yaml:464 — notification hook/completed → hook.completed */
 function r_hook_completed(m: View<Member<Notification, "method", "hook/completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use_2, m.params?.turnId);
   cx.emit("hook.completed", {
     hookId: m.params?.run?.id,
     outcome: map_hookOutcome(m.params?.run?.status),
@@ -364,9 +390,9 @@ function r_hook_completed(m: View<Member<Notification, "method", "hook/completed
 
 /** mappings/codex-app-server.yaml:483 — notification item/started → item.started */
 function r_item_started(m: View<Member<Notification, "method", "item/started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "open", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_open, m.params?.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "inProgress"),
@@ -379,9 +405,9 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
 /** mappings/codex-app-server.yaml:508 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.status === "inProgress")) return false;
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "use", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use, m.params?.item?.id);
   cx.emit("item.updated", { itemType: map_itemType(m.params?.item?.type), status: "inProgress", data: m.params?.item });
   return true;
 }
@@ -389,9 +415,9 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
 /** mappings/codex-app-server.yaml:528 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "agentMessage")) return false;
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_close, m.params?.item?.id);
   cx.snapshot("assistant_text", m.params?.item?.text, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -405,9 +431,9 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
 /** mappings/codex-app-server.yaml:558 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "reasoning")) return false;
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_close, m.params?.item?.id);
   cx.snapshotParts("reasoning_summary_text", m.params?.item?.summary);
   cx.snapshotParts("reasoning_text", m.params?.item?.content);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.params?.item });
@@ -417,9 +443,9 @@ function r_item_completed_reasoning(m: View<Member<Notification, "method", "item
 /** mappings/codex-app-server.yaml:588 — notification item/completed → item.completed */
 function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "plan")) return false;
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_close, m.params?.item?.id);
   cx.snapshot("plan_text", m.params?.item?.text, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.params?.item });
   return true;
@@ -428,9 +454,9 @@ function r_item_completed_plan(m: View<Member<Notification, "method", "item/comp
 /** mappings/codex-app-server.yaml:610 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "commandExecution")) return false;
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_close, m.params?.item?.id);
   cx.snapshot("command_output", m.params?.item?.aggregatedOutput, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "command_execution",
@@ -443,9 +469,9 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
 
 /** mappings/codex-app-server.yaml:636 — notification item/completed → item.completed */
 function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.item?.id, "close", undefined, "params.item.id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_close, m.params?.item?.id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_itemType(m.params?.item?.type),
     status: map_itemStatus(m.params?.item?.status, "completed"),
@@ -457,9 +483,9 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
 
 /** mappings/codex-app-server.yaml:669 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.targetItemId, "use", undefined, "params.targetItemId", false);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_2, m.params?.targetItemId);
   cx.emit("item.updated", {
     itemType: map_guardianActionItemType(m.params?.action?.type),
     data: { autoApprovalReview: { reviewId: m.params?.reviewId, review: m.params?.review, action: m.params?.action } },
@@ -469,9 +495,9 @@ function r_item_auto_approval_review_started(m: View<Member<Notification, "metho
 
 /** mappings/codex-app-server.yaml:685 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.targetItemId, "use", undefined, "params.targetItemId", false);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_2, m.params?.targetItemId);
   cx.emit("item.updated", {
     itemType: map_guardianActionItemType(m.params?.action?.type),
     data: {
@@ -488,36 +514,36 @@ function r_item_auto_approval_review_completed(m: View<Member<Notification, "met
 
 /** mappings/codex-app-server.yaml:702 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:717 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("content.delta", { streamKind: "plan_text", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:732 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("content.delta", { streamKind: "command_output", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:747 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("item.updated", {
     itemType: "command_execution",
     data: { processId: m.params?.processId, stdin: m.params?.stdin },
@@ -527,27 +553,27 @@ function r_item_command_execution_terminal_interaction(m: View<Member<Notificati
 
 /** mappings/codex-app-server.yaml:763 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("content.delta", { streamKind: "file_change_output", delta: m.params?.delta });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:800 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("item.updated", { itemType: "file_change", data: { changes: m.params?.changes } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:815 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("content.delta", {
     streamKind: "reasoning_summary_text",
     delta: m.params?.delta,
@@ -558,45 +584,45 @@ function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "metho
 
 /** mappings/codex-app-server.yaml:831 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: m.params?.summaryIndex } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:846 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.delta, contentIndex: m.params?.contentIndex });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:862 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
   cx.emit("tool.progress", { summary: m.params?.message });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:879 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("request", m.params?.requestId, "close", "server", "params.requestId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_request_close, m.params?.requestId);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType") });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:898 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "command_execution_approval",
     detail: (m.params?.command ?? text(m.params?.reason, "\n\n", "strings", false)),
@@ -607,10 +633,10 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
 
 /** mappings/codex-app-server.yaml:916 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "file_change_approval",
     detail: text(m.params?.reason, "\n\n", "strings", false),
@@ -621,10 +647,10 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
 
 /** mappings/codex-app-server.yaml:934 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("user-input.requested", { questions: m.params?.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m.params });
   return true;
@@ -632,51 +658,51 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
 
 /** mappings/codex-app-server.yaml:956 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", false);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use_2, m.params?.turnId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "mcp_elicitation", args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:973 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.itemId, "use", undefined, "params.itemId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_3, m.params?.itemId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "permissions_approval", args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:991 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.ref("item", m.params?.callId, "use", undefined, "params.callId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
+  cx.ref(ID_item_use_4, m.params?.callId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: m.params?.tool, args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1009 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1026 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1043 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.conversationId, "use", undefined, "params.conversationId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use_2, m.params?.conversationId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "apply_patch_approval",
     detail: text(m.params?.reason, "\n\n", "strings", false),
@@ -687,8 +713,8 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
 
 /** mappings/codex-app-server.yaml:1060 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.conversationId, "use", undefined, "params.conversationId", true);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_use_2, m.params?.conversationId);
+  cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m.params), args: m.params });
   return true;
 }
@@ -696,7 +722,7 @@ function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "m
 /** mappings/codex-app-server.yaml:1079 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: "error",
@@ -708,10 +734,10 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
 /** mappings/codex-app-server.yaml:1113 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
-  cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
-  cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
+  cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
+  cx.ref(ID_item_use_5, cx.request?.params?.itemId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "command_execution_approval",
     decision: tagOf(m.result?.decision),
@@ -723,10 +749,10 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
 /** mappings/codex-app-server.yaml:1139 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
-  cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
-  cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
+  cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
+  cx.ref(ID_item_use_5, cx.request?.params?.itemId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "file_change_approval",
     decision: tagOf(m.result?.decision),
@@ -738,10 +764,10 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
 /** mappings/codex-app-server.yaml:1161 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
-  cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
-  cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
+  cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
+  cx.ref(ID_item_use_5, cx.request?.params?.itemId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", resolution: m.result });
   return true;
@@ -750,9 +776,9 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
 /** mappings/codex-app-server.yaml:1186 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
-  cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", false);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
+  cx.ref(ID_turn_use_5, cx.request?.params?.turnId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "unknown",
     decision: m.result?.action,
@@ -764,10 +790,10 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
 /** mappings/codex-app-server.yaml:1207 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
-  cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
-  cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
+  cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
+  cx.ref(ID_item_use_5, cx.request?.params?.itemId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown", resolution: m.result });
   return true;
 }
@@ -775,9 +801,9 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
 /** mappings/codex-app-server.yaml:1228 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
-  cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
+  cx.ref(ID_turn_use_4, cx.request?.params?.turnId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "dynamic_tool_call", resolution: m.result });
   return true;
 }
@@ -785,7 +811,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
 /** mappings/codex-app-server.yaml:1249 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "auth_tokens_refresh",
     resolution: { chatgptAccountId: m.result?.chatgptAccountId, chatgptPlanType: m.result?.chatgptPlanType },
@@ -796,7 +822,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
 /** mappings/codex-app-server.yaml:1269 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown" });
   return true;
 }
@@ -804,8 +830,8 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
 /** mappings/codex-app-server.yaml:1287 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.conversationId, "use", undefined, "request.params.conversationId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "apply_patch_approval",
     decision: tagOf(m.result?.decision),
@@ -817,8 +843,8 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
 /** mappings/codex-app-server.yaml:1307 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
-  cx.ref("thread", cx.request?.params?.conversationId, "use", undefined, "request.params.conversationId", true);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "exec_command_approval",
     decision: tagOf(m.result?.decision),
@@ -829,7 +855,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
 
 /** mappings/codex-app-server.yaml:1328 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
+  cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
     success: m.params?.success,
     name: m.params?.name,
@@ -840,7 +866,7 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
 
 /** mappings/codex-app-server.yaml:1341 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
+  cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
@@ -874,32 +900,32 @@ function r_account_login_completed(m: View<Member<Notification, "method", "accou
 
 /** mappings/codex-app-server.yaml:1409 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("auth.status", { isAuthenticating: true, output: [m.params?.message] });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1423 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("auth.status", { isAuthenticating: false, output: [m.params?.message] });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1438 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("model.rerouted", { fromModel: m.params?.fromModel, toModel: m.params?.toModel, reason: m.params?.reason });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1454 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   cx.emit("runtime.warning", {
     message: "the model backend requests additional account verification",
     detail: { verifications: m.params?.verifications },
@@ -909,8 +935,8 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
 
 /** mappings/codex-app-server.yaml:1469 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
-  cx.ref("turn", m.params?.turnId, "use", undefined, "params.turnId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
+  cx.ref(ID_turn_use, m.params?.turnId);
   if (m.params?.showBufferingUi === true) cx.emit("runtime.warning", {
     message: "model output is held for a safety review",
     detail: m.params,
@@ -920,14 +946,14 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
 
 /** mappings/codex-app-server.yaml:1487 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", false);
+  cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1498 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
@@ -986,49 +1012,49 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
 
 /** mappings/codex-app-server.yaml:1612 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1623 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1635 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1646 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1657 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1668 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
 /** mappings/codex-app-server.yaml:1679 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.params?.threadId, "use", undefined, "params.threadId", true);
+  cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }

@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
@@ -237,9 +237,48 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "session_id", required: true };
+const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn_id", required: true };
+const ID_turn_open_2: IdRef = { role: "turn", op: "open", field: "meta.id" };
+const ID_turn_mint: IdRef = { role: "turn", op: "mint" };
+const ID_turn_close: IdRef = { role: "turn", op: "close", field: "turn_id", required: true };
+const ID_request_closeCurrent: IdRef = { role: "request", op: "closeCurrent", space: "server" };
+const ID_turn_close_2: IdRef = { role: "turn", op: "close", field: "meta.id" };
+const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
+const ID_turn_close_4: IdRef = { role: "turn", op: "close", field: "turn_id" };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "thread_id", required: true };
+const ID_item_use: IdRef = { role: "item", op: "use", field: "item_id", required: true };
+const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "threadId", required: true };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "item (value)" };
+const ID_item_mint: IdRef = { role: "item", op: "mint" };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "item (value)" };
+const ID_item_use_2: IdRef = { role: "item", op: "use", field: "item (value)" };
+const ID_item_open_2: IdRef = { role: "item", op: "open", field: "item.id", required: true };
+const ID_item_close_2: IdRef = { role: "item", op: "close", field: "item.id", required: true };
+const ID_item_open_3: IdRef = { role: "item", op: "open", field: "call_id", required: true };
+const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "call_id", required: true };
+const ID_item_use_3: IdRef = { role: "item", op: "use", field: "call_id", required: true };
+const ID_item_close_3: IdRef = { role: "item", op: "close", field: "call_id", required: true };
+const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "approval_id" };
+const ID_request_open_2: IdRef = { role: "request", op: "open", space: "server", field: "call_id", required: true };
+const ID_request_open_3: IdRef = { role: "request", op: "open", space: "server", field: "id", required: true };
+const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "id", required: true };
+const ID_item_open_4: IdRef = { role: "item", op: "open", field: "callId", required: true };
+const ID_request_open_4: IdRef = { role: "request", op: "open", space: "server", field: "callId", required: true };
+const ID_item_use_4: IdRef = { role: "item", op: "use", field: "msg.target_item_id" };
+const ID_thread_use_3: IdRef = { role: "thread", op: "use", field: "sender_thread_id", required: true };
+const ID_parent_use: IdRef = { role: "parent", op: "use", field: "msg.new_thread_id" };
+const ID_parent_use_2: IdRef = { role: "parent", op: "use", field: "receiver_thread_id", required: true };
+const ID_item_open_5: IdRef = { role: "item", op: "open", field: "agent_thread_id", required: true };
+const ID_item_close_4: IdRef = { role: "item", op: "close", field: "agent_thread_id", required: true };
+const ID_item_use_5: IdRef = { role: "item", op: "use", field: "agent_thread_id", required: true };
+
 /** mappings/codex-eventmsg.yaml:174 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: View<Member<EventMessage, "type", "session_configured">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
+  cx.ref(ID_thread_open, m.session_id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
   cx.emit("session.configured", { config: m });
   return true;
@@ -247,7 +286,7 @@ function r_session_configured(m: View<Member<EventMessage, "type", "session_conf
 
 /** mappings/codex-eventmsg.yaml:197 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: View<Member<EventMessage, "type", "shutdown_complete">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("session.exited", { reason: "shutdown_complete", exitKind: "graceful" });
   return true;
 }
@@ -255,8 +294,8 @@ function r_shutdown_complete(m: View<Member<EventMessage, "type", "shutdown_comp
 /** mappings/codex-eventmsg.yaml:213 — event task_started, turn_started → turn.started */
 function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", m.turn_id, "open", undefined, "turn_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_open, m.turn_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
 }
@@ -264,16 +303,16 @@ function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
 /** mappings/codex-eventmsg.yaml:235 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", cx.meta?.id, "open", undefined, "meta.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_open_2, cx.meta?.id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:252 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_mint);
   cx.emit("turn.started", {});
   return true;
 }
@@ -281,9 +320,9 @@ function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean 
 /** mappings/codex-eventmsg.yaml:267 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", m.turn_id, "close", undefined, "turn_id", true);
-  cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_close, m.turn_id);
+  cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -315,9 +354,9 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
 /** mappings/codex-eventmsg.yaml:344 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
-  cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_close_2, cx.meta?.id);
+  cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -330,9 +369,9 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
 
 /** mappings/codex-eventmsg.yaml:382 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
+  cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -346,9 +385,9 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
 /** mappings/codex-eventmsg.yaml:407 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", m.turn_id, "close", undefined, "turn_id", false);
-  cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_close_4, m.turn_id);
+  cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -362,9 +401,9 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
 /** mappings/codex-eventmsg.yaml:441 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
-  cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_close_2, cx.meta?.id);
+  cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -377,9 +416,9 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
 
 /** mappings/codex-eventmsg.yaml:465 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
+  cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -392,16 +431,16 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
 
 /** mappings/codex-eventmsg.yaml:487 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("turn.diff.updated", { unifiedDiff: m.unified_diff });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:523 — event plan_update → turn.plan.updated */
 function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("turn.plan.updated", {
     explanation: m.explanation,
     plan: objects(m.plan).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
@@ -411,17 +450,17 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
 
 /** mappings/codex-eventmsg.yaml:535 — event plan_delta → content.delta */
 function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, m.item_id);
   cx.emit("content.delta", { streamKind: "plan_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:550 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   if (m.info != null) cx.emit("thread.token-usage.updated", { usage: m.info });
   if (m.rate_limits != null) cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limits });
   return true;
@@ -429,16 +468,16 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
 
 /** mappings/codex-eventmsg.yaml:570 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.error", { class: "provider_error", message: m.message, detail: { codexErrorInfo: m.codex_error_info } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:584 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", {
     message: m.message,
     detail: { codexErrorInfo: m.codex_error_info, additionalDetails: m.additional_details, willRetry: true },
@@ -448,24 +487,24 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
 
 /** mappings/codex-eventmsg.yaml:596 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", { message: m.message });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:607 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", { message: m.message, detail: { source: "guardian" } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:620 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", { message: m.message, detail: { source: "background_event" } });
   return true;
 }
@@ -478,16 +517,16 @@ function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_
 
 /** mappings/codex-eventmsg.yaml:646 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("model.rerouted", { fromModel: m.from_model, toModel: m.to_model, reason: m.reason });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:659 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.warning", {
     message: "the model backend requests additional account verification",
     detail: { verifications: m.verifications },
@@ -497,8 +536,8 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
 
 /** mappings/codex-eventmsg.yaml:672 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   if (m.show_buffering_ui === true) cx.emit("runtime.warning", {
     message: "model output is held for a safety review",
     detail: m,
@@ -508,86 +547,86 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
 
 /** mappings/codex-eventmsg.yaml:687 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("auth.status", { isAuthenticating: true, output: [m.message] });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:699 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("auth.status", { isAuthenticating: false, output: [m.message] });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:712 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:725 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:738 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
+  cx.ref(ID_thread_use, m.thread_id);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:756 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.threadId, "use", undefined, "threadId", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_use_2, m.threadId);
+  cx.ref(ID_turn_current);
   cx.emit("thread.metadata.updated", { metadata: { goal: m.goal } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:770 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("thread.metadata.updated", { metadata: { settings: m.thread_settings } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:781 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:794 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:808 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, m.item_id);
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:824 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta });
   return true;
@@ -596,9 +635,9 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
 /** mappings/codex-eventmsg.yaml:853 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.message });
   cx.emit("item.completed", {
@@ -612,9 +651,9 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
 /** mappings/codex-eventmsg.yaml:916 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)));
   cx.setVar(["assistant-message", cx.meta?.id], add(cx.getVar(["assistant-message", cx.meta?.id]), 1));
   cx.snapshot("assistant_text", m.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
@@ -627,9 +666,9 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
 
 /** mappings/codex-eventmsg.yaml:954 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.snapshot("assistant_text", m.message, undefined);
   cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -641,9 +680,9 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
 
 /** mappings/codex-eventmsg.yaml:971 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   cx.emit("item.completed", {
     itemType: "user_message",
@@ -655,27 +694,27 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
 
 /** mappings/codex-eventmsg.yaml:997 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, m.item_id);
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: (m.summary_index ?? 0), delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1016 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item_id, "use", undefined, "item_id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, m.item_id);
   cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: (m.content_index ?? 0), delta: m.delta });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1033 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: m.delta });
   return true;
@@ -683,9 +722,9 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
 
 /** mappings/codex-eventmsg.yaml:1054 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.delta });
   return true;
@@ -694,9 +733,9 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
 /** mappings/codex-eventmsg.yaml:1076 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: m.text });
   cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: m.text } });
@@ -706,9 +745,9 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
 /** mappings/codex-eventmsg.yaml:1106 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)));
   cx.setVar(["legacy-reasoning", cx.meta?.id], add(cx.getVar(["legacy-reasoning", cx.meta?.id]), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", {
@@ -721,9 +760,9 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
 
 /** mappings/codex-eventmsg.yaml:1138 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: m.text } });
   return true;
@@ -732,9 +771,9 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
 /** mappings/codex-eventmsg.yaml:1158 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 0, delta: m.text });
   cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { rawText: m.text } });
@@ -743,9 +782,9 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
 
 /** mappings/codex-eventmsg.yaml:1186 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { rawText: m.text } });
   return true;
@@ -753,18 +792,18 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
 
 /** mappings/codex-eventmsg.yaml:1207 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))), "use", undefined, "item (value)", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_2, (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))));
   cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: m.summary_index, sectionBreak: true } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1229 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "open", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_2, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
@@ -777,9 +816,9 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
 /** mappings/codex-eventmsg.yaml:1254 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -795,9 +834,9 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
 /** mappings/codex-eventmsg.yaml:1284 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item") && m.item?.summary_text?.[0] != null) cx.emit("content.delta", {
     streamKind: "reasoning_summary_text",
@@ -831,9 +870,9 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
 /** mappings/codex-eventmsg.yaml:1360 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("content.delta", { streamKind: "plan_text", delta: m.item?.text });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
@@ -843,9 +882,9 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
 /** mappings/codex-eventmsg.yaml:1392 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_turnItemType(m.item?.type),
     status: "inProgress",
@@ -863,9 +902,9 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
 /** mappings/codex-eventmsg.yaml:1422 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   cx.snapshot("assistant_text", m.item?.content?.[0]?.text, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
   return true;
@@ -874,9 +913,9 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
 /** mappings/codex-eventmsg.yaml:1445 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   cx.snapshotParts("reasoning_summary_text", m.item?.summary_text);
   cx.snapshotParts("reasoning_text", m.item?.raw_content);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
@@ -886,9 +925,9 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
 /** mappings/codex-eventmsg.yaml:1469 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   cx.snapshot("plan_text", m.item?.text, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
   return true;
@@ -896,9 +935,9 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
 
 /** mappings/codex-eventmsg.yaml:1492 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "use", undefined, "thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true);
+  cx.ref(ID_thread_use, m.thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.item?.id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_turnItemType(m.item?.type),
     status: map_itemStatus(m.item?.status),
@@ -910,10 +949,10 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
 
 /** mappings/codex-eventmsg.yaml:1518 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
+  cx.ref(ID_request_close_2, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: "approved",
@@ -930,28 +969,28 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
 
 /** mappings/codex-eventmsg.yaml:1547 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.call_id);
   cx.emit("content.delta", { streamKind: "command_output", delta: (h_codex.decodeChunk(m.chunk) ?? "") });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1564 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.call_id);
   cx.emit("item.updated", { itemType: "command_execution", data: { processId: m.process_id, stdin: m.stdin } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1580 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_request_close_2, m.call_id);
   cx.snapshot("command_output", m.aggregated_output, undefined);
   cx.snapshot("command_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
@@ -971,30 +1010,30 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
 /** mappings/codex-eventmsg.yaml:1619 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
-  cx.ref("request", m.approval_id, "open", "server", "approval_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.call_id);
+  cx.ref(ID_request_open, m.approval_id);
   cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m), args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1637 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.call_id);
+  cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m), args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1654 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.call_id);
+  cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", {
     requestType: "apply_patch_approval",
     detail: text(m.reason, "\n\n", "strings", false),
@@ -1005,18 +1044,18 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
 
 /** mappings/codex-eventmsg.yaml:1671 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_open_2, m.call_id);
   cx.emit("request.opened", { requestType: "unknown", detail: "permissions_approval", args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1686 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.call_id, "open", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_open_2, m.call_id);
   cx.emit("user-input.requested", { questions: m.questions });
   cx.emit("request.opened", { requestType: "tool_user_input", args: m });
   return true;
@@ -1024,18 +1063,18 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
 
 /** mappings/codex-eventmsg.yaml:1705 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.id, "open", "server", "id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_open_3, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "mcp_elicitation", args: m });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1720 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("request", m.id, "close", "server", "id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_request_close_3, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: "abandoned",
@@ -1046,10 +1085,10 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
 
 /** mappings/codex-eventmsg.yaml:1741 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
+  cx.ref(ID_request_close_2, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: "approved",
@@ -1066,19 +1105,19 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
 
 /** mappings/codex-eventmsg.yaml:1777 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_3, m.call_id);
   cx.emit("item.updated", { itemType: "file_change", data: { changes: m.changes } });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1791 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_request_close_2, m.call_id);
   cx.snapshot("file_change_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -1095,9 +1134,9 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
 
 /** mappings/codex-eventmsg.yaml:1849 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
@@ -1109,9 +1148,9 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
 
 /** mappings/codex-eventmsg.yaml:1865 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "mcp_tool_call",
     status: map_mcpResultStatus(tagOf(m.result)),
@@ -1123,18 +1162,18 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
 
 /** mappings/codex-eventmsg.yaml:1885 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "web_search", status: "inProgress" });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:1899 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "web_search",
     status: "completed",
@@ -1146,9 +1185,9 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
 
 /** mappings/codex-eventmsg.yaml:1916 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "image_view",
     status: "inProgress",
@@ -1159,9 +1198,9 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
 
 /** mappings/codex-eventmsg.yaml:1931 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "image_view",
     status: map_itemStatus(m.status),
@@ -1174,9 +1213,9 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
 
 /** mappings/codex-eventmsg.yaml:1950 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "image_view",
     status: "inProgress",
@@ -1193,10 +1232,10 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
 
 /** mappings/codex-eventmsg.yaml:1973 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.callId, "open", undefined, "callId", true);
-  cx.ref("request", m.callId, "open", "server", "callId", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_4, m.callId);
+  cx.ref(ID_request_open_4, m.callId);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -1209,10 +1248,10 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
 
 /** mappings/codex-eventmsg.yaml:1996 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("request", m.call_id, "close", "server", "call_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_request_close_2, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "dynamic_tool_call",
     resolution: { success: m.success, contentItems: m.content_items, error: m.error },
@@ -1228,16 +1267,16 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
 
 /** mappings/codex-eventmsg.yaml:2020 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("hook.started", { hookId: m.run?.id, hookName: m.run?.source_path, hookEvent: m.run?.event_name });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2033 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("hook.completed", {
     hookId: m.run?.id,
     outcome: map_hookOutcome(m.run?.status),
@@ -1260,9 +1299,9 @@ function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startu
 
 /** mappings/codex-eventmsg.yaml:2071 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", {
     itemType: "review_entered",
     status: "inProgress",
@@ -1279,9 +1318,9 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
 
 /** mappings/codex-eventmsg.yaml:2093 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
   cx.emit("item.started", { itemType: "review_exited", status: "inProgress" });
   cx.emit("item.completed", { itemType: "review_exited", status: "completed", data: { reviewOutput: m.review_output } });
   return true;
@@ -1289,7 +1328,7 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
 
 /** mappings/codex-eventmsg.yaml:2114 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
@@ -1297,7 +1336,7 @@ function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "r
 /** mappings/codex-eventmsg.yaml:2127 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.audio.delta", { audio: m.payload?.AudioOut });
   return true;
 }
@@ -1305,30 +1344,30 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
 /** mappings/codex-eventmsg.yaml:2142 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.error", { message: (str(m.payload?.Error) ?? "realtime conversation error") });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2158 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2171 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
 /** mappings/codex-eventmsg.yaml:2186 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m?.target_item_id, "use", undefined, "msg.target_item_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_4, m?.target_item_id);
   cx.emit("item.updated", {
     itemType: map_guardianActionItemType(m.action?.type),
     data: {
@@ -1346,9 +1385,9 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
 
 /** mappings/codex-eventmsg.yaml:2203 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -1360,10 +1399,10 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
 
 /** mappings/codex-eventmsg.yaml:2220 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", m?.new_thread_id, "use", undefined, "msg.new_thread_id", false);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_parent_use, m?.new_thread_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: map_collabCallStatus(tagOf(m.status)),
@@ -1375,10 +1414,10 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
 
 /** mappings/codex-eventmsg.yaml:2242 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
-  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
+  cx.ref(ID_parent_use_2, m.receiver_thread_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -1390,10 +1429,10 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
 
 /** mappings/codex-eventmsg.yaml:2260 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_parent_use_2, m.receiver_thread_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: map_collabCallStatus(tagOf(m.status)),
@@ -1405,9 +1444,9 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
 
 /** mappings/codex-eventmsg.yaml:2280 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -1419,9 +1458,9 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
 
 /** mappings/codex-eventmsg.yaml:2297 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: "completed",
@@ -1433,10 +1472,10 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
 
 /** mappings/codex-eventmsg.yaml:2315 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
-  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
+  cx.ref(ID_parent_use_2, m.receiver_thread_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -1448,10 +1487,10 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
 
 /** mappings/codex-eventmsg.yaml:2333 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_parent_use_2, m.receiver_thread_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: map_collabCallStatus(tagOf(m.status)),
@@ -1463,10 +1502,10 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
 
 /** mappings/codex-eventmsg.yaml:2352 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
-  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_3, m.call_id);
+  cx.ref(ID_parent_use_2, m.receiver_thread_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -1478,10 +1517,10 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
 
 /** mappings/codex-eventmsg.yaml:2370 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sender_thread_id, "use", undefined, "sender_thread_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
-  cx.ref("parent", m.receiver_thread_id, "use", undefined, "receiver_thread_id", true);
+  cx.ref(ID_thread_use_3, m.sender_thread_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, m.call_id);
+  cx.ref(ID_parent_use_2, m.receiver_thread_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: map_collabCallStatus(tagOf(m.status)),
@@ -1494,9 +1533,9 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
 /** mappings/codex-eventmsg.yaml:2391 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.agent_thread_id, "open", undefined, "agent_thread_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_5, m.agent_thread_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -1509,9 +1548,9 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
 /** mappings/codex-eventmsg.yaml:2409 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.agent_thread_id, "close", undefined, "agent_thread_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_4, m.agent_thread_id);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "collab_agent_tool_call",
     status: map_subAgentEndStatus(m.kind),
@@ -1523,9 +1562,9 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
 
 /** mappings/codex-eventmsg.yaml:2428 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.agent_thread_id, "use", undefined, "agent_thread_id", true);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_5, m.agent_thread_id);
   cx.emit("item.updated", { itemType: "collab_agent_tool_call", title: m.agent_path, data: m });
   return true;
 }

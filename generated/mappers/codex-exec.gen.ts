@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
@@ -81,33 +81,42 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "thread_id", required: true };
+const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_turn_mint: IdRef = { role: "turn", op: "mint" };
+const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "item.id", required: true, scope: "turn" };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "item.id", required: true, scope: "turn" };
+
 /** mappings/codex-exec.yaml:87 — event thread.started → thread.started */
 function r_thread_started(m: View<Member<EventMessage, "type", "thread.started">>, cx: RowContext): boolean {
-  cx.ref("thread", m.thread_id, "open", undefined, "thread_id", true);
+  cx.ref(ID_thread_open, m.thread_id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.thread_id });
   return true;
 }
 
 /** mappings/codex-exec.yaml:106 — event turn.started → turn.started */
 function r_turn_started(m: View<Member<EventMessage, "type", "turn.started">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "mint", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_mint);
   cx.emit("turn.started", {});
   return true;
 }
 
 /** mappings/codex-exec.yaml:119 — event turn.completed → turn.completed */
 function r_turn_completed(m: View<Member<EventMessage, "type", "turn.completed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: m.usage });
   return true;
 }
 
 /** mappings/codex-exec.yaml:140 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("failed", "the turn failed before this item completed");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -116,8 +125,8 @@ function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx:
 
 /** mappings/codex-exec.yaml:171 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("runtime.error", { class: "provider_error", message: m.message });
   return true;
 }
@@ -125,9 +134,9 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
 /** mappings/codex-exec.yaml:189 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   cx.emit("turn.plan.updated", {
     plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
@@ -137,9 +146,9 @@ function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.sta
 
 /** mappings/codex-exec.yaml:211 — event item.started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
@@ -152,9 +161,9 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
 /** mappings/codex-exec.yaml:243 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: m.item });
   if (!cx.isStale("item")) cx.emit("item.updated", { itemType: "plan", status: "inProgress", data: m.item });
   cx.emit("turn.plan.updated", {
@@ -165,9 +174,9 @@ function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.upd
 
 /** mappings/codex-exec.yaml:273 — event item.updated → item.started, item.updated */
 function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "open", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.item?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",
@@ -186,9 +195,9 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
 /** mappings/codex-exec.yaml:302 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "agent_message")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -204,9 +213,9 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
 /** mappings/codex-exec.yaml:344 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "reasoning")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item") && m.item?.text != null && m?.item?.text !== "") cx.emit("content.delta", {
     streamKind: "reasoning_summary_text",
@@ -220,9 +229,9 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.c
 /** mappings/codex-exec.yaml:375 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "command_execution")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: "inProgress",
@@ -244,9 +253,9 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
 /** mappings/codex-exec.yaml:418 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "mcp_tool_call")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "mcp_tool_call",
     status: "inProgress",
@@ -265,9 +274,9 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
 /** mappings/codex-exec.yaml:448 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   cx.emit("turn.plan.updated", {
     plan: objects(m.item?.items).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
@@ -279,9 +288,9 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
 /** mappings/codex-exec.yaml:476 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "error")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   cx.emit("runtime.error", { class: "provider_error", message: m.item?.message, detail: m.item });
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "error",
@@ -294,9 +303,9 @@ function r_item_completed_error(m: View<Member<EventMessage, "type", "item.compl
 
 /** mappings/codex-exec.yaml:509 — event item.completed → item.started, item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.item?.id, "close", undefined, "item.id", true, "turn");
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_itemType(m.item?.type),
     status: "inProgress",

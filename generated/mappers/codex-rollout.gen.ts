@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
-import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
@@ -60,10 +60,20 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_session_use: IdRef = { role: "session", op: "use", field: "payload.id", required: true };
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "payload.id", required: true };
+const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "payload.thread_id", required: true };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "payload.id" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "payload.call_id" };
+const ID_item_close_2: IdRef = { role: "item", op: "close", field: "payload.call_id" };
+
 /** mappings/codex-rollout.yaml:79 — line session_meta → session.started, thread.started */
 function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx: RowContext): boolean {
-  cx.ref("session", m.payload?.id, "use", undefined, "payload.id", true);
-  cx.ref("thread", m.payload?.id, "open", undefined, "payload.id", true);
+  cx.ref(ID_session_use, m.payload?.id);
+  cx.ref(ID_thread_open, m.payload?.id);
   cx.emit("session.started", {
     message: m.payload?.originator,
     resume: {
@@ -83,23 +93,23 @@ function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx
 
 /** mappings/codex-rollout.yaml:108 — line turn_context → session.configured */
 function r_turn_context(m: View<Member<LineMessage, "type", "turn_context">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("session.configured", { config: m.payload });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:123 — line dynamic_tools_updated → thread.metadata.updated */
 function r_dynamic_tools_updated(m: View<Member<LineMessage, "type", "dynamic_tools_updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.payload?.thread_id, "use", undefined, "payload.thread_id", true);
+  cx.ref(ID_thread_use, m.payload?.thread_id);
   cx.emit("thread.metadata.updated", { metadata: { dynamicTools: m.payload?.tools } });
   return true;
 }
 
 /** mappings/codex-rollout.yaml:137 — line compacted → thread.state.changed */
 function r_compacted(m: View<Member<LineMessage, "type", "compacted">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("thread.state.changed", { state: "compacted", detail: { message: m.payload?.message } });
   return true;
 }
@@ -113,9 +123,9 @@ function r_event_msg(m: View<Member<LineMessage, "type", "event_msg">>, cx: RowC
 /** mappings/codex-rollout.yaml:166 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "message")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.payload?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.payload?.role === "assistant" && m.payload?.id != null) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -135,9 +145,9 @@ function r_response_item_message(m: View<Member<LineMessage, "type", "response_i
 /** mappings/codex-rollout.yaml:235 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "reasoning")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.payload?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.payload?.id != null) cx.emit("item.started", {
     itemType: "reasoning",
     status: "inProgress",
@@ -163,9 +173,9 @@ function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response
 /** mappings/codex-rollout.yaml:283 — line response_item → item.started */
 function r_response_item_function_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call" || m.payload?.type === "custom_tool_call"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.call_id, "open", undefined, "payload.call_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.payload?.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolItemType(m.payload?.name),
     status: "inProgress",
@@ -178,9 +188,9 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
 /** mappings/codex-rollout.yaml:326 — line response_item → item.started */
 function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "local_shell_call")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.call_id, "open", undefined, "payload.call_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.payload?.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "command_execution",
     status: map_itemStatus(m.payload?.status, "inProgress"),
@@ -193,9 +203,9 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
 /** mappings/codex-rollout.yaml:346 — line response_item → item.started */
 function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "tool_search_call")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.call_id, "open", undefined, "payload.call_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.payload?.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -208,9 +218,9 @@ function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "r
 /** mappings/codex-rollout.yaml:368 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call_output" || m.payload?.type === "custom_tool_call_output" || m.payload?.type === "tool_search_output"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.call_id, "close", undefined, "payload.call_id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.payload?.call_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -225,9 +235,9 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
 /** mappings/codex-rollout.yaml:416 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "web_search_call")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.payload?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "web_search",
     status: "inProgress",
@@ -245,9 +255,9 @@ function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "re
 /** mappings/codex-rollout.yaml:443 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "image_generation_call")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.payload?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "image_view",
@@ -260,9 +270,9 @@ function r_response_item_image_generation_call(m: View<Member<LineMessage, "type
 /** mappings/codex-rollout.yaml:468 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.payload?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "context_compaction",
     status: "inProgress",
@@ -274,9 +284,9 @@ function r_response_item_compaction(m: View<Member<LineMessage, "type", "respons
 /** mappings/codex-rollout.yaml:492 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "agent_message")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.payload?.id, "close", undefined, "payload.id", false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, m.payload?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
@@ -292,8 +302,8 @@ function r_response_item_agent_message(m: View<Member<LineMessage, "type", "resp
 /** mappings/codex-rollout.yaml:517 — line response_item → session.configured */
 function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "additional_tools")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("session.configured", { config: { additionalTools: m.payload?.tools } });
   return true;
 }
@@ -301,8 +311,8 @@ function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "r
 /** mappings/codex-rollout.yaml:533 — line response_item → session.configured */
 function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "configuration_update")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
   cx.emit("session.configured", { config: { reasoning: m.payload?.reasoning } });
   return true;
 }
@@ -320,7 +330,7 @@ function r_response_item_markers(m: View<Member<LineMessage, "type", "response_i
 /** mappings/codex-rollout.yaml:570 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_started")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: m.payload?.realtime_session_id });
   return true;
 }
@@ -328,14 +338,14 @@ function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtim
 /** mappings/codex-rollout.yaml:585 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_closed")) return false;
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", {});
   return true;
 }
 
 /** mappings/codex-rollout.yaml:599 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
-  cx.ref("thread", undefined, "current", undefined, undefined, false);
+  cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }

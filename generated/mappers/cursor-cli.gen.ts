@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
@@ -86,10 +86,22 @@ function map_cursorResultStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_cursorResultStatus.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "session_id", required: true };
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "session_id", required: true };
+const ID_turn_mint: IdRef = { role: "turn", op: "mint" };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "item (value)" };
+const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "item (value)" };
+const ID_item_open_2: IdRef = { role: "item", op: "open", field: "call_id", required: true };
+const ID_item_close_2: IdRef = { role: "item", op: "close", field: "call_id", required: true };
+const ID_item_use: IdRef = { role: "item", op: "use", field: "call_id", required: true };
+const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
+
 /** mappings/cursor-cli.yaml:80 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
-  cx.ref("thread", m.session_id, "open", undefined, "session_id", true);
+  cx.ref(ID_thread_open, m.session_id);
   cx.emit("session.started", {});
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
   cx.emit("session.configured", {
@@ -106,7 +118,7 @@ function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowC
 
 /** mappings/cursor-cli.yaml:104 — event system → runtime.warning */
 function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
+  cx.ref(ID_thread_use, m.session_id);
   cx.emit("runtime.warning", {
     message: "a cursor-agent system line other than init (kept raw)",
     detail: { subtype: m.subtype },
@@ -116,9 +128,9 @@ function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: Row
 
 /** mappings/cursor-cli.yaml:119 — event user → turn.started, item.completed */
 function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "mint", undefined, undefined, false);
-  cx.ref("item", joinKey("user", m.session_id, cx.id("turn")), "close", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_mint);
+  cx.ref(ID_item_close, joinKey("user", m.session_id, cx.id("turn")));
   cx.emit("turn.started", {});
   cx.emit("item.completed", {
     itemType: "user_message",
@@ -132,9 +144,9 @@ function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): 
 /** mappings/cursor-cli.yaml:142 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", {
     streamKind: "assistant_text",
@@ -145,9 +157,9 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
 
 /** mappings/cursor-cli.yaml:171 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)));
   cx.setVar(["seg", m.session_id], add(cx.getVar(["seg", m.session_id]), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -168,9 +180,9 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>,
 /** mappings/cursor-cli.yaml:214 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(m.subtype === "delta")) return false;
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)), "open", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
   return true;
@@ -178,9 +190,9 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
 
 /** mappings/cursor-cli.yaml:235 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)), "close", undefined, "item (value)", false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close, joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)));
   cx.setVar(["think", m.session_id], add(cx.getVar(["think", m.session_id]), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
@@ -189,9 +201,9 @@ function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>,
 /** mappings/cursor-cli.yaml:262 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "started")) return false;
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "open", undefined, "call_id", true);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_2, m.call_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
@@ -216,9 +228,9 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
 /** mappings/cursor-cli.yaml:300 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.call_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "plan",
     status: "inProgress",
@@ -242,9 +254,9 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
 /** mappings/cursor-cli.yaml:329 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "close", undefined, "call_id", true);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_2, m.call_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
@@ -273,9 +285,9 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
 
 /** mappings/cursor-cli.yaml:375 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.ref("item", m.call_id, "use", undefined, "call_id", true);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use, m.call_id);
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolKind(tagOf(m.tool_call)),
     status: "inProgress",
@@ -291,8 +303,8 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
 /** mappings/cursor-cli.yaml:393 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("completed", "the run ended (result: success) before this item's completion was reported");
   cx.emit("turn.completed", {
     state: "completed",
@@ -304,8 +316,8 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
 
 /** mappings/cursor-cli.yaml:422 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
-  cx.ref("thread", m.session_id, "use", undefined, "session_id", true);
-  cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
+  cx.ref(ID_thread_use, m.session_id);
+  cx.ref(ID_turn_closeCurrent);
   cx.closeOpen("failed", "the run failed before this item completed");
   cx.emit("runtime.error", {
     class: "provider_error",

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
-import type { Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
@@ -10,11 +10,15 @@ export type RunMessage = U.OpencodeRunEvent;
 /** Any message of the opencode-run surface. */
 export type Message = RunMessage;
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "sessionID", required: true };
+const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
+
 /** mappings/opencode-run.yaml:29 — run step_finish → turn.started */
 function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, cx: RowContext): boolean {
   if (!(m.part?.reason !== "tool-calls")) return false;
-  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
-  cx.ref("turn", (cx.getVar(["turn", m.sessionID]) ?? m.part?.messageID), "open", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use, m.sessionID);
+  cx.ref(ID_turn_open, (cx.getVar(["turn", m.sessionID]) ?? m.part?.messageID));
   if (cx.isNew("turn")) cx.setVar(["turn", m.sessionID], m.part?.messageID);
   cx.setVar(["role", m.part?.messageID], "assistant");
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -25,8 +29,8 @@ function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, 
 
 /** mappings/opencode-run.yaml:46 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
 function r_part(m: View<RunMessage>, cx: RowContext): boolean {
-  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
-  cx.ref("turn", (cx.getVar(["turn", m.sessionID]) ?? m.part?.messageID), "open", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use, m.sessionID);
+  cx.ref(ID_turn_open, (cx.getVar(["turn", m.sessionID]) ?? m.part?.messageID));
   if (cx.isNew("turn")) cx.setVar(["turn", m.sessionID], m.part?.messageID);
   cx.setVar(["role", m.part?.messageID], "assistant");
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -36,14 +40,14 @@ function r_part(m: View<RunMessage>, cx: RowContext): boolean {
 
 /** mappings/opencode-run.yaml:70 — run error */
 function r_error(m: View<Member<RunMessage, "type", "error">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
+  cx.ref(ID_thread_use, m.sessionID);
   cx.delegate("opencode", { type: "session.error", properties: { sessionID: m.sessionID, error: m.error } });
   return true;
 }
 
 /** mappings/opencode-run.yaml:83 — run done */
 function r_done(m: View<Member<RunMessage, "type", "done">>, cx: RowContext): boolean {
-  cx.ref("thread", m.sessionID, "use", undefined, "sessionID", true);
+  cx.ref(ID_thread_use, m.sessionID);
   cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.sessionID } });
   return true;
 }

@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-import type { InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
@@ -91,9 +91,31 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
+// identities the rows resolve (mappings/README.md "Identities")
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "properties.info.id", required: true };
+const ID_thread_use: IdRef = { role: "thread", op: "use", field: "properties.info.id", required: true };
+const ID_thread_close: IdRef = { role: "thread", op: "close", field: "properties.info.id", required: true };
+const ID_turn_close: IdRef = { role: "turn", op: "close", field: "turn (value)" };
+const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "properties.info.sessionID", required: true };
+const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
+const ID_turn_use: IdRef = { role: "turn", op: "use", field: "turn (value)" };
+const ID_thread_use_3: IdRef = { role: "thread", op: "use", field: "properties.sessionID", required: true };
+const ID_thread_use_4: IdRef = { role: "thread", op: "use", field: "properties.sessionID" };
+const ID_thread_use_5: IdRef = { role: "thread", op: "use", field: "properties.part.sessionID", required: true };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "properties.part.id", required: true };
+const ID_parent_use: IdRef = { role: "parent", op: "use", field: "parent (value)" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "properties.part.id", required: true };
+const ID_item_use: IdRef = { role: "item", op: "use", field: "properties.partID", required: true };
+const ID_task_close: IdRef = { role: "task", op: "close", field: "properties.part.id", required: true };
+const ID_task_open: IdRef = { role: "task", op: "open", field: "properties.part.id", required: true };
+const ID_item_use_2: IdRef = { role: "item", op: "use", field: "item (value)" };
+const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "properties.id", required: true };
+const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID|properties.permissionID" };
+const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID", required: true };
+
 /** mappings/opencode.yaml:111 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.info?.id, "open", undefined, "properties.info.id", true);
+  cx.ref(ID_thread_open, m.properties?.info?.id);
   cx.setVar(["parentSession", m.properties?.info?.id], m.properties?.info?.parentID);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.properties?.info?.id });
   cx.emit("thread.metadata.updated", {
@@ -109,7 +131,7 @@ function r_session_created(m: View<Member<EventMessage, "type", "session.created
 
 /** mappings/opencode.yaml:131 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.info?.id, "use", undefined, "properties.info.id", true);
+  cx.ref(ID_thread_use, m.properties?.info?.id);
   cx.emit("thread.metadata.updated", {
     name: m.properties?.info?.title,
     metadata: { directory: m.properties?.info?.directory, parentID: m.properties?.info?.parentID },
@@ -119,8 +141,8 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
 
 /** mappings/opencode.yaml:146 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.info?.id, "close", undefined, "properties.info.id", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.info?.id]), "close", undefined, "turn (value)", false);
+  cx.ref(ID_thread_close, m.properties?.info?.id);
+  cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.info?.id]));
   cx.setVar(["turn", m.properties?.info?.id], null);
   cx.closeOpen("failed", "the session was deleted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "cancelled", errorMessage: "session deleted" });
@@ -131,8 +153,8 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
 /** mappings/opencode.yaml:170 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.info?.role === "user")) return false;
-  cx.ref("thread", m.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
-  cx.ref("turn", (cx.getVar(["turnOf", m.properties?.info?.id]) ?? cx.getVar(["turn", m.properties?.info?.sessionID]) ?? m.properties?.info?.id), "open", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
+  cx.ref(ID_turn_open, (cx.getVar(["turnOf", m.properties?.info?.id]) ?? cx.getVar(["turn", m.properties?.info?.sessionID]) ?? m.properties?.info?.id));
   cx.setVar(["role", m.properties?.info?.id], "user");
   if (cx.wasOpen("turn")) cx.setVar(["turnOf", m.properties?.info?.id], cx.getVar(["turn", m.properties?.info?.sessionID]));
   if (cx.isNew("turn")) cx.setVar(["turn", m.properties?.info?.sessionID], m.properties?.info?.id);
@@ -143,8 +165,8 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
 
 /** mappings/opencode.yaml:205 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.info?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.info?.sessionID]));
   cx.setVar(["role", m.properties?.info?.id], m.properties?.info?.role);
   if (m.properties?.info?.time?.completed != null && cx.getVar(["usage", m.properties?.info?.id]) == null) cx.emit("thread.token-usage.updated", {
     usage: {
@@ -160,8 +182,8 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
 /** mappings/opencode.yaml:224 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
   cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn ended before this part finished");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
@@ -171,23 +193,23 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
 /** mappings/opencode.yaml:244 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
   cx.emit("runtime.warning", { message: (str(m.properties?.status?.message) ?? "retrying"), detail: m.properties?.status });
   return true;
 }
 
 /** mappings/opencode.yaml:260 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.setVar(["status", m.properties?.sessionID], m.properties?.status?.type);
   return true;
 }
 
 /** mappings/opencode.yaml:270 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
   cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn ended before this part finished");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
@@ -197,8 +219,8 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
 /** mappings/opencode.yaml:292 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", false);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_4, m.properties?.sessionID);
+  cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
   cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "interrupted");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
@@ -210,8 +232,8 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
 
 /** mappings/opencode.yaml:309 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", false);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "close", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_4, m.properties?.sessionID);
+  cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
   cx.setVar(["turn", m.properties?.sessionID], null);
   cx.closeOpen("failed", "the turn failed");
   cx.emit("runtime.error", {
@@ -228,15 +250,15 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
 
 /** mappings/opencode.yaml:331 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
 /** mappings/opencode.yaml:343 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
   cx.setVar(["diff", m.properties?.sessionID], m.properties?.diff);
   if (h_opencode.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, cx.getVar(["baseline", m.properties?.sessionID])) ?? ""),
@@ -246,8 +268,8 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
 
 /** mappings/opencode.yaml:408 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
   cx.emit("turn.plan.updated", {
     plan: objects(m.properties?.todos).map((s_entry: any) => ({ step: (str(s_entry?.step) ?? str(s_entry?.text) ?? str(s_entry?.content) ?? ""), status: (map_planDone(s_entry?.completed) ?? map_planStatus(s_entry?.status, "pending")) })),
   });
@@ -268,10 +290,10 @@ function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.pa
 /** mappings/opencode.yaml:448 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.getVar(["role", m.properties?.part?.messageID]) === "user")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["part", m.properties?.part?.id], "user");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "user_message",
@@ -289,10 +311,10 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
 /** mappings/opencode.yaml:471 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["part", m.properties?.part?.id], "assistant_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -310,10 +332,10 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
 /** mappings/opencode.yaml:504 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_open, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["part", m.properties?.part?.id], "assistant_text");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.snapshot("assistant_text", m.properties?.part?.text, undefined);
@@ -323,10 +345,10 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
 /** mappings/opencode.yaml:537 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["part", m.properties?.part?.id], "reasoning_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.snapshot("reasoning_text", m.properties?.part?.text, undefined);
@@ -341,10 +363,10 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
 /** mappings/opencode.yaml:559 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_open, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["part", m.properties?.part?.id], "reasoning_text");
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.snapshot("reasoning_text", m.properties?.part?.text, undefined);
@@ -354,10 +376,10 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
 /** mappings/opencode.yaml:577 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   if (!(m.properties?.field === "text" && (cx.getVar(["part", m.properties?.partID]) === "assistant_text" || cx.getVar(["part", m.properties?.partID]) === "reasoning_text"))) return false;
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.partID, "use", undefined, "properties.partID", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_item_use, m.properties?.partID);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.sessionID]));
   if (!cx.isStale("item")) cx.emit("content.delta", {
     streamKind: cx.getVar(["part", m.properties?.partID]),
     delta: m.properties?.delta,
@@ -368,11 +390,11 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
 /** mappings/opencode.yaml:610 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("task", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_task_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
   if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", m.properties?.part?.state?.metadata?.sessionId], m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
@@ -415,11 +437,11 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
 /** mappings/opencode.yaml:645 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("task", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_open, m.properties?.part?.id);
+  cx.ref(ID_task_open, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
   if (m.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", m.properties?.part?.state?.metadata?.sessionId], m.properties?.part?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
@@ -445,10 +467,10 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
 /** mappings/opencode.yaml:671 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_toolItemType(m.properties?.part?.tool),
@@ -469,10 +491,10 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
 /** mappings/opencode.yaml:698 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_toolItemType(m.properties?.part?.tool),
@@ -493,10 +515,10 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
 /** mappings/opencode.yaml:719 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "open", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_open, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   cx.setVar(["call", m.properties?.part?.callID], m.properties?.part?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolItemType(m.properties?.part?.tool),
@@ -517,7 +539,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
 /** mappings/opencode.yaml:747 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
   cx.setVar(["step", m.properties?.part?.messageID], m.properties?.part?.id);
   return true;
 }
@@ -525,8 +547,8 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
 /** mappings/opencode.yaml:758 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
   cx.setVar(["step", m.properties?.part?.messageID], null);
   cx.setVar(["usage", m.properties?.part?.messageID], true);
   cx.emit("thread.token-usage.updated", {
@@ -543,8 +565,8 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
 /** mappings/opencode.yaml:775 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
   if (m.properties?.part?.files?.[0] != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (h_opencode.opencodePatchFiles(m.properties?.part?.files) ?? ""),
   });
@@ -554,8 +576,8 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
 /** mappings/opencode.yaml:791 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
   cx.emit("runtime.warning", {
     message: ((text((m.properties?.part?.error as any)?.data?.message, "", "strings", true) ?? text((m.properties?.part?.error as any)?.message, "", "strings", true) ?? str((m.properties?.part?.error as any)?.name) ?? text(m.properties?.part?.error, "", "strings", false)) ?? "retrying"),
     detail: m.properties?.part,
@@ -566,9 +588,9 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
 /** mappings/opencode.yaml:807 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "context_compaction",
     status: "inProgress",
@@ -585,10 +607,10 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
 /** mappings/opencode.yaml:830 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", m.properties?.part?.id, "close", undefined, "properties.part.id", true);
-  cx.ref("parent", cx.getVar(["parent", m.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.part?.sessionID]));
+  cx.ref(ID_item_close, m.properties?.part?.id);
+  cx.ref(ID_parent_use, cx.getVar(["parent", m.properties?.part?.sessionID]));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_partItemType(m.properties?.part?.type),
     status: "inProgress",
@@ -605,17 +627,17 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
 /** mappings/opencode.yaml:858 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
-  cx.ref("thread", m.properties?.part?.sessionID, "use", undefined, "properties.part.sessionID", true);
+  cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
   cx.setVar(["snapshot", m.properties?.part?.sessionID], m.properties?.part?.snapshot);
   return true;
 }
 
 /** mappings/opencode.yaml:870 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", cx.getVar(["call", m.properties?.tool?.callID]), "use", undefined, "item (value)", false);
-  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_item_use_2, cx.getVar(["call", m.properties?.tool?.callID]));
+  cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.permission),
     detail: (text(m.properties?.patterns, ", ", "strings", true) ?? m.properties?.permission),
@@ -626,10 +648,10 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
 
 /** mappings/opencode.yaml:892 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", cx.getVar(["call", m.properties?.callID]), "use", undefined, "item (value)", false);
-  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_item_use_2, cx.getVar(["call", m.properties?.callID]));
+  cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.type),
     detail: m.properties?.title,
@@ -640,9 +662,9 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
 
 /** mappings/opencode.yaml:911 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_permissionType(m.properties?.action),
     detail: (text(m.properties?.resources, ", ", "strings", true) ?? m.properties?.action),
@@ -653,9 +675,9 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
 
 /** mappings/opencode.yaml:930 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", (m.properties?.requestID ?? m.properties?.permissionID), "close", "server", "properties.requestID|properties.permissionID", false);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_request_close, (m.properties?.requestID ?? m.properties?.permissionID));
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: (m.properties?.reply ?? m.properties?.response),
@@ -666,9 +688,9 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
 
 /** mappings/opencode.yaml:953 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", m.properties?.requestID, "close", "server", "properties.requestID", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: m.properties?.reply,
@@ -679,10 +701,10 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
 
 /** mappings/opencode.yaml:971 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("item", cx.getVar(["call", m.properties?.tool?.callID]), "use", undefined, "item (value)", false);
-  cx.ref("request", m.properties?.id, "open", "server", "properties.id", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_item_use_2, cx.getVar(["call", m.properties?.tool?.callID]));
+  cx.ref(ID_request_open, m.properties?.id);
   if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m.properties?.questions });
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
@@ -694,9 +716,9 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
 
 /** mappings/opencode.yaml:995 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", m.properties?.requestID, "close", "server", "properties.requestID", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.properties?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
@@ -708,9 +730,9 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
 
 /** mappings/opencode.yaml:1017 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
-  cx.ref("thread", m.properties?.sessionID, "use", undefined, "properties.sessionID", true);
-  cx.ref("turn", cx.getVar(["turn", m.properties?.sessionID]), "use", undefined, "turn (value)", false);
-  cx.ref("request", m.properties?.requestID, "close", "server", "properties.requestID", true);
+  cx.ref(ID_thread_use_3, m.properties?.sessionID);
+  cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
+  cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: [] });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",

@@ -11,7 +11,7 @@ import type { Entity } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
-import type { Op, Role, RowContext } from "./table-types.js";
+import type { IdRef, Op, Role, RowContext } from "./table-types.js";
 import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
 
 /** raw.rule of the runtime's own events. */
@@ -59,7 +59,9 @@ export class Scope implements RowContext {
     this.line = at.line;
   }
 
-  ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean, scope?: "turn"): void {
+  ref(id: IdRef, providerId?: unknown): void {
+    const { role, op, space, field, scope } = id;
+    const required = id.required === true;
     const t = this.rt.entities[role];
     if (op === "current" || op === "closeCurrent") {
       const e = t.lastOpened?.open ? t.lastOpened : undefined;

@@ -9,11 +9,25 @@ export type Kind = string;
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
 export type Op = "use" | "open" | "close" | "current" | "closeCurrent" | "mint";
 
+/** An identity a row resolves: the role, what the row does with it, and how its provider id is read. */
+export interface IdRef {
+  readonly role: Role;
+  readonly op: Op;
+  /** request ids: the id space of the peer that sent the request. */
+  readonly space?: "server" | "client";
+  /** Where the provider id was read (for the problem reported when it is missing or not an id). */
+  readonly field?: string;
+  /** The id must be there (the upstream schema requires it): a missing one is a problem. */
+  readonly required?: boolean;
+  /** The provider id is unique only within a turn. */
+  readonly scope?: "turn";
+}
+
 export interface RowContext {
   /** For response kinds: the request message this response answers. */
   readonly request: any;
-  /** Resolve a provider id for a role to a canonical id (see mappings/README.md "Identity roles"). */
-  ref(role: Role, providerId: unknown, op: Op, space: "server" | "client" | undefined, field: string | undefined, required: boolean, scope?: "turn"): void;
+  /** Resolve a provider id for a role to a canonical id (see mappings/README.md "Identities"). */
+  ref(id: IdRef, providerId?: unknown): void;
   emit<T extends CanonicalRuntimeEventType>(type: T, payload: RowPayload<RuntimeEventPayloadByType[T]>): void;
   /** The role was opened by this row (it was not open before). */
   isNew(role: Role): boolean;
