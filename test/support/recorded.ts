@@ -5,7 +5,15 @@ import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { createNormalizer, type CanonicalEvent } from "../../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../../src/normalize/ids.js";
 
-export interface RecordingRef { surface: string; scenario: string; agent: string; file: string; expectedFile: string; normalizable: boolean }
+export interface RecordingRef {
+  surface: string; scenario: string; agent: string; file: string; expectedFile: string; normalizable: boolean;
+  /**
+   * Problems test/recorded.test.ts is known to find in this recording (the manifest entry's `knownIssues`: gaps of
+   * today's mapping that the recording shows). The test asserts exactly these, so a fix shows up as a failure
+   * that asks to remove them from the manifest.
+   */
+  knownIssues: string[];
+}
 
 /** The live-stream file of every recording in fixtures/recorded/manifest.json. */
 export function recordings(repo: string): RecordingRef[] {
@@ -18,6 +26,7 @@ export function recordings(repo: string): RecordingRef[] {
       surface: r.surface, scenario: r.scenario, agent: r.agent, file: live.file,
       expectedFile: live.file.replace(/\.ndjson$/, ".expected.ndjson"),
       normalizable: (SURFACE_NAMES as readonly string[]).includes(r.surface),
+      knownIssues: Array.isArray(r.knownIssues) ? r.knownIssues : [],
     };
   });
 }
