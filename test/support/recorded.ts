@@ -8,9 +8,10 @@ import { counterIds, steppingClock } from "../../src/normalize/ids.js";
 export interface RecordingRef {
   surface: string; scenario: string; agent: string; file: string; expectedFile: string; normalizable: boolean;
   /**
-   * Problems test/recorded.test.ts is known to find in this recording (the manifest entry's `knownIssues`: gaps of
-   * today's mapping that the recording shows). The test asserts exactly these, so a fix shows up as a failure
-   * that asks to remove them from the manifest.
+   * Problems the tests are known to find in this recording (the manifest entry's `knownIssues`: gaps of today's
+   * mapping that the recording shows): test/recorded.test.ts's replay problems, and verifier warnings on the
+   * expected output as "verifier <rule> #<sequence>" (test/verify.test.ts). The tests assert exactly these, so a
+   * fix shows up as a failure that asks to remove them from the manifest.
    */
   knownIssues: string[];
 }
@@ -29,6 +30,16 @@ export function recordings(repo: string): RecordingRef[] {
       knownIssues: Array.isArray(r.knownIssues) ? r.knownIssues : [],
     };
   });
+}
+
+/** The known verifier warnings of a recording's expected output: its knownIssues of the form "verifier <rule> #<sequence>". */
+export function knownVerifierWarnings(r: RecordingRef | undefined): string[] {
+  return (r?.knownIssues ?? []).filter((x) => x.startsWith("verifier "));
+}
+
+/** The known problems test/recorded.test.ts finds in a recording's replay (its knownIssues, verifier warnings aside). */
+export function knownReplayProblems(r: RecordingRef): string[] {
+  return r.knownIssues.filter((x) => !x.startsWith("verifier "));
 }
 
 /** Replay one capture file ({seq, dir, channel?, message} lines) through a deterministic normalizer. */
