@@ -5,7 +5,16 @@ import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { createNormalizer, type CanonicalEvent } from "../../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../../src/normalize/ids.js";
 
-export interface RecordingRef { surface: string; scenario: string; agent: string; file: string; expectedFile: string; normalizable: boolean }
+export interface RecordingRef {
+  surface: string; scenario: string; agent: string; file: string; expectedFile: string; normalizable: boolean;
+  /**
+   * Problems the tests are known to find in this recording (the manifest entry's `knownIssues`: gaps of today's
+   * mapping that the recording shows): test/recorded.test.ts's replay problems, and verifier warnings on the
+   * expected output as "verifier <rule> #<sequence>" (test/verify.test.ts). The tests assert exactly these, so a
+   * fix shows up as a failure that asks to remove them from the manifest.
+   */
+  knownIssues: string[];
+}
 
 /** The live-stream file of every recording in fixtures/recorded/manifest.json. */
 export function recordings(repo: string): RecordingRef[] {
@@ -18,8 +27,19 @@ export function recordings(repo: string): RecordingRef[] {
       surface: r.surface, scenario: r.scenario, agent: r.agent, file: live.file,
       expectedFile: live.file.replace(/\.ndjson$/, ".expected.ndjson"),
       normalizable: (SURFACE_NAMES as readonly string[]).includes(r.surface),
+      knownIssues: Array.isArray(r.knownIssues) ? r.knownIssues : [],
     };
   });
+}
+
+/** The known verifier warnings of a recording's expected output: its knownIssues of the form "verifier <rule> #<sequence>". */
+export function knownVerifierWarnings(r: RecordingRef | undefined): string[] {
+  return (r?.knownIssues ?? []).filter((x) => x.startsWith("verifier "));
+}
+
+/** The known problems test/recorded.test.ts finds in a recording's replay (its knownIssues, verifier warnings aside). */
+export function knownReplayProblems(r: RecordingRef): string[] {
+  return r.knownIssues.filter((x) => !x.startsWith("verifier "));
 }
 
 /** Replay one capture file ({seq, dir, channel?, message} lines) through a deterministic normalizer. */
