@@ -72,21 +72,244 @@ export type ContentStreamKind = ("assistant_text" | "reasoning_text" | "reasonin
  */
 export type RuntimeErrorClass = ("provider_error" | "transport_error" | "permission_error" | "validation_error" | "unknown")
 /**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemLifecyclePayload".
+ */
+export type ItemLifecyclePayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "CanonicalRuntimeEventType".
  */
 export type CanonicalRuntimeEventType = ("session.started" | "session.configured" | "session.state.changed" | "session.exited" | "thread.started" | "thread.state.changed" | "thread.metadata.updated" | "thread.token-usage.updated" | "thread.realtime.started" | "thread.realtime.item-added" | "thread.realtime.audio.delta" | "thread.realtime.error" | "thread.realtime.closed" | "turn.started" | "turn.completed" | "turn.aborted" | "turn.plan.updated" | "turn.diff.updated" | "item.started" | "item.updated" | "item.completed" | "content.delta" | "request.opened" | "request.resolved" | "user-input.requested" | "user-input.resolved" | "task.started" | "task.progress" | "task.completed" | "hook.started" | "hook.progress" | "hook.completed" | "tool.progress" | "tool.summary" | "auth.status" | "account.updated" | "account.rate-limits.updated" | "mcp.status.updated" | "mcp.oauth.completed" | "model.rerouted" | "config.warning" | "deprecation.notice" | "files.persisted" | "runtime.warning" | "runtime.error")
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ */
+export type ItemStartedPayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ */
+export type ItemUpdatedPayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ */
+export type ItemCompletedPayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemStartedPayload".
+ */
+export type ItemLifecyclePayload1 = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemUpdatedPayload".
+ */
+export type ItemLifecyclePayload2 = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemCompletedPayload".
+ */
+export type ItemLifecyclePayload3 = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
 
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemLifecyclePayload".
+ * via the `definition` "UserMessageItemPayload".
  */
-export interface ItemLifecyclePayload {
-itemType: CanonicalItemType
+export interface UserMessageItemPayload {
+itemType: "user_message"
 status?: ItemStatus
 title?: string
 detail?: string
 data?: unknown
+/**
+ * The message text.
+ */
+text?: string
+/**
+ * Non-text parts of the prompt (resource links, images), as the provider sent them.
+ */
+input?: unknown[]
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "TextItemPayload".
+ */
+export interface TextItemPayload {
+itemType: ("assistant_message" | "reasoning" | "review_entered" | "review_exited" | "context_compaction" | "error")
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+/**
+ * The item's whole text, when the provider carries it whole (deltas stream it otherwise).
+ */
+text?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "PlanItemPayload".
+ */
+export interface PlanItemPayload {
+itemType: "plan"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+text?: string
+/**
+ * The tool that wrote the plan, when it came from a tool call (a todo list).
+ */
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "CommandExecutionItemPayload".
+ */
+export interface CommandExecutionItemPayload {
+itemType: "command_execution"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+command?: string
+cwd?: string
+exitCode?: number
+/**
+ * The command's whole output (stdout and stderr as the provider merged them).
+ */
+output?: string
+durationMs?: number
+/**
+ * The tool that ran the command, when the provider names one (e.g. Bash).
+ */
+toolName?: string
+/**
+ * The tool call's input, as the provider sent it.
+ */
+input?: {
+[k: string]: unknown | undefined
+}
+error?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "FileChangeItemPayload".
+ */
+export interface FileChangeItemPayload {
+itemType: "file_change"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+files?: FileChange[]
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "FileChange".
+ */
+export interface FileChange {
+path: string
+change: ("add" | "update" | "delete" | "move")
+/**
+ * change move: the new path.
+ */
+movePath?: string
+/**
+ * A unified diff of the change.
+ */
+diff?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ToolCallItemPayload".
+ */
+export interface ToolCallItemPayload {
+itemType: ("mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call")
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+/**
+ * The canonical tool name (the provider's own for tools agentnorm does not know).
+ */
+toolName?: string
+/**
+ * mcp_tool_call: the MCP server.
+ */
+server?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "WebSearchItemPayload".
+ */
+export interface WebSearchItemPayload {
+itemType: "web_search"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+/**
+ * The search query, or the URL fetched.
+ */
+query?: string
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ImageViewItemPayload".
+ */
+export interface ImageViewItemPayload {
+itemType: "image_view"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+path?: string
+url?: string
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "UnknownItemPayload".
+ */
+export interface UnknownItemPayload {
+itemType: "unknown"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+text?: string
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -236,27 +459,6 @@ status: PlanStepStatus
  */
 export interface TurnDiffUpdatedPayload {
 unifiedDiff: string
-}
-export interface ItemStartedPayload {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-export interface ItemUpdatedPayload {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-export interface ItemCompletedPayload {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -500,39 +702,6 @@ messageType?: string
  */
 rule?: string
 payload: unknown
-}
-/**
- * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemStartedPayload".
- */
-export interface ItemLifecyclePayload1 {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-/**
- * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemUpdatedPayload".
- */
-export interface ItemLifecyclePayload2 {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-/**
- * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemCompletedPayload".
- */
-export interface ItemLifecyclePayload3 {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
 }
 
 export const CANONICAL_EVENT_TYPES = [

@@ -458,3 +458,82 @@ export function opencodePatchFiles(files: unknown): string | undefined {
   const paths = [...new Set(files.filter((f): f is string => typeof f === "string" && f !== ""))];
   return paths.length ? paths.map((f) => `diff --git a/${f.replace(/^\//, "")} b/${f.replace(/^\//, "")}`).join("\n") : undefined;
 }
+
+// ───────────── canonical item content (the typed fields of item payloads) ─────────────
+
+type FileChange = { path: string; change: "add" | "update" | "delete" | "move"; movePath?: string; diff?: string };
+
+/** Codex `fileChange.changes` (`[{path, kind: {type: add|delete|update, move_path?}, diff}]`) → canonical files. */
+export function codexFiles(changes: unknown): FileChange[] | undefined {
+  if (!Array.isArray(changes)) return undefined;
+  const out: FileChange[] = [];
+  for (const c of changes) {
+    if (!c || typeof c !== "object" || typeof (c as any).path !== "string") continue;
+    const kind = (c as any).kind;
+    const type = typeof kind === "string" ? kind : kind?.type;
+    const move = typeof kind?.move_path === "string" ? kind.move_path : undefined;
+    const f: FileChange = { path: (c as any).path, change: move ? "move" : type === "add" || type === "delete" ? type : "update" };
+    if (move) f.movePath = move;
+    if (typeof (c as any).diff === "string") f.diff = (c as any).diff;
+    out.push(f);
+  }
+  return out.length ? out : undefined;
+}
+
+/** ACP tool call content: its `diff` blocks (`{path, oldText?, newText}`) → canonical files (no oldText: a new file). */
+export function acpFiles(content: unknown): FileChange[] | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const out: FileChange[] = [];
+  for (const c of content) {
+    if (!c || typeof c !== "object" || (c as any).type !== "diff" || typeof (c as any).path !== "string") continue;
+    const { path, oldText, newText } = c as { path: string; oldText?: unknown; newText?: unknown };
+    const isNew = oldText === undefined || oldText === null;
+    out.push({ path, change: isNew ? "add" : "update", diff: wholeFileDiff(path.replace(/^\//, ""), typeof oldText === "string" ? oldText : "", typeof newText === "string" ? newText : "") });
+  }
+  return out.length ? out : undefined;
+}
+
+/**
+ * The files an edit tool's input describes (Claude Edit / MultiEdit / Write / NotebookEdit, opencode edit / write):
+ * `file_path`|`filePath`|`path` with old/new strings or the whole new content. Undefined for other inputs.
+ */
+export function editFiles(input: unknown): FileChange[] | undefined {
+  if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
+  const i = input as Record<string, any>;
+  const path = [i.file_path, i.filePath, i.notebook_path, i.path].find((x) => typeof x === "string");
+  if (typeof path !== "string") return undefined;
+  const rel = path.replace(/^\//, "");
+  const s = (x: unknown) => (typeof x === "string" ? x : "");
+  if (Array.isArray(i.edits)) return [{ path, change: "update", diff: i.edits.map((e: any) => wholeFileDiff(rel, s(e?.old_string ?? e?.oldString), s(e?.new_string ?? e?.newString))).join("\n") }];
+  const oldT = i.old_string ?? i.oldString, newT = i.new_string ?? i.newString ?? i.new_source;
+  if (typeof newT === "string") return [{ path, change: "update", diff: wholeFileDiff(rel, s(oldT), newT) }];
+  if (typeof i.content === "string") return [{ path, change: "update", diff: wholeFileDiff(rel, "", i.content) }];
+  return [{ path, change: "update" }];
+}
+
+/** A field of a tool input object (`input[key]` for the first key it has as a string); undefined otherwise. */
+export function inputString(input: unknown, ...keys: unknown[]): string | undefined {
+  if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
+  for (const k of keys) if (typeof k === "string" && typeof (input as any)[k] === "string") return (input as any)[k];
+  return undefined;
+}
+
+/** Tool output as text: a string as is, text blocks / ACP content blocks joined, else undefined. */
+export function outputText(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (!Array.isArray(x)) return undefined;
+  const parts: string[] = [];
+  for (const b of x) {
+    if (typeof b === "string") parts.push(b);
+    else if (b && typeof b === "object") {
+      const t = (b as any).type === "content" ? (b as any).content : b;
+      if (typeof t?.text === "string") parts.push(t.text);
+    }
+  }
+  return parts.length ? parts.join("\n") : undefined;
+}
+
+/** Only when `a` equals `b`: the value `v` (a typed field a row sets for one item type only). */
+export function when(a: unknown, b: unknown, v: unknown): unknown {
+  return a === b ? v : undefined;
+}

@@ -357,6 +357,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     }
 
     emit(type: string, payload: any, rule = this.rule): void {
+      dropUndefined(payload, 0);
       const item = this.ids.item;
       const turn = this.ids.turn;
       const request = this.ids.request;
@@ -885,4 +886,19 @@ export function unwrap(x: unknown): { message: unknown; direction?: Direction } 
     }
   }
   return { message: x };
+}
+
+/**
+ * Keys a row's expressions left undefined are absent from the payload (closed canonical objects — the typed item
+ * variants, usage, options — reject present-but-undefined keys). Walks the row-built levels, not provider `data`.
+ */
+function dropUndefined(o: any, depth: number): void {
+  if (depth > 3 || !o || typeof o !== "object") return;
+  if (Array.isArray(o)) { for (const x of o) dropUndefined(x, depth + 1); return; }
+  for (const k in o) {
+    const v = o[k];
+    if (v === undefined) delete o[k];
+    else if (depth === 0 && (k === "data" || k === "input" || k === "output" || k === "resolution" || k === "args")) continue;
+    else if (v && typeof v === "object") dropUndefined(v, depth + 1);
+  }
 }

@@ -265,22 +265,22 @@ function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "open", undefined, "params.item.id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "inProgress"), title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "inProgress"), title: h.itemTitle(x.params?.item), data: x.params?.item, text: (x.params?.item?.text ?? h.claudeToolResultText(x.params?.item?.content)), command: x.params?.item?.command, cwd: x.params?.item?.cwd, exitCode: h.num(x.params?.item?.exitCode), output: (h.str(x.params?.item?.aggregatedOutput) ?? x.params?.item?.result ?? x.params?.item?.contentItems ?? x.params?.item?.output), durationMs: h.num(x.params?.item?.durationMs), files: h.codexFiles(x.params?.item?.changes), toolName: (x.params?.item?.tool ?? x.params?.item?.name), server: x.params?.item?.server, input: x.params?.item?.arguments, error: x.params?.item?.error?.message, query: x.params?.item?.query, path: x.params?.item?.path });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:511 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:524 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.status === "inProgress")) return false;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "use", undefined, "params.item.id", true);
-  cx.emit("item.updated", { itemType: map_itemType(x.params?.item?.type), status: "inProgress", data: x.params?.item });
+  cx.emit("item.updated", { itemType: map_itemType(x.params?.item?.type), status: "inProgress", data: x.params?.item, text: (x.params?.item?.text ?? h.claudeToolResultText(x.params?.item?.content)), command: x.params?.item?.command, cwd: x.params?.item?.cwd, exitCode: h.num(x.params?.item?.exitCode), output: (h.str(x.params?.item?.aggregatedOutput) ?? x.params?.item?.result ?? x.params?.item?.contentItems ?? x.params?.item?.output), durationMs: h.num(x.params?.item?.durationMs), files: h.codexFiles(x.params?.item?.changes), toolName: (x.params?.item?.tool ?? x.params?.item?.name), server: x.params?.item?.server, input: x.params?.item?.arguments, error: x.params?.item?.error?.message, query: x.params?.item?.query, path: x.params?.item?.path });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:532 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:558 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "agentMessage")) return false;
@@ -288,11 +288,11 @@ function r_item_completed_agent_message(m: Extract<Notification, { method: "item
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshot("assistant_text", x.params?.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", title: h.itemTitle(x.params?.item), data: x.params?.item, text: x.params?.item?.text });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:565 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:592 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "reasoning")) return false;
@@ -301,11 +301,11 @@ function r_item_completed_reasoning(m: Extract<Notification, { method: "item/com
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshotParts("reasoning_summary_text", x.params?.item?.summary, "summaryIndex");
   cx.snapshotParts("reasoning_text", x.params?.item?.content, "contentIndex");
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.params?.item, text: h.joinText(x.params?.item?.summary) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:598 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:626 — notification item/completed → item.completed */
 function r_item_completed_plan(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "plan")) return false;
@@ -313,11 +313,11 @@ function r_item_completed_plan(m: Extract<Notification, { method: "item/complete
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshot("plan_text", x.params?.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.params?.item, text: x.params?.item?.text });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:623 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:652 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "commandExecution")) return false;
@@ -325,21 +325,21 @@ function r_item_completed_command_execution(m: Extract<Notification, { method: "
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
   cx.snapshot("command_output", x.params?.item?.aggregatedOutput, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.params?.item?.status), title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.params?.item?.status), title: h.itemTitle(x.params?.item), data: x.params?.item, command: x.params?.item?.command, cwd: x.params?.item?.cwd, exitCode: h.num(x.params?.item?.exitCode), output: (h.str(x.params?.item?.aggregatedOutput) ?? x.params?.item?.result ?? x.params?.item?.contentItems ?? x.params?.item?.output), durationMs: h.num(x.params?.item?.durationMs) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:652 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:686 — notification item/completed → item.completed */
 function r_item_completed(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.item?.id, "close", undefined, "params.item.id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "completed"), title: h.itemTitle(x.params?.item), data: x.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.params?.item?.type), status: map_itemStatus(x.params?.item?.status, "completed"), title: h.itemTitle(x.params?.item), data: x.params?.item, text: (x.params?.item?.text ?? h.claudeToolResultText(x.params?.item?.content)), command: x.params?.item?.command, cwd: x.params?.item?.cwd, exitCode: h.num(x.params?.item?.exitCode), output: (h.str(x.params?.item?.aggregatedOutput) ?? x.params?.item?.result ?? x.params?.item?.contentItems ?? x.params?.item?.output), durationMs: h.num(x.params?.item?.durationMs), files: h.codexFiles(x.params?.item?.changes), toolName: (x.params?.item?.tool ?? x.params?.item?.name), server: x.params?.item?.server, input: x.params?.item?.arguments, error: x.params?.item?.error?.message, query: x.params?.item?.query, path: x.params?.item?.path });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:687 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:734 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: Extract<Notification, { method: "item/autoApprovalReview/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -349,7 +349,7 @@ function r_item_auto_approval_review_started(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:704 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:751 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: Extract<Notification, { method: "item/autoApprovalReview/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -359,7 +359,7 @@ function r_item_auto_approval_review_completed(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:722 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:769 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: Extract<Notification, { method: "item/agentMessage/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -369,7 +369,7 @@ function r_item_agent_message_delta(m: Extract<Notification, { method: "item/age
   return true;
 }
 
-/** mappings/codex-app-server.yaml:738 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:785 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -379,7 +379,7 @@ function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:754 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:801 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: Extract<Notification, { method: "item/commandExecution/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -389,7 +389,7 @@ function r_item_command_execution_output_delta(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:770 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:817 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: Extract<Notification, { method: "item/commandExecution/terminalInteraction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -399,7 +399,7 @@ function r_item_command_execution_terminal_interaction(m: Extract<Notification, 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:787 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:834 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: Extract<Notification, { method: "item/fileChange/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -409,7 +409,7 @@ function r_item_file_change_output_delta(m: Extract<Notification, { method: "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:803 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:850 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: Extract<Notification, { method: "item/fileChange/patchUpdated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -419,7 +419,7 @@ function r_item_file_change_patch_updated(m: Extract<Notification, { method: "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:819 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:866 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: "item/reasoning/summaryTextDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -429,7 +429,7 @@ function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:836 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:883 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: "item/reasoning/summaryPartAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -439,7 +439,7 @@ function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:852 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:899 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/reasoning/textDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -449,7 +449,7 @@ function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:869 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:916 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/mcpToolCall/progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -459,7 +459,7 @@ function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/
   return true;
 }
 
-/** mappings/codex-app-server.yaml:887 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:934 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: Extract<Notification, { method: "serverRequest/resolved" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -468,7 +468,7 @@ function r_server_request_resolved(m: Extract<Notification, { method: "serverReq
   return true;
 }
 
-/** mappings/codex-app-server.yaml:908 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:955 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "item/commandExecution/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -479,7 +479,7 @@ function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:927 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:974 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: Extract<ServerRequestMessage, { method: "item/fileChange/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -490,7 +490,7 @@ function r_file_change_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:946 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:993 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "item/tool/requestUserInput" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -502,7 +502,7 @@ function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:969 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1016 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "mcpServer/elicitation/request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -512,7 +512,7 @@ function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:987 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1034 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: Extract<ServerRequestMessage, { method: "item/permissions/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -523,7 +523,7 @@ function r_permissions_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1006 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1053 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: "item/tool/call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -534,7 +534,7 @@ function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1025 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1072 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -542,7 +542,7 @@ function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1041 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1088 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -550,7 +550,7 @@ function r_attestation_generate_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1057 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1104 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -559,7 +559,7 @@ function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1074 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1121 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -568,7 +568,7 @@ function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { meth
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1093 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1140 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -577,7 +577,7 @@ function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1127 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1174 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -589,7 +589,7 @@ function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1154 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1201 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -601,7 +601,7 @@ function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1177 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1224 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -614,7 +614,7 @@ function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1204 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1251 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -625,7 +625,7 @@ function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1226 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1273 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -637,7 +637,7 @@ function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1248 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1295 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -648,7 +648,7 @@ function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1270 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1317 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -657,7 +657,7 @@ function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1290 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1337 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -666,7 +666,7 @@ function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1308 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1355 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -676,7 +676,7 @@ function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1329 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1376 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -686,7 +686,7 @@ function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1351 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1398 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -694,7 +694,7 @@ function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServ
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1366 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1413 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -702,35 +702,35 @@ function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpSer
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1380 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1427 — notification account/updated → account.updated */
 function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.updated", { account: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1391 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1438 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1406 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1453 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1417 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1464 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1432 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1479 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -739,7 +739,7 @@ function r_model_provider_auth_recovery_started(m: Extract<Notification, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1447 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1494 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -748,7 +748,7 @@ function r_model_provider_auth_recovery_completed(m: Extract<Notification, { met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1463 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1510 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -757,7 +757,7 @@ function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1480 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1527 — notification model/verification → runtime.warning */
 function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -766,7 +766,7 @@ function r_model_verification(m: Extract<Notification, { method: "model/verifica
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1496 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1543 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -775,7 +775,7 @@ function r_model_safety_buffering_updated(m: Extract<Notification, { method: "mo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1515 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1562 — notification warning → runtime.warning */
 function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -783,7 +783,7 @@ function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1528 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1575 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -791,35 +791,35 @@ function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1542 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1589 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1554 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1601 — notification configWarning → config.warning */
 function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1573 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1620 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1585 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1632 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1597 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1644 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -828,7 +828,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1617 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1664 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -837,7 +837,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1638 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1685 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -845,7 +845,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1651 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1698 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -853,7 +853,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1665 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1712 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -861,7 +861,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1678 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1725 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -869,7 +869,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1691 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1738 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -877,7 +877,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1704 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1751 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -885,7 +885,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1717 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1764 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -893,7 +893,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1732 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1779 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -901,7 +901,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1749 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1796 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -910,7 +910,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1770 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1817 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -960,75 +960,75 @@ export const table: SurfaceTable = {
       "hook/started": [{ rule: "codex-app-server#hook-started", line: 448, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
       "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 464, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
       "item/started": [{ rule: "codex-app-server#item-started", line: 484, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 511, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 532, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 565, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 598, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 623, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 652, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 687, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 704, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
-      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 722, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 738, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 754, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 770, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 787, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 803, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 819, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 836, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 852, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 869, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
-      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 887, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1351, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1366, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1380, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1391, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1406, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1417, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1432, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1447, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1463, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1480, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1496, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1515, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1528, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1542, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1554, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1573, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1585, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1597, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1617, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1638, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1651, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1665, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1678, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1691, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1704, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1717, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 524, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 558, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 592, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 626, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 652, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 686, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 734, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 751, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
+      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 769, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 785, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 801, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 817, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 834, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 850, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 866, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 883, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 899, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 916, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
+      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 934, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1398, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1413, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
+      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1427, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
+      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1438, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
+      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1453, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
+      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1464, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1479, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1494, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1510, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
+      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1527, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1543, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-app-server#warning", line: 1562, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1575, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1589, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1601, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1620, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1632, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1644, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1664, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1685, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1698, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1712, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1725, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1738, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1751, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1764, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 908, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 927, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 946, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 969, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 987, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1006, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1025, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1041, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1057, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1074, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 955, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 974, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 993, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1016, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1034, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1053, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1072, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1088, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1104, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1121, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1127, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1154, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1177, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1204, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1226, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1248, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1270, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1290, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1308, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1093, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1329, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1174, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1201, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1224, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1251, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1273, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1295, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1317, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1337, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1355, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1140, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1376, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1732, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1749, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1770, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1770, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1779, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1796, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1817, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1817, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1176,34 +1176,34 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1825)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1828)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1831)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1834)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1837)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1840)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1843)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1846)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1849)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1852)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1855)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1858)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1861)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1864)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1867)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1870)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1873)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1881)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1884)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1900)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1917)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1928)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1953)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1966)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1975)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1994)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2002)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2018)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2023)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1872)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1875)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1878)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1881)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1884)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1887)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1890)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1893)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1896)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1899)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1902)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1905)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1908)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1911)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1914)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1917)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1920)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1928)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1931)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1947)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1964)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1975)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2000)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2013)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2022)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2041)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2049)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2065)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2070)"
   },
 };
