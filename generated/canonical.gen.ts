@@ -187,6 +187,10 @@ exitCode?: number
  * The command's whole output (stdout and stderr as the provider merged them).
  */
 output?: string
+/**
+ * A terminal the client owns that shows the command's output (ACP).
+ */
+terminalId?: string
 durationMs?: number
 /**
  * The tool that ran the command, when the provider names one (e.g. Bash).
@@ -216,6 +220,7 @@ input?: unknown
 output?: unknown
 error?: string
 durationMs?: number
+terminalId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -255,6 +260,7 @@ input?: unknown
 output?: unknown
 error?: string
 durationMs?: number
+terminalId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -275,6 +281,7 @@ input?: unknown
 output?: unknown
 error?: string
 durationMs?: number
+terminalId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -293,6 +300,7 @@ input?: unknown
 output?: unknown
 error?: string
 durationMs?: number
+terminalId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -310,6 +318,7 @@ input?: unknown
 output?: unknown
 error?: string
 durationMs?: number
+terminalId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema

@@ -537,3 +537,10 @@ export function outputText(x: unknown): string | undefined {
 export function when(a: unknown, b: unknown, v: unknown): unknown {
   return a === b ? v : undefined;
 }
+
+/** The terminal an ACP tool call's content embeds (`{type: "terminal", terminalId}`): its output lives with the client. */
+export function acpTerminalId(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  for (const c of content) if (c && typeof c === "object" && (c as any).type === "terminal" && typeof (c as any).terminalId === "string") return (c as any).terminalId;
+  return undefined;
+}

@@ -13,21 +13,28 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
-// map "blockItemType" (mappings/claude-sdk.yaml:107)
+// map "toolName" (mappings/claude-sdk.yaml:107)
+const M_toolName: ReadonlyMap<string, "shell" | "shell_output" | "kill_shell" | "read" | "edit" | "write" | "notebook_edit" | "glob" | "grep" | "list" | "web_search" | "web_fetch" | "task" | "todo_write" | "ask_user" | "exit_plan_mode"> = new Map([["Bash", "shell"], ["BashOutput", "shell_output"], ["KillShell", "kill_shell"], ["KillBash", "kill_shell"], ["Read", "read"], ["Edit", "edit"], ["MultiEdit", "edit"], ["Write", "write"], ["NotebookEdit", "notebook_edit"], ["Glob", "glob"], ["Grep", "grep"], ["LS", "list"], ["WebSearch", "web_search"], ["WebFetch", "web_fetch"], ["web_search", "web_search"], ["web_fetch", "web_fetch"], ["Task", "task"], ["Agent", "task"], ["TodoWrite", "todo_write"], ["AskUserQuestion", "ask_user"], ["ExitPlanMode", "exit_plan_mode"]]);
+
+function map_toolName(v: unknown, d: any = undefined): "shell" | "shell_output" | "kill_shell" | "read" | "edit" | "write" | "notebook_edit" | "glob" | "grep" | "list" | "web_search" | "web_fetch" | "task" | "todo_write" | "ask_user" | "exit_plan_mode" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
+}
+
+// map "blockItemType" (mappings/claude-sdk.yaml:131)
 const M_blockItemType: ReadonlyMap<string, "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown"> = new Map([["text", "assistant_message"], ["thinking", "reasoning"], ["redacted_thinking", "reasoning"], ["compaction", "context_compaction"], ["image", "image_view"]]);
 
 function map_blockItemType(v: unknown, d: any = "unknown"): "assistant_message" | "reasoning" | "context_compaction" | "image_view" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:116)
+// map "statusState" (mappings/claude-sdk.yaml:140)
 const M_statusState: ReadonlyMap<string, "running" | "ready"> = new Map([["compacting", "running"]]);
 
 function map_statusState(v: unknown, d: any = "ready"): "running" | "ready" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/claude-sdk.yaml:122 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:146 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
@@ -39,7 +46,7 @@ function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowCo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:166 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:190 — message system → session.state.changed */
 function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "status")) return false;
@@ -49,7 +56,7 @@ function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:186 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:210 — message system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -59,7 +66,7 @@ function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:202 — message system → hook.started */
+/** mappings/claude-sdk.yaml:226 — message system → hook.started */
 function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_started")) return false;
@@ -69,7 +76,7 @@ function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:216 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:240 — message system → hook.progress */
 function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_progress")) return false;
@@ -79,7 +86,7 @@ function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:230 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:254 — message system → hook.completed */
 function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_response")) return false;
@@ -89,7 +96,7 @@ function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:248 — message system → task.started */
+/** mappings/claude-sdk.yaml:272 — message system → task.started */
 function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_started")) return false;
@@ -101,7 +108,7 @@ function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:265 — message system → task.progress */
+/** mappings/claude-sdk.yaml:289 — message system → task.progress */
 function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_progress")) return false;
@@ -113,7 +120,7 @@ function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:282 — message system → task.completed */
+/** mappings/claude-sdk.yaml:306 — message system → task.completed */
 function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_notification")) return false;
@@ -125,7 +132,7 @@ function r_system_task_notification(m: Extract<MessageMessage, { type: "system" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:300 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:324 — message system → files.persisted */
 function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "files_persisted")) return false;
@@ -135,7 +142,7 @@ function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:317 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:341 — message result → turn.completed */
 function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error === false)) return false;
@@ -148,7 +155,7 @@ function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:355 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:379 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
@@ -162,7 +169,7 @@ function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:388 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:412 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
@@ -176,7 +183,7 @@ function r_result_error_during_execution(m: Extract<MessageMessage, { type: "res
   return true;
 }
 
-/** mappings/claude-sdk.yaml:429 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:453 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -189,7 +196,7 @@ function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:473 — message user */
+/** mappings/claude-sdk.yaml:497 — message user */
 function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -197,7 +204,7 @@ function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:483 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:507 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
@@ -207,11 +214,11 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "user_message", status: "inProgress", title: h.claudeUserText(x.message?.content) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.claudeUserText(x.message?.content), data: x.message });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.claudeUserText(x.message?.content), text: h.claudeUserText(x.message?.content), data: x.message });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:510 — message user → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:534 — message user → item.started, item.completed, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -220,13 +227,13 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   cx.ref("item", x.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), detail: h.claudeToolResultText(x.message?.content?.[0]?.content), data: { content: x.message?.content?.[0]?.content, isError: true, toolUseResult: x.tool_use_result } });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), data: { content: x.message?.content?.[0]?.content, toolUseResult: x.tool_use_result } });
+  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), detail: h.claudeToolResultText(x.message?.content?.[0]?.content), data: { content: x.message?.content?.[0]?.content, isError: true, toolUseResult: x.tool_use_result }, output: h.claudeToolResultText(x.message?.content?.[0]?.content), error: h.claudeToolResultText(x.message?.content?.[0]?.content) });
+  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", title: (cx.getVar(["toolTitle", x.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")), data: { content: x.message?.content?.[0]?.content, toolUseResult: x.tool_use_result }, output: h.claudeToolResultText(x.message?.content?.[0]?.content) });
   cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:572 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:599 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -235,11 +242,11 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress", title: h.claudeUserText(x.message?.content) });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.claudeUserText(x.message?.content), data: x.message });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", title: h.claudeUserText(x.message?.content), text: h.claudeUserText(x.message?.content), data: x.message });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:601 — message assistant */
+/** mappings/claude-sdk.yaml:628 — message assistant */
 function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -247,7 +254,7 @@ function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistan
   return true;
 }
 
-/** mappings/claude-sdk.yaml:612 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:639 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -257,12 +264,12 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && x.message?.content?.[0]?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.message?.content?.[0]?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", detail: x.error, data: { text: x.message?.content?.[0]?.text, messageId: x.message?.id, model: x.message?.model, error: x.error } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", detail: x.error, text: x.message?.content?.[0]?.text, data: { text: x.message?.content?.[0]?.text, messageId: x.message?.id, model: x.message?.model, error: x.error } });
   cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:659 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:687 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -272,12 +279,12 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && x.message?.content?.[0]?.thinking != null && x?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", { streamKind: "reasoning_text", delta: x.message?.content?.[0]?.thinking });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: { text: x.message?.content?.[0]?.thinking, redacted: x.message?.content?.[0]?.data, messageId: x.message?.id } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", text: x.message?.content?.[0]?.thinking, data: { text: x.message?.content?.[0]?.thinking, redacted: x.message?.content?.[0]?.data, messageId: x.message?.id } });
   cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:708 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:737 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -286,13 +293,13 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   cx.ref("item", x.message?.content?.[0]?.id, "open", undefined, "message.content.0.id", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   cx.setVar(["toolTitle", x.message?.content?.[0]?.id], h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input));
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0] });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0] });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0], toolName: (map_toolName(x.message?.content?.[0]?.name) ?? x.message?.content?.[0]?.name), input: x.message?.content?.[0]?.input, command: h.when(h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), "command_execution", h.inputString(x.message?.content?.[0]?.input, "command")), files: h.when(h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), "file_change", h.editFiles(x.message?.content?.[0]?.input)), query: h.when(h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), "web_search", h.inputString(x.message?.content?.[0]?.input, "query", "url")) });
+  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), status: "inProgress", title: h.claudeToolTitle(x.message?.content?.[0]?.name, x.message?.content?.[0]?.input), data: x.message?.content?.[0], toolName: (map_toolName(x.message?.content?.[0]?.name) ?? x.message?.content?.[0]?.name), input: x.message?.content?.[0]?.input, command: h.when(h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), "command_execution", h.inputString(x.message?.content?.[0]?.input, "command")), files: h.when(h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), "file_change", h.editFiles(x.message?.content?.[0]?.input)), query: h.when(h.claudeToolItemType(x.message?.content?.[0]?.name, x.message?.content?.[0]?.type), "web_search", h.inputString(x.message?.content?.[0]?.input, "query", "url")) });
   cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:751 — message assistant → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:790 — message assistant → item.started, item.completed, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -301,13 +308,13 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   cx.ref("item", x.message?.content?.[0]?.tool_use_id, "close", undefined, "message.content.0.tool_use_id", false);
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", data: x.message?.content?.[0] });
-  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", data: x.message?.content?.[0] });
+  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error === true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "failed", output: x.message?.content?.[0]?.content, data: x.message?.content?.[0] });
+  if (!cx.isStale("item") && x.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), status: "completed", output: x.message?.content?.[0]?.content, data: x.message?.content?.[0] });
   cx.delegate("claude-sdk", h.claudeRestOfMessage(x));
   return true;
 }
 
-/** mappings/claude-sdk.yaml:777 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:816 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -320,7 +327,7 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:801 — message stream_event */
+/** mappings/claude-sdk.yaml:840 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
@@ -328,7 +335,7 @@ function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:811 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:850 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
@@ -338,7 +345,7 @@ function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:828 — message stream_event */
+/** mappings/claude-sdk.yaml:867 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -346,7 +353,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:837 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:876 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -356,11 +363,11 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   cx.ref("parent", x.parent_tool_use_id, "use", undefined, "parent_tool_use_id", false);
   cx.setVar(["item", cx.getVar(["message", x.parent_tool_use_id]), x.event?.index], x.event?.content_block?.id);
   cx.setVar(["lastBlock", cx.getVar(["message", x.parent_tool_use_id])], x.event?.index);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.event?.content_block?.name, x.event?.content_block?.type), status: "inProgress", title: x.event?.content_block?.name, data: x.event?.content_block });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: h.claudeToolItemType(x.event?.content_block?.name, x.event?.content_block?.type), status: "inProgress", title: x.event?.content_block?.name, data: x.event?.content_block, toolName: (map_toolName(x.event?.content_block?.name) ?? x.event?.content_block?.name) });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:869 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:909 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -373,7 +380,7 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:891 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:931 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
@@ -388,7 +395,7 @@ function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:917 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:957 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -400,7 +407,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:936 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:976 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -412,7 +419,7 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:958 — message stream_event */
+/** mappings/claude-sdk.yaml:998 — message stream_event */
 function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
@@ -420,7 +427,7 @@ function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "str
   return true;
 }
 
-/** mappings/claude-sdk.yaml:967 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1007 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -433,7 +440,7 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1004 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1044 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -445,7 +452,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1034 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1074 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -459,7 +466,7 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1064 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1104 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -470,7 +477,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1079 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1119 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -479,7 +486,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1092 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1132 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -487,7 +494,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1104 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1144 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -495,7 +502,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1117 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1157 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -503,7 +510,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1130 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1170 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -515,7 +522,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1171 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1211 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -527,7 +534,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1198 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1238 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -541,7 +548,7 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1229 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1269 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -553,14 +560,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1254 — control interrupt */
+/** mappings/claude-sdk.yaml:1294 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1264 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1304 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -572,7 +579,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1286 — wire control_request */
+/** mappings/claude-sdk.yaml:1326 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -580,7 +587,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1298 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1338 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -588,7 +595,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1312 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1352 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -600,7 +607,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1335 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1375 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -611,7 +618,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1360 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1400 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -619,7 +626,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1374 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1414 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -660,31 +667,31 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 122, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 166, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 186, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 202, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 216, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 230, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 248, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 265, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 282, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 300, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 317, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 355, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 388, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 429, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 473, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 483, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 510, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 572, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 601, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 612, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 659, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 708, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 751, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 777, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 801, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 811, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 828, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 837, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 869, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 891, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 917, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 936, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 958, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 967, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 1004, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1034, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1064, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1079, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1092, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1104, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1117, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "claude-sdk#system-init", line: 146, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 190, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 210, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 226, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 240, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 254, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 272, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 289, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 306, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 324, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "claude-sdk#result-success", line: 341, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 379, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 412, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 453, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 497, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 507, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 534, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 599, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 628, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 639, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 687, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 737, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 790, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 816, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 840, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 850, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 867, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 876, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 909, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 931, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 957, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 976, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 998, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 1007, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 1044, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1074, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1104, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1119, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1132, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1144, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1157, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1130, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1170, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1171, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1198, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1229, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1211, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1238, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1269, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1254, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1294, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1264, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1286, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1298, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1312, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1335, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1360, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1374, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1304, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1326, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1338, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1352, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1375, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1400, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1414, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
