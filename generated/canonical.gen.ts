@@ -333,9 +333,20 @@ resume?: unknown
  * via the `definition` "SessionConfiguredPayload".
  */
 export interface SessionConfiguredPayload {
+/**
+ * The provider's configuration object, as it sent it.
+ */
 config: {
 
 }
+/**
+ * The session's current mode (permission/collaboration mode), when the provider states it.
+ */
+mode?: string
+/**
+ * The session's current model, when the provider states it.
+ */
+model?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema

@@ -222,11 +222,11 @@ function r_current_mode_update(m: Extract<Notification, { method: "session/updat
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: x.params?.sessionId, currentModeId: x.params?.update?.currentModeId } });
+  cx.emit("session.configured", { config: { sessionId: x.params?.sessionId, currentModeId: x.params?.update?.currentModeId }, mode: x.params?.update?.currentModeId });
   return true;
 }
 
-/** mappings/acp.yaml:634 — notification session/update → session.configured */
+/** mappings/acp.yaml:635 — notification session/update → session.configured */
 function r_config_option_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "config_option_update")) return false;
@@ -235,7 +235,7 @@ function r_config_option_update(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:649 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:650 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "session_info_update")) return false;
@@ -244,7 +244,7 @@ function r_session_info_update(m: Extract<Notification, { method: "session/updat
   return true;
 }
 
-/** mappings/acp.yaml:665 — notification session/update → runtime.error */
+/** mappings/acp.yaml:666 — notification session/update → runtime.error */
 function r_notice_error(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice" && x.params?.update?.severity === "error")) return false;
@@ -254,7 +254,7 @@ function r_notice_error(m: Extract<Notification, { method: "session/update" }>, 
   return true;
 }
 
-/** mappings/acp.yaml:684 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:685 — notification session/update → runtime.warning */
 function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "notice")) return false;
@@ -264,7 +264,7 @@ function r_notice(m: Extract<Notification, { method: "session/update" }>, cx: Ro
   return true;
 }
 
-/** mappings/acp.yaml:703 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:704 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && x.params?.update?.status === "completed")) return false;
@@ -276,7 +276,7 @@ function r_compaction_completed(m: Extract<Notification, { method: "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:730 — notification session/update → item.completed */
+/** mappings/acp.yaml:731 — notification session/update → item.completed */
 function r_compaction_ended(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update" && (x.params?.update?.status === "failed" || x.params?.update?.status === "cancelled"))) return false;
@@ -287,7 +287,7 @@ function r_compaction_ended(m: Extract<Notification, { method: "session/update" 
   return true;
 }
 
-/** mappings/acp.yaml:752 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:753 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_update")) return false;
@@ -299,7 +299,7 @@ function r_compaction_update(m: Extract<Notification, { method: "session/update"
   return true;
 }
 
-/** mappings/acp.yaml:778 — notification session/update → content.delta */
+/** mappings/acp.yaml:779 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/update" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
@@ -310,7 +310,7 @@ function r_compaction_summary_chunk(m: Extract<Notification, { method: "session/
   return true;
 }
 
-/** mappings/acp.yaml:798 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:799 — request session/request_permission → request.opened */
 function r_request_permission(m: Extract<ServerRequestMessage, { method: "session/request_permission" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -322,7 +322,7 @@ function r_request_permission(m: Extract<ServerRequestMessage, { method: "sessio
   return true;
 }
 
-/** mappings/acp.yaml:822 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:823 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -333,7 +333,7 @@ function r_request_permission_response(m: JsonRpcResponse, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:848 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:849 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elicitation/create" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -342,7 +342,7 @@ function r_elicitation_request(m: Extract<ServerRequestMessage, { method: "elici
   return true;
 }
 
-/** mappings/acp.yaml:868 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:869 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -352,7 +352,7 @@ function r_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:893 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:894 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -362,7 +362,7 @@ function r_agent_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:930 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:931 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "cursor/ask_question" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -374,7 +374,7 @@ function r_cursor_ask_question(m: Extract<ServerRequestMessage, { method: "curso
   return true;
 }
 
-/** mappings/acp.yaml:954 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:955 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -386,7 +386,7 @@ function r_cursor_ask_question_answer(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:987 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:988 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor/create_plan" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -399,7 +399,7 @@ function r_cursor_create_plan(m: Extract<ServerRequestMessage, { method: "cursor
   return true;
 }
 
-/** mappings/acp.yaml:1013 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1014 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -410,7 +410,7 @@ function r_cursor_create_plan_answer(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1036 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1037 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update_todos" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -420,7 +420,7 @@ function r_cursor_update_todos(m: Extract<Notification, { method: "cursor/update
   return true;
 }
 
-/** mappings/acp.yaml:1059 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1060 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.durationMs != null)) return false;
@@ -433,7 +433,7 @@ function r_cursor_task_completed(m: Extract<Notification, { method: "cursor/task
   return true;
 }
 
-/** mappings/acp.yaml:1093 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1094 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -445,7 +445,7 @@ function r_cursor_task(m: Extract<Notification, { method: "cursor/task" }>, cx: 
   return true;
 }
 
-/** mappings/acp.yaml:1123 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1124 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/generate_image" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -456,21 +456,21 @@ function r_cursor_generate_image(m: Extract<Notification, { method: "cursor/gene
   return true;
 }
 
-/** mappings/acp.yaml:1152 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1153 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: Notification, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1167 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1168 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: ServerRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1180 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1181 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -478,14 +478,14 @@ function r_extension_request_answer(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:1196 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1197 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: ClientRequestMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, id: x.id, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1209 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1210 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -493,14 +493,14 @@ function r_client_extension_answer(m: JsonRpcResponse, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1225 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1226 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: ClientNotificationMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)", detail: { method: x.method, params: x.params } });
   return true;
 }
 
-/** mappings/acp.yaml:1239 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1240 — clientRequest session/prompt → turn.started */
 function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -511,14 +511,14 @@ function r_prompt(m: Extract<ClientRequestMessage, { method: "session/prompt" }>
   return true;
 }
 
-/** mappings/acp.yaml:1258 — clientRequest session/load */
+/** mappings/acp.yaml:1259 — clientRequest session/load */
 function r_load(m: Extract<ClientRequestMessage, { method: "session/load" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["loading", x.params?.sessionId], true);
   return true;
 }
 
-/** mappings/acp.yaml:1272 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1273 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cancel" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.sessionId, "use", undefined, "params.sessionId", false);
@@ -527,7 +527,7 @@ function r_cancel(m: Extract<ClientNotificationMessage, { method: "session/cance
   return true;
 }
 
-/** mappings/acp.yaml:1289 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1290 — clientResponse initialize → session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -535,7 +535,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1308 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1309 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -544,26 +544,26 @@ function r_authenticate_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1330 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1331 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1343 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1344 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", x.result?.sessionId, "open", undefined, "result.sessionId", false);
   cx.emit("session.started", {});
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.result?.sessionId });
-  cx.emit("session.configured", { config: { sessionId: x.result?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd } });
+  cx.emit("session.configured", { config: { sessionId: x.result?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd }, mode: x.result?.modes?.currentModeId });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
-/** mappings/acp.yaml:1372 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1374 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -574,12 +574,12 @@ function r_session_load_response(m: JsonRpcResponse, cx: RowContext): boolean {
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: cx.request?.params?.sessionId });
-  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd } });
+  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, modes: x.result?.modes, configOptions: x.result?.configOptions, cwd: cx.request?.params?.cwd }, mode: x.result?.modes?.currentModeId });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
-/** mappings/acp.yaml:1425 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:1428 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -592,7 +592,7 @@ function r_session_load_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1461 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1464 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -601,16 +601,16 @@ function r_session_close_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1479 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1482 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
-  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, currentModeId: cx.request?.params?.modeId } });
+  cx.emit("session.configured", { config: { sessionId: cx.request?.params?.sessionId, currentModeId: cx.request?.params?.modeId }, mode: cx.request?.params?.modeId });
   return true;
 }
 
-/** mappings/acp.yaml:1496 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1500 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -619,7 +619,7 @@ function r_set_config_option_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1513 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1517 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -631,7 +631,7 @@ function r_prompt_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1539 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1543 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", cx.request?.params?.sessionId, "use", undefined, "request.params.sessionId", false);
@@ -641,7 +641,7 @@ function r_prompt_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1590 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1594 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.error?.code === -32601 || x.error?.code === -32800))) return false;
@@ -649,7 +649,7 @@ function r_client_request_unsupported(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1606 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1610 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -668,55 +668,55 @@ export const table: SurfaceTable = {
   sources: { notification: "cursor.acp.notification", request: "cursor.acp.request", response: "cursor.acp.response", clientRequest: "cursor.acp.request", clientNotification: "cursor.acp.notification", clientResponse: "cursor.acp.response" },
   rows: {
     notification: {
-      "session/update": [{ rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 150, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 181, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-closes-turn", line: 211, run: r_user_message_chunk_replayed_closes_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-opens-turn", line: 253, run: r_user_message_chunk_replayed_opens_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 297, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 331, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 393, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 451, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 506, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 538, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 569, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 585, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 604, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 619, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 634, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 649, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 665, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 684, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 703, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 730, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 752, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 778, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
-      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 1036, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
-      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 1059, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 1093, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
-      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 1123, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-notification", line: 1152, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-notification", line: 1152, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
+      "session/update": [{ rule: "acp#agent-message-chunk", line: 109, run: r_agent_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-thought-chunk", line: 150, run: r_agent_thought_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#agent-content-chunk-other", line: 181, run: r_agent_content_chunk_other as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-closes-turn", line: 211, run: r_user_message_chunk_replayed_closes_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk-replayed-opens-turn", line: 253, run: r_user_message_chunk_replayed_opens_turn as (m: any, cx: RowContext) => boolean }, { rule: "acp#user-message-chunk", line: 297, run: r_user_message_chunk as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-finished", line: 331, run: r_tool_call_finished as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call", line: 393, run: r_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-completed", line: 451, run: r_tool_call_update_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update-failed", line: 506, run: r_tool_call_update_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#tool-call-update", line: 538, run: r_tool_call_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#plan", line: 569, run: r_plan as (m: any, cx: RowContext) => boolean }, { rule: "acp#usage-update", line: 585, run: r_usage_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#available-commands-update", line: 604, run: r_available_commands_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#current-mode-update", line: 619, run: r_current_mode_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#config-option-update", line: 635, run: r_config_option_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-info-update", line: 650, run: r_session_info_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice-error", line: 666, run: r_notice_error as (m: any, cx: RowContext) => boolean }, { rule: "acp#notice", line: 685, run: r_notice as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-completed", line: 704, run: r_compaction_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-ended", line: 731, run: r_compaction_ended as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-update", line: 753, run: r_compaction_update as (m: any, cx: RowContext) => boolean }, { rule: "acp#compaction-summary-chunk", line: 779, run: r_compaction_summary_chunk as (m: any, cx: RowContext) => boolean }],
+      "cursor/update_todos": [{ rule: "acp#cursor-update-todos", line: 1037, run: r_cursor_update_todos as (m: any, cx: RowContext) => boolean }],
+      "cursor/task": [{ rule: "acp#cursor-task-completed", line: 1060, run: r_cursor_task_completed as (m: any, cx: RowContext) => boolean }, { rule: "acp#cursor-task", line: 1094, run: r_cursor_task as (m: any, cx: RowContext) => boolean }],
+      "cursor/generate_image": [{ rule: "acp#cursor-generate-image", line: 1124, run: r_cursor_generate_image as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-notification", line: 1153, run: r_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-notification", line: 1153, run: r_extension_notification as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "session/request_permission": [{ rule: "acp#request-permission", line: 798, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-request", line: 848, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 930, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 987, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request", line: 1167, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request", line: 1167, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission", line: 799, run: r_request_permission as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-request", line: 849, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question", line: 931, run: r_cursor_ask_question as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan", line: 988, run: r_cursor_create_plan as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request", line: 1168, run: r_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request", line: 1168, run: r_extension_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "session/request_permission": [{ rule: "acp#request-permission-response", line: 822, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
-      "elicitation/create": [{ rule: "acp#elicitation-response", line: 868, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#agent-request-failed", line: 893, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
-      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 954, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 1013, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
-      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1180, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#extension-request-answer", line: 1180, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
+      "session/request_permission": [{ rule: "acp#request-permission-response", line: 823, run: r_request_permission_response as (m: any, cx: RowContext) => boolean }],
+      "elicitation/create": [{ rule: "acp#elicitation-response", line: 869, run: r_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#agent-request-failed", line: 894, run: r_agent_request_failed as (m: any, cx: RowContext) => boolean }],
+      "cursor/ask_question": [{ rule: "acp#cursor-ask-question-answer", line: 955, run: r_cursor_ask_question_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/create_plan": [{ rule: "acp#cursor-create-plan-answer", line: 1014, run: r_cursor_create_plan_answer as (m: any, cx: RowContext) => boolean }],
+      "cursor/*": [{ rule: "acp#extension-request-answer", line: 1181, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#extension-request-answer", line: 1181, run: r_extension_request_answer as (m: any, cx: RowContext) => boolean }]
     },
     clientRequest: {
-      "cursor/*": [{ rule: "acp#client-extension-request", line: 1196, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-request", line: 1196, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt", line: 1239, run: r_prompt as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#load", line: 1258, run: r_load as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-request", line: 1197, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-request", line: 1197, run: r_client_extension_request as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt", line: 1240, run: r_prompt as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#load", line: 1259, run: r_load as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1209, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-answer", line: 1209, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "acp#initialize-response", line: 1289, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "authenticate": [{ rule: "acp#authenticate-failed", line: 1308, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1330, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
-      "session/new": [{ rule: "acp#session-new-response", line: 1343, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
-      "session/load": [{ rule: "acp#session-load-response", line: 1372, run: r_session_load_response as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-load-failed", line: 1425, run: r_session_load_failed as (m: any, cx: RowContext) => boolean }],
-      "session/resume": [{ rule: "acp#session-load-response", line: 1372, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
-      "session/close": [{ rule: "acp#session-close-response", line: 1461, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/delete": [{ rule: "acp#session-close-response", line: 1461, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1479, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
-      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1496, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
-      "session/prompt": [{ rule: "acp#prompt-failed", line: 1513, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1539, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
-      "*": [{ rule: "acp#client-request-unsupported", line: 1590, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1606, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-answer", line: 1210, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-answer", line: 1210, run: r_client_extension_answer as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "acp#initialize-response", line: 1290, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "authenticate": [{ rule: "acp#authenticate-failed", line: 1309, run: r_authenticate_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#authenticate-response", line: 1331, run: r_authenticate_response as (m: any, cx: RowContext) => boolean }],
+      "session/new": [{ rule: "acp#session-new-response", line: 1344, run: r_session_new_response as (m: any, cx: RowContext) => boolean }],
+      "session/load": [{ rule: "acp#session-load-response", line: 1374, run: r_session_load_response as (m: any, cx: RowContext) => boolean }, { rule: "acp#session-load-failed", line: 1428, run: r_session_load_failed as (m: any, cx: RowContext) => boolean }],
+      "session/resume": [{ rule: "acp#session-load-response", line: 1374, run: r_session_load_response as (m: any, cx: RowContext) => boolean }],
+      "session/close": [{ rule: "acp#session-close-response", line: 1464, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/delete": [{ rule: "acp#session-close-response", line: 1464, run: r_session_close_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_mode": [{ rule: "acp#set-mode-response", line: 1482, run: r_set_mode_response as (m: any, cx: RowContext) => boolean }],
+      "session/set_config_option": [{ rule: "acp#set-config-option-response", line: 1500, run: r_set_config_option_response as (m: any, cx: RowContext) => boolean }],
+      "session/prompt": [{ rule: "acp#prompt-failed", line: 1517, run: r_prompt_failed as (m: any, cx: RowContext) => boolean }, { rule: "acp#prompt-response", line: 1543, run: r_prompt_response as (m: any, cx: RowContext) => boolean }],
+      "*": [{ rule: "acp#client-request-unsupported", line: 1594, run: r_client_request_unsupported as (m: any, cx: RowContext) => boolean }, { rule: "acp#client-request-failed", line: 1610, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }]
     },
     clientNotification: {
-      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1225, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "_*": [{ rule: "acp#client-extension-notification", line: 1225, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
-      "session/cancel": [{ rule: "acp#cancel", line: 1272, run: r_cancel as (m: any, cx: RowContext) => boolean }]
+      "cursor/*": [{ rule: "acp#client-extension-notification", line: 1226, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "_*": [{ rule: "acp#client-extension-notification", line: 1226, run: r_client_extension_notification as (m: any, cx: RowContext) => boolean }],
+      "session/cancel": [{ rule: "acp#cancel", line: 1273, run: r_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -750,13 +750,13 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1624)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1627)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1630)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1633)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1636)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1639)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1642)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1645)"
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1628)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1631)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1634)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1637)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1640)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1643)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1646)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1649)"
   },
 };

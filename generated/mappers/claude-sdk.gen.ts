@@ -42,11 +42,11 @@ function r_system_init(m: Extract<MessageMessage, { type: "system" }>, cx: RowCo
   cx.ref("turn", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")), "open", undefined, "turn (value)", false);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
   if (cx.isNew("turn")) cx.emit("turn.started", { model: x.model });
-  cx.emit("session.configured", { config: { model: x.model, cwd: x.cwd, tools: x.tools, permissionMode: x.permissionMode, mcpServers: x.mcp_servers, slashCommands: x.slash_commands, skills: x.skills, plugins: x.plugins, agents: x.agents, betas: x.betas, outputStyle: x.output_style, apiKeySource: x.apiKeySource, claudeCodeVersion: x.claude_code_version } });
+  cx.emit("session.configured", { model: x.model, mode: x.permissionMode, config: { model: x.model, cwd: x.cwd, tools: x.tools, permissionMode: x.permissionMode, mcpServers: x.mcp_servers, slashCommands: x.slash_commands, skills: x.skills, plugins: x.plugins, agents: x.agents, betas: x.betas, outputStyle: x.output_style, apiKeySource: x.apiKeySource, claudeCodeVersion: x.claude_code_version } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:190 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:192 — message system → session.state.changed */
 function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "status")) return false;
@@ -56,7 +56,7 @@ function r_system_status(m: Extract<MessageMessage, { type: "system" }>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:210 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:212 — message system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -66,7 +66,7 @@ function r_system_compact_boundary(m: Extract<MessageMessage, { type: "system" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:226 — message system → hook.started */
+/** mappings/claude-sdk.yaml:228 — message system → hook.started */
 function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_started")) return false;
@@ -76,7 +76,7 @@ function r_system_hook_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:240 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:242 — message system → hook.progress */
 function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_progress")) return false;
@@ -86,7 +86,7 @@ function r_system_hook_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:254 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:256 — message system → hook.completed */
 function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "hook_response")) return false;
@@ -96,7 +96,7 @@ function r_system_hook_response(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:272 — message system → task.started */
+/** mappings/claude-sdk.yaml:274 — message system → task.started */
 function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_started")) return false;
@@ -108,7 +108,7 @@ function r_system_task_started(m: Extract<MessageMessage, { type: "system" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:289 — message system → task.progress */
+/** mappings/claude-sdk.yaml:291 — message system → task.progress */
 function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_progress")) return false;
@@ -120,7 +120,7 @@ function r_system_task_progress(m: Extract<MessageMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:306 — message system → task.completed */
+/** mappings/claude-sdk.yaml:308 — message system → task.completed */
 function r_system_task_notification(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "task_notification")) return false;
@@ -132,7 +132,7 @@ function r_system_task_notification(m: Extract<MessageMessage, { type: "system" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:324 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:326 — message system → files.persisted */
 function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "files_persisted")) return false;
@@ -142,7 +142,7 @@ function r_system_files_persisted(m: Extract<MessageMessage, { type: "system" }>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:341 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:343 — message result → turn.completed */
 function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error === false)) return false;
@@ -155,7 +155,7 @@ function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:379 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:381 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
@@ -169,7 +169,7 @@ function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:412 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:414 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
@@ -183,7 +183,7 @@ function r_result_error_during_execution(m: Extract<MessageMessage, { type: "res
   return true;
 }
 
-/** mappings/claude-sdk.yaml:453 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:455 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -196,7 +196,7 @@ function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:497 — message user */
+/** mappings/claude-sdk.yaml:499 — message user */
 function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -204,7 +204,7 @@ function r_user_no_more_blocks(m: Extract<MessageMessage, { type: "user" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:507 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:509 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
@@ -218,7 +218,7 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-sdk.yaml:534 — message user → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:536 — message user → item.started, item.completed, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -233,7 +233,7 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:599 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:601 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -246,7 +246,7 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   return true;
 }
 
-/** mappings/claude-sdk.yaml:628 — message assistant */
+/** mappings/claude-sdk.yaml:630 — message assistant */
 function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0] == null && x.agentnormBlock != null)) return false;
@@ -254,7 +254,7 @@ function r_assistant_no_more_blocks(m: Extract<MessageMessage, { type: "assistan
   return true;
 }
 
-/** mappings/claude-sdk.yaml:639 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:641 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -269,7 +269,7 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:687 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:689 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -284,7 +284,7 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:737 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:739 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -299,7 +299,7 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:790 — message assistant → item.started, item.completed, item.completed */
+/** mappings/claude-sdk.yaml:792 — message assistant → item.started, item.completed, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -314,7 +314,7 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   return true;
 }
 
-/** mappings/claude-sdk.yaml:816 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:818 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -327,7 +327,7 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:840 — message stream_event */
+/** mappings/claude-sdk.yaml:842 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
@@ -335,7 +335,7 @@ function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:850 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:852 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
@@ -345,7 +345,7 @@ function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:867 — message stream_event */
+/** mappings/claude-sdk.yaml:869 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -353,7 +353,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:876 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:878 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -367,7 +367,7 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:909 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:911 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -380,7 +380,7 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:931 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:933 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
@@ -395,7 +395,7 @@ function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:957 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:959 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -407,7 +407,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:976 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:978 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -419,7 +419,7 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:998 — message stream_event */
+/** mappings/claude-sdk.yaml:1000 — message stream_event */
 function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
@@ -427,7 +427,7 @@ function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "str
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1007 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1009 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -440,7 +440,7 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1044 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1046 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -452,7 +452,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1074 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1076 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -466,7 +466,7 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1104 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1106 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -477,7 +477,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1119 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1121 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -486,7 +486,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1132 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1134 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -494,7 +494,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1144 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1146 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -502,7 +502,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1157 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1159 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -510,7 +510,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1170 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1172 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -522,7 +522,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1211 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1213 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -534,7 +534,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1238 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1240 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -548,7 +548,7 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1269 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1271 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -560,14 +560,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1294 — control interrupt */
+/** mappings/claude-sdk.yaml:1296 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", h.joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1304 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1306 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -579,7 +579,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1326 — wire control_request */
+/** mappings/claude-sdk.yaml:1328 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -587,7 +587,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1338 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1340 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -595,7 +595,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1352 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1354 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -607,7 +607,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1375 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1377 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -618,7 +618,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1400 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1402 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -626,7 +626,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1414 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1416 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -667,31 +667,31 @@ export const table: SurfaceTable = {
   sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
-      "system": [{ rule: "claude-sdk#system-init", line: 146, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 190, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 210, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 226, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 240, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 254, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 272, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 289, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 306, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 324, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 341, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 379, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 412, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 453, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 497, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 507, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 534, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 599, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 628, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 639, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 687, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 737, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 790, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 816, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 840, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 850, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 867, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 876, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 909, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 931, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 957, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 976, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 998, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 1007, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 1044, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1074, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1104, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1119, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1132, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1144, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1157, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "claude-sdk#system-init", line: 146, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 192, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 212, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 228, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 242, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 256, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 274, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 291, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 308, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 326, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "claude-sdk#result-success", line: 343, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 381, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 414, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 455, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-no-more-blocks", line: 499, run: r_user_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-replay", line: 509, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 536, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 601, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-no-more-blocks", line: 630, run: r_assistant_no_more_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 641, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 689, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 739, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 792, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 818, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 842, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 852, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 869, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 878, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 911, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 933, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 959, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 978, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 1000, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 1009, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 1046, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1076, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1106, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1121, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1134, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1146, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1159, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1170, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1172, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1211, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1238, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1269, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1213, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1240, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1271, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1294, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1296, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1304, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1326, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1338, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1352, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1375, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1400, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1414, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1306, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1328, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1340, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1354, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1377, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1402, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1416, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

@@ -102,12 +102,12 @@ function r_user_prompt(m: Extract<LineMessage, { type: "user" }>, cx: RowContext
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.sessionId });
-  if (cx.isNew("thread")) cx.emit("session.configured", { config: { cwd: x.cwd, claudeCodeVersion: x.version, gitBranch: x.gitBranch, permissionMode: x.permissionMode } });
+  if (cx.isNew("thread")) cx.emit("session.configured", { config: { cwd: x.cwd, claudeCodeVersion: x.version, gitBranch: x.gitBranch, permissionMode: x.permissionMode }, mode: x.permissionMode });
   cx.delegate("claude-sdk", { type: "user", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:259 — line assistant */
+/** mappings/claude-transcript.yaml:260 — line assistant */
 function r_assistant_sidechain(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isSidechain === true)) return false;
@@ -115,7 +115,7 @@ function r_assistant_sidechain(m: Extract<LineMessage, { type: "assistant" }>, c
   return true;
 }
 
-/** mappings/claude-transcript.yaml:274 — line assistant */
+/** mappings/claude-transcript.yaml:275 — line assistant */
 function r_assistant_api_error(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isApiErrorMessage === true)) return false;
@@ -124,7 +124,7 @@ function r_assistant_api_error(m: Extract<LineMessage, { type: "assistant" }>, c
   return true;
 }
 
-/** mappings/claude-transcript.yaml:293 — line assistant */
+/** mappings/claude-transcript.yaml:294 — line assistant */
 function r_assistant_task_tool_use(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_use" && (x.message?.content?.[0]?.name === "Task" || x.message?.content?.[0]?.name === "Agent"))) return false;
@@ -133,7 +133,7 @@ function r_assistant_task_tool_use(m: Extract<LineMessage, { type: "assistant" }
   return true;
 }
 
-/** mappings/claude-transcript.yaml:308 — line assistant */
+/** mappings/claude-transcript.yaml:309 — line assistant */
 function r_assistant_end_turn(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.stop_reason === "end_turn" || x.message?.stop_reason === "stop_sequence" || x.message?.stop_reason === "refusal"))) return false;
@@ -142,14 +142,14 @@ function r_assistant_end_turn(m: Extract<LineMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-transcript.yaml:326 — line assistant */
+/** mappings/claude-transcript.yaml:327 — line assistant */
 function r_assistant_block(m: Extract<LineMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("claude-sdk", { type: "assistant", message: x.message, parent_tool_use_id: null, uuid: x.uuid, session_id: x.sessionId, error: x.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:345 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:346 — line summary → thread.metadata.updated */
 function r_summary(m: Extract<LineMessage, { type: "summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -157,7 +157,7 @@ function r_summary(m: Extract<LineMessage, { type: "summary" }>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-transcript.yaml:359 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:360 — line system → thread.state.changed */
 function r_system_compact_boundary(m: Extract<LineMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "compact_boundary")) return false;
@@ -167,7 +167,7 @@ function r_system_compact_boundary(m: Extract<LineMessage, { type: "system" }>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:377 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:378 — line system → runtime.warning */
 function r_system_other(m: Extract<LineMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -205,9 +205,9 @@ export const table: SurfaceTable = {
     },
     line: {
       "user": [{ rule: "claude-transcript#user-sidechain", line: 140, run: r_user_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-meta", line: 157, run: r_user_meta as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-tool-result", line: 168, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted", line: 184, run: r_user_interrupted as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-interrupted-string", line: 200, run: r_user_interrupted_string as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#user-prompt", line: 219, run: r_user_prompt as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-transcript#assistant-sidechain", line: 259, run: r_assistant_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-api-error", line: 274, run: r_assistant_api_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-task-tool-use", line: 293, run: r_assistant_task_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-end-turn", line: 308, run: r_assistant_end_turn as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-block", line: 326, run: r_assistant_block as (m: any, cx: RowContext) => boolean }],
-      "summary": [{ rule: "claude-transcript#summary", line: 345, run: r_summary as (m: any, cx: RowContext) => boolean }],
-      "system": [{ rule: "claude-transcript#system-compact-boundary", line: 359, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#system-other", line: 377, run: r_system_other as (m: any, cx: RowContext) => boolean }]
+      "assistant": [{ rule: "claude-transcript#assistant-sidechain", line: 260, run: r_assistant_sidechain as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-api-error", line: 275, run: r_assistant_api_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-task-tool-use", line: 294, run: r_assistant_task_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-end-turn", line: 309, run: r_assistant_end_turn as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#assistant-block", line: 327, run: r_assistant_block as (m: any, cx: RowContext) => boolean }],
+      "summary": [{ rule: "claude-transcript#summary", line: 346, run: r_summary as (m: any, cx: RowContext) => boolean }],
+      "system": [{ rule: "claude-transcript#system-compact-boundary", line: 360, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-transcript#system-other", line: 378, run: r_system_other as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -217,7 +217,7 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:393)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:396)"
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:394)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:397)"
   },
 };

@@ -99,11 +99,11 @@ function r_session_configured(m: Extract<EventMessage, { type: "session_configur
   const x: any = m;
   cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
-  cx.emit("session.configured", { config: x });
+  cx.emit("session.configured", { config: x, model: x?.model });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:184 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:185 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -111,7 +111,7 @@ function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:200 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:201 — event task_started, turn_started → turn.started */
 function r_task_started(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -121,7 +121,7 @@ function r_task_started(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:224 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:225 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -131,7 +131,7 @@ function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:243 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:244 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -140,7 +140,7 @@ function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:259 — event task_complete, turn_complete → request.resolved, turn.completed, turn.completed, turn.completed, turn.completed, turn.completed */
+/** mappings/codex-eventmsg.yaml:260 — event task_complete, turn_complete → request.resolved, turn.completed, turn.completed, turn.completed, turn.completed, turn.completed */
 function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -157,7 +157,7 @@ function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:333 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:334 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -170,7 +170,7 @@ function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:372 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:373 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -182,7 +182,7 @@ function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:400 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:401 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -195,7 +195,7 @@ function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:436 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:437 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -208,7 +208,7 @@ function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborte
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:462 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:463 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -220,7 +220,7 @@ function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:486 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:487 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -229,7 +229,7 @@ function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:502 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:503 — event plan_update → turn.plan.updated */
 function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -238,7 +238,7 @@ function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:517 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:518 — event plan_delta → content.delta */
 function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -248,7 +248,7 @@ function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowC
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:533 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:534 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -258,7 +258,7 @@ function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:556 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:557 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -267,7 +267,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:573 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:574 — event stream_error → runtime.warning */
 function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -276,7 +276,7 @@ function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:588 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:589 — event warning → runtime.warning */
 function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -285,7 +285,7 @@ function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:602 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:603 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -294,7 +294,7 @@ function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:618 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:619 — legacy background_event → runtime.warning */
 function r_background_event(m: Extract<LegacyMessage, { type: "background_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -303,14 +303,14 @@ function r_background_event(m: Extract<LegacyMessage, { type: "background_event"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:634 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:635 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: Extract<EventMessage, { type: "deprecation_notice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.summary, details: h.joinText(x.details) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:646 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:647 — event model_reroute → model.rerouted */
 function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -319,7 +319,7 @@ function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:662 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:663 — event model_verification → runtime.warning */
 function r_model_verification(m: Extract<EventMessage, { type: "model_verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -328,7 +328,7 @@ function r_model_verification(m: Extract<EventMessage, { type: "model_verificati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:678 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:679 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -337,7 +337,7 @@ function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:696 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:697 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -346,7 +346,7 @@ function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:711 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:712 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recovery_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -355,7 +355,7 @@ function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recove
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:727 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:728 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -364,7 +364,7 @@ function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:743 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:744 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_back" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -372,7 +372,7 @@ function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_ba
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:756 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:757 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -380,7 +380,7 @@ function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_up
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:773 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:774 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.threadId, "use", undefined, "threadId", true);
@@ -389,7 +389,7 @@ function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:788 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:789 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_settings_applied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -398,7 +398,7 @@ function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_sett
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:802 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:803 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: Extract<EventMessage, { type: "environment_connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -406,7 +406,7 @@ function r_environment_connected(m: Extract<EventMessage, { type: "environment_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:815 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:816 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: Extract<EventMessage, { type: "environment_disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -414,7 +414,7 @@ function r_environment_disconnected(m: Extract<EventMessage, { type: "environmen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:829 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:830 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_message_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -424,7 +424,7 @@ function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_m
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:846 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:847 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -435,7 +435,7 @@ function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:878 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:879 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -448,7 +448,7 @@ function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_messag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:908 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:909 — event agent_message → item.completed */
 function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -461,7 +461,7 @@ function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:950 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:951 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -472,7 +472,7 @@ function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:970 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:971 — event user_message → item.started, item.completed */
 function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -483,7 +483,7 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:998 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:999 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -493,7 +493,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1018 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1019 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -503,7 +503,7 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1036 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1037 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -514,7 +514,7 @@ function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reason
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1060 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1061 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -525,7 +525,7 @@ function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1085 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1086 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -538,7 +538,7 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1117 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1118 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -551,7 +551,7 @@ function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1153 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1154 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -562,7 +562,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1175 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1176 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -575,7 +575,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1205 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1206 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -586,7 +586,7 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1228 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1229 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -596,7 +596,7 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1252 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1253 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -606,7 +606,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1279 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1280 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -619,7 +619,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1312 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1313 — event item_completed → item.started, content.delta, content.delta, content.delta, content.delta, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -636,7 +636,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1356 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1357 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -649,7 +649,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1391 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1392 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -661,7 +661,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1424 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1425 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -673,7 +673,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1450 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1451 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -686,7 +686,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1477 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1478 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -698,7 +698,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1503 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1504 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -708,7 +708,7 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1531 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1532 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -720,7 +720,7 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1564 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1565 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -730,7 +730,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1583 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1584 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -740,7 +740,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1601 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1602 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -754,7 +754,7 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1645 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1646 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -766,7 +766,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1665 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1666 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -777,7 +777,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1684 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1685 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -788,7 +788,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1703 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1704 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -798,7 +798,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1720 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1721 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -809,7 +809,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1741 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1742 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -819,7 +819,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1758 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1759 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -829,7 +829,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1782 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1783 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -842,7 +842,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1822 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1823 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -852,7 +852,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1838 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1839 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -865,7 +865,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1877 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1878 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -875,7 +875,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1896 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1897 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -885,7 +885,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1919 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1920 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -895,7 +895,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1936 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1937 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -905,7 +905,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1956 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1957 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -915,7 +915,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1974 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1975 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -925,7 +925,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1996 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1997 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -936,7 +936,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2023 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2024 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -948,7 +948,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2049 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2050 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -960,7 +960,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2077 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2078 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -969,7 +969,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2093 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2094 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -978,21 +978,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2109 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2110 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2120 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2121 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2132 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2133 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1003,7 +1003,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2156 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2157 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1014,7 +1014,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2179 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2180 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1022,7 +1022,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2192 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2193 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1031,7 +1031,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2207 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2208 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1040,7 +1040,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2223 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2224 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1048,7 +1048,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2236 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2237 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1056,7 +1056,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2251 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2252 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1066,7 +1066,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2270 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2271 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1076,7 +1076,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2289 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2290 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1087,7 +1087,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2313 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2314 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1098,7 +1098,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2333 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2334 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1109,7 +1109,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2355 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2356 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1119,7 +1119,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2374 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2375 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1129,7 +1129,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2394 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2395 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1140,7 +1140,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2414 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2415 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1151,7 +1151,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2435 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2436 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1162,7 +1162,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2455 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2456 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1173,7 +1173,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2478 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2479 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1184,7 +1184,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2499 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2500 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1195,7 +1195,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2521 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2522 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1237,92 +1237,92 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 162, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
-      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 184, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
-      "task_started": [{ rule: "codex-eventmsg#task-started", line: 200, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 224, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 243, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 200, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 224, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 243, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 259, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 333, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 372, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 259, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 333, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 372, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 400, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 436, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 462, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 486, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
-      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 502, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
-      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 517, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "token_count": [{ rule: "codex-eventmsg#token-count", line: 533, run: r_token_count as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-eventmsg#error", line: 556, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 573, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-eventmsg#warning", line: 588, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 602, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 634, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 646, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
-      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 662, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 678, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 696, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 711, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 727, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
-      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 743, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
-      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 773, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 788, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
-      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 802, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 815, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 829, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 878, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 908, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 950, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 970, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 998, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1018, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1085, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1117, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1153, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1175, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1205, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1228, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1252, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1279, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1312, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1356, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1391, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1424, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1450, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1477, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1503, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1531, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1564, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1583, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1601, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1645, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1665, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1684, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1703, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1720, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1741, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1758, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1782, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1822, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1838, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1877, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1896, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1919, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1936, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1956, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1974, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1996, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2023, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2049, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2077, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2093, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2109, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2120, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2132, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2156, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2179, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2192, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2207, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2223, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2236, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2251, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2270, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2289, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2313, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2333, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2355, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2374, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2394, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2414, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2435, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2455, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2478, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2499, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2521, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 185, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
+      "task_started": [{ rule: "codex-eventmsg#task-started", line: 201, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 225, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 244, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 201, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 225, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 244, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 260, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 334, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 373, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 260, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 334, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 373, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 401, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 437, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 463, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 487, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
+      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 503, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
+      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 518, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "token_count": [{ rule: "codex-eventmsg#token-count", line: 534, run: r_token_count as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-eventmsg#error", line: 557, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 574, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-eventmsg#warning", line: 589, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 603, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 635, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 647, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
+      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 663, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 679, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 697, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 712, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 728, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
+      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 744, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
+      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 774, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 789, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
+      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 803, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 816, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 830, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 879, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 909, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 951, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
+      "user_message": [{ rule: "codex-eventmsg#user-message", line: 971, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 999, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1019, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1086, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1118, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1154, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1176, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1206, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1229, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1253, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1280, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1313, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1357, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1392, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1425, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1451, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1478, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1504, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1532, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1565, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1584, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1602, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1646, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1666, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1685, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1704, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1721, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1742, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1759, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1783, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1823, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1839, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1878, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1897, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1920, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1937, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1957, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1975, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1997, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2024, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2050, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2078, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2094, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2110, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2121, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2133, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2157, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2180, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2193, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2208, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2224, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2237, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2252, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2271, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2290, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2314, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2334, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2356, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2375, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2395, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2415, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2436, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2456, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2479, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2500, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2522, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
-      "background_event": [{ rule: "codex-eventmsg#background-event", line: 618, run: r_background_event as (m: any, cx: RowContext) => boolean }],
-      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 756, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 846, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1036, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1060, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "background_event": [{ rule: "codex-eventmsg#background-event", line: 619, run: r_background_event as (m: any, cx: RowContext) => boolean }],
+      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 757, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 847, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1037, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1061, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1347,14 +1347,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2539)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2542)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2545)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2548)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2551)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2554)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2557)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2560)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2540)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2543)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2546)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2549)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2552)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2555)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2558)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2561)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },

@@ -38,11 +38,11 @@ function r_turn_context(m: Extract<LineMessage, { type: "turn_context" }>, cx: R
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("session.configured", { config: x.payload });
+  cx.emit("session.configured", { config: x.payload, model: x.payload?.model });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:124 — line dynamic_tools_updated → thread.metadata.updated */
+/** mappings/codex-rollout.yaml:125 — line dynamic_tools_updated → thread.metadata.updated */
 function r_dynamic_tools_updated(m: Extract<LineMessage, { type: "dynamic_tools_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.payload?.thread_id, "use", undefined, "payload.thread_id", true);
@@ -50,7 +50,7 @@ function r_dynamic_tools_updated(m: Extract<LineMessage, { type: "dynamic_tools_
   return true;
 }
 
-/** mappings/codex-rollout.yaml:138 — line compacted → thread.state.changed */
+/** mappings/codex-rollout.yaml:139 — line compacted → thread.state.changed */
 function r_compacted(m: Extract<LineMessage, { type: "compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -59,14 +59,14 @@ function r_compacted(m: Extract<LineMessage, { type: "compacted" }>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-rollout.yaml:157 — line event_msg */
+/** mappings/codex-rollout.yaml:158 — line event_msg */
 function r_event_msg(m: Extract<LineMessage, { type: "event_msg" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.delegate("codex-eventmsg", x.payload);
   return true;
 }
 
-/** mappings/codex-rollout.yaml:166 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:167 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "message")) return false;
@@ -79,7 +79,7 @@ function r_response_item_message(m: Extract<LineMessage, { type: "response_item"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:214 — line response_item → item.started, content.delta, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:215 — line response_item → item.started, content.delta, content.delta, item.completed */
 function r_response_item_reasoning(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "reasoning")) return false;
@@ -93,7 +93,7 @@ function r_response_item_reasoning(m: Extract<LineMessage, { type: "response_ite
   return true;
 }
 
-/** mappings/codex-rollout.yaml:262 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:263 — line response_item → item.started */
 function r_response_item_function_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call" || x.payload?.type === "custom_tool_call"))) return false;
@@ -104,7 +104,7 @@ function r_response_item_function_call(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:289 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:290 — line response_item → item.started */
 function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "local_shell_call")) return false;
@@ -115,7 +115,7 @@ function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:310 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:311 — line response_item → item.started */
 function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "tool_search_call")) return false;
@@ -126,7 +126,7 @@ function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:333 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:334 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call_output" || x.payload?.type === "custom_tool_call_output" || x.payload?.type === "tool_search_output"))) return false;
@@ -138,7 +138,7 @@ function r_response_item_call_output(m: Extract<LineMessage, { type: "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:369 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:370 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "web_search_call")) return false;
@@ -150,7 +150,7 @@ function r_response_item_web_search_call(m: Extract<LineMessage, { type: "respon
   return true;
 }
 
-/** mappings/codex-rollout.yaml:398 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:399 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "image_generation_call")) return false;
@@ -162,7 +162,7 @@ function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "
   return true;
 }
 
-/** mappings/codex-rollout.yaml:425 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:426 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction" || x.payload?.type === "context_compaction"))) return false;
@@ -174,7 +174,7 @@ function r_response_item_compaction(m: Extract<LineMessage, { type: "response_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:451 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:452 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "agent_message")) return false;
@@ -186,7 +186,7 @@ function r_response_item_agent_message(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:478 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:479 — line response_item → session.configured */
 function r_response_item_additional_tools(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "additional_tools")) return false;
@@ -196,7 +196,7 @@ function r_response_item_additional_tools(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:494 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:495 — line response_item → session.configured */
 function r_response_item_configuration_update(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "configuration_update")) return false;
@@ -206,7 +206,7 @@ function r_response_item_configuration_update(m: Extract<LineMessage, { type: "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:513 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:514 — line response_item → runtime.warning */
 function r_response_item_markers(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction_trigger" || x.payload?.type === "other"))) return false;
@@ -214,7 +214,7 @@ function r_response_item_markers(m: Extract<LineMessage, { type: "response_item"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:531 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:532 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_started")) return false;
@@ -223,7 +223,7 @@ function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:546 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:547 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_closed")) return false;
@@ -232,7 +232,7 @@ function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_ite
   return true;
 }
 
-/** mappings/codex-rollout.yaml:560 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:561 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -253,11 +253,11 @@ export const table: SurfaceTable = {
     line: {
       "session_meta": [{ rule: "codex-rollout#session-meta", line: 80, run: r_session_meta as (m: any, cx: RowContext) => boolean }],
       "turn_context": [{ rule: "codex-rollout#turn-context", line: 109, run: r_turn_context as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
-      "compacted": [{ rule: "codex-rollout#compacted", line: 138, run: r_compacted as (m: any, cx: RowContext) => boolean }],
-      "event_msg": [{ rule: "codex-rollout#event-msg", line: 157, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
-      "response_item": [{ rule: "codex-rollout#response-item-message", line: 166, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 214, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 262, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 289, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 310, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 333, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 369, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 398, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 425, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 451, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 478, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 494, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 513, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
-      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 531, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 546, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 560, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
+      "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 125, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
+      "compacted": [{ rule: "codex-rollout#compacted", line: 139, run: r_compacted as (m: any, cx: RowContext) => boolean }],
+      "event_msg": [{ rule: "codex-rollout#event-msg", line: 158, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
+      "response_item": [{ rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 215, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 263, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 290, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 311, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 334, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 370, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 399, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 426, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 452, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 479, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 495, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 514, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
+      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 532, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 547, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 561, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -271,10 +271,10 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:574)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:577)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:580)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:583)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:586)"
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:575)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:578)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:581)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:584)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:587)"
   },
 };

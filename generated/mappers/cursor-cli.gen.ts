@@ -23,11 +23,11 @@ function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowCont
   cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
   cx.emit("session.started", {});
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: x.session_id });
-  cx.emit("session.configured", { config: { sessionId: x.session_id, model: x.model, cwd: x.cwd, permissionMode: x.permissionMode, apiKeySource: x.apiKeySource } });
+  cx.emit("session.configured", { config: { sessionId: x.session_id, model: x.model, cwd: x.cwd, permissionMode: x.permissionMode, apiKeySource: x.apiKeySource }, model: x.model, mode: x.permissionMode });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:90 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:92 — event system → runtime.warning */
 function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -35,7 +35,7 @@ function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowCon
   return true;
 }
 
-/** mappings/cursor-cli.yaml:105 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:107 — event user → turn.started, item.completed */
 function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -46,7 +46,7 @@ function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-cli.yaml:128 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:130 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.timestamp_ms != null && x.model_call_id == null)) return false;
@@ -58,7 +58,7 @@ function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:160 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:162 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -71,7 +71,7 @@ function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:208 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:210 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "delta")) return false;
@@ -83,7 +83,7 @@ function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-cli.yaml:232 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:234 — event thinking → item.completed */
 function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -94,7 +94,7 @@ function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:261 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:263 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "started")) return false;
@@ -106,7 +106,7 @@ function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:302 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:304 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed" && x.tool_call?.updateTodosToolCall != null)) return false;
@@ -119,7 +119,7 @@ function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call
   return true;
 }
 
-/** mappings/cursor-cli.yaml:335 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:337 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed")) return false;
@@ -132,7 +132,7 @@ function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:385 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:387 — event tool_call → item.updated */
 function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -142,7 +142,7 @@ function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:405 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:407 — event result → turn.completed */
 function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error !== true)) return false;
@@ -153,7 +153,7 @@ function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:434 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:436 — event result → runtime.error, turn.completed */
 function r_result_failed(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -184,12 +184,12 @@ export const table: SurfaceTable = {
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
-      "system": [{ rule: "cursor-cli#system-init", line: 67, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 90, run: r_system_other as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "cursor-cli#user", line: 105, run: r_user as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 128, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 160, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 208, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 232, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
-      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 261, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 302, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 335, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 385, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "cursor-cli#result-success", line: 405, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 434, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "cursor-cli#system-init", line: 67, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 92, run: r_system_other as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "cursor-cli#user", line: 107, run: r_user as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 130, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 162, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 210, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 234, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
+      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 263, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 304, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 337, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 387, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "cursor-cli#result-success", line: 407, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 436, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

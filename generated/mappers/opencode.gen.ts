@@ -16,21 +16,28 @@ function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): "command_ex
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/opencode.yaml:86)
+// map "toolName" (mappings/opencode.yaml:85)
+const M_toolName: ReadonlyMap<string, "shell" | "read" | "edit" | "write" | "patch" | "glob" | "grep" | "list" | "web_fetch" | "web_search" | "code_search" | "task" | "todo_write" | "todo_read"> = new Map([["bash", "shell"], ["read", "read"], ["edit", "edit"], ["multiedit", "edit"], ["write", "write"], ["patch", "patch"], ["apply_patch", "patch"], ["glob", "glob"], ["grep", "grep"], ["list", "list"], ["webfetch", "web_fetch"], ["websearch", "web_search"], ["codesearch", "code_search"], ["task", "task"], ["todowrite", "todo_write"], ["todoread", "todo_read"]]);
+
+function map_toolName(v: unknown, d: any = undefined): "shell" | "read" | "edit" | "write" | "patch" | "glob" | "grep" | "list" | "web_fetch" | "web_search" | "code_search" | "task" | "todo_write" | "todo_read" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
+}
+
+// map "permissionType" (mappings/opencode.yaml:105)
 const M_permissionType: ReadonlyMap<string, "command_execution_approval" | "file_change_approval" | "unknown"> = new Map([["bash", "command_execution_approval"], ["edit", "file_change_approval"], ["write", "file_change_approval"], ["patch", "file_change_approval"], ["multiedit", "file_change_approval"], ["apply_patch", "file_change_approval"]]);
 
 function map_permissionType(v: unknown, d: any = "unknown"): "command_execution_approval" | "file_change_approval" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "partItemType" (mappings/opencode.yaml:96)
+// map "partItemType" (mappings/opencode.yaml:115)
 const M_partItemType: ReadonlyMap<string, "collab_agent_tool_call" | "unknown"> = new Map([["subtask", "collab_agent_tool_call"], ["agent", "collab_agent_tool_call"], ["file", "unknown"]]);
 
 function map_partItemType(v: unknown, d: any = "unknown"): "collab_agent_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/opencode.yaml:104 — event session.created → thread.started, thread.metadata.updated */
+/** mappings/opencode.yaml:123 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: Extract<EventMessage, { type: "session.created" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "open", undefined, "properties.info.id", true);
@@ -40,7 +47,7 @@ function r_session_created(m: Extract<EventMessage, { type: "session.created" }>
   return true;
 }
 
-/** mappings/opencode.yaml:125 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:144 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "use", undefined, "properties.info.id", true);
@@ -48,7 +55,7 @@ function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:140 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:159 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "close", undefined, "properties.info.id", true);
@@ -60,7 +67,7 @@ function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>
   return true;
 }
 
-/** mappings/opencode.yaml:166 — event message.updated → turn.started */
+/** mappings/opencode.yaml:185 — event message.updated → turn.started */
 function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.info?.role === "user")) return false;
@@ -74,7 +81,7 @@ function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, c
   return true;
 }
 
-/** mappings/opencode.yaml:203 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:222 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
@@ -84,7 +91,7 @@ function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" 
   return true;
 }
 
-/** mappings/opencode.yaml:223 — event session.status → turn.completed */
+/** mappings/opencode.yaml:242 — event session.status → turn.completed */
 function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "idle")) return false;
@@ -96,7 +103,7 @@ function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:245 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:264 — event session.status → runtime.warning */
 function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "retry")) return false;
@@ -106,7 +113,7 @@ function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:261 — event session.status */
+/** mappings/opencode.yaml:280 — event session.status */
 function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -114,7 +121,7 @@ function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:271 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:290 — event session.idle → turn.completed */
 function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -125,7 +132,7 @@ function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:295 — event session.error → turn.completed */
+/** mappings/opencode.yaml:314 — event session.error → turn.completed */
 function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.error?.name === "MessageAbortedError")) return false;
@@ -137,7 +144,7 @@ function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error
   return true;
 }
 
-/** mappings/opencode.yaml:314 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:333 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", false);
@@ -149,7 +156,7 @@ function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:338 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:357 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -157,7 +164,7 @@ function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted
   return true;
 }
 
-/** mappings/opencode.yaml:350 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:369 — event session.diff → turn.diff.updated */
 function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -167,7 +174,7 @@ function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:377 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:396 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -176,20 +183,20 @@ function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:393 — event message.part.updated */
+/** mappings/opencode.yaml:412 — event message.part.updated */
 function r_text_part_waits_for_role(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
   return cx.hold(["role", x.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:409 — event message.part.delta */
+/** mappings/opencode.yaml:428 — event message.part.delta */
 function r_delta_waits_for_part(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   return cx.hold(["part", x.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:417 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:436 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && cx.getVar(["role", x.properties?.part?.messageID]) === "user")) return false;
@@ -199,11 +206,11 @@ function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated
   cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
   cx.setVar(["part", x.properties?.part?.id], "user");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: x.properties?.part?.text, data: x.properties?.part });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: x.properties?.part?.text, text: x.properties?.part?.text, data: x.properties?.part });
   return true;
 }
 
-/** mappings/opencode.yaml:443 — event message.part.updated → item.started, content.delta, item.completed */
+/** mappings/opencode.yaml:462 — event message.part.updated → item.started, content.delta, item.completed */
 function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && x.properties?.part?.time?.end != null)) return false;
@@ -214,11 +221,11 @@ function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated
   cx.setVar(["part", x.properties?.part?.id], "assistant_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.snapshot("assistant_text", x.properties?.part?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.properties?.part });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", text: x.properties?.part?.text, data: x.properties?.part });
   return true;
 }
 
-/** mappings/opencode.yaml:479 — event message.part.updated → item.started, content.delta */
+/** mappings/opencode.yaml:498 — event message.part.updated → item.started, content.delta */
 function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
@@ -232,7 +239,7 @@ function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:514 — event message.part.updated → item.started, content.delta, item.completed */
+/** mappings/opencode.yaml:533 — event message.part.updated → item.started, content.delta, item.completed */
 function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning" && x.properties?.part?.time?.end != null)) return false;
@@ -243,11 +250,11 @@ function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.up
   cx.setVar(["part", x.properties?.part?.id], "reasoning_text");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.snapshot("reasoning_text", x.properties?.part?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.properties?.part });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", text: x.properties?.part?.text, data: x.properties?.part });
   return true;
 }
 
-/** mappings/opencode.yaml:539 — event message.part.updated → item.started, content.delta */
+/** mappings/opencode.yaml:558 — event message.part.updated → item.started, content.delta */
 function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning")) return false;
@@ -261,7 +268,7 @@ function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:559 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:578 — event message.part.delta → content.delta */
 function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.field === "text" && (cx.getVar(["part", x.properties?.partID]) === "assistant_text" || cx.getVar(["part", x.properties?.partID]) === "reasoning_text"))) return false;
@@ -273,7 +280,7 @@ function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, 
   return true;
 }
 
-/** mappings/opencode.yaml:592 — event message.part.updated → item.started, task.started, task.completed, task.completed, item.completed, item.completed */
+/** mappings/opencode.yaml:611 — event message.part.updated → item.started, task.started, task.completed, task.completed, item.completed, item.completed */
 function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task" && (x.properties?.part?.state?.status === "completed" || x.properties?.part?.state?.status === "error"))) return false;
@@ -284,16 +291,16 @@ function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.up
   cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
   cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
   if (x.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", x.properties?.part?.state?.metadata?.sessionId], x.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.properties?.part?.tool, toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when("collab_agent_tool_call", "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when("collab_agent_tool_call", "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when("collab_agent_tool_call", "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when("collab_agent_tool_call", "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
   if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", { taskId: cx.id("task"), description: h.str(x.properties?.part?.state?.input?.description), taskType: h.str(x.properties?.part?.state?.input?.subagent_type) });
   if (!cx.isStale("task") && x.properties?.part?.state?.status === "completed") cx.emit("task.completed", { taskId: cx.id("task"), status: "completed", summary: h.str(x.properties?.part?.state?.title) });
   if (!cx.isStale("task") && x.properties?.part?.state?.status === "error") cx.emit("task.completed", { taskId: cx.id("task"), status: "failed", summary: h.str(x.properties?.part?.state?.error) });
-  if (!cx.isStale("item") && x.properties?.part?.state?.status === "completed") cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "completed", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
-  if (!cx.isStale("item") && x.properties?.part?.state?.status === "error") cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "failed", title: x.properties?.part?.tool, detail: h.str(x.properties?.part?.state?.error), data: x.properties?.part });
+  if (!cx.isStale("item") && x.properties?.part?.state?.status === "completed") cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "completed", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when("collab_agent_tool_call", "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when("collab_agent_tool_call", "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when("collab_agent_tool_call", "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when("collab_agent_tool_call", "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
+  if (!cx.isStale("item") && x.properties?.part?.state?.status === "error") cx.emit("item.completed", { itemType: "collab_agent_tool_call", status: "failed", title: x.properties?.part?.tool, detail: h.str(x.properties?.part?.state?.error), toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when("collab_agent_tool_call", "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when("collab_agent_tool_call", "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when("collab_agent_tool_call", "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when("collab_agent_tool_call", "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), error: h.str(x.properties?.part?.state?.error), data: x.properties?.part });
   return true;
 }
 
-/** mappings/opencode.yaml:630 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:649 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task")) return false;
@@ -304,13 +311,13 @@ function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>,
   cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
   cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
   if (x.properties?.part?.state?.metadata?.sessionId != null) cx.setVar(["parent", x.properties?.part?.state?.metadata?.sessionId], x.properties?.part?.id);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "collab_agent_tool_call", status: "inProgress", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "collab_agent_tool_call", status: "inProgress", title: x.properties?.part?.tool, toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when("collab_agent_tool_call", "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when("collab_agent_tool_call", "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when("collab_agent_tool_call", "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when("collab_agent_tool_call", "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
+  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "collab_agent_tool_call", status: "inProgress", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when("collab_agent_tool_call", "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when("collab_agent_tool_call", "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when("collab_agent_tool_call", "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when("collab_agent_tool_call", "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
   if (cx.isNew("task")) cx.emit("task.started", { taskId: cx.id("task"), description: h.str(x.properties?.part?.state?.input?.description), taskType: h.str(x.properties?.part?.state?.input?.subagent_type) });
   return true;
 }
 
-/** mappings/opencode.yaml:659 — event message.part.updated → item.started, content.delta, item.completed */
+/** mappings/opencode.yaml:678 — event message.part.updated → item.started, content.delta, item.completed */
 function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "completed")) return false;
@@ -319,13 +326,13 @@ function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated
   cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
   cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
   cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when(map_toolItemType(x.properties?.part?.tool), "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when(map_toolItemType(x.properties?.part?.tool), "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
   cx.snapshot("command_output", x.properties?.part?.state?.metadata?.output, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolItemType(x.properties?.part?.tool), status: "completed", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolItemType(x.properties?.part?.tool), status: "completed", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when(map_toolItemType(x.properties?.part?.tool), "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when(map_toolItemType(x.properties?.part?.tool), "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
   return true;
 }
 
-/** mappings/opencode.yaml:689 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:708 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "error")) return false;
@@ -334,12 +341,12 @@ function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>
   cx.ref("item", x.properties?.part?.id, "close", undefined, "properties.part.id", true);
   cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
   cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolItemType(x.properties?.part?.tool), status: "failed", title: x.properties?.part?.tool, detail: h.str(x.properties?.part?.state?.error), data: x.properties?.part });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when(map_toolItemType(x.properties?.part?.tool), "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when(map_toolItemType(x.properties?.part?.tool), "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolItemType(x.properties?.part?.tool), status: "failed", title: x.properties?.part?.tool, detail: h.str(x.properties?.part?.state?.error), toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when(map_toolItemType(x.properties?.part?.tool), "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when(map_toolItemType(x.properties?.part?.tool), "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), error: h.str(x.properties?.part?.state?.error), data: x.properties?.part });
   return true;
 }
 
-/** mappings/opencode.yaml:713 — event message.part.updated → item.started, item.updated, content.delta */
+/** mappings/opencode.yaml:732 — event message.part.updated → item.started, item.updated, content.delta */
 function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool")) return false;
@@ -348,13 +355,13 @@ function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: 
   cx.ref("item", x.properties?.part?.id, "open", undefined, "properties.part.id", true);
   cx.ref("parent", cx.getVar(["parent", x.properties?.part?.sessionID]), "use", undefined, "parent (value)", false);
   cx.setVar(["call", x.properties?.part?.callID], x.properties?.part?.id);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, data: x.properties?.part });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), data: x.properties?.part });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: x.properties?.part?.tool, toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when(map_toolItemType(x.properties?.part?.tool), "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when(map_toolItemType(x.properties?.part?.tool), "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
+  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolItemType(x.properties?.part?.tool), status: "inProgress", title: (h.str(x.properties?.part?.state?.title) ?? x.properties?.part?.tool), toolName: (map_toolName(x.properties?.part?.tool) ?? x.properties?.part?.tool), input: x.properties?.part?.state?.input, output: h.str(x.properties?.part?.state?.output), command: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.inputString(x.properties?.part?.state?.input, "command")), exitCode: h.when(map_toolItemType(x.properties?.part?.tool), "command_execution", h.num(x.properties?.part?.state?.metadata?.exit)), files: h.when(map_toolItemType(x.properties?.part?.tool), "file_change", h.editFiles(x.properties?.part?.state?.input)), query: h.when(map_toolItemType(x.properties?.part?.tool), "web_search", h.inputString(x.properties?.part?.state?.input, "query", "url")), data: x.properties?.part });
   cx.snapshot("command_output", x.properties?.part?.state?.metadata?.output, undefined);
   return true;
 }
 
-/** mappings/opencode.yaml:743 — event message.part.updated */
+/** mappings/opencode.yaml:762 — event message.part.updated */
 function r_step_start_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-start")) return false;
@@ -363,7 +370,7 @@ function r_step_start_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:754 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:773 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-finish")) return false;
@@ -375,7 +382,7 @@ function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updat
   return true;
 }
 
-/** mappings/opencode.yaml:772 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:791 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "patch")) return false;
@@ -385,7 +392,7 @@ function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:788 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:807 — event message.part.updated → runtime.warning */
 function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "retry")) return false;
@@ -395,7 +402,7 @@ function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:804 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:823 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "compaction")) return false;
@@ -408,7 +415,7 @@ function r_compaction_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:829 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:848 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.properties?.part?.type === "file" || x.properties?.part?.type === "subtask" || x.properties?.part?.type === "agent"))) return false;
@@ -421,7 +428,7 @@ function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:859 — event message.part.updated */
+/** mappings/opencode.yaml:878 — event message.part.updated */
 function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "snapshot")) return false;
@@ -430,7 +437,7 @@ function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:871 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:890 — event permission.asked → request.opened */
 function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -441,7 +448,7 @@ function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" 
   return true;
 }
 
-/** mappings/opencode.yaml:893 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:912 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -452,7 +459,7 @@ function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.up
   return true;
 }
 
-/** mappings/opencode.yaml:912 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:931 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -462,7 +469,7 @@ function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.a
   return true;
 }
 
-/** mappings/opencode.yaml:931 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:950 — event permission.replied → request.resolved */
 function r_permission_replied(m: Extract<EventMessage, { type: "permission.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -472,7 +479,7 @@ function r_permission_replied(m: Extract<EventMessage, { type: "permission.repli
   return true;
 }
 
-/** mappings/opencode.yaml:955 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:974 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -482,7 +489,7 @@ function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2
   return true;
 }
 
-/** mappings/opencode.yaml:974 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:993 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -494,7 +501,7 @@ function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:998 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1017 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -505,7 +512,7 @@ function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1022 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1041 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -546,29 +553,29 @@ export const table: SurfaceTable = {
   sources: { event: "opencode.event" },
   rows: {
     event: {
-      "session.created": [{ rule: "opencode#session-created", line: 104, run: r_session_created as (m: any, cx: RowContext) => boolean }],
-      "session.updated": [{ rule: "opencode#session-updated", line: 125, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
-      "session.deleted": [{ rule: "opencode#session-deleted", line: 140, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
-      "message.updated": [{ rule: "opencode#user-message", line: 166, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 203, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "session.status": [{ rule: "opencode#status-idle", line: 223, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 245, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 261, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
-      "session.idle": [{ rule: "opencode#session-idle", line: 271, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
-      "session.error": [{ rule: "opencode#session-error-aborted", line: 295, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 314, run: r_session_error as (m: any, cx: RowContext) => boolean }],
-      "session.compacted": [{ rule: "opencode#session-compacted", line: 338, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
-      "session.diff": [{ rule: "opencode#session-diff", line: 350, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
-      "todo.updated": [{ rule: "opencode#todo-updated", line: 377, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
-      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 393, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 417, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 443, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 479, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 514, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 539, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 592, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 630, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 659, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 689, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 713, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 743, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 754, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 772, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 788, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 804, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 829, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 859, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
-      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 409, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 559, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
-      "permission.asked": [{ rule: "opencode#permission-asked", line: 871, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 893, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 912, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.replied": [{ rule: "opencode#permission-replied", line: 931, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 955, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
-      "question.asked": [{ rule: "opencode#question-asked", line: 974, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.v2.asked": [{ rule: "opencode#question-asked", line: 974, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.replied": [{ rule: "opencode#question-replied", line: 998, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.v2.replied": [{ rule: "opencode#question-replied", line: 998, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.rejected": [{ rule: "opencode#question-rejected", line: 1022, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
-      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1022, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
+      "session.created": [{ rule: "opencode#session-created", line: 123, run: r_session_created as (m: any, cx: RowContext) => boolean }],
+      "session.updated": [{ rule: "opencode#session-updated", line: 144, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
+      "session.deleted": [{ rule: "opencode#session-deleted", line: 159, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
+      "message.updated": [{ rule: "opencode#user-message", line: 185, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 222, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "session.status": [{ rule: "opencode#status-idle", line: 242, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 264, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 280, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
+      "session.idle": [{ rule: "opencode#session-idle", line: 290, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
+      "session.error": [{ rule: "opencode#session-error-aborted", line: 314, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 333, run: r_session_error as (m: any, cx: RowContext) => boolean }],
+      "session.compacted": [{ rule: "opencode#session-compacted", line: 357, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
+      "session.diff": [{ rule: "opencode#session-diff", line: 369, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
+      "todo.updated": [{ rule: "opencode#todo-updated", line: 396, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
+      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 412, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 436, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 462, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 498, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 533, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 558, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 611, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 649, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 678, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 708, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 732, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 762, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 773, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 791, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 807, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 823, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 848, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 878, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
+      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 428, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 578, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
+      "permission.asked": [{ rule: "opencode#permission-asked", line: 890, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 912, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 931, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.replied": [{ rule: "opencode#permission-replied", line: 950, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 974, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
+      "question.asked": [{ rule: "opencode#question-asked", line: 993, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.v2.asked": [{ rule: "opencode#question-asked", line: 993, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.replied": [{ rule: "opencode#question-replied", line: 1017, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1017, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.rejected": [{ rule: "opencode#question-rejected", line: 1041, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
+      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1041, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -644,15 +651,15 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1047)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1050)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1053)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1056)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1059)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1062)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1065)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1068)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1071)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1066)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1069)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1072)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1075)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1078)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1081)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1084)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1087)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1090)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)"
   },
