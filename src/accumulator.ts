@@ -16,7 +16,6 @@
  * The snapshot shape is documented in docs/accumulator.md.
  */
 import type { CanonicalItemType, CanonicalRuntimeEventType, ProviderKind, ProviderRuntimeEventV2 } from "../generated/canonical.gen.js";
-import { INPUT_KEYS, MODE_KEYS, MODEL_KEYS, pick, RESULT_KEYS } from "./item-data.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -50,12 +49,26 @@ export interface ToolBlock extends BlockBase {
   status: ToolStatus;
   title?: string;
   detail?: string;
-  /** The tool's input when the item data carries one (input / rawInput / arguments / command). */
+  /** The canonical tool name (the item's `toolName`). */
+  toolName?: string;
+  /** The tool's input (the item's `input`). */
   input?: unknown;
-  /** The tool's result when the item data carries one (result / output / rawOutput / content). */
+  /** The tool's result (the item's `output`; a command's output goes to its terminal block instead). */
   result?: unknown;
-  /** The latest item data snapshot (provider-shaped, as the canonical event carried it). */
-  data?: unknown;
+  /** The tool's error message (the item's `error`). */
+  error?: string;
+  /** command_execution: the command, its working directory and exit code. */
+  command?: string;
+  cwd?: string;
+  exitCode?: number;
+  /** How long the tool ran, as the provider reports it. */
+  durationMs?: number;
+  /** mcp_tool_call: the MCP server. */
+  server?: string;
+  /** web_search: the query (or URL); image_view: the image's path or URL. */
+  query?: string;
+  path?: string;
+  url?: string;
   /** Streamed output of kind `unknown` for this tool. */
   output: string;
   /** Ids (blockId) of this tool's open permission/question requests. */
@@ -69,7 +82,8 @@ export interface TerminalBlock extends BlockBase {
   /** A terminal the client runs for the tool, referenced by id (ACP tool content `{type: "terminal", terminalId}`). */
   terminalId?: string;
 }
-export interface DiffFile { path: string; kind?: string; diff?: string; oldText?: string; newText?: string }
+/** One file of a file_change item (the item's `files`): `kind` is the change (add, update, delete, move). */
+export interface DiffFile { path: string; kind?: string; movePath?: string; diff?: string }
 export interface DiffBlock extends BlockBase {
   kind: "diff";
   /** "turn": the turn's cumulative diff (turn.diff.updated); "item": one file change. */
@@ -744,31 +758,10 @@ const DELTA_ITEM_TYPE: Record<string, CanonicalItemType> = {
 const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
 
 
-/** File diffs a file_change item's data carries, in the shapes canonical data has (changes[], content[] diff parts, input edit fields). */
-function diffFiles(data: any): DiffFile[] {
-  const out: DiffFile[] = [];
-  if (!data || typeof data !== "object") return out;
-  if (Array.isArray(data.changes)) {
-    for (const ch of data.changes) if (ch && typeof ch.path === "string") out.push(clean({ path: ch.path, kind: typeof ch.kind === "string" ? ch.kind : ch.kind?.type, diff: typeof ch.diff === "string" ? ch.diff : undefined }));
-  }
-  if (Array.isArray(data.content)) {
-    for (const part of data.content) if (part?.type === "diff" && typeof part.path === "string") out.push(clean({ path: part.path, oldText: part.oldText ?? undefined, newText: part.newText }));
-  }
-  const input = data.input ?? data.rawInput;
-  if (!out.length && input && typeof input === "object") {
-    const path = input.file_path ?? input.filePath ?? input.path;
-    if (typeof path === "string" && (typeof input.new_string === "string" || typeof input.content === "string" || typeof input.newString === "string")) {
-      out.push(clean({ path, oldText: input.old_string ?? input.oldString, newText: input.new_string ?? input.newString ?? input.content }));
-    }
-  }
-  return out;
-}
-
-/** The id of a terminal a tool's content references (`content: [{type: "terminal", terminalId}]`). */
-export function terminalRef(data: any): string | undefined {
-  if (!data || !Array.isArray(data.content)) return undefined;
-  for (const part of data.content) if (part?.type === "terminal" && typeof part.terminalId === "string") return part.terminalId;
-  return undefined;
+/** The item's canonical `files` as diff files. */
+function diffFiles(files: unknown): DiffFile[] {
+  if (!Array.isArray(files)) return [];
+  return files.filter((f) => f && typeof f.path === "string").map((f) => clean({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
 }
 
 function clean<T extends object>(o: T): T {
@@ -795,25 +788,27 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     if (b.kind === "tool") {
       if (p.title !== undefined) f.title = p.title;
       if (p.detail !== undefined) f.detail = p.detail;
-      if (p.data !== undefined) {
-        f.data = p.data;
-        const input = pick(p.data, INPUT_KEYS);
-        if (input !== undefined) f.input = input;
-        if (phase !== "started") {
-          const result = pick(p.data, RESULT_KEYS);
-          if (result !== undefined && result !== f.input) f.result = result;
-        }
+      for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) f[k] = p[k];
+      if (p.input !== undefined) f.input = p.input;
+      const isCommand = step.itemType === "command_execution";
+      if (p.output !== undefined && p.output !== null) {
+        if (isCommand && typeof p.output === "string") {
+          // The command's whole output: its terminal block shows it (what the deltas did not already stream).
+          const t = itemBlock(S, c, step, "terminal");
+          const have = t.chunks.text.join("");
+          if (p.output.startsWith(have)) { if (p.output.length > have.length) t.chunks.text.push(p.output.slice(have.length)); }
+          else if (phase === "completed") t.chunks.text.splice(0, t.chunks.text.length, p.output);
+        } else f.result = p.output;
       }
       const done = f.status === "completed" || f.status === "failed" || f.status === "declined";
       const next = p.status ? ITEM_TO_TOOL_STATUS[p.status] : phase === "completed" ? "completed" : "running";
       if (!(done && phase === "updated")) f.status = next ?? f.status;
-      const terminalId = terminalRef(p.data);
-      if (terminalId !== undefined) {
+      if (typeof p.terminalId === "string") {
         const t = itemBlock(S, c, step, "terminal");
-        t.fields.terminalId = terminalId;
+        t.fields.terminalId = p.terminalId;
       }
       if (step.itemType === "file_change") {
-        const files = diffFiles(p.data);
+        const files = diffFiles(p.files);
         if (files.length) {
           const d = itemBlock(S, c, step, "diff");
           d.fields.files = files;
@@ -821,8 +816,8 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
       }
     } else {
       if (b.kind === "text" && b.chunks.text.length === 0 && phase !== "updated") {
-        // A user message usually arrives whole in its item data, without deltas.
-        const t = userText(p.data, p.title);
+        // A user message usually arrives whole, without deltas.
+        const t = typeof p.text === "string" ? p.text : typeof p.title === "string" ? p.title : undefined;
         if (t !== undefined && f.role === "user") b.chunks.text.push(t);
       }
     }
@@ -833,16 +828,8 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
   };
 }
 
-function userText(data: any, title: unknown): string | undefined {
-  const c = data?.content ?? data?.message?.content;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) {
-    const t = c.map((x: any) => (typeof x?.text === "string" ? x.text : "")).filter(Boolean).join("\n");
-    if (t) return t;
-  }
-  if (typeof data?.text === "string") return data.text;
-  return typeof title === "string" ? title : undefined;
-}
+/** Typed item fields a tool block copies as they are. */
+const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
 
 function contentDelta(S: State, c: Ctx) {
   const { e, p } = c;
@@ -936,12 +923,10 @@ function parentStep(S: State, c: Ctx): StepState {
 // ───────────────────────────── side-channel records ─────────────────────────────
 
 
-function modeOf(config: any): { mode?: string; model?: string } {
+function modeOf(p: any): { mode?: string; model?: string } {
   const out: { mode?: string; model?: string } = {};
-  const m = pick(config, MODE_KEYS) ?? pick(config?.modes, ["currentModeId"]);
-  if (typeof m === "string") out.mode = m;
-  const model = pick(config, MODEL_KEYS) ?? pick(config?.models, ["currentModelId"]);
-  if (typeof model === "string") out.model = model;
+  if (typeof p.mode === "string") out.mode = p.mode;
+  if (typeof p.model === "string") out.model = p.model;
   return out;
 }
 
@@ -982,7 +967,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "session.configured": (S, c) => {
     const config = (c.p.config ?? {}) as Record<string, unknown>;
     Object.assign(c.session.config, config);
-    const { mode, model } = modeOf(config);
+    const { mode, model } = modeOf(c.p);
     if (mode === undefined && model === undefined) return;
     const t = S.turnOf(c, false);
     const step = S.syntheticStep(c, `${c.e.eventId}`, !!t);

@@ -534,7 +534,7 @@ export function outputText(x: unknown): string | undefined {
 }
 
 /** Only when `a` equals `b`: the value `v` (a typed field a row sets for one item type only). */
-export function when(a: unknown, b: unknown, v: unknown): unknown {
+export function when<T>(a: unknown, b: unknown, v: T): T | undefined {
   return a === b ? v : undefined;
 }
 

@@ -75,8 +75,8 @@ export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTex
           return;
         }
         for (const f of b.files) {
-          line(`${st.magenta("±")} ${f.path}${f.kind ? st.dim(` (${f.kind})`) : ""}`);
-          const lines = f.diff ?? [...textLines(f.oldText).map((x) => "-" + x), ...textLines(f.newText).map((x) => "+" + x)].join("\n");
+          line(`${st.magenta("±")} ${f.path}${f.kind ? st.dim(` (${f.kind}${f.movePath ? ` → ${f.movePath}` : ""})`) : ""}`);
+          const lines = f.diff ?? "";
           for (const l of clipLines(lines, maxLines)) out.push(pad + st.dim("  │ ") + (l.startsWith("+") ? st.green(l) : l.startsWith("-") ? st.red(l) : l.startsWith("@@") ? st.cyan(l) : l));
         }
         if (b.output) body(b.output, st.dim);
