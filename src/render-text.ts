@@ -62,6 +62,8 @@ export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTex
         const waiting = b.awaitingRequests.length ? st.yellow(" awaiting approval") : "";
         line(`${st.magenta(icon)} ${st.bold(oneLine(b.title ?? b.itemType))}${kind} ${status(b.status)}${waiting}`);
         if (b.detail) body(b.detail, st.dim);
+        // a command's output and error are its terminal's text; other tools show their error here
+        if (b.error && b.itemType !== "command_execution" && b.error !== b.detail) body(b.error, st.dim);
         if (b.output) body(b.output);
         return;
       }

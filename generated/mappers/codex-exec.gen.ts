@@ -87,11 +87,11 @@ function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: 
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item, text: x.item?.text, command: x.item?.command, output: h.str(x.item?.aggregated_output), exitCode: h.num(x.item?.exit_code), files: h.codexFiles(x.item?.changes), toolName: x.item?.tool, server: x.item?.server, input: x.item?.arguments, error: x.item?.error?.message, query: x.item?.query });
   return true;
 }
 
-/** mappings/codex-exec.yaml:244 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:254 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -104,18 +104,18 @@ function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated
   return true;
 }
 
-/** mappings/codex-exec.yaml:277 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:287 — event item.updated → item.started, item.updated */
 function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "open", undefined, "item.id", true, "turn");
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
-  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status, "inProgress"), title: h.itemTitle(x.item), data: x.item });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item, text: x.item?.text, command: x.item?.command, output: h.str(x.item?.aggregated_output), exitCode: h.num(x.item?.exit_code), files: h.codexFiles(x.item?.changes), toolName: x.item?.tool, server: x.item?.server, input: x.item?.arguments, error: x.item?.error?.message, query: x.item?.query });
+  if (!cx.isStale("item")) cx.emit("item.updated", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status, "inProgress"), title: h.itemTitle(x.item), data: x.item, text: x.item?.text, command: x.item?.command, output: h.str(x.item?.aggregated_output), exitCode: h.num(x.item?.exit_code), files: h.codexFiles(x.item?.changes), toolName: x.item?.tool, server: x.item?.server, input: x.item?.arguments, error: x.item?.error?.message, query: x.item?.query });
   return true;
 }
 
-/** mappings/codex-exec.yaml:309 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:339 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "agent_message")) return false;
@@ -124,11 +124,11 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.c
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   if (!cx.isStale("item") && x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "assistant_text", delta: x.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item, text: x.item?.text });
   return true;
 }
 
-/** mappings/codex-exec.yaml:355 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:386 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "reasoning")) return false;
@@ -137,11 +137,11 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.compl
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item") && x.item?.text != null && x?.item?.text !== "") cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 0, delta: x.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item, text: x.item?.text });
   return true;
 }
 
-/** mappings/codex-exec.yaml:390 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:422 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "command_execution")) return false;
@@ -150,11 +150,11 @@ function r_item_completed_command_execution(m: Extract<EventMessage, { type: "it
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x.item) });
   if (!cx.isStale("item") && x.item?.aggregated_output != null && x?.item?.aggregated_output !== "") cx.emit("content.delta", { streamKind: "command_output", delta: x.item?.aggregated_output });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item, command: x.item?.command, output: h.str(x.item?.aggregated_output), exitCode: h.num(x.item?.exit_code) });
   return true;
 }
 
-/** mappings/codex-exec.yaml:437 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:472 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "mcp_tool_call")) return false;
@@ -162,11 +162,11 @@ function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.c
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), detail: x.item?.error?.message, data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), detail: x.item?.error?.message, data: x.item, toolName: x.item?.tool, server: x.item?.server, input: x.item?.arguments, output: x.item?.result, error: x.item?.error?.message });
   return true;
 }
 
-/** mappings/codex-exec.yaml:471 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:511 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -179,7 +179,7 @@ function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:503 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:543 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "error")) return false;
@@ -187,18 +187,18 @@ function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
   cx.emit("runtime.error", { class: "provider_error", message: x.item?.message, detail: x.item });
-  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "error", status: "failed", detail: x.item?.message, data: x.item });
+  if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "error", status: "failed", detail: x.item?.message, data: x.item, text: x.item?.message });
   return true;
 }
 
-/** mappings/codex-exec.yaml:537 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:578 — event item.completed → item.started, item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true, "turn");
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_itemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_itemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item, text: x.item?.text, command: x.item?.command, output: h.str(x.item?.aggregated_output), exitCode: h.num(x.item?.exit_code), files: h.codexFiles(x.item?.changes), toolName: x.item?.tool, server: x.item?.server, input: x.item?.arguments, error: x.item?.error?.message, query: x.item?.query });
   return true;
 }
 
@@ -230,8 +230,8 @@ export const table: SurfaceTable = {
       "turn.failed": [{ rule: "codex-exec#turn-failed", line: 130, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
       "error": [{ rule: "codex-exec#error", line: 163, run: r_error as (m: any, cx: RowContext) => boolean }],
       "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 184, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 209, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 244, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 277, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
-      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 309, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 355, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 390, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 437, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 471, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 503, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 537, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
+      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 254, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 287, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
+      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 339, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 386, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 422, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 472, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 511, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 543, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 578, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

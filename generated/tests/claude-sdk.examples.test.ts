@@ -76,184 +76,184 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("user-replay #1 (mappings/claude-sdk.yaml:528)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"isReplay":true,"uuid":"u9","session_id":"s1"}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Hi"}},{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}}]);
   });
-  it("user-tool-result #1 (mappings/claude-sdk.yaml:568)", () => {
+  it("user-tool-result #1 (mappings/claude-sdk.yaml:567)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","data":{"content":"a.txt"}}}]);
   });
-  it("user-tool-result #2 (mappings/claude-sdk.yaml:574)", () => {
+  it("user-tool-result #2 (mappings/claude-sdk.yaml:573)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls"}}]);
   });
-  it("user-tool-result #3 (mappings/claude-sdk.yaml:581)", () => {
-    check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"cat x"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Exit code 1\nno such file","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","detail":"Exit code 1\nno such file"}}]);
+  it("user-tool-result #3 (mappings/claude-sdk.yaml:580)", () => {
+    check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"cat x"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Exit code 1\nno such file","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","output":"Exit code 1\nno such file","error":"Exit code 1\nno such file"}}]);
   });
-  it("user-tool-result #4 (mappings/claude-sdk.yaml:587)", () => {
-    check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a"}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"},{"type":"tool_result","tool_use_id":"toolu_2","content":"boom","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","detail":"boom"}}]);
+  it("user-tool-result #4 (mappings/claude-sdk.yaml:586)", () => {
+    check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a"}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"},{"type":"tool_result","tool_use_id":"toolu_2","content":"boom","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","error":"boom"}}]);
   });
-  it("user-tool-result #5 (mappings/claude-sdk.yaml:594)", () => {
+  it("user-tool-result #5 (mappings/claude-sdk.yaml:593)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":[{"type":"text","text":"ok"}]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}}]);
   });
-  it("user-message #1 (mappings/claude-sdk.yaml:617)", () => {
+  it("user-message #1 (mappings/claude-sdk.yaml:616)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"Remember the number 42."},"parent_tool_use_id":null,"session_id":""}}, [{"type":"turn.started","ids":["turn"],"payload":{}},{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"user_message","status":"inProgress","title":"Remember the number 42."}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"user_message","status":"completed","data":{"content":"Remember the number 42."}}}]);
   });
-  it("user-message #2 (mappings/claude-sdk.yaml:623)", () => {
+  it("user-message #2 (mappings/claude-sdk.yaml:622)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Wait."},"parent_tool_use_id":null,"session_id":""}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"user_message","title":"[Request interrupted by user for tool use]"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("assistant-no-more-blocks #1 (mappings/claude-sdk.yaml:636)", () => {
+  it("assistant-no-more-blocks #1 (mappings/claude-sdk.yaml:635)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[]},"parent_tool_use_id":null,"agentnormBlock":1,"uuid":"u1","session_id":"s1"}}, []);
   });
-  it("assistant-text #1 (mappings/claude-sdk.yaml:669)", () => {
+  it("assistant-text #1 (mappings/claude-sdk.yaml:668)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Noted: 42."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"Noted: 42."}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Noted: 42."}}}]);
   });
-  it("assistant-text #2 (mappings/claude-sdk.yaml:677)", () => {
+  it("assistant-text #2 (mappings/claude-sdk.yaml:676)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"text","text":"4"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"4"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","data":{"text":"4"}}}]);
   });
-  it("assistant-text #3 (mappings/claude-sdk.yaml:683)", () => {
+  it("assistant-text #3 (mappings/claude-sdk.yaml:682)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"u4","content":[{"type":"text","text":"API Error: 500"}]},"parent_tool_use_id":null,"error":"unknown","uuid":"u4","session_id":"s1"}}, [{"type":"item.started"},{"type":"content.delta","payload":{"delta":"API Error: 500"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"unknown","data":{"error":"unknown"}}}]);
   });
-  it("assistant-thinking #1 (mappings/claude-sdk.yaml:715)", () => {
+  it("assistant-thinking #1 (mappings/claude-sdk.yaml:714)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Think."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-thinking #2 (mappings/claude-sdk.yaml:721)", () => {
+  it("assistant-thinking #2 (mappings/claude-sdk.yaml:720)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_7","content":[{"type":"thinking","thinking":"Plan."},{"type":"text","text":"Listing."},{"type":"tool_use","id":"toolu_7","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u7","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Plan."}},{"type":"item.completed","payload":{"itemType":"reasoning"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Listing."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Listing."}}},{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("assistant-thinking #3 (mappings/claude-sdk.yaml:730)", () => {
+  it("assistant-thinking #3 (mappings/claude-sdk.yaml:729)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Think."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:778)", () => {
+  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:777)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls -la","data":{"name":"Bash"}}}]);
   });
-  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:781)", () => {
+  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:780)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Edit","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/w/a.py","old_string":"a","new_string":"b"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","title":"/w/a.py"}}]);
   });
-  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:787)", () => {
+  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:786)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_2","name":"mcp__docs__search","input":{"q":"x"}}]},"parent_tool_use_id":"toolu_0","uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"mcp_tool_call"}}]);
   });
-  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:812)", () => {
+  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:811)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("assistant-other #1 (mappings/claude-sdk.yaml:836)", () => {
+  it("assistant-other #1 (mappings/claude-sdk.yaml:835)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"compaction","content":"summary"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"context_compaction"}},{"type":"item.completed","payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("stream-message-start #1 (mappings/claude-sdk.yaml:848)", () => {
+  it("stream-message-start #1 (mappings/claude-sdk.yaml:847)", () => {
     check([], {"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-message-delta #1 (mappings/claude-sdk.yaml:863)", () => {
+  it("stream-message-delta #1 (mappings/claude-sdk.yaml:862)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":3,"output_tokens":10}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"thread.token-usage.updated","payload":{"usage":{"messageId":"msg_1","stopReason":"end_turn","usage":{"output_tokens":10}}}}]);
   });
-  it("stream-message-stop #1 (mappings/claude-sdk.yaml:875)", () => {
+  it("stream-message-stop #1 (mappings/claude-sdk.yaml:874)", () => {
     check([], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:899)", () => {
+  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:898)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"Bash"}}]);
   });
-  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:903)", () => {
+  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:902)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"TodoWrite","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"plan"}}]);
   });
-  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:906)", () => {
+  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:905)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_3","name":"Task","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:927)", () => {
+  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:926)", () => {
     check([{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("stream-block-start #1 (mappings/claude-sdk.yaml:950)", () => {
+  it("stream-block-start #1 (mappings/claude-sdk.yaml:949)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("stream-block-start #2 (mappings/claude-sdk.yaml:954)", () => {
+  it("stream-block-start #2 (mappings/claude-sdk.yaml:953)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"reasoning"}}]);
   });
-  it("stream-text-delta #1 (mappings/claude-sdk.yaml:971)", () => {
+  it("stream-text-delta #1 (mappings/claude-sdk.yaml:970)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:990)", () => {
+  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:989)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hm"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_text","delta":"Hm"}}]);
   });
-  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1006)", () => {
+  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1005)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1028)", () => {
+  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1027)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"l"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"partialJson":"{\"command\": \"l"}}}]);
   });
-  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1034)", () => {
+  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1033)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": "}},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"ls\"}"}},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"partialJson":"\"ls\"}","input":{"command":"ls"}}}}]);
   });
-  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1061)", () => {
+  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1060)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"reasoning","data":{"type":"signature_delta","signature":"c2ln"}}}]);
   });
-  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1067)", () => {
+  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1066)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"cited_text":"x"}}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","payload":{"itemType":"assistant_message","data":{"type":"citations_delta"}}}]);
   });
-  it("stream-block-stop #1 (mappings/claude-sdk.yaml:1092)", () => {
+  it("stream-block-stop #1 (mappings/claude-sdk.yaml:1091)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
   });
-  it("stream-block-stop #2 (mappings/claude-sdk.yaml:1099)", () => {
+  it("stream-block-stop #2 (mappings/claude-sdk.yaml:1098)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("tool-progress #1 (mappings/claude-sdk.yaml:1117)", () => {
+  it("tool-progress #1 (mappings/claude-sdk.yaml:1116)", () => {
     check([], {"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":12,"uuid":"u1","session_id":"s1"}, [{"type":"tool.progress","ids":["item"],"payload":{"toolUseId":"toolu_1","toolName":"Bash","elapsedSeconds":12}}]);
   });
-  it("tool-use-summary #1 (mappings/claude-sdk.yaml:1130)", () => {
+  it("tool-use-summary #1 (mappings/claude-sdk.yaml:1129)", () => {
     check([], {"type":"tool_use_summary","summary":"Read 2 files","preceding_tool_use_ids":["toolu_1","toolu_2"],"uuid":"u1","session_id":"s1"}, [{"type":"tool.summary","payload":{"summary":"Read 2 files","precedingToolUseIds":["toolu_1","toolu_2"]}}]);
   });
-  it("auth-status #1 (mappings/claude-sdk.yaml:1142)", () => {
+  it("auth-status #1 (mappings/claude-sdk.yaml:1141)", () => {
     check([], {"type":"auth_status","isAuthenticating":true,"output":["Opening browser…"],"uuid":"u1","session_id":"s1"}, [{"type":"auth.status","payload":{"isAuthenticating":true,"output":["Opening browser…"]}}]);
   });
-  it("rate-limit-event #1 (mappings/claude-sdk.yaml:1154)", () => {
+  it("rate-limit-event #1 (mappings/claude-sdk.yaml:1153)", () => {
     check([], {"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"five_hour","utilization":0.9},"uuid":"u1","session_id":"s1"}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"status":"allowed_warning","utilization":0.9}}}]);
   });
-  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:1167)", () => {
+  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:1166)", () => {
     check([], {"type":"prompt_suggestion","suggestion":"Run the tests","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"promptSuggestion":"Run the tests"}}}]);
   });
-  it("permission-request #1 (mappings/claude-sdk.yaml:1192)", () => {
+  it("permission-request #1 (mappings/claude-sdk.yaml:1191)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm README.md"},"options":{"suggestions":[],"blockedPath":"/w/README.md","toolUseID":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"toolName":"Bash","input":{"command":"rm README.md"}}}}]);
   });
-  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1195)", () => {
+  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1194)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"decisionReason":"rm is not allowed by the rules","toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"command_execution_approval","detail":"rm is not allowed by the rules"}}]);
   });
-  it("permission-request #3 (mappings/claude-sdk.yaml:1199)", () => {
+  it("permission-request #3 (mappings/claude-sdk.yaml:1198)", () => {
     check([], {"toolName":"Write","input":{"file_path":"/w/a.py","content":""},"options":{"blockedPath":"/w/a.py","toolUseID":"toolu_2"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval","detail":"/w/a.py"}}]);
   });
-  it("permission-request #4 (mappings/claude-sdk.yaml:1202)", () => {
+  it("permission-request #4 (mappings/claude-sdk.yaml:1201)", () => {
     check([], {"toolName":"AskUserQuestion","input":{"questions":[]},"options":{"toolUseID":"toolu_3"}}, [{"type":"request.opened","payload":{"requestType":"tool_user_input"}}]);
   });
-  it("permission-request #5 (mappings/claude-sdk.yaml:1205)", () => {
+  it("permission-request #5 (mappings/claude-sdk.yaml:1204)", () => {
     check([], {"toolName":"Read","input":{"file_path":"/etc/passwd"},"options":{"toolUseID":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"unknown"}}]);
   });
-  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1208)", () => {
+  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1207)", () => {
     check([], {"toolName":"mcp__github__create_issue","input":{"title":"x"},"options":{"toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"unknown","args":{"toolName":"mcp__github__create_issue"}}}]);
   });
-  it("permission-allow #1 (mappings/claude-sdk.yaml:1231)", () => {
+  it("permission-allow #1 (mappings/claude-sdk.yaml:1230)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1"}}], {"behavior":"allow","updatedInput":{"command":"ls"}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"command_execution_approval","decision":"allow","resolution":{"behavior":"allow"}}}]);
   });
-  it("permission-allow #2 (mappings/claude-sdk.yaml:1236)", () => {
+  it("permission-allow #2 (mappings/claude-sdk.yaml:1235)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1261)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1260)", () => {
     check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:1289)", () => {
+  it("permission-deny #1 (mappings/claude-sdk.yaml:1288)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"deny","resolution":{"message":"The user declined."}}}]);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:1302)", () => {
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:1301)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1324)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1323)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1336)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1335)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:1350)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:1349)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1372)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1371)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"deny","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:1397)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:1396)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:1412)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:1411)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:1429)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:1428)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });
