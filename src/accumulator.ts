@@ -796,8 +796,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
           // The command's whole output: its terminal block shows it (what the deltas did not already stream).
           const t = itemBlock(S, c, step, "terminal");
           const have = t.chunks.text.join("");
-          if (p.output.startsWith(have)) { if (p.output.length > have.length) t.chunks.text.push(p.output.slice(have.length)); }
-          else if (phase === "completed") t.chunks.text.splice(0, t.chunks.text.length, p.output);
+          if (p.output.length > have.length && p.output.startsWith(have)) t.chunks.text.push(p.output.slice(have.length));
         } else f.result = p.output;
       }
       const done = f.status === "completed" || f.status === "failed" || f.status === "declined";

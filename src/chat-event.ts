@@ -71,7 +71,7 @@ export interface ChatEvent {
 
 // ───────────────────────────── projection ─────────────────────────────
 
-interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean; turnId?: string }
+interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean; turnId?: string; streamed?: string }
 /** `turnId`: the event's turn — its own, else its item's, else the session's open turn (as the accumulator groups). */
 interface P { e: CanonicalEvent; p: any; turnId?: string; items: Map<string, ItemInfo>; out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[] }
 
@@ -151,6 +151,14 @@ function item(phase: "started" | "updated" | "completed") {
     if (p.input !== undefined) tool.input = p.input;
     if (phase !== "started" && p.output !== undefined && p.output !== null) tool.result = p.output;
     x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
+    if (info.itemType === "command_execution" && typeof p.output === "string") {
+      // the command's whole output: the part its terminal deltas did not carry, as one more terminal delta
+      const have = info.streamed ?? "";
+      if (p.output.length > have.length && p.output.startsWith(have)) {
+        x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "delta", kind: "terminal", text: p.output.slice(have.length) });
+        info.streamed = p.output;
+      }
+    }
     if (typeof p.terminalId === "string") x.out.push({ ...ids(x), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId: p.terminalId });
     if (info.itemType === "file_change") {
       const files = diffFiles(p.files);
@@ -244,6 +252,7 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
     const step = e.itemId ?? `${x.turnId ?? e.sessionId}:stream:${p.streamKind}`;
     const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${step}:${k.suffix}`, phase: "delta", kind: k.kind, text: p.delta };
     if (k.kind === "text") rec.role = info?.itemType === "user_message" ? "user" : "assistant";
+    if (k.kind === "terminal" && info) info.streamed = (info.streamed ?? "") + p.delta;
     if ((k.kind === "terminal" || k.kind === "diff" || k.kind === "tool") && e.itemId) { rec.toolCallId = e.itemId; if (k.kind !== "tool") rec.parentId = e.itemId; }
     x.out.push(rec);
   },
