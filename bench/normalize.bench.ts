@@ -19,8 +19,8 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalizer.js";
-import { createAccumulator } from "../src/accumulator.js";
+import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { createAccumulator } from "../src/render/accumulator.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const args = process.argv.slice(2);

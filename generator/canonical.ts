@@ -19,7 +19,14 @@ export interface CanonicalModel {
   eventTypes: string[];
   payloads: Record<string, any>; // event type → JSON Schema (with #/enums|#/defs|#/ids refs)
   envelope: { required: string[]; properties: Record<string, any> };
+  /** role → id kind, envelope field, providerRefs field. */
+  roles: Record<string, { id: string; field?: string; ref?: string }>;
+  /** entity → its lifecycle: opening, body and ending event types, and the tables' default guards. */
+  lifecycle: Record<string, LifecycleEntity>;
 }
+
+export type GuardKind = "once" | "open" | "notStale";
+export interface LifecycleEntity { role: string; opens: string[]; body: string[]; ends: string[]; guards: Record<string, GuardKind> }
 
 const REF = /^#\/(enums|defs|ids)\/(.+)$/;
 
@@ -34,8 +41,21 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
   if (ds.length) return { diagnostics: ds };
   const model: CanonicalModel = {
     file, src, version: v.version ?? 1, ids: v.ids, enums: v.enums, defs: mergeVariants(v.defs ?? {}), eventTypes: v.eventTypes,
-    payloads: v.payloads, envelope: v.envelope,
+    payloads: v.payloads, envelope: v.envelope, roles: v.roles ?? {},
+    lifecycle: Object.fromEntries(Object.entries<any>(v.lifecycle ?? {}).map(([k, l]) => [k, { role: l.role, opens: l.opens ?? [], body: l.body ?? [], ends: l.ends ?? [], guards: l.guards ?? {} }])),
   };
+  // The lifecycle names event types of the model, roles of `roles`, and guards from its own vocabulary.
+  for (const [name, l] of Object.entries(model.lifecycle)) {
+    if (!(l.role in model.roles)) ds.push(src.diag(["lifecycle", name, "role"], "E106", `unknown role "${l.role}" (roles: ${Object.keys(model.roles).join(", ")})`));
+    for (const part of ["opens", "body", "ends"] as const) {
+      l[part].forEach((t, i) => { if (!(t in model.payloads)) ds.push(src.diag(["lifecycle", name, part, i], "E107", `unknown event type "${t}"`)); });
+    }
+    for (const [t, g] of Object.entries(l.guards)) {
+      if (![...l.opens, ...l.body, ...l.ends].includes(t)) ds.push(src.diag(["lifecycle", name, "guards", t], "E107", `guard for "${t}", which is not an event of the ${name} lifecycle`));
+      if (!["once", "open", "notStale"].includes(g)) ds.push(src.diag(["lifecycle", name, "guards", t], "E108", `unknown guard "${g}" (once, open, notStale)`));
+    }
+  }
+  for (const [role, r] of Object.entries(model.roles)) if (!(r.id in model.ids)) ds.push(src.diag(["roles", role, "id"], "E106", `unknown id kind "${r.id}"`));
   // A def with `variants` is a union discriminated on one property: each variant names the values it takes.
   for (const [name, d] of Object.entries<any>(v.defs ?? {})) {
     if (!d.variants) continue;

@@ -3,7 +3,7 @@
  * by kind and method. Built with ts-morph (structures for declarations, writer text for bodies).
  */
 import { Project, VariableDeclarationKind, type SourceFile } from "ts-morph";
-import type { Cond, Expr, ReplayIR, RowIR, TableIR } from "./tables.ts";
+import type { Cond, Expr, RowIR, StepIR, TableIR } from "./tables.ts";
 import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -49,16 +49,16 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "id":
       return `cx.id(${lit(e.role)})`;
     case "join":
-      return `h.joinKey(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+      return `joinKey(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
   }
 }
 
-function condCode(c: Cond): string {
+function condCode(c: Cond, scope: Set<string> = new Set()): string {
   switch (c.k) {
-    case "eq": return `${exprCode(c.path, new Set())} === ${lit(c.value)}`;
-    case "not": return `${exprCode(c.path, new Set())} !== ${lit(c.value)}`;
-    case "in": return `(${c.values.map((v) => `${exprCode(c.path, new Set())} === ${lit(v)}`).join(" || ")})`;
-    case "exists": return c.exists ? `${exprCode(c.path, new Set())} != null` : `${exprCode(c.path, new Set())} == null`;
+    case "eq": return `${exprCode(c.path, scope)} === ${lit(c.value)}`;
+    case "not": return `${exprCode(c.path, scope)} !== ${lit(c.value)}`;
+    case "in": return `(${c.values.map((v) => `${exprCode(c.path, scope)} === ${lit(v)}`).join(" || ")})`;
+    case "exists": return c.exists ? `${exprCode(c.path, scope)} != null` : `${exprCode(c.path, scope)} == null`;
     case "state": {
       const role = lit(c.role);
       return { new: `cx.isNew(${role})`, open: `cx.wasOpen(${role})`, notOpen: `!cx.wasOpen(${role})`, stale: `cx.isStale(${role})`, notStale: `!cx.isStale(${role})` }[c.test];
@@ -66,18 +66,42 @@ function condCode(c: Cond): string {
   }
 }
 
-function replayCode(steps: ReplayIR[], scope: Set<string>, indent: string): string[] {
+function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent: string): string[] {
   const out: string[] = [];
+  const guarded = (cond: Cond[], call: string) => `${indent}${cond.length ? `if (${cond.map((c) => condCode(c, scope)).join(" && ")}) ` : ""}${call}`;
   for (const s of steps) {
-    if (s.k === "each") {
-      const inner = new Set(scope).add(s.as);
-      out.push(`${indent}for (const s_${s.as} of arr(${exprCode(s.each, scope)})) {`);
-      out.push(...replayCode(s.steps, inner, indent + "  "));
-      out.push(`${indent}}`);
-    } else if (s.k === "message") {
-      out.push(s.surface ? `${indent}cx.delegate(${lit(s.surface)}, ${exprCode(s.message, scope)});` : `${indent}cx.replay(${exprCode(s.message, scope)});`);
-    } else {
-      out.push(`${indent}cx.replay({ method: ${lit(s.method)}, params: ${s.params ? exprCode(s.params, scope) : "{}"} });`);
+    switch (s.k) {
+      case "emit":
+        out.push(guarded(s.cond, `cx.emit(${lit(s.type)}, ${exprCode(s.payload, scope)});`));
+        break;
+      case "snapshot":
+        out.push(guarded(s.cond, s.snap.text
+          ? `cx.snapshot(${lit(s.snap.stream)}, ${exprCode(s.snap.text, scope)}, undefined);`
+          : `cx.snapshotParts(${lit(s.snap.stream)}, ${exprCode(s.snap.parts!, scope)});`));
+        break;
+      case "set":
+        out.push(guarded(s.cond, `cx.setVar([${s.key.map((k) => exprCode(k, scope)).join(", ")}], ${exprCode(s.value, scope)});`));
+        break;
+      case "closeOpen":
+        out.push(`${indent}cx.closeOpen(${lit(s.status)}, ${lit(s.detail)}${s.completes?.length ? `, [${s.completes.map(lit).join(", ")}]` : ""});`);
+        break;
+      case "dispatch":
+        // raw original: the events keep the input line as raw, the target's input wrappers run (cx.delegate);
+        // raw dispatched: the dispatched message is the raw payload (cx.replay).
+        out.push(s.raw === "original"
+          ? `${indent}cx.delegate(${lit(s.surface ?? surface)}, ${exprCode(s.message, scope)});`
+          : `${indent}cx.replay(${exprCode(s.message, scope)}${s.surface ? `, ${lit(s.surface)}` : ""});`);
+        break;
+      case "each": {
+        const inner = new Set(scope).add(s.as);
+        if (s.index) inner.add(s.index);
+        out.push(s.index
+          ? `${indent}for (const [s_${s.index}, s_${s.as}] of arr(${exprCode(s.each, scope)}).entries()) {`
+          : `${indent}for (const s_${s.as} of arr(${exprCode(s.each, scope)})) {`);
+        out.push(...stepsCode(s.steps, surface, inner, indent + "  "));
+        out.push(`${indent}}`);
+        break;
+      }
     }
   }
   return out;
@@ -95,9 +119,9 @@ const MESSAGE_TYPE: Record<string, string> = {
 /** Kind → the name of its generated upstream message type. */
 export type UpstreamTypeNames = Record<string, string | undefined>;
 
-export function rowBody(r: RowIR): string {
+export function rowBody(r: RowIR, surface: string): string {
   const lines: string[] = ["const x: any = m;"];
-  if (r.when.length) lines.push(`if (!(${r.when.map(condCode).join(" && ")})) return false;`);
+  if (r.when.length) lines.push(`if (!(${r.when.map((c) => condCode(c)).join(" && ")})) return false;`);
   if (r.hold) {
     // A hold row: claims the message (held until the variable is set) only while the variable is unset.
     lines.push(`return cx.hold([${r.hold.map((k) => exprCode(k, new Set())).join(", ")}]);`);
@@ -107,24 +131,7 @@ export function rowBody(r: RowIR): string {
     const value = id.path ? exprCode(id.path, new Set()) : "undefined";
     lines.push(`cx.ref(${lit(id.role)}, ${value}, ${lit(id.op)}, ${lit(id.space)}, ${lit(id.field)}, ${id.required}${id.scope ? `, ${lit(id.scope)}` : ""});`);
   }
-  for (const v of r.set) {
-    const call = `cx.setVar([${v.key.map((k) => exprCode(k, new Set())).join(", ")}], ${exprCode(v.value, new Set())});`;
-    lines.push(v.cond.length ? `if (${v.cond.map(condCode).join(" && ")}) ${call}` : call);
-  }
-  for (const s of r.snapshot) {
-    if (s.text) lines.push(`cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);`);
-    else lines.push(`cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`);
-  }
-  if (r.closeOpen) lines.push(`cx.closeOpen(${lit(r.closeOpen.status)}, ${lit(r.closeOpen.detail)}${r.closeOpen.completes?.length ? `, [${r.closeOpen.completes.map(lit).join(", ")}]` : ""});`);
-  for (const e of r.emit) {
-    const s = e.snapshot;
-    const call = s
-      ? s.text ? `cx.snapshot(${lit(s.stream)}, ${exprCode(s.text, new Set())}, undefined);` : `cx.snapshotParts(${lit(s.stream)}, ${exprCode(s.parts!, new Set())}, ${lit(s.index)});`
-      : `cx.emit(${lit(e.type)}, ${exprCode(e.payload, new Set())});`;
-    lines.push(e.cond.length ? `if (${e.cond.map(condCode).join(" && ")}) ${call}` : call);
-  }
-  lines.push(...replayCode(r.replay, new Set(), ""));
-  if (r.delegate) lines.push(`cx.delegate(${lit(r.delegate.surface)}, ${exprCode(r.delegate.message, new Set())});`);
+  lines.push(...stepsCode(r.steps, surface, new Set(), ""));
   lines.push("return true;");
   return lines.join("\n");
 }
@@ -132,9 +139,9 @@ export function rowBody(r: RowIR): string {
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
   const project = new Project({ useInMemoryFileSystem: true });
   const sf: SourceFile = project.createSourceFile(`${t.surface}.gen.ts`, "", { overwrite: true });
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["InputMatch", "RowContext", "SurfaceTable"] : ["RowContext", "SurfaceTable"] });
   sf.addImportDeclaration({ moduleSpecifier: "../../src/helpers.js", namespaceImport: "h" });
-  sf.addImportDeclaration({ moduleSpecifier: "../../src/row-util.js", namedImports: ["arr"] });
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["arr", "joinKey"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.
@@ -181,10 +188,10 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     const methodType = r.kind === "response" || r.kind === "clientResponse" || r.methods.length !== 1 || r.methods[0] === "*" ? kindType(r.kind) : `Extract<${kindType(r.kind)}, { ${IDENT.test(tag) ? tag : lit(tag)}: ${lit(r.methods[0])} }>`;
     sf.addFunction({
       name: fnName(r.rule),
-      docs: [`${t.file}:${r.line} — ${r.kind} ${r.methods.join(", ")}${r.emit.length ? " → " + r.emit.map((e) => e.type).join(", ") : ""}${r.description ? `\n${r.description}` : ""}`],
+      docs: [`${t.file}:${r.line} — ${r.kind} ${r.methods.join(", ")}${emittedTypes(r.steps).length ? " → " + emittedTypes(r.steps).join(", ") : ""}${r.description ? `\n${r.description}` : ""}`],
       parameters: [{ name: "m", type: methodType }, { name: "cx", type: "RowContext" }],
       returnType: "boolean",
-      statements: rowBody(r),
+      statements: rowBody(r, t.surface),
     });
   }
 
@@ -209,7 +216,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   if (t.input.length) {
     const body = ["const x: any = line;"];
     for (const w of t.input) {
-      const cond = w.when.length ? w.when.map(condCode).join(" && ") : "true";
+      const cond = w.when.length ? w.when.map((c) => condCode(c)).join(" && ") : "true";
       const meta = w.meta.length ? `, meta: { ${w.meta.map(([k, e]) => `${IDENT.test(k) ? k : lit(k)}: ${exprCode(e, new Set())}`).join(", ")} }` : "";
       body.push(`// ${t.file}:${w.line} — input wrapper "${w.name}"`);
       body.push(w.ignore
@@ -249,4 +256,12 @@ ${reasons}
   });
   sf.formatText({ indentSize: 2, convertTabsToSpaces: true });
   return `${header}\n${sf.getFullText()}`;
+}
+
+/** The event types a row's steps emit (in order, once each; nested each steps included). */
+export function emittedTypes(steps: StepIR[]): string[] {
+  const out: string[] = [];
+  const walk = (ss: StepIR[]) => { for (const s of ss) { if (s.k === "emit" && !out.includes(s.type)) out.push(s.type); else if (s.k === "each") walk(s.steps); } };
+  walk(steps);
+  return out;
 }

@@ -4,7 +4,7 @@
  */
 import { compile } from "json-schema-to-typescript";
 import type { CanonicalModel } from "./canonical.ts";
-import type { TableIR } from "./tables.ts";
+import type { RowIR, StepIR, TableIR } from "./tables.ts";
 import type { UpstreamSchemas } from "./upstream.ts";
 import type { UpstreamTypeNames } from "./emit-mapper.ts";
 
@@ -122,6 +122,7 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
     canonicalEventTypes: model.eventTypes,
     surfaces: {},
   };
+  const reach = reachableTypes(tables);
   for (const t of [...tables].sort((a, b) => a.surface.localeCompare(b.surface))) {
     const kinds: Compatibility["surfaces"][string]["kinds"] = {};
     const events: Record<string, Set<string>> = {};
@@ -129,14 +130,14 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
       const methods: Record<string, any> = {};
       const rows = t.rows.filter((r) => r.kind === k.kind);
       for (const r of rows) {
-        const types = [...new Set([...r.emit.map((e) => e.type), ...(r.snapshot.length ? ["content.delta"] : [])])];
+        const types = [...reach(t, r)];
         for (const m of r.methods) {
           const entry = (methods[m] ??= { status: "mapped", rules: [], events: [] });
           entry.rules.push(r.rule);
           entry.events = [...new Set([...entry.events, ...types])].sort();
         }
         for (const ty of types) (events[ty] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
-        if (r.replay.length) (events["(replay)"] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
+        if (hasDispatch(r.steps)) (events["(dispatch)"] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
       }
       for (const g of t.ignored.filter((g) => g.kind === k.kind)) for (const m of g.methods) methods[m] = { status: "ignored", reason: g.reason };
       for (const m of k.upstreamMethods ?? []) if (!methods[m]) methods[m] = { status: "missing" };
@@ -161,6 +162,54 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
     };
   }
   return out;
+}
+
+function hasDispatch(steps: StepIR[]): boolean {
+  return steps.some((s) => s.k === "dispatch" || (s.k === "each" && hasDispatch(s.steps)));
+}
+
+/**
+ * The canonical event types a row can produce: what its steps emit (a snapshot emits content.delta), plus what the
+ * rows its dispatch steps reach emit — the rows of the target table matching the dispatched message's method or type
+ * when the message names it literally, else every row of the target table.
+ */
+export function reachableTypes(tables: TableIR[]): (t: TableIR, r: RowIR) => Set<string> {
+  const bySurface = new Map(tables.map((t) => [t.surface, t]));
+  const own = new Map<RowIR, Set<string>>();
+  const edges = new Map<RowIR, RowIR[]>();
+  for (const t of tables) {
+    for (const r of t.rows) {
+      const types = new Set<string>();
+      const next: RowIR[] = [];
+      const walk = (steps: StepIR[]) => {
+        for (const s of steps) {
+          if (s.k === "emit") types.add(s.type);
+          else if (s.k === "snapshot") types.add("content.delta");
+          else if (s.k === "each") walk(s.steps);
+          else if (s.k === "dispatch") {
+            const target = bySurface.get(s.surface ?? t.surface);
+            if (!target) continue;
+            const tags = new Set(target.protocol === "tagged" ? target.kinds.map((k) => k.tag) : ["method"]);
+            const named = s.message.k === "obj" ? s.message.entries.find(([k, e]) => tags.has(k) && e.k === "lit" && typeof e.v === "string")?.[1] : undefined;
+            const method = named?.k === "lit" ? String(named.v) : undefined;
+            next.push(...target.rows.filter((tr) => method === undefined || tr.methods.includes(method)));
+          }
+        }
+      };
+      walk(r.steps);
+      own.set(r, types);
+      edges.set(r, next);
+    }
+  }
+  // Fixpoint: a row reaches what the rows it dispatches to reach (tables may dispatch to themselves).
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const [r, next] of edges) {
+      const set = own.get(r)!;
+      for (const n of next) for (const ty of own.get(n)!) if (!set.has(ty)) { set.add(ty); changed = true; }
+    }
+  }
+  return (_t, r) => own.get(r) ?? new Set();
 }
 
 export function compatibilityMarkdown(c: Compatibility): string {

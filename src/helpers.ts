@@ -94,12 +94,6 @@ export function planSteps(items: unknown): { step: string; status: "pending" | "
     .map((i: any) => ({ step: String(i.step ?? i.text ?? i.content ?? ""), status: status(i.status, i.completed) }));
 }
 
-/** A composite key: the parts joined with ":" (undefined when any part is missing). For ids keyed by several fields. */
-export function joinKey(...parts: unknown[]): string | undefined {
-  if (parts.some((p) => p === undefined || p === null || (typeof p !== "string" && typeof p !== "number"))) return undefined;
-  return parts.map(String).join(":");
-}
-
 /** x + 1, counting from 0 when x is not a number (for counters kept in session variables). */
 export function inc(x: unknown): number {
   return (typeof x === "number" && Number.isFinite(x) ? x : 0) + 1;
@@ -196,21 +190,28 @@ export function claudePersistFailures(failed: unknown): { filename: string; erro
 }
 
 /**
- * The rest of a Claude `assistant` / `user` message after its first content block: the same message with
- * `message.content` minus its first block, so a row that maps the first block can hand the rest back to the table
- * (`delegate`), one block per pass. The uuid gets a `#<n>` suffix (n = the block's position) so blocks of one message
- * keyed by uuid stay distinct; `tool_use_result` (the first block's structured result) is dropped. A message with one
- * block (or string content) gives the same message with `content: []`, which the table's terminal row ends on.
+ * The messages a Claude message with several content blocks is mapped as, one per block: message i is the message
+ * from block i on (`content.slice(i)`, so the block rows map its first block), tagged `agentnormBlock: i`, with a
+ * per-block uuid (`<uuid>#i`) and, after the first, without `tool_use_result` (it belongs to the first result).
+ * With `leading` (e.g. "tool_result"), only blocks of that type are split off: the first block of another type ends
+ * the list, with the blocks from it on as one message.
  */
-export function claudeRestOfMessage(msg: unknown): Record<string, unknown> | undefined {
-  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return undefined;
+export function claudeBlockMessages(msg: unknown, leading?: string): Record<string, unknown>[] {
+  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return [];
   const m = msg as Record<string, any>;
   const inner = m.message && typeof m.message === "object" ? m.message : {};
-  const content: unknown[] = Array.isArray(inner.content) ? inner.content.slice(1) : [];
-  const pos = (typeof m.agentnormBlock === "number" ? m.agentnormBlock : 0) + 1;
-  const { tool_use_result: _dropped, ...rest } = m;
-  const uuid = typeof m.uuid === "string" ? `${m.uuid.replace(/#\d+$/, "")}#${pos}` : m.uuid;
-  return { ...rest, uuid, agentnormBlock: pos, message: { ...inner, content } };
+  const content: unknown[] = Array.isArray(inner.content) ? inner.content : [];
+  const { tool_use_result: result, ...rest } = m;
+  const base = typeof m.uuid === "string" ? m.uuid.replace(/#\d+$/, "") : undefined;
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < content.length; i++) {
+    const block = { ...(i === 0 ? m : rest), agentnormBlock: i, message: { ...inner, content: content.slice(i) } } as Record<string, unknown>;
+    if (i > 0) block.uuid = base === undefined ? m.uuid : `${base}#${i}`;
+    if (i === 0 && result === undefined) delete block.tool_use_result;
+    out.push(block);
+    if (leading !== undefined && (content[i] as any)?.type !== leading) break;
+  }
+  return out;
 }
 
 /**

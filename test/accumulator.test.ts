@@ -1,11 +1,11 @@
 /**
- * The render accumulator (src/accumulator.ts) against seed 001's acceptance criteria, on hand-built canonical
+ * The render accumulator (src/render/accumulator.ts) against seed 001's acceptance criteria, on hand-built canonical
  * streams: every case asserts the render groups (turn → step → block), the block's content and state, and the
  * events that built it.
  */
 import { describe, expect, it } from "vitest";
-import { createAccumulator, snapshotBlocks, type AccumulatorSnapshot, type Block } from "../src/accumulator.js";
-import type { CanonicalEvent } from "../src/normalizer.js";
+import { createAccumulator, snapshotBlocks, type AccumulatorSnapshot, type Block } from "../src/render/accumulator.js";
+import type { CanonicalEvent } from "../src/normalize/normalizer.js";
 
 /** A tiny canonical stream builder: sequence and eventId count up; ids are given per event. */
 function stream(provider: CanonicalEvent["provider"] = "codex") {

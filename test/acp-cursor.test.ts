@@ -4,8 +4,8 @@
  * documented shapes — see schemas/upstream/cursor-acp/2026-11-30/PROVENANCE.md), and the helpers behind the rows.
  */
 import { describe, expect, it } from "vitest";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { acpUnifiedDiff, cursorPlanSteps, cursorTodos } from "../src/helpers.js";
 

@@ -9,11 +9,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { acpPermissionDecision, acpPlanSteps, acpContentText } from "../src/helpers.js";
-import { toAcpPermissionResponse } from "../src/acp-permission.js";
+import { toAcpPermissionResponse } from "../src/answer/acp-permission.js";
 import { expectVerified } from "./support/verify.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -158,11 +158,11 @@ describe("acp: helpers", () => {
 
 describe("acp: CLI", () => {
   it("normalize --from acp reads a capture file: exit 0, canonical NDJSON", () => {
-    const dist = join(ROOT, "dist/src/cli.js");
+    const dist = join(ROOT, "dist/src/cli/cli.js");
     const file = join(FIX, "shell.ndjson");
     const r = existsSync(dist)
       ? spawnSync(process.execPath, [dist, "normalize", "--from", "acp", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 })
-      : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), "normalize", "--from", "acp", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+      : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), "normalize", "--from", "acp", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const events = r.stdout.split("\n").filter((l) => l).map((l) => JSON.parse(l));
     expect(events.length).toBeGreaterThan(5);

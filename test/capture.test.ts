@@ -1,5 +1,5 @@
 /**
- * Capture logs (src/capture.ts): writer → reader round trip, the reader's per-line errors, the published JSON
+ * Capture logs (src/capture/capture.ts): writer → reader round trip, the reader's per-line errors, the published JSON
  * Schema agreeing with the reader, sanitize determinism, and prototype safety.
  */
 import { readFileSync } from "node:fs";
@@ -8,8 +8,8 @@ import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import {
   CAPTURE_STAGES, createCaptureWriter, readCapture, serializeRecords, validateRecord, type CaptureEnvelope,
-} from "../src/capture.js";
-import { sanitizeCapture } from "../src/replay.js";
+} from "../src/capture/capture.js";
+import { sanitizeCapture } from "../src/capture/replay.js";
 
 const schema = JSON.parse(readFileSync(fileURLToPath(new URL("../schemas/capture/capture-envelope.schema.json", import.meta.url)), "utf8"));
 // ajv is CommonJS: the default import is the class or the module object carrying it on `.default`.

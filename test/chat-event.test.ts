@@ -1,5 +1,5 @@
 /**
- * The chat_event projection (src/chat-event.ts): the published JSON Schema, the contract invariants, identity shared
+ * The chat_event projection (src/render/chat-event.ts): the published JSON Schema, the contract invariants, identity shared
  * with the accumulator, the legacy marker lines, and `agentnorm project`, over the recorded canonical streams of
  * four surfaces and hand-built cases.
  */
@@ -11,9 +11,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   CHAT_EVENT_KINDS, CHAT_EVENT_PHASES, chatEventLine, checkChatEvents, createChatEventProjector, legacyMarkers, toChatEvents, type ChatEvent,
-} from "../src/chat-event.js";
-import { createAccumulator, snapshotBlocks } from "../src/accumulator.js";
-import type { CanonicalEvent } from "../src/normalizer.js";
+} from "../src/render/chat-event.js";
+import { createAccumulator, snapshotBlocks } from "../src/render/accumulator.js";
+import type { CanonicalEvent } from "../src/normalize/normalizer.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REC = join(ROOT, "fixtures/recorded");
@@ -259,11 +259,11 @@ describe("chat_event: legacy marker lines", () => {
 });
 
 describe("agentnorm project (CLI)", () => {
-  const DIST_CLI = join(ROOT, "dist/src/cli.js");
+  const DIST_CLI = join(ROOT, "dist/src/cli/cli.js");
   const cli = (args: string[], input = "") => {
     const opts = { cwd: ROOT, encoding: "utf8" as const, timeout: 60_000, input };
     if (existsSync(DIST_CLI) && process.env.AGENTNORM_TEST_CLI !== "tsx") return spawnSync(process.execPath, [DIST_CLI, ...args], opts);
-    return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], opts);
+    return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), ...args], opts);
   };
 
   it("--format chat-event: NDJSON records equal to the library projection; --from gives the same from the provider stream", () => {

@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { claudeToolItemType, claudeToolRequestType, CLAUDE_TOOL_ITEM_TYPES } from "../src/helpers.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 

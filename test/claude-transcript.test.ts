@@ -19,8 +19,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { completedItems } from "./support/streams.js";
 
@@ -146,7 +146,7 @@ describe("claude-transcript: line types", () => {
 
 describe("claude-transcript: CLI", () => {
   it("agentnorm normalize --from claude-transcript", () => {
-    const res = spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), "normalize", "--from", "claude-transcript", "--deterministic", "--validate", "--transcript", join(FIXTURES, "plain.transcript.ndjson")], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), "normalize", "--from", "claude-transcript", "--deterministic", "--validate", "--transcript", join(FIXTURES, "plain.transcript.ndjson")], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
     expect(res.status, res.stderr).toBe(0);
     expect(res.stderr).toMatch(/0 unknown, 0 malformed, 0 failed schema validation/);
     expect(res.stderr).toContain("It turns each agent's own event stream into one common, typed stream");

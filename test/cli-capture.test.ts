@@ -8,17 +8,17 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readCapture } from "../src/capture.js";
+import { readCapture } from "../src/capture/capture.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const DIST_CLI = join(ROOT, "dist/src/cli.js");
+const DIST_CLI = join(ROOT, "dist/src/cli/cli.js");
 const TMP = mkdtempSync(join(tmpdir(), "agentnorm-capture-cli-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 function cli(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): SpawnSyncReturns<string> {
   const o = { cwd: opts.cwd ?? ROOT, encoding: "utf8" as const, input: "", timeout: 60_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...opts.env } };
   if (existsSync(DIST_CLI) && process.env.AGENTNORM_TEST_CLI !== "tsx") return spawnSync(process.execPath, [DIST_CLI, ...args], o);
-  return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], o);
+  return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), ...args], o);
 }
 
 const APPROVAL = join(ROOT, "fixtures/codex-app-server/approval-session.ndjson");

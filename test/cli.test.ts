@@ -1,6 +1,6 @@
 /**
- * The agentnorm CLI, run as a child process: the built dist/src/cli.js when present (npm test builds it before
- * vitest), else src/cli.ts through tsx, so the test does not depend on a build.
+ * The agentnorm CLI, run as a child process: the built dist/src/cli/cli.js when present (npm test builds it before
+ * vitest), else src/cli/cli.ts through tsx, so the test does not depend on a build.
  */
 import { describe, expect, it, afterAll } from "vitest";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const DIST_CLI = join(ROOT, "dist/src/cli.js");
+const DIST_CLI = join(ROOT, "dist/src/cli/cli.js");
 const FIXTURE = join(ROOT, "fixtures/codex-app-server/approval-session.ndjson");
 const FIXTURE_LINES = readFileSync(FIXTURE, "utf8").split("\n").filter((l) => l.trim() !== "");
 const TMP = mkdtempSync(join(tmpdir(), "agentnorm-cli-test-"));
@@ -22,8 +22,8 @@ function cli(args: string[], input?: string): SpawnSyncReturns<string> {
   // AGENTNORM_TEST_CLI=tsx forces the source CLI even when a build exists.
   if (existsSync(DIST_CLI) && process.env.AGENTNORM_TEST_CLI !== "tsx") return spawnSync(process.execPath, [DIST_CLI, ...args], opts);
   const tsx = join(ROOT, "node_modules/.bin/tsx");
-  if (existsSync(tsx)) return spawnSync(tsx, [join(ROOT, "src/cli.ts"), ...args], opts);
-  return spawnSync("npx", ["tsx", join(ROOT, "src/cli.ts"), ...args], { ...opts, shell: process.platform === "win32" });
+  if (existsSync(tsx)) return spawnSync(tsx, [join(ROOT, "src/cli/cli.ts"), ...args], opts);
+  return spawnSync("npx", ["tsx", join(ROOT, "src/cli/cli.ts"), ...args], { ...opts, shell: process.platform === "win32" });
 }
 
 function ndjson(stdout: string): any[] {

@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -229,7 +229,7 @@ describe("codex-exec: every event and item type of @openai/codex-sdk 0.163.0", (
 describe("agentnorm normalize --from codex-exec", () => {
   // The source CLI through tsx: this test runs without a build (a stale dist/ would not know the surface yet).
   function cli(args: string[], input = "") {
-    return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, encoding: "utf8", input, timeout: 60_000 });
+    return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), ...args], { cwd: ROOT, encoding: "utf8", input, timeout: 60_000 });
   }
 
   it("normalizes a capture file and a JSON array (the SDK event-array form)", () => {

@@ -14,8 +14,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { completedItems } from "./support/streams.js";
@@ -177,7 +177,7 @@ suite("codex-rollout: response_item lines", () => {
 
 suite("agentnorm normalize --from codex-rollout", () => {
   it("normalizes a rollout capture file", () => {
-    const res = spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), "normalize", "--from", "codex-rollout", "--deterministic", "--validate", "--transcript", join(FIXTURES, "shell.rollout.ndjson")], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), "normalize", "--from", "codex-rollout", "--deterministic", "--validate", "--transcript", join(FIXTURES, "shell.rollout.ndjson")], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
     expect(res.status, res.stderr).toBe(0);
     expect(res.stderr).toMatch(/0 unknown, 0 malformed, 0 failed schema validation/);
     expect(res.stderr).toContain("assistant: Done: the command printed line 1, line 2 and line 3.");

@@ -7,7 +7,7 @@
  * whose `messages` hold the SDK messages, bare or as `{message, relativeTimestamp, index}` entries (the table's
  * `timed-entry` input wrapper unwraps those).
  *
- * Messages are given to `push()`, not `pushLine()`: pushLine's capture-wrapper detection (src/normalizer.ts
+ * Messages are given to `push()`, not `pushLine()`: pushLine's capture-wrapper detection (src/capture/unwrap.ts
  * `unwrap`) takes any object with a `message` field for a capture line, which strips bare SDK `assistant`/`user`
  * messages down to their API message (reported; see mappings/claude-sdk.yaml).
  *
@@ -18,8 +18,8 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { devFolder, describeDev } from "./support/dev-recordings.js";
 import { expectVerified } from "./support/verify.js";

@@ -10,11 +10,11 @@ import Ajv from "ajv";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent, type Direction } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
-import { createAccumulator } from "../src/accumulator.js";
-import { checkChatEvents, toChatEvents, type ChatEvent } from "../src/chat-event.js";
-import { renderSnapshotText } from "../src/render-text.js";
+import { createNormalizer, type CanonicalEvent, type Direction } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
+import { createAccumulator } from "../src/render/accumulator.js";
+import { checkChatEvents, toChatEvents, type ChatEvent } from "../src/render/chat-event.js";
+import { renderSnapshotText } from "../src/render/render-text.js";
 import { devFolder } from "./support/dev-recordings.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

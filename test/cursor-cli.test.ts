@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { cursorPlanSteps, cursorText, cursorToolArgs, cursorToolKind, cursorToolStatus, cursorToolTitle } from "../src/helpers.js";
 import { devFolder } from "./support/dev-recordings.js";
@@ -143,10 +143,10 @@ describe("cursor-cli: CLI", () => {
     try {
       const file = join(dir, "run.jsonl");
       writeFileSync(file, withPartialOutput(PLAIN).map((l) => JSON.stringify(l)).join("\n") + "\n");
-      const dist = join(ROOT, "dist/src/cli.js");
+      const dist = join(ROOT, "dist/src/cli/cli.js");
       const r = existsSync(dist)
         ? spawnSync(process.execPath, [dist, "normalize", "--from", "cursor-cli", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 })
-        : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), "normalize", "--from", "cursor-cli", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+        : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), "normalize", "--from", "cursor-cli", file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
       expect(r.status, r.stderr).toBe(0);
       const events = r.stdout.split("\n").filter((l) => l).map((l) => JSON.parse(l));
       expect(events.every((e) => validateCanonicalEvent(e))).toBe(true);

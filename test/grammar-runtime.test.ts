@@ -3,9 +3,9 @@
  * (a stream joined mid-way), and a JSON-RPC request id reused while still pending is a new canonical request.
  */
 import { describe, expect, it } from "vitest";
-import { createNormalizer, IMPLICIT_START } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
-import { verifyEvents } from "../src/verify.js";
+import { createNormalizer, IMPLICIT_START } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
+import { verifyEvents } from "../src/verify/verify.js";
 
 const make = (surface: string) => createNormalizer({ surface, ids: counterIds(), clock: steppingClock() });
 const P = (e: any) => e.payload;
@@ -95,7 +95,7 @@ describe("bounded memory of ids", () => {
 
 describe("turn.aborted is a turn's terminal event (codex-eventmsg)", () => {
   it("an interrupted turn: turn.aborted only (no turn.completed), and the transcript shows it", async () => {
-    const { renderTranscript } = await import("../src/transcript.js");
+    const { renderTranscript } = await import("../src/render/transcript.js");
     const n = make("codex-eventmsg");
     const out = [
       ...n.push({ id: "1", msg: { type: "task_started" } }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { appendText, decisionName, decodeChunk, inc, itemTitle, joinKey, joinText, num, parseJson, planSteps, str } from "../src/helpers.js";
+import { appendText, decisionName, decodeChunk, inc, itemTitle, joinText, parseJson, planSteps, str } from "../src/helpers.js";
+import { joinKey } from "../src/normalize/row-util.js";
 
 describe("row helpers", () => {
   it("decodeChunk: base64 → UTF-8 text, byte arrays, plain text passes through, bad input → undefined", () => {
@@ -17,8 +18,6 @@ describe("row helpers", () => {
     expect(joinText(["a", null, "b"])).toBe("a\n\nb");
     expect(str(null)).toBeUndefined();
     expect(str(3)).toBe("3");
-    expect(num("12")).toBe(12);
-    expect(num("x")).toBeUndefined();
   });
   it("itemTitle and planSteps", () => {
     expect(itemTitle({ command: ["bash", "-lc", "ls"] })).toBe("bash -lc ls");

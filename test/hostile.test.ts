@@ -13,8 +13,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-import { createNormalizer, MAX_NESTING, serializeEvent, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, MAX_NESTING, serializeEvent, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { material } from "./fuzz/fuzz.js";
 import { expectVerified } from "./support/verify.js";
 
@@ -143,7 +143,7 @@ describe("huge and deep lines", () => {
 
 // ───────────────────────────── through the built CLI ─────────────────────────────
 
-const DIST = join(ROOT, "dist/src/cli.js");
+const DIST = join(ROOT, "dist/src/cli/cli.js");
 const haveDist = existsSync(DIST);
 const cliIt = haveDist ? it : it.skip;
 
@@ -155,7 +155,7 @@ function parseAll(stdout: string): { lines: string[]; bad: string[] } {
   return { lines, bad };
 }
 
-describe("the CLI (dist/src/cli.js)", () => {
+describe("the CLI (dist/src/cli/cli.js)", () => {
   let bigInput: string;
   beforeAll(() => {
     // a long session: the approval fixture, its provider ids made unique per copy

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent, type Direction, type Normalizer } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent, type Direction, type Normalizer } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { VERSION } from "../src/version.js";
 import { SURFACES } from "../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
@@ -682,7 +682,7 @@ describe("schema validity and packaging", () => {
 
 describe("unwrap: capture wrappers vs messages that carry a message field", () => {
   it("unwraps {dir, message} capture lines but leaves typed messages (Claude SDK) alone", async () => {
-    const { unwrap } = await import("../src/normalizer.js");
+    const { unwrap } = await import("../src/capture/unwrap.js");
     expect(unwrap({ seq: 1, dir: "in", message: { method: "x" } })).toEqual({ message: { method: "x" }, direction: "in" });
     const claude = { type: "assistant", message: { id: "msg_1", content: [] }, session_id: "s" };
     expect(unwrap(claude)).toEqual({ message: claude });

@@ -14,8 +14,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { toOpencodePermissionReply, toOpencodePermissionReplyBody, toOpencodePermissionResponseBodyV1, toOpencodeQuestionReplyBody } from "../src/index.js";
 import { completedItems } from "./support/streams.js";
@@ -196,9 +196,9 @@ describe("opencode: reply bodies (reverse of the permission and question rows)",
 
 describe("opencode: CLI", () => {
   const cli = (args: string[], input?: string) => {
-    const dist = join(ROOT, "dist/src/cli.js");
+    const dist = join(ROOT, "dist/src/cli/cli.js");
     const opts = { cwd: ROOT, encoding: "utf8" as const, timeout: 60_000, input };
-    return existsSync(dist) ? spawnSync(process.execPath, [dist, ...args], opts) : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], opts);
+    return existsSync(dist) ? spawnSync(process.execPath, [dist, ...args], opts) : spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), ...args], opts);
   };
   const parse = (out: string) => out.split("\n").filter((l) => l).map((l) => JSON.parse(l));
 

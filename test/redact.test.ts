@@ -1,16 +1,17 @@
 /**
- * Redaction (src/redact.ts) and the redaction audit (issue 9 item 4): a seeded corpus of secrets placed in
+ * Redaction (src/capture/redact.ts) and the redaction audit (issue 9 item 4): a seeded corpus of secrets placed in
  * payloads of every capture stage, at varying depths and keys, driven through capture (and sanitize); the
  * written bytes must contain none of them.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CAPTURE_STAGES, createCaptureWriter, readCapture, serializeRecords } from "../src/capture.js";
-import { createRedactor, isSecretKey } from "../src/redact.js";
-import { capturingNormalizer, sanitizeCapture, unwrapCaptureLine } from "../src/replay.js";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { CAPTURE_STAGES, createCaptureWriter, readCapture, serializeRecords } from "../src/capture/capture.js";
+import { createRedactor, isSecretKey } from "../src/capture/redact.js";
+import { capturingNormalizer, sanitizeCapture } from "../src/capture/replay.js";
+import { unwrapCaptureLine } from "../src/capture/unwrap.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 
 describe("redactor", () => {
   it("replaces secrets by shape inside text and lists each redaction with path and kind, never the value", () => {

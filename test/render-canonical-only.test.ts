@@ -5,10 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createAccumulator, snapshotBlocks } from "../src/accumulator.js";
-import { toChatEvents } from "../src/chat-event.js";
+import { createAccumulator, snapshotBlocks } from "../src/render/accumulator.js";
+import { toChatEvents } from "../src/render/chat-event.js";
 
-const RENDER_SIDE = ["src/accumulator.ts", "src/chat-event.ts", "src/render-text.ts", "src/viewer/transcript-view.ts"];
+const RENDER_SIDE = ["src/render/accumulator.ts", "src/render/chat-event.ts", "src/render/render-text.ts", "src/view/transcript-view.ts"];
 
 /** The source without comments and string literals (so docs may still mention the fields). */
 function code(file: string): string {

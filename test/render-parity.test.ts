@@ -14,9 +14,9 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
-import { createAccumulator, type AccumulatorSnapshot, type Block } from "../src/accumulator.js";
+import { createNormalizer } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
+import { createAccumulator, type AccumulatorSnapshot, type Block } from "../src/render/accumulator.js";
 import { defaultBlockFields, renderView } from "./support/render-view.js";
 import { LIVE_SHELL } from "./support/codex-live-shell.js";
 

@@ -1,18 +1,18 @@
 /**
  * A committed canonical stream that reproduces a rendering issue (fixtures/render/README.md), replayed through the
  * accumulator: a tool card whose output and completion arrive after later text, and cumulative message snapshots
- * after their deltas. The test shows the issue with the completion-ordered renderer (src/transcript.ts) and that
+ * after their deltas. The test shows the issue with the completion-ordered renderer (src/render/transcript.ts) and that
  * the accumulator renders by identity and sequence instead.
  */
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
-import { createAccumulator, snapshotBlocks } from "../src/accumulator.js";
-import { renderSnapshotText } from "../src/render-text.js";
-import { renderTranscript } from "../src/transcript.js";
+import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
+import { createAccumulator, snapshotBlocks } from "../src/render/accumulator.js";
+import { renderSnapshotText } from "../src/render/render-text.js";
+import { renderTranscript } from "../src/render/transcript.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,6 +1,6 @@
 /**
  * The accumulator over real canonical streams (fixtures/recorded/<surface>/*.expected.ndjson: acp, claude-sdk,
- * codex-app-server, codex-exec) and the terminal view (`agentnorm render`, src/render-text.ts).
+ * codex-app-server, codex-exec) and the terminal view (`agentnorm render`, src/render/render-text.ts).
  *
  * For every recorded stream: invariants checked against an independent reading of the same events
  * (test/support/streams.ts), and the rendered transcript compared with a reviewed golden file
@@ -11,19 +11,19 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAccumulator, snapshotBlocks, type AccumulatorSnapshot, type Block } from "../src/accumulator.js";
-import { renderSnapshotText } from "../src/render-text.js";
-import type { CanonicalEvent } from "../src/normalizer.js";
+import { createAccumulator, snapshotBlocks, type AccumulatorSnapshot, type Block } from "../src/render/accumulator.js";
+import { renderSnapshotText } from "../src/render/render-text.js";
+import type { CanonicalEvent } from "../src/normalize/normalizer.js";
 import { completedItems } from "./support/streams.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REC = join(ROOT, "fixtures/recorded");
-const DIST_CLI = join(ROOT, "dist/src/cli.js");
+const DIST_CLI = join(ROOT, "dist/src/cli/cli.js");
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const opts = { cwd: ROOT, encoding: "utf8" as const, timeout: 60_000, env: { ...process.env, NO_COLOR: "", ...env } };
   if (existsSync(DIST_CLI) && process.env.AGENTNORM_TEST_CLI !== "tsx") return spawnSync(process.execPath, [DIST_CLI, ...args], opts);
-  return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], opts);
+  return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), ...args], opts);
 }
 
 const streams = readdirSync(REC, { withFileTypes: true })

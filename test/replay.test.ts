@@ -1,5 +1,5 @@
 /**
- * Sanitize and replay (src/replay.ts): every real-agent recording of every normalizable surface converts to a
+ * Sanitize and replay (src/capture/replay.ts): every real-agent recording of every normalizable surface converts to a
  * capture, sanitizes to a fixture and replays clean — and the fixture's normalized_out is the committed expected
  * output; the committed fixtures in fixtures/replay/ replay clean; a tampered expectation fails with a diff;
  * update rewrites it; normalized_out replay goes through a pluggable snapshot function.
@@ -8,10 +8,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createCaptureWriter, readCapture, serializeRecords, type FixtureRecord } from "../src/capture.js";
-import { capturingNormalizer, comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture, unwrapCaptureLine } from "../src/replay.js";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
+import { createCaptureWriter, readCapture, serializeRecords, type FixtureRecord } from "../src/capture/capture.js";
+import { capturingNormalizer, comparableEvents, convertRecording, diffLines, eventsSnapshot, replayFixture, sanitizeCapture } from "../src/capture/replay.js";
+import { unwrapCaptureLine } from "../src/capture/unwrap.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { recordings } from "./support/recorded.js";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));

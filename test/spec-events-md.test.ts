@@ -55,7 +55,7 @@ describe.skipIf(!present)("EVENTS.md §3.1/§3.2: every Codex app-server row yie
         // At run time: an example of a row for this method produces the type(s).
         const produced = new Set<string>(
           table.rows
-            .filter((row: any) => (row.kind ?? "notification") === kind && (row.methods ?? [row.method]).includes(method))
+            .filter((row: any) => (row.kind ?? "notification") === kind && [row.match].flat().includes(method))
             .flatMap((row: any) => (row.examples ?? []).flatMap((ex: any) => ex.out.map((o: any) => o.type))),
         );
         const shown = r.types.filter((t) => produced.has(t));

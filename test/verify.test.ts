@@ -1,5 +1,5 @@
 /**
- * The stream verifier (src/verify.ts): each rule fires on a stream built to break it and stays quiet on the
+ * The stream verifier (src/verify/verify.ts): each rule fires on a stream built to break it and stays quiet on the
  * fixed version; every fixture in fixtures/ (provider streams normalized, committed canonical outputs as they
  * are) verifies clean; `agentnorm verify` exits 1 on a violation and prints NDJSON with --json.
  */
@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { createNormalizer, type CanonicalEvent } from "../src/normalizer.js";
-import { counterIds, steppingClock } from "../src/ids.js";
-import { createVerifier, verifyEvents, VERIFY_RULES, type VerifyFinding } from "../src/verify.js";
+import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
+import { createVerifier, verifyEvents, VERIFY_RULES, type VerifyFinding } from "../src/verify/verify.js";
 import { expectVerified } from "./support/verify.js";
 import { DEV_BASE, devFolder } from "./support/dev-recordings.js";
 import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
@@ -240,9 +240,9 @@ describe("dev recordings without a conformance suite of their own", () => {
 
 describe("agentnorm verify (CLI)", () => {
   const cli = (args: string[], input = "") => {
-    const dist = join(ROOT, "dist/src/cli.js");
+    const dist = join(ROOT, "dist/src/cli/cli.js");
     if (existsSync(dist)) return spawnSync(process.execPath, [dist, ...args], { cwd: ROOT, encoding: "utf8", input, timeout: 60_000 });
-    return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, encoding: "utf8", input, timeout: 60_000 });
+    return spawnSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "src/cli/cli.ts"), ...args], { cwd: ROOT, encoding: "utf8", input, timeout: 60_000 });
   };
 
   it("exit 0 on a clean stream (file or stdin), with a summary on stderr", () => {

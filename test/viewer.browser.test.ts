@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
 import { COMPATIBILITY } from "../generated/compatibility.gen.js";
-import { loadInput, viewerData } from "../src/viewer/data.js";
-import { matrixHtml, viewerHtml } from "../src/viewer/html.js";
-import { PROBLEM_KINDS, type TranscriptBlock, type ViewerData } from "../src/viewer/types.js";
+import { loadInput, viewerData } from "../src/view/data.js";
+import { matrixHtml, viewerHtml } from "../src/view/html.js";
+import { PROBLEM_KINDS, type TranscriptBlock, type ViewerData } from "../src/view/types.js";
 import { devFolder } from "./support/dev-recordings.js";
 import { longStream, problemCapture, problemStream, viewerFixtures, type ViewerFixture } from "./support/viewer.js";
 

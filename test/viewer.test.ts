@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPATIBILITY } from "../generated/compatibility.gen.js";
-import { createCaptureWriter } from "../src/capture.js";
-import { detectInput, loadInput, viewerData, ViewerInputError } from "../src/viewer/data.js";
-import { matrixHtml, scriptJson, viewerHtml } from "../src/viewer/html.js";
-import { transcriptView } from "../src/viewer/transcript-view.js";
-import type { TranscriptBlock } from "../src/viewer/types.js";
+import { createCaptureWriter } from "../src/capture/capture.js";
+import { detectInput, loadInput, viewerData, ViewerInputError } from "../src/view/data.js";
+import { matrixHtml, scriptJson, viewerHtml } from "../src/view/html.js";
+import { transcriptView } from "../src/view/transcript-view.js";
+import type { TranscriptBlock } from "../src/view/types.js";
 import { embeddedData, longStream, problemCapture, problemStream, viewerFixtures } from "./support/viewer.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -111,7 +111,7 @@ describe("viewer input", () => {
     expect(loaded.problems[0].message).toBe("env at /payload/payload/data/env/OPENAI_API_KEY");
     expect(loaded.problems[1].message).toBe("secret_field at /payload/payload/data/headers/authorization");
 
-    // A sanitized fixture of src/capture.ts (no captureId/timestamp): native_in + normalized_out (without
+    // A sanitized fixture of src/capture/capture.ts (no captureId/timestamp): native_in + normalized_out (without
     // raw.payload) + legacy_out. Each event links to the native_in line before it.
     const w = createCaptureWriter({ provider: "codex", source: "codex-app-server" });
     const [e1, e2] = problemStream().map((e) => ({ ...e, raw: { ...e.raw, payload: null } }));
@@ -234,7 +234,7 @@ describe("viewer page", () => {
     expect(JSON.stringify(embeddedData(html))).toContain("</script><script>alert(1)</script>");
   });
 
-  it("the page script is the esbuild bundle of src/viewer/app.ts, inlined", () => {
+  it("the page script is the esbuild bundle of src/view/app.ts, inlined", () => {
     const html = pages[0].html;
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1];
     expect(script.length).toBeGreaterThan(5000);
@@ -269,7 +269,7 @@ describe("compatibility matrix page", () => {
 });
 
 describe("agentnorm view (CLI)", () => {
-  const DIST = join(ROOT, "dist/src/cli.js");
+  const DIST = join(ROOT, "dist/src/cli/cli.js");
   const run = (args: string[]) => spawnSync(process.execPath, [DIST, ...args], { cwd: TMP, encoding: "utf8", maxBuffer: 64 << 20 });
   it.skipIf(!existsSync(DIST))("writes the page, summarises on stderr; usage errors exit 2; unreadable input exits 1", () => {
     const out = join(TMP, "shell.html");

@@ -7,22 +7,22 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("claude-permission: table examples (mappings/claude-permission.yaml)", () => {
-  it("request #1 (mappings/claude-permission.yaml:39)", () => {
+  it("request #1 (mappings/claude-permission.yaml:40)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"toolUseID":"toolu_1","decisionReason":"rm needs approval"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm needs approval"}}]);
   });
-  it("allow #1 (mappings/claude-permission.yaml:48)", () => {
+  it("allow #1 (mappings/claude-permission.yaml:50)", () => {
     check([{"toolName":"Edit","input":{"file_path":"/w/a.py"},"options":{"toolUseID":"toolu_2"}}], {"behavior":"allow","updatedInput":{"file_path":"/w/a.py"},"toolUseID":"toolu_2"}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"allow"}}]);
   });
-  it("deny #1 (mappings/claude-permission.yaml:58)", () => {
+  it("deny #1 (mappings/claude-permission.yaml:61)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_3"}}], {"behavior":"deny","message":"Not now.","toolUseID":"toolu_3"}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"deny"}}]);
   });
-  it("control-request #1 (mappings/claude-permission.yaml:68)", () => {
+  it("control-request #1 (mappings/claude-permission.yaml:72)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Write","input":{"file_path":"/w/b.py"},"tool_use_id":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval"}}]);
   });
-  it("control-response #1 (mappings/claude-permission.yaml:77)", () => {
+  it("control-response #1 (mappings/claude-permission.yaml:82)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_5"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"allow","updatedInput":{},"toolUseID":"toolu_5"}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"allow"}}]);
   });
-  it("control-cancel #1 (mappings/claude-permission.yaml:87)", () => {
+  it("control-cancel #1 (mappings/claude-permission.yaml:93)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_6"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}}]);
   });
 });

@@ -20,8 +20,8 @@ import fc from "fast-check";
 import { parse as parseYaml } from "yaml";
 import { SURFACES } from "../../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
-import { createNormalizer, type CanonicalEvent, type Direction, type NormalizerStats } from "../../src/normalizer.js";
-import { verifyEvents, formatFinding } from "../../src/verify.js";
+import { createNormalizer, type CanonicalEvent, type Direction, type NormalizerStats } from "../../src/normalize/normalizer.js";
+import { verifyEvents, formatFinding } from "../../src/verify/verify.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -67,6 +67,7 @@ describe("determinism", () => {
       "generated/compatibility.json",
       "generated/surfaces.gen.ts",
       "generated/validators/canonical-event.gen.ts",
+      "schemas/mapping-dsl.schema.json",
     ];
     expect([...files.keys()].sort()).toEqual([...shared, ...perTable].sort());
   });
@@ -84,6 +85,7 @@ describe("check mode", () => {
   it("reports a modified file as stale, an unknown file as extra and a deleted one as missing", () => {
     const root = tmp();
     cpSync(join(ROOT, "generated"), join(root, "generated"), { recursive: true });
+    cpSync(join(ROOT, "schemas/mapping-dsl.schema.json"), join(root, "schemas/mapping-dsl.schema.json"));
     expect(gen.pipeline.checkFiles(root, files)).toEqual([]);
 
     const staleFile = "generated/mappers/codex-app-server.gen.ts";
@@ -106,6 +108,7 @@ describe("check mode", () => {
   it("an extra file in a new subfolder is reported too, and CRLF line endings alone are not stale", () => {
     const root = tmp();
     cpSync(join(ROOT, "generated"), join(root, "generated"), { recursive: true });
+    cpSync(join(ROOT, "schemas/mapping-dsl.schema.json"), join(root, "schemas/mapping-dsl.schema.json"));
     const md = "generated/COMPATIBILITY.md";
     writeFileSync(join(root, md), files.get(md)!.replace(/\n/g, "\r\n"));
     cpSync(join(ROOT, "generated/surfaces.gen.ts"), join(root, "generated/old/surfaces.gen.ts"));

@@ -105,9 +105,9 @@ describe("a broken row fails with its file and line", () => {
   });
 
   it("YAML duplicate key → E001 at the second key", () => {
-    const text = replaceLine(base, "    method: thing/delta", "    method: thing/delta\n    method: thing/delta");
+    const text = replaceLine(base, "    match: thing/delta", "    match: thing/delta\n    match: thing/delta");
     const ds = load(text);
-    const second = lineOf(base, "    method: thing/delta") + 1;
+    const second = lineOf(base, "    match: thing/delta") + 1;
     expect(codeAt(ds)).toEqual([`E001@${second}`]);
     expect(fmt(ds[0])).toMatch(new RegExp(`^${MINI_FILE}:${second}:5 error E001 YAML: Map keys must be unique`));
   });
@@ -121,8 +121,8 @@ describe("a broken row fails with its file and line", () => {
   });
 
   it("misspelled canonical event type → E250 at the type, with did-you-mean", () => {
-    const bad = "      - type: content.delt";
-    const text = replaceLine(base, "      - type: content.delta", bad);
+    const bad = "      - emit: content.delt";
+    const text = replaceLine(base, "      - emit: content.delta", bad);
     const ds = load(text);
     expect(codeAt(ds)).toEqual([`E250@${lineOf(text, bad)}`]);
     expect(fmt(ds[0])).toBe(`${MINI_FILE}:${lineOf(text, bad)}:${colOf(bad, "content.delt")} error E250 unknown canonical event type "content.delt" (did you mean "content.delta"?)`);
@@ -153,14 +153,14 @@ describe("a broken row fails with its file and line", () => {
 
   it("a method not in upstream → E214 at the method, with did-you-mean", () => {
     // The guard row's method; thing/status stays covered by the unconditional row below it.
-    const from = "    method: thing/status\n    when:";
+    const from = "    match: thing/status\n    when:";
     expect(base.split(from)).toHaveLength(2);
-    const text = base.replace(from, "    method: thing/stats\n    when:");
+    const text = base.replace(from, "    match: thing/stats\n    when:");
     const ds = load(text);
-    const line = lineOf(text, "    method: thing/stats");
+    const line = lineOf(text, "    match: thing/stats");
     expect(codeAt(ds)).toEqual([`E214@${line}`]);
     expect(fmt(ds[0])).toBe(
-      `${MINI_FILE}:${line}:13 error E214 notification method "thing/stats" does not exist in the upstream schema @example/mini@1.0.0 (did you mean "thing/status"?)`,
+      `${MINI_FILE}:${line}:12 error E214 notification method "thing/stats" does not exist in the upstream schema @example/mini@1.0.0 (did you mean "thing/status"?)`,
     );
   });
 
@@ -175,13 +175,13 @@ describe("a broken row fails with its file and line", () => {
   });
 
   it("the same method mapped and ignored → E210 at the ignore entry, naming the row's line", () => {
-    const bad = "    methods: [misc/noise, thing/delta]";
-    const text = replaceLine(base, "    methods: [misc/noise]", bad);
+    const bad = "    match: [misc/noise, thing/delta]";
+    const text = replaceLine(base, "    match: [misc/noise]", bad);
     const ds = load(text);
     const line = lineOf(text, bad);
     expect(codeAt(ds)).toEqual([`E210@${line}`]);
     expect(fmt(ds[0])).toBe(
-      `${MINI_FILE}:${line}:${colOf(bad, "thing/delta")} error E210 notification method "thing/delta" is ignored here but mapped at line ${lineOf(text, "    method: thing/delta")}`,
+      `${MINI_FILE}:${line}:${colOf(bad, "thing/delta")} error E210 notification method "thing/delta" is ignored here but mapped at line ${lineOf(text, "    match: thing/delta")}`,
     );
   });
 
@@ -236,7 +236,7 @@ describe("a broken row fails with its file and line", () => {
     expect(codeAt(ds)).toEqual([`E227@${lineOf(text, bad)}`]);
     const d = ds[0];
     expect(d.col).toBe(colOf(bad, "joinTxt"));
-    expect(d.message).toMatch(/^unknown helper "joinTxt" \(exported functions of src\/helpers\.ts: [^)]*\bjoinText\b[^)]*\) \(did you mean "joinText"\?\)$/);
+    expect(d.message).toMatch(/^unknown helper "joinTxt" \(helpers of src\/helpers\.ts: [^)]*\bjoinText\b[^)]*\) \(did you mean "joinText"\?\)$/);
   });
 
   it("payload key not in the canonical payload → E252 at the key", () => {
@@ -319,21 +319,21 @@ describe("a broken row fails with its file and line", () => {
   });
 
   it("`new: item` in `when` instead of `if` → E230 at the key", () => {
-    const text = replaceLine(base, "    method: thing/started", "    method: thing/started\n    when:\n      new: item");
+    const text = replaceLine(base, "    match: thing/started", "    match: thing/started\n    when:\n      new: item");
     const ds = load(text);
     const line = lineOf(text, "      new: item");
     expect(codeAt(ds)).toEqual([`E230@${line}`]);
-    expect(fmt(ds[0])).toBe(`${MINI_FILE}:${line}:7 error E230 "new" is a runtime-state condition: use it in an emit's "if", not in "when"`);
+    expect(fmt(ds[0])).toBe(`${MINI_FILE}:${line}:7 error E230 "new" is a runtime-state condition: use it in a step's "if", not in "when"`);
   });
 
   it("several mistakes in one table are all reported, each at its own line", () => {
-    let text = replaceLine(base, "      - type: content.delta", "      - type: content.delt");
+    let text = replaceLine(base, "      - emit: content.delta", "      - emit: content.delt");
     text = replaceLine(text, "      params.status: broken", "      params.status: brokn");
     text = replaceLine(text, "          status: inProgress", "          status: in_progress");
     const ds = load(text);
     expect(codeAt(ds)).toEqual(
       [
-        `E250@${lineOf(text, "      - type: content.delt")}`,
+        `E250@${lineOf(text, "      - emit: content.delt")}`,
         `E233@${lineOf(text, "      params.status: brokn")}`,
         `E253@${lineOf(text, "          status: in_progress")}`,
       ].sort(),
@@ -357,7 +357,7 @@ describe("codegen CLI on a broken copy of the real inputs", () => {
     const file = join(tmp, "mappings/codex-app-server.yaml");
     const ls = readFileSync(file, "utf8").split("\n");
     // The first emitted `type: thread.started` (an emit entry, not an example's out).
-    const i = ls.findIndex((l) => /^\s+- type: thread\.started\s*$/.test(l));
+    const i = ls.findIndex((l) => /^\s+- emit: thread\.started\s*$/.test(l));
     expect(i).toBeGreaterThan(0);
     ls[i] = ls[i].replace("thread.started", "thread.startd");
     writeFileSync(file, ls.join("\n"));
@@ -376,15 +376,15 @@ describe("codegen CLI on a broken copy of the real inputs", () => {
 describe("closeOpen.completes (item types that end with their turn)", () => {
   const row = (completes: string) => [
     "  - rule: thing-done",
-    "    method: thing/delta",
+    "    match: thing/delta",
     "    when:",
     "      params.delta: done",
     "    ids:",
     "      thread: params.threadId",
     "      turn: { op: closeCurrent }",
-    `    closeOpen: { status: failed, detail: "ended", completes: ${completes} }`,
-    "    emit:",
-    "      - type: turn.completed",
+    "    steps:",
+    `      - closeOpen: { status: failed, detail: "ended", completes: ${completes} }`,
+    "      - emit: turn.completed",
     "        payload:",
     "          state: completed",
     "    examples:",
@@ -404,6 +404,6 @@ describe("closeOpen.completes (item types that end with their turn)", () => {
     const text = withRow("[reasonin]");
     const ds = load(text);
     expect(ds.length).toBeGreaterThan(0);
-    expect(ds.map((d) => d.line)).toContain(lineOf(text, `    closeOpen: { status: failed, detail: "ended", completes: [reasonin] }`));
+    expect(ds.map((d) => d.line)).toContain(lineOf(text, `      - closeOpen: { status: failed, detail: "ended", completes: [reasonin] }`));
   });
 });

@@ -1,6 +1,6 @@
 /**
- * DSL extensions for late information (issue 7, opencode): hold rows (`hold: {until: KEY}`), `$if` conditions on
- * computed values, snapshot entries placed among a row's events, `set` entries with `if`, and `replay` steps that are
+ * DSL features for late information (opencode): hold rows (`hold: KEY`), `$if` conditions on
+ * computed values, snapshot entries placed among a row's events, `set` entries with `if`, and `dispatch` steps of
  * whole messages (tagged tables). Checked on a small tagged table over the opencode upstream schema: what codegen
  * accepts, what it rejects (with codes), and the code it emits for each.
  */
@@ -26,31 +26,30 @@ upstream:
     event: { file: Event.json, source: opencode.event, tag: type }
 rows:
   - rule: wait
-    type: message.part.updated
-    hold: { until: [role, $properties.part.messageID] }
+    match: message.part.updated
+    hold: [role, $properties.part.messageID]
     examples: [{ in: {}, out: [] }]
   - rule: text
-    type: message.part.updated
+    match: message.part.updated
     when:
       $if: [{ value: { $var: [role, $properties.part.messageID] }, equals: assistant }]
     ids:
       turn: { value: { $var: [turn] }, op: open }
       item: { path: properties.part.id, op: open }
-    set:
-      - { key: [seen, $properties.part.id], value: true, if: { new: item } }
-    emit:
-      - { type: item.started, if: { new: item }, payload: { itemType: assistant_message } }
+    steps:
+      - { set: [seen, $properties.part.id], value: true, if: { new: item } }
+      - { emit: item.started, payload: { itemType: assistant_message } }
       - snapshot: { stream: assistant_text, text: $properties.part.text }
     examples: [{ in: {}, out: [] }]
   - rule: role
-    type: message.updated
-    set: [{ key: [role, $properties.info.id], value: $properties.info.role }]
-    replay:
-      - message: { type: session.idle, properties: { sessionID: $properties.info.sessionID } }
+    match: message.updated
+    steps:
+      - { set: [role, $properties.info.id], value: $properties.info.role }
+      - dispatch: { type: session.idle, properties: { sessionID: $properties.info.sessionID } }
     examples: [{ in: {}, out: [] }]
   - rule: idle
-    type: session.idle
-    emit: [{ type: runtime.warning, payload: { message: idle } }]
+    match: session.idle
+    steps: [{ emit: runtime.warning, payload: { message: idle } }]
     examples: [{ in: {}, out: [] }]
 `;
 
@@ -77,7 +76,7 @@ describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay
   });
 
   it("rejects a hold row that also emits (E281), a malformed $if entry (E235), a snapshot entry without ids.item (E261)", () => {
-    expect(codes(TABLE.replace("    hold: { until: [role, $properties.part.messageID] }\n", "    hold: { until: [role, $properties.part.messageID] }\n    emit: [{ type: runtime.warning, payload: { message: x } }]\n"))).toContain("E281");
+    expect(codes(TABLE.replace("    hold: [role, $properties.part.messageID]\n", "    hold: [role, $properties.part.messageID]\n    steps: [{ emit: runtime.warning, payload: { message: x } }]\n"))).toContain("E281");
     expect(codes(TABLE.replace("equals: assistant }", "equals: assistant, in: [user] }"))).toContain("E235");
     expect(codes(TABLE.replace("      item: { path: properties.part.id, op: open }\n", ""))).toContain("E261");
   });

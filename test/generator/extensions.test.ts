@@ -23,11 +23,11 @@ const EXT = `  extensions:
         notification: { file: ExtNotifications.json }
 `;
 const PING_ROW = `  - rule: ext-ping
-    method: ext/ping
+    match: ext/ping
     ids:
       thread: params.threadId
-    emit:
-      - type: runtime.warning
+    steps:
+      - emit: runtime.warning
         payload:
           message: ping
           detail: $params.note
@@ -37,9 +37,9 @@ const PING_ROW = `  - rule: ext-ping
           - { type: runtime.warning, payload: { message: ping, detail: hi } }
 `;
 const PATTERN_ROW = (method: string) => `  - rule: ext-any
-    method: "${method}"
-    emit:
-      - type: runtime.warning
+    match: "${method}"
+    steps:
+      - emit: runtime.warning
         payload:
           message: extension
           detail: $params

@@ -34,7 +34,9 @@ export interface TableIR { file: string; surface: string; rows: { rule: string; 
 export interface TableContext {
   canonical: CanonicalModel;
   dslSchema: object;
-  helpers: Set<string>;
+  helpers: Map<string, { min: number; max: number }>;
+  helperFile: string;
+  usedHelpers: Set<string>;
   upstream: (dir: string) => UpstreamSchemas | undefined;
 }
 export type FileMap = Map<string, string>;
@@ -56,7 +58,7 @@ export interface Generator {
     loadTable(file: string, text: string, cx: TableContext): { table?: TableIR; diagnostics: Diagnostic[] };
   };
   pipeline: {
-    helperNames(root: string): Set<string>;
+    helperSignatures(root: string): Map<string, { min: number; max: number; line: number }>;
     buildAll(root: string, only?: { tables?: string[] }): Promise<{ diagnostics: Diagnostic[]; files?: FileMap }>;
     checkFiles(root: string, files: FileMap): string[];
   };
@@ -82,7 +84,9 @@ export function tableContext(gen: Generator, upstreamDir = MINI_UPSTREAM): Table
   return {
     canonical: c.model,
     dslSchema: JSON.parse(readFileSync(join(ROOT, "schemas/mapping-dsl.schema.json"), "utf8")),
-    helpers: gen.pipeline.helperNames(ROOT),
+    helpers: gen.pipeline.helperSignatures(ROOT),
+    helperFile: "src/helpers.ts",
+    usedHelpers: new Set(),
     upstream: () => new gen.upstream.UpstreamSchemas(upstreamDir),
   };
 }

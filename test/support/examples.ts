@@ -1,7 +1,7 @@
 /** The assertion behind every generated example test (generated/tests/*.examples.test.ts). */
 import { expect } from "vitest";
-import { runExample, ROLE_FIELDS } from "../../src/testing.js";
-import type { SurfaceTable } from "../../src/table-types.js";
+import { runExample, ROLE_FIELDS } from "../../src/normalize/testing.js";
+import type { SurfaceTable } from "../../src/normalize/table-types.js";
 
 export interface ExpectedEvent { type: string; payload?: unknown; ids?: string[] }
 

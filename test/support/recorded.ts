@@ -2,8 +2,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
-import { createNormalizer, type CanonicalEvent } from "../../src/normalizer.js";
-import { counterIds, steppingClock } from "../../src/ids.js";
+import { createNormalizer, type CanonicalEvent } from "../../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../../src/normalize/ids.js";
 
 export interface RecordingRef { surface: string; scenario: string; agent: string; file: string; expectedFile: string; normalizable: boolean }
 

@@ -3,7 +3,7 @@
  * (turns → steps → blocks) with their content and state, minted canonical ids renamed by first appearance,
  * and the event bookkeeping (sequences, eventIds, the event log) left out.
  */
-import type { AccumulatorSnapshot, Block, Step } from "../../src/accumulator.js";
+import type { AccumulatorSnapshot, Block, Step } from "../../src/render/accumulator.js";
 
 export interface ViewOptions {
   /** Block kinds to leave out (side channels one form lacks by construction, e.g. usage or permission). */

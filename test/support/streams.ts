@@ -1,5 +1,5 @@
 /** Views of a canonical stream shared by the parity tests. */
-import type { CanonicalEvent } from "../../src/normalizer.js";
+import type { CanonicalEvent } from "../../src/normalize/normalizer.js";
 
 export interface CompletedItem { type: string; status: string; nested: boolean; text: Record<string, string> }
 

@@ -2,8 +2,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
-import type { ViewerData } from "../../src/viewer/types.js";
-import { createCaptureWriter } from "../../src/capture.js";
+import type { ViewerData } from "../../src/view/types.js";
+import { createCaptureWriter } from "../../src/capture/capture.js";
 import { recordings } from "./recorded.js";
 
 /** A fixture to view: `from` is the surface to normalize it with (absent for captures, which say what they are). */
@@ -71,7 +71,7 @@ export function problemStream(): any[] {
 }
 
 /**
- * problemStream() as a capture written by src/capture.ts (normalized_out, redaction on): the command's env holds
+ * problemStream() as a capture written by src/capture/capture.ts (normalized_out, redaction on): the command's env holds
  * an API key and its completion an Authorization header, so the capture lists two redactions (events #3 and #6).
  */
 export function problemCapture(): string {

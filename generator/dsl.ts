@@ -1,0 +1,221 @@
+/**
+ * The mapping DSL: the TypeScript types of a table file (mappings/<surface>.yaml) as written.
+ * `schemas/mapping-dsl.schema.json` is generated from these types (`npm run codegen` writes it; `--check` fails when it
+ * is stale), so the YAML structure, the conditions and the steps are validated by the same declaration that the
+ * loader (generator/tables.ts) reads. The reference with examples is mappings/README.md.
+ */
+
+/** A field path written bare (no `$`): `params.item.id`, `message.content.0.type`, `capture.channel`, `.`. */
+export type Path = string;
+
+/**
+ * A value expression: a `$path` string, a literal (`$$x` is the literal `$x`), an object or array of expressions, or
+ * one operator object: `$map`, `$helper`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`.
+ */
+export type Expr = unknown;
+
+/** An identity role. `parent` is the item that nested activity hangs under. */
+export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
+
+/** What a row does with an identity: see mappings/README.md "Identity roles and ops". */
+export type Op = "use" | "open" | "close" | "current" | "closeCurrent" | "mint";
+
+/** A test of one value. */
+export type Test = string | number | boolean | null | { in: unknown[] } | { exists: boolean } | { not: unknown };
+
+/** A test of a computed value (a session variable, a helper's result…). */
+export interface ValueTest {
+  value: Expr;
+  equals?: unknown;
+  in?: unknown[];
+  not?: unknown;
+  exists?: boolean;
+}
+
+/**
+ * Conditions, all of which must hold. One grammar everywhere (a row's `when`, a step's `if`, an input wrapper's `when`):
+ * keys are field paths with a test, the runtime-state words `new`, `open`, `notOpen`, `stale`, `notStale` with a role
+ * (only in a step's `if`), and `$if` for tests of computed values.
+ */
+export interface Conditions {
+  new?: Role;
+  open?: Role;
+  notOpen?: Role;
+  stale?: Role;
+  notStale?: Role;
+  $if?: ValueTest[];
+  [path: string]: Test | Role | ValueTest[] | undefined;
+}
+
+/** An identity: a path (shorthand for `{ path }`), `none` (drop a table default), or the long form. */
+export type IdSpec =
+  | Path
+  | "none"
+  | {
+      /** Where the provider id is; a list is a fallback chain: the first path present. */
+      path?: Path | Path[];
+      /** An expression for the provider id instead of a path, e.g. `{ $join: [...] }` or `{ $var: [...] }`. */
+      value?: Expr;
+      op?: Op;
+      /** request ids: the id space of the peer that sent the request (default: the row's kind says). */
+      space?: "server" | "client";
+      /** The provider id is unique only within a turn: key it by the row's canonical turn too (declare `turn` first). */
+      scope?: "turn";
+    };
+
+export type Ids = { [role in Role]?: IdSpec };
+
+/** Text a message carries whole, emitted only as far as content.delta events did not already deliver it. */
+export interface Snapshot {
+  stream: string;
+  /** One text. */
+  text?: Expr;
+  /** A list of texts (strings or `{text}`), one per index. */
+  parts?: Expr;
+}
+
+/** The steps of a row, run in order. Each step is one of the forms below. */
+export type Step = EmitStep | SnapshotStep | SetStep | CloseOpenStep | DispatchStep | EachStep;
+
+/** Emit one canonical event. */
+export interface EmitStep {
+  emit: string;
+  payload?: Record<string, unknown>;
+  if?: Conditions;
+  /**
+   * The lifecycle guard of the event type (schemas/canonical/canonical.yaml `lifecycle.*.guards`) applies unless
+   * `guard: none` opts out; the step's `if` is added to it.
+   */
+  guard?: "none";
+}
+
+export interface SnapshotStep {
+  snapshot: Snapshot;
+  if?: Conditions;
+}
+
+/** Remember a session variable (key parts joined with `:`; a null value deletes it). */
+export interface SetStep {
+  set: Expr[];
+  value: Expr;
+  if?: Conditions;
+}
+
+/** Complete every item still open in the row's turn (`completes`: item types that simply end with their turn). */
+export interface CloseOpenStep {
+  closeOpen: { status: "completed" | "failed" | "declined"; detail?: string; completes?: string[] };
+}
+
+/**
+ * Hand a message to a table's rows: this table's, or `surface`'s. `raw: dispatched` (default): the dispatched message
+ * is the events' raw payload and the target's input wrappers are skipped (restored history re-fed as live messages);
+ * `raw: original`: the events keep the original input line as raw and the target's input wrappers classify the message.
+ */
+export interface DispatchStep {
+  dispatch: Expr;
+  surface?: string;
+  raw?: "dispatched" | "original";
+}
+
+/** Run `steps` once per element of a list, with the element as `$<as>` (its paths checked) and its position as `$<index>`. */
+export interface EachStep {
+  each: Expr;
+  as: string;
+  index?: string;
+  steps: Step[];
+}
+
+export interface Example {
+  name?: string;
+  given?: unknown[];
+  in: unknown;
+  out: { type: string; payload?: Record<string, unknown>; ids?: Role[] }[];
+}
+
+export interface Row {
+  /** Unique in the file; events carry raw.rule = "<surface>#<rule>". */
+  rule: string;
+  description?: string;
+  /** The message kind (default: the table's `defaults.kind`, else notification / the first kind). */
+  kind?: string;
+  /** The upstream method or type this row maps, or several; a pattern is a prefix ending in `*` (JSON-RPC). */
+  match: string | string[];
+  when?: Conditions;
+  /** A hold row: the message waits until this session variable is set. A hold row has only match, when and hold. */
+  hold?: Expr[];
+  ids?: Ids;
+  steps?: Step[];
+  examples?: Example[];
+}
+
+export interface Ignored {
+  kind: string;
+  match: string[];
+  reason: string;
+}
+
+export interface InputWrapper {
+  name: string;
+  when?: Conditions;
+  /** Where the message is in the input line ("." for the line itself). */
+  message?: Path;
+  meta?: Record<string, Path>;
+  /** Lines this wrapper matches are ignored, with this reason. */
+  ignore?: string;
+  /** The kind of the message (for messages with no tag field). */
+  kind?: string;
+  /** The type (tag value) of the message (for messages with no tag field). */
+  type?: string;
+}
+
+export interface KindSpec {
+  file?: string;
+  source: string;
+  /** tagged protocols: the field of the message that names its type. */
+  tag?: string;
+}
+
+export interface Extension {
+  name: string;
+  package: string;
+  version: string;
+  dir: string;
+  kinds: Record<string, { file: string }>;
+}
+
+export interface MapSpec {
+  values: Record<string, string | number | boolean>;
+  default?: string | number | boolean;
+}
+
+/** Table-wide defaults: a row's own `kind` / `ids.<role>` replaces the default (`<role>: none` drops it). */
+export interface Defaults {
+  kind?: string;
+  ids?: Ids;
+}
+
+/** A mapping table: mappings/<surface>.yaml. */
+export interface Table {
+  /** The name users pass to --from. */
+  surface: string;
+  /** The canonical ProviderKind. */
+  provider: string;
+  /** jsonrpc: JSON-RPC 2.0 messages of both peers; tagged: messages discriminated by a tag field. */
+  protocol: "jsonrpc" | "tagged";
+  description?: string;
+  upstream: {
+    package: string;
+    version: string;
+    dir: string;
+    kinds: Record<string, KindSpec>;
+    extensions?: Extension[];
+  };
+  /** tagged protocols: wrappers tried in order to find the message inside an input line. */
+  input?: InputWrapper[];
+  /** How pushLine reports a line that is not JSON (default error; warning for logs mixing text and JSON). */
+  nonJsonLines?: "error" | "warning";
+  defaults?: Defaults;
+  maps?: Record<string, MapSpec>;
+  rows: Row[];
+  ignored?: Ignored[];
+}

@@ -1,0 +1,1294 @@
+/**
+ * The render accumulator: canonical events in, render groups out (session → turns → steps → blocks).
+ *
+ * Pure TypeScript, no Node APIs: it runs unchanged in a browser or a webview. It follows seed 001's
+ * "Accumulator Rules": events are grouped by identity (session, turn, item, request, task), never by
+ * merge guesses; a delta appends only to its own block; a snapshot (item.updated / item.completed, a plan or
+ * diff update) changes only its own block, in place, so a tool card never moves below later text; tools
+ * render from lifecycle state; requests are open or resolved; nested activity (parentId) hangs under its
+ * parent step. Events that arrive out of order or without their opener are repaired deterministically and
+ * listed in `snapshot().problems` — apply() never throws on event data.
+ *
+ * Cost: apply() is O(1) amortised per event (text deltas are pushed onto chunk arrays; strings are joined
+ * only in snapshot()). snapshot() is O(size of the state) and returns fresh plain JSON.
+ *
+ * The dispatch is a table keyed by canonical event type (our own model, not a provider's): HANDLERS below.
+ * The snapshot shape is documented in docs/accumulator.md.
+ */
+import type { CanonicalItemType, CanonicalRuntimeEventType, ProviderKind, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+
+type CanonicalEvent = ProviderRuntimeEventV2;
+
+// ───────────────────────────── the snapshot (plain JSON) ─────────────────────────────
+
+export const ACCUMULATOR_SNAPSHOT_VERSION = 1;
+
+export type BlockKind =
+  | "text" | "thinking" | "tool" | "diff" | "terminal" | "plan" | "todo"
+  | "permission" | "question" | "task" | "usage" | "mode" | "status";
+
+/** Tool lifecycle as rendered: pending (known, not started), running, completed, failed, declined. */
+export type ToolStatus = "pending" | "running" | "completed" | "failed" | "declined";
+
+/** Fields every block has: identity and the events that built it (links blocks ↔ timeline). */
+export interface BlockBase {
+  /** Stable across deltas and snapshots: derived from the canonical ids (see docs/accumulator.md). */
+  blockId: string;
+  kind: BlockKind;
+  /** `sequence` of every event that contributed to this block, in apply order. */
+  sequences: number[];
+  /** `eventId` of the same events, same order. */
+  eventIds: string[];
+}
+
+export interface TextBlock extends BlockBase { kind: "text"; role: "assistant" | "user"; text: string; streaming: boolean }
+export interface ThinkingBlock extends BlockBase { kind: "thinking"; text: string; summary: string; streaming: boolean }
+export interface ToolBlock extends BlockBase {
+  kind: "tool";
+  itemType: CanonicalItemType;
+  status: ToolStatus;
+  title?: string;
+  detail?: string;
+  /** The canonical tool name (the item's `toolName`). */
+  toolName?: string;
+  /** The tool's input (the item's `input`). */
+  input?: unknown;
+  /** The tool's result (the item's `output`; a command's output goes to its terminal block instead). */
+  result?: unknown;
+  /** The tool's error message (the item's `error`). */
+  error?: string;
+  /** command_execution: the command, its working directory and exit code. */
+  command?: string;
+  cwd?: string;
+  exitCode?: number;
+  /** How long the tool ran, as the provider reports it. */
+  durationMs?: number;
+  /** mcp_tool_call: the MCP server. */
+  server?: string;
+  /** web_search: the query (or URL); image_view: the image's path or URL. */
+  query?: string;
+  path?: string;
+  url?: string;
+  /** Streamed output of kind `unknown` for this tool. */
+  output: string;
+  /** Ids (blockId) of this tool's open permission/question requests. */
+  awaitingRequests: string[];
+}
+export interface TerminalBlock extends BlockBase {
+  kind: "terminal";
+  /** Streamed command output. */
+  text: string;
+  streaming: boolean;
+  /** A terminal the client runs for the tool, referenced by id (ACP tool content `{type: "terminal", terminalId}`). */
+  terminalId?: string;
+}
+/** One file of a file_change item (the item's `files`): `kind` is the change (add, update, delete, move). */
+export interface DiffFile { path: string; kind?: string; movePath?: string; diff?: string }
+export interface DiffBlock extends BlockBase {
+  kind: "diff";
+  /** "turn": the turn's cumulative diff (turn.diff.updated); "item": one file change. */
+  scope: "turn" | "item";
+  unifiedDiff?: string;
+  files: DiffFile[];
+  /** Streamed file_change_output. */
+  output: string;
+}
+export interface PlanStep { step: string; status: string }
+export interface PlanBlock extends BlockBase {
+  /** "plan": the turn's plan (turn.plan.updated without item) or a plan item's text; "todo": a checklist tied to an item (turn.plan.updated carrying an itemId, e.g. a to-do list). */
+  kind: "plan" | "todo";
+  explanation?: string | null;
+  steps: PlanStep[];
+  /** Streamed plan_text. */
+  text: string;
+  updates: number;
+}
+export interface RequestBlock extends BlockBase {
+  kind: "permission" | "question";
+  requestId?: string;
+  requestType?: string;
+  state: "open" | "resolved";
+  detail?: string;
+  args?: unknown;
+  questions?: unknown;
+  answers?: unknown;
+  decision?: string;
+  resolution?: unknown;
+}
+export interface TaskBlock extends BlockBase {
+  kind: "task";
+  taskId: string;
+  status: "running" | "completed" | "failed" | "stopped";
+  description?: string;
+  taskType?: string;
+  progress: string[];
+  lastToolName?: string;
+  summary?: string;
+  usage?: unknown;
+}
+export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; updates: number }
+export interface ModeBlock extends BlockBase { kind: "mode"; mode?: string; model?: string; config: Record<string, unknown> }
+export interface StatusBlock extends BlockBase {
+  kind: "status";
+  level: "info" | "warning" | "error";
+  /** The canonical event type that produced it (session.state.changed, model.rerouted, runtime.error, …). */
+  source: CanonicalRuntimeEventType;
+  message: string;
+  detail?: unknown;
+}
+
+export type Block =
+  | TextBlock | ThinkingBlock | ToolBlock | TerminalBlock | DiffBlock | PlanBlock
+  | RequestBlock | TaskBlock | UsageBlock | ModeBlock | StatusBlock;
+
+/** One provider lifecycle unit: a canonical item, or a synthesized unit for turn-level records. */
+export interface Step {
+  stepId: string;
+  /** The canonical item, when the step is one; absent for synthesized steps (turn plan, request, usage…). */
+  itemId?: string;
+  itemType?: CanonicalItemType;
+  parentId?: string;
+  providerItemId?: string;
+  /** True when the step was created by a later event (delta, request, child) before its item.started. */
+  implicit: boolean;
+  blocks: Block[];
+  /** Steps nested under this one (parentId = this itemId), in order of first appearance. */
+  children: Step[];
+}
+
+export interface Turn {
+  turnId: string;
+  threadId?: string;
+  providerTurnId?: string;
+  /** 1-based position in the session. */
+  index: number;
+  state: "running" | "completed" | "failed" | "interrupted" | "cancelled" | "aborted";
+  implicit: boolean;
+  model?: string;
+  stopReason?: string | null;
+  errorMessage?: string;
+  abortReason?: string;
+  usage?: unknown;
+  totalCostUsd?: number;
+  steps: Step[];
+  /** `sequence` of the turn's own lifecycle events (turn.started / completed / aborted). */
+  sequences: number[];
+}
+
+export interface Session {
+  sessionId: string;
+  provider: ProviderKind;
+  threadIds: string[];
+  state?: string;
+  /** Shallow merge of every session.configured config. */
+  config: Record<string, unknown>;
+  /** Latest token usage seen for the session (thread.token-usage.updated). */
+  usage?: unknown;
+  /** Session-level steps: records outside any turn (status, warnings, mode, usage before a turn…). */
+  steps: Step[];
+  turns: Turn[];
+}
+
+export type ProblemKind =
+  | "duplicate-event"      // same eventId applied twice: ignored
+  | "out-of-order"         // sequence not above the last one of its session: applied where it lands
+  | "late-start"           // item.started after a delta/update/completion of the same item: merged in place
+  | "completion-without-start" // item.completed for an item never seen: rendered as a completed step
+  | "update-after-completion"  // delta/update for a completed item: applied to its block, status kept
+  | "turn-without-start"   // an event names a turn never started: the turn is opened implicitly
+  | "resolve-without-open" // request/user-input resolved without being opened: shown resolved
+  | "task-without-start"   // task.progress/completed before task.started
+  | "unknown-parent"       // parentId of an item never seen: an implicit parent step is created
+  | "open-at-turn-end"     // a tool or text still running when its turn ended
+  | "invalid-event"        // not an object with type/sequence/sessionId: ignored
+  | "retired-event";       // (retainTurns) an event for a retired turn/item/request/task, or a late one at or below the retired sequences: ignored
+
+export interface Problem { kind: ProblemKind; sequence?: number; eventId?: string; message: string }
+
+export interface EventRef {
+  sequence: number;
+  eventId: string;
+  type: string;
+  sessionId: string;
+  turnId?: string;
+  stepId?: string;
+  /** Blocks this event created or changed (empty for records kept only on session/turn fields). */
+  blockIds: string[];
+}
+
+export interface AccumulatorSnapshot {
+  version: typeof ACCUMULATOR_SNAPSHOT_VERSION;
+  /** Events applied (duplicates and invalid ones excluded). */
+  eventCount: number;
+  lastSequence: number;
+  sessions: Session[];
+  problems: Problem[];
+  /** Every applied event and where it went (omitted when created with { eventLog: false }). */
+  events?: EventRef[];
+  /** What retainTurns dropped so far (present only when the accumulator was created with `retainTurns`). */
+  retired?: RetiredCounts;
+}
+
+/** Counts of what a bounded accumulator (`retainTurns`) dropped. `eventCount` still counts every applied event. */
+export interface RetiredCounts {
+  /** Ended turns dropped (blocks, steps and every index entry of theirs). */
+  turns: number;
+  /** Applied events whose state was dropped with their turn or their session-level records (also gone from `events`). */
+  events: number;
+  /** Session-level steps (records outside any turn) dropped with the turns they followed. */
+  sessionSteps: number;
+  /** Oldest `problems` entries dropped beyond `retainProblems`. */
+  problems: number;
+}
+
+/** Sizes of the accumulator's internal structures (for tests and memory checks; all sessions summed). */
+export interface AccumulatorStats {
+  sessions: number;
+  /** Turn objects held (retained + retired ones awaiting compaction). */
+  turns: number;
+  /** Entries of the id → turn / step / block / request→tool / sequence → eventId maps. */
+  turnIndex: number;
+  stepIndex: number;
+  blockIndex: number;
+  requestTool: number;
+  seqIds: number;
+  /** Session-level steps held. */
+  sessionSteps: number;
+  /** Ids of recently retired turns remembered to recognise late events (retainTurns only). */
+  tombstones: number;
+  threadIds: number;
+  /** Entries of the event log (0 with { eventLog: false }). */
+  eventLog: number;
+  problems: number;
+}
+
+/** What one apply() changed; passed to subscribers. */
+export interface AccumulatorChange {
+  sequence: number;
+  eventId: string;
+  type: string;
+  sessionId: string;
+  turnId?: string;
+  stepId?: string;
+  blockIds: string[];
+  problems: Problem[];
+}
+
+export interface AccumulatorOptions {
+  /** Keep an EventRef per applied event in the snapshot (default true). */
+  eventLog?: boolean;
+  /**
+   * Bound memory for a long-lived host: keep only the N most recently ended (completed/failed/interrupted/
+   * cancelled/aborted) turns of each session; older ended turns are retired with their blocks, steps, index
+   * entries and event-log entries, and session-level records are retired with the turn they followed. Running
+   * turns are never retired. Default: unlimited (every turn kept, as a viewer wants). See docs/accumulator.md.
+   */
+  retainTurns?: number;
+  /** Keep only the N most recent `problems` (default: unlimited; 1000 when `retainTurns` is set). */
+  retainProblems?: number;
+}
+
+export interface Accumulator {
+  /** Apply one canonical event. Never throws on event data; returns what changed. */
+  apply(event: CanonicalEvent | unknown): AccumulatorChange | undefined;
+  /** Apply many, in the order given. */
+  applyAll(events: Iterable<CanonicalEvent | unknown>): void;
+  /** The current state as fresh plain JSON (safe to JSON.stringify, structuredClone or postMessage). */
+  snapshot(): AccumulatorSnapshot;
+  /** Called after every apply() that was not ignored (the change object is shared: read it, don't mutate it). Returns an unsubscribe function. */
+  subscribe(listener: (change: AccumulatorChange) => void): () => void;
+  /** Sizes of the internal maps and lists (O(sessions); for tests and memory checks). */
+  stats(): AccumulatorStats;
+}
+
+// ───────────────────────────── internal (mutable) state ─────────────────────────────
+
+interface BlockState {
+  blockId: string;
+  kind: BlockKind;
+  sequences: number[];
+  eventIds: string[];
+  /** Chunk arrays, joined lazily. */
+  chunks: Record<string, string[]>;
+  fields: Record<string, unknown>;
+}
+
+interface StepState {
+  stepId: string;
+  itemId?: string;
+  itemType?: CanonicalItemType;
+  parentId?: string;
+  providerItemId?: string;
+  implicit: boolean;
+  started: boolean;
+  completed: boolean;
+  blocks: BlockState[];
+  blockIndex: Map<string, BlockState>;
+  /** The item's own blocks by suffix (text, tool, terminal…). */
+  bySuffix: Map<string, BlockState>;
+  children: StepState[];
+  turn?: TurnState;
+  session: SessionState;
+  /** A session-level step: the session's turn count when it was created (retainTurns retires it with that turn). */
+  era?: number;
+}
+
+/** The applied events one unit of retirement owns (a turn, or a session's records of one era); retainTurns only. */
+interface Bucket {
+  retired: boolean;
+  /** Sequences of the events attributed to it (their seqIds entries are deleted on retirement). */
+  seqs: number[];
+}
+interface EraBucket extends Bucket { era: number }
+
+interface TurnState {
+  turnId: string;
+  threadId?: string;
+  providerTurnId?: string;
+  index: number;
+  state: Turn["state"];
+  implicit: boolean;
+  fields: Record<string, unknown>;
+  steps: StepState[];
+  sequences: number[];
+  /** Pushed on the session's ended-turn queue (retainTurns). */
+  ended: boolean;
+  retired: boolean;
+  seqs: number[];
+}
+
+interface SessionState {
+  sessionId: string;
+  provider: ProviderKind;
+  threadIds: string[];
+  /** threadId → the session's turn count when last seen (retainTurns prunes threads not seen since a retired turn). */
+  threadSet: Map<string, number>;
+  threadPruneAt: number;
+  state?: string;
+  config: Record<string, unknown>;
+  usage?: unknown;
+  steps: StepState[];
+  turns: TurnState[];
+  turnIndex: Map<string, TurnState>;
+  /** Steps by itemId or synthesized step id. */
+  stepIndex: Map<string, StepState>;
+  /** Blocks by blockId, with their step. */
+  blockIndex: Map<string, { block: BlockState; step: StepState }>;
+  /** Request blockId → the tool blockId it waits on. */
+  requestTool: Map<string, string>;
+  /** sequence → eventId of every applied event (duplicate detection). */
+  seqIds: Map<number, string>;
+  openTurn?: TurnState;
+  lastSequence: number;
+  /** Turns started so far (turn.index of the next one - 1); session-level records carry it as their era. */
+  turnCount: number;
+  // ── retainTurns bookkeeping (unused otherwise) ──
+  /** Retired turns still in `turns` (compacted lazily). */
+  retiredInTurns: number;
+  /** Ended turns in end order; [endedHead..] are retained. */
+  endedTurns: TurnState[];
+  endedHead: number;
+  /** session.steps[stepsHead..] are retained. */
+  stepsHead: number;
+  eras: EraBucket[];
+  erasHead: number;
+  /** Session-level records of an era below this are retired (the index of the newest retired turn + 1). */
+  horizon: number;
+  /** Ids (turn, steps, blocks) of the most recently retired turns, per turn, oldest first; [tombsHead..] are live. */
+  tombs: string[][];
+  tombsHead: number;
+  tomb: Set<string>;
+  /** Highest sequence among retired events. */
+  retiredMaxSeq: number;
+}
+
+interface Ctx {
+  e: CanonicalEvent;
+  p: any;
+  session: SessionState;
+  change: AccumulatorChange;
+}
+
+/** The state shared by the handlers. */
+class State {
+  sessions: SessionState[] = [];
+  sessionIndex = new Map<string, SessionState>();
+  problems: Problem[] = [];
+  events: AccumulatorChange[] = [];
+  eventCount = 0;
+  lastSequence = 0;
+  /** retainTurns (undefined: unlimited) and what it dropped. */
+  retain: number | undefined;
+  retainProblems: number | undefined;
+  retired: RetiredCounts = { turns: 0, events: 0, sessionSteps: 0, problems: 0 };
+  /** The bucket of each event-log entry (retainTurns with the event log only). */
+  eventOwners: Bucket[] = [];
+  logCompactAt = 4096;
+
+  constructor(retain?: number, retainProblems?: number) {
+    this.retain = retain;
+    this.retainProblems = retainProblems;
+  }
+
+  session(e: CanonicalEvent): SessionState {
+    let s = this.sessionIndex.get(e.sessionId);
+    if (!s) {
+      s = {
+        sessionId: e.sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadPruneAt: 64, config: {}, steps: [], turns: [],
+        turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0, turnCount: 0,
+        retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: new Set(), retiredMaxSeq: 0,
+      };
+      this.sessionIndex.set(e.sessionId, s);
+      this.sessions.push(s);
+    }
+    if (e.threadId) {
+      const era = s.threadSet.get(e.threadId);
+      if (era === undefined) s.threadIds.push(e.threadId);
+      if (era !== s.turnCount) s.threadSet.set(e.threadId, s.turnCount);
+    }
+    return s;
+  }
+
+  problem(c: Ctx | undefined, kind: ProblemKind, message: string) {
+    const p: Problem = c ? { kind, sequence: c.e.sequence, eventId: c.e.eventId, message } : { kind, message };
+    this.problems.push(p);
+    const cap = this.retainProblems;
+    if (cap !== undefined && this.problems.length > 2 * cap + 16) {
+      const drop = this.problems.length - cap;
+      this.problems = this.problems.slice(drop);
+      this.retired.problems += drop;
+    }
+    if (c) {
+      if (c.change.problems === NO_PROBLEMS) c.change.problems = [];
+      c.change.problems.push(p);
+    }
+  }
+
+  /** The turn an event belongs to: its turnId; else its item's turn; else the session's open turn; else none. */
+  turnOf(c: Ctx, create = true): TurnState | undefined {
+    const { e, session } = c;
+    if (e.turnId) {
+      let t = session.turnIndex.get(e.turnId);
+      if (!t && create) {
+        t = this.newTurn(session, e.turnId, e, true);
+        this.problem(c, "turn-without-start", `${e.type} names turn ${e.turnId}, which never started: opened implicitly`);
+      }
+      return t;
+    }
+    if (e.itemId) {
+      const st = session.stepIndex.get(e.itemId);
+      if (st) return st.turn;
+    }
+    return session.openTurn;
+  }
+
+  newTurn(session: SessionState, turnId: string, e: CanonicalEvent, implicit: boolean): TurnState {
+    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [] };
+    session.turns.push(t);
+    session.turnIndex.set(turnId, t);
+    session.openTurn = t;
+    return t;
+  }
+
+  /** The step of the event's item (created implicitly when unknown), or a synthesized step. */
+  itemStep(c: Ctx, itemType?: CanonicalItemType): StepState {
+    const { e, session } = c;
+    const key = e.itemId!;
+    let st = session.stepIndex.get(key);
+    if (!st) {
+      st = this.newStep(c, e.itemId!, key, true);
+      st.itemId = e.itemId;
+    }
+    if (itemType && (!st.itemType || st.itemType === "unknown")) st.itemType = itemType;
+    if (!st.providerItemId && e.providerRefs?.providerItemId) st.providerItemId = e.providerRefs.providerItemId;
+    return st;
+  }
+
+  /** A synthesized step (turn plan, a request without item, usage…), keyed by stepId within the session. */
+  syntheticStep(c: Ctx, stepId: string, attachToTurn = true): StepState {
+    return c.session.stepIndex.get(stepId) ?? this.newStep(c, stepId, stepId, false, attachToTurn);
+  }
+
+  private newStep(c: Ctx, stepId: string, key: string, implicit: boolean, attachToTurn = true): StepState {
+    const { e, session } = c;
+    const turn = attachToTurn ? this.turnOf(c) : undefined;
+    const st: StepState = { stepId, implicit, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
+    const parentItem = e.itemId === stepId ? e.parentId : undefined;
+    if (parentItem && parentItem !== stepId) {
+      st.parentId = parentItem;
+      const pkey = parentItem;
+      let parent = session.stepIndex.get(pkey);
+      if (!parent) {
+        this.problem(c, "unknown-parent", `${e.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
+        parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
+        session.stepIndex.set(pkey, parent);
+        if (turn) turn.steps.push(parent);
+        else { parent.era = session.turnCount; session.steps.push(parent); }
+      }
+      parent.children.push(st);
+      if (!st.turn) st.turn = parent.turn;
+    } else if (turn) turn.steps.push(st);
+    else { st.era = session.turnCount; session.steps.push(st); }
+    session.stepIndex.set(key, st);
+    return st;
+  }
+
+  /** The block `blockId` in `step` (created with `init` fields when new); records the event on it. */
+  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: () => Record<string, unknown>, chunkNames: string[] = []): BlockState {
+    let entry = c.session.blockIndex.get(blockId);
+    if (!entry) {
+      const chunks: Record<string, string[]> = {};
+      for (const n of chunkNames) chunks[n] = [];
+      const block: BlockState = { blockId, kind, sequences: [], eventIds: [], chunks, fields: init() };
+      entry = { block, step };
+      c.session.blockIndex.set(blockId, entry);
+      step.blocks.push(block);
+      step.blockIndex.set(blockId, block);
+    }
+    touch(c, entry.block);
+    return entry.block;
+  }
+
+  findBlock(session: SessionState, blockId: string): BlockState | undefined {
+    return session.blockIndex.get(blockId)?.block;
+  }
+
+  // ── retainTurns: retirement (every structure shrinks; each entry is removed once, so apply stays O(1) amortised) ──
+
+  /** The bucket of the session's records in the current era. */
+  era(session: SessionState): EraBucket {
+    const last = session.eras.length > session.erasHead ? session.eras[session.eras.length - 1] : undefined;
+    if (last && last.era === session.turnCount) return last;
+    const b: EraBucket = { era: session.turnCount, retired: false, seqs: [] };
+    session.eras.push(b);
+    return b;
+  }
+
+  /** Why an event is for retired state (to be ignored), or undefined. */
+  lateForRetired(c: Ctx): string | undefined {
+    const { e, session } = c;
+    const tomb = session.tomb;
+    if (tomb.size) {
+      if (e.turnId !== undefined && tomb.has(e.turnId)) return `turn ${e.turnId}`;
+      if (e.itemId !== undefined && tomb.has(e.itemId)) return `item ${e.itemId}`;
+      if (e.parentId !== undefined && tomb.has(e.parentId)) return `parent item ${e.parentId}`;
+      if (e.requestId !== undefined && tomb.has(e.requestId + ":request")) return `request ${e.requestId}`;
+      const taskId = c.p?.taskId;
+      if (taskId !== undefined && tomb.has(`${taskId}:task`)) return `task ${taskId}`;
+    }
+    // Out of order and at or below what was retired, not naming a retained turn: its state may be gone.
+    if (e.sequence <= session.lastSequence && e.sequence <= session.retiredMaxSeq && !(e.turnId !== undefined && session.turnIndex.has(e.turnId))) {
+      return `sequence #${e.sequence}, at or below the retired events (up to #${session.retiredMaxSeq})`;
+    }
+    return undefined;
+  }
+
+  /** Retire the session's ended turns beyond the `retain` most recent, and what goes with them. */
+  retire(session: SessionState, keepLog: boolean) {
+    const retain = this.retain!;
+    let any = false;
+    while (session.endedTurns.length - session.endedHead > retain) {
+      this.retireTurn(session, session.endedTurns[session.endedHead++]);
+      any = true;
+    }
+    if (!any) return;
+    if (session.endedHead > 64 && session.endedHead * 2 > session.endedTurns.length) {
+      session.endedTurns = session.endedTurns.slice(session.endedHead);
+      session.endedHead = 0;
+    }
+    if (session.retiredInTurns > 16 && session.retiredInTurns * 2 > session.turns.length) {
+      session.turns = session.turns.filter((t) => !t.retired);
+      session.retiredInTurns = 0;
+    }
+    // Session-level records go with the turn they followed (era < horizon).
+    const steps = session.steps;
+    while (session.stepsHead < steps.length && steps[session.stepsHead].era! < session.horizon) {
+      this.retireStep(session, steps[session.stepsHead++], undefined);
+      this.retired.sessionSteps++;
+    }
+    if (session.stepsHead > 64 && session.stepsHead * 2 > steps.length) {
+      session.steps = steps.slice(session.stepsHead);
+      session.stepsHead = 0;
+    }
+    const eras = session.eras;
+    while (session.erasHead < eras.length && eras[session.erasHead].era < session.horizon) this.retireBucket(session, eras[session.erasHead++]);
+    if (session.erasHead > 64 && session.erasHead * 2 > eras.length) {
+      session.eras = eras.slice(session.erasHead);
+      session.erasHead = 0;
+    }
+    // Threads not seen since before the horizon (pruned when the map doubled: amortised O(1)).
+    if (session.threadSet.size >= session.threadPruneAt) {
+      for (const [id, era] of session.threadSet) if (era < session.horizon) session.threadSet.delete(id);
+      session.threadIds = session.threadIds.filter((id) => session.threadSet.has(id));
+      session.threadPruneAt = Math.max(64, 2 * session.threadSet.size);
+    }
+    // The event log: drop the entries of retired buckets (when it doubled since the last pass).
+    if (keepLog && this.events.length >= this.logCompactAt) {
+      const events: AccumulatorChange[] = [];
+      const owners: Bucket[] = [];
+      for (let i = 0; i < this.events.length; i++) {
+        if (!this.eventOwners[i].retired) { events.push(this.events[i]); owners.push(this.eventOwners[i]); }
+      }
+      this.events = events;
+      this.eventOwners = owners;
+      this.logCompactAt = Math.max(4096, 2 * events.length);
+    }
+  }
+
+  private retireTurn(session: SessionState, t: TurnState) {
+    t.retired = true;
+    session.retiredInTurns++;
+    this.retired.turns++;
+    if (session.turnIndex.get(t.turnId) === t) session.turnIndex.delete(t.turnId);
+    if (session.openTurn === t) session.openTurn = undefined;
+    const ids: string[] = [t.turnId];
+    for (const st of t.steps) this.retireStep(session, st, ids);
+    t.steps = [];
+    this.retireBucket(session, t);
+    if (t.index + 1 > session.horizon) session.horizon = t.index + 1;
+    // Remember the ids of the most recently retired turns (at least 8) so late events for them are recognised.
+    session.tombs.push(ids);
+    for (const id of ids) session.tomb.add(id);
+    const window = Math.max(this.retain!, 8);
+    while (session.tombs.length - session.tombsHead > window) {
+      for (const id of session.tombs[session.tombsHead]) session.tomb.delete(id);
+      session.tombsHead++;
+    }
+    if (session.tombsHead > 64 && session.tombsHead * 2 > session.tombs.length) {
+      session.tombs = session.tombs.slice(session.tombsHead);
+      session.tombsHead = 0;
+    }
+  }
+
+  /** Drop a step, its children and their blocks from every index. */
+  private retireStep(session: SessionState, st: StepState, ids: string[] | undefined) {
+    if (session.stepIndex.get(st.stepId) === st) session.stepIndex.delete(st.stepId);
+    ids?.push(st.stepId);
+    for (const b of st.blocks) {
+      if (session.blockIndex.get(b.blockId)?.block === b) session.blockIndex.delete(b.blockId);
+      session.requestTool.delete(b.blockId);
+      ids?.push(b.blockId);
+    }
+    for (const child of st.children) this.retireStep(session, child, ids);
+  }
+
+  private retireBucket(session: SessionState, b: Bucket) {
+    for (const seq of b.seqs) {
+      session.seqIds.delete(seq);
+      if (seq > session.retiredMaxSeq) session.retiredMaxSeq = seq;
+    }
+    this.retired.events += b.seqs.length;
+    b.seqs = [];
+    b.retired = true;
+  }
+}
+
+function touch(c: Ctx, b: BlockState) {
+  const last = b.sequences.length - 1;
+  if (last >= 0 && b.eventIds[last] === c.e.eventId) return;
+  b.sequences.push(c.e.sequence);
+  b.eventIds.push(c.e.eventId);
+  if (!c.change.blockIds.includes(b.blockId)) c.change.blockIds.push(b.blockId);
+}
+
+// ───────────────────────────── item → blocks ─────────────────────────────
+
+const NON_TOOL_ITEMS: ReadonlySet<string> = new Set(["assistant_message", "user_message", "reasoning", "plan"]);
+
+/** The blocks an item can have, by blockId suffix (`<itemId>:<suffix>`). */
+type ItemSuffix = "text" | "thinking" | "plan" | "tool" | "terminal" | "diff";
+const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: string[]; init: (st: StepState) => Record<string, unknown> }> = {
+  text: { kind: "text", chunks: ["text"], init: (st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
+  thinking: { kind: "thinking", chunks: ["text", "summary"], init: () => ({ streaming: true }) },
+  plan: { kind: "plan", chunks: ["text"], init: () => ({ steps: [], updates: 0 }) },
+  tool: { kind: "tool", chunks: ["output"], init: (st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
+  terminal: { kind: "terminal", chunks: ["text"], init: () => ({ streaming: true }) },
+  diff: { kind: "diff", chunks: ["output"], init: () => ({ scope: "item", files: [] }) },
+};
+
+/** An item's block by suffix, created on first use; records the event on it (the fast path allocates nothing). */
+function itemBlock(S: State, c: Ctx, step: StepState, suffix: ItemSuffix): BlockState {
+  const b = step.bySuffix.get(suffix);
+  if (b) { touch(c, b); return b; }
+  const spec = ITEM_BLOCKS[suffix];
+  const created = S.block(c, step, step.stepId + ":" + suffix, spec.kind, () => spec.init(step), spec.chunks);
+  step.bySuffix.set(suffix, created);
+  if (suffix === "tool") {
+    // Requests that arrived before the tool card: link the open ones to it.
+    for (const r of step.blocks) {
+      if ((r.kind === "permission" || r.kind === "question") && r.fields.state === "open") {
+        (created.fields.awaitingRequests as string[]).push(r.blockId);
+        c.session.requestTool.set(r.blockId, created.blockId);
+      }
+    }
+  }
+  return created;
+}
+
+const PRIMARY_SUFFIX: Record<string, ItemSuffix> = { assistant_message: "text", user_message: "text", reasoning: "thinking", plan: "plan" };
+
+/** The primary block of an item: text, thinking, plan text, or a tool card. */
+function primaryBlock(S: State, c: Ctx, step: StepState): BlockState {
+  return itemBlock(S, c, step, PRIMARY_SUFFIX[step.itemType ?? "unknown"] ?? "tool");
+}
+
+/** Output streamed before its tool started still gets its card (pending), placed first; an existing card is not touched. */
+function ensureToolCard(S: State, c: Ctx, st: StepState) {
+  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.bySuffix.has("tool")) itemBlock(S, c, st, "tool");
+}
+
+/** Which block (suffix) and chunk array a content.delta of a given stream kind appends to. */
+const DELTA_ROUTES: Record<string, { suffix: ItemSuffix; chunk: string; toolCard?: boolean }> = {
+  assistant_text: { suffix: "text", chunk: "text" },
+  reasoning_text: { suffix: "thinking", chunk: "text" },
+  reasoning_summary_text: { suffix: "thinking", chunk: "summary" },
+  plan_text: { suffix: "plan", chunk: "text" },
+  command_output: { suffix: "terminal", chunk: "text", toolCard: true },
+  file_change_output: { suffix: "diff", chunk: "output", toolCard: true },
+};
+
+const DELTA_ITEM_TYPE: Record<string, CanonicalItemType> = {
+  assistant_text: "assistant_message",
+  reasoning_text: "reasoning",
+  reasoning_summary_text: "reasoning",
+  command_output: "command_execution",
+  file_change_output: "file_change",
+};
+
+const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
+
+
+/** The item's canonical `files` as diff files. */
+function diffFiles(files: unknown): DiffFile[] {
+  if (!Array.isArray(files)) return [];
+  return files.filter((f) => f && typeof f.path === "string").map((f) => clean({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
+}
+
+function clean<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+/** item.started / item.updated / item.completed: the item's snapshot, applied to its own step and blocks only. */
+function itemLifecycle(phase: "started" | "updated" | "completed") {
+  return (S: State, c: Ctx) => {
+    const { e, p } = c;
+    if (!e.itemId) return;
+    const existed = c.session.stepIndex.get(e.itemId);
+    if (phase === "started" && existed && (existed.blocks.length || existed.completed)) S.problem(c, "late-start", `item.started for ${e.itemId} after its content: merged into the existing step, position kept`);
+    if (phase === "completed" && !existed) S.problem(c, "completion-without-start", `item.completed for ${e.itemId}, never started: rendered from the completion alone`);
+    if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${e.itemId} after its completion: data applied, status kept`);
+    const step = S.itemStep(c, p.itemType);
+    if (phase === "started") step.started = true;
+    // A step is implicit while only later events (delta, request, child) vouch for it.
+    if (phase === "started" || (phase === "completed" && !existed)) step.implicit = false;
+    c.change.stepId = step.stepId;
+    const b = primaryBlock(S, c, step);
+    const f = b.fields;
+    if (b.kind === "tool") {
+      if (p.title !== undefined) f.title = p.title;
+      if (p.detail !== undefined) f.detail = p.detail;
+      for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) f[k] = p[k];
+      if (p.input !== undefined) f.input = p.input;
+      const isCommand = step.itemType === "command_execution";
+      if (p.output !== undefined && p.output !== null) {
+        if (isCommand && typeof p.output === "string") {
+          // The command's whole output: its terminal block shows it (what the deltas did not already stream).
+          const t = itemBlock(S, c, step, "terminal");
+          const have = t.chunks.text.join("");
+          if (p.output.length > have.length && p.output.startsWith(have)) t.chunks.text.push(p.output.slice(have.length));
+        } else f.result = p.output;
+      }
+      const done = f.status === "completed" || f.status === "failed" || f.status === "declined";
+      const next = p.status ? ITEM_TO_TOOL_STATUS[p.status] : phase === "completed" ? "completed" : "running";
+      if (!(done && phase === "updated")) f.status = next ?? f.status;
+      if (typeof p.terminalId === "string") {
+        const t = itemBlock(S, c, step, "terminal");
+        t.fields.terminalId = p.terminalId;
+      }
+      if (step.itemType === "file_change") {
+        const files = diffFiles(p.files);
+        if (files.length) {
+          const d = itemBlock(S, c, step, "diff");
+          d.fields.files = files;
+        }
+      }
+    } else {
+      if (b.kind === "text" && b.chunks.text.length === 0 && phase !== "updated") {
+        // A user message usually arrives whole, without deltas.
+        const t = typeof p.text === "string" ? p.text : typeof p.title === "string" ? p.title : undefined;
+        if (t !== undefined && f.role === "user") b.chunks.text.push(t);
+      }
+    }
+    if (phase === "completed") {
+      step.completed = true;
+      for (const bl of step.blocks) if ("streaming" in bl.fields) bl.fields.streaming = false;
+    }
+  };
+}
+
+/** Typed item fields a tool block copies as they are. */
+const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
+
+function contentDelta(S: State, c: Ctx) {
+  const { e, p } = c;
+  const route = Object.hasOwn(DELTA_ROUTES, p.streamKind) ? DELTA_ROUTES[p.streamKind] : undefined;
+  let step: StepState;
+  if (e.itemId) {
+    step = S.itemStep(c, DELTA_ITEM_TYPE[p.streamKind]);
+    if (step.completed) S.problem(c, "update-after-completion", `content.delta (${p.streamKind}) for ${e.itemId} after its completion: appended to its block`);
+  } else {
+    // A delta without an item: its own stream per turn and kind.
+    const t = S.turnOf(c);
+    step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:stream:${p.streamKind}`);
+    if (!step.itemType) step.itemType = DELTA_ITEM_TYPE[p.streamKind] ?? "unknown";
+  }
+  c.change.stepId = step.stepId;
+  let block: BlockState;
+  let chunk: string;
+  if (route) {
+    if (route.toolCard) ensureToolCard(S, c, step);
+    block = itemBlock(S, c, step, route.suffix);
+    chunk = route.chunk;
+  } else {
+    block = primaryBlock(S, c, step); // an unknown stream: the item's own block
+    chunk = Object.keys(block.chunks)[0];
+  }
+  if (typeof p.delta === "string" && p.delta !== "") (block.chunks[chunk] ??= []).push(p.delta);
+}
+
+// ───────────────────────────── requests, questions, tasks ─────────────────────────────
+
+function requestBlock(S: State, c: Ctx, kind: "permission" | "question"): BlockState {
+  const { e } = c;
+  const id = e.requestId ?? `${e.eventId}`;
+  const blockId = id + ":request";
+  let step: StepState;
+  const existing = c.session.blockIndex.get(blockId);
+  if (existing) step = existing.step;
+  else if (e.itemId) step = S.itemStep(c);
+  else step = S.syntheticStep(c, id);
+  c.change.stepId = step.stepId;
+  const b = S.block(c, step, blockId, kind, () => ({ state: "open", requestId: e.requestId }));
+  if (kind === "question") b.kind = "question";
+  if (e.itemId && !existing) {
+    const tool = primaryBlockIfTool(S, c, step);
+    if (tool) {
+      (tool.fields.awaitingRequests as string[]).push(blockId);
+      c.session.requestTool.set(blockId, tool.blockId);
+    }
+  }
+  return b;
+}
+
+/** The item's tool card, if it has one (a request alone does not make a tool card). */
+function primaryBlockIfTool(_S: State, _c: Ctx, step: StepState): BlockState | undefined {
+  return step.bySuffix.get("tool");
+}
+
+function resolveRequest(S: State, c: Ctx, b: BlockState) {
+  if (b.fields.state !== "open" && b.sequences.length === 1) S.problem(c, "resolve-without-open", `${c.e.type} for ${c.e.requestId ?? "a request without id"} that was never opened: shown resolved`);
+  b.fields.state = "resolved";
+  const tool = c.session.requestTool.get(b.blockId);
+  if (tool) {
+    const tb = S.findBlock(c.session, tool);
+    if (tb) tb.fields.awaitingRequests = (tb.fields.awaitingRequests as string[]).filter((x) => x !== b.blockId);
+  }
+}
+
+function isNewBlock(S: State, c: Ctx, blockId: string) {
+  return !c.session.blockIndex.has(blockId);
+}
+
+function taskBlock(S: State, c: Ctx, start: boolean): BlockState {
+  const { e, p } = c;
+  const blockId = `${p.taskId}:task`;
+  if (!start && isNewBlock(S, c, blockId)) S.problem(c, "task-without-start", `${e.type} for task ${p.taskId} before task.started: opened implicitly`);
+  const existing = c.session.blockIndex.get(blockId);
+  const step = existing?.step ?? (e.parentId ? parentStep(S, c) : e.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
+  c.change.stepId = step.stepId;
+  return S.block(c, step, blockId, "task", () => ({ taskId: p.taskId, status: "running", progress: [] }));
+}
+
+/** The step of e.parentId (a task hangs under its tool use). */
+function parentStep(S: State, c: Ctx): StepState {
+  const st = c.session.stepIndex.get(c.e.parentId!);
+  if (st) return st;
+  S.problem(c, "unknown-parent", `${c.e.type} names parent ${c.e.parentId}, never seen: an implicit parent step is created`);
+  const ctx: Ctx = { ...c, e: { ...c.e, itemId: c.e.parentId, parentId: undefined } as CanonicalEvent };
+  return S.itemStep(ctx);
+}
+
+// ───────────────────────────── side-channel records ─────────────────────────────
+
+
+function modeOf(p: any): { mode?: string; model?: string } {
+  const out: { mode?: string; model?: string } = {};
+  if (typeof p.mode === "string") out.mode = p.mode;
+  if (typeof p.model === "string") out.model = p.model;
+  return out;
+}
+
+/** A status line (warning, error, state change, notice) in the current turn, or at session level. */
+function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent) => string) {
+  return (S: State, c: Ctx) => {
+    const t = S.turnOf(c, !!c.e.turnId);
+    // Each status record is its own step at the point it happened (never merged with earlier ones).
+    const step = c.e.itemId ? S.itemStep(c) : S.syntheticStep(c, `${c.e.eventId}`, !!t);
+    c.change.stepId = step.stepId;
+    const b = S.block(c, step, `${c.e.eventId}:status`, "status", () => ({ level, source: c.e.type, message: message(c.p, c.e) }));
+    if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
+  };
+}
+
+/** A record kept on a session/turn field only (no block): the event is still listed in the event log. */
+const noBlock = () => undefined;
+
+function usageBlock(S: State, c: Ctx, usage: unknown) {
+  const t = S.turnOf(c, !!c.e.turnId);
+  c.session.usage = usage;
+  if (t) t.fields.usage = usage;
+  const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
+  c.change.stepId = step.stepId;
+  const b = S.block(c, step, step.stepId, "usage", () => ({ updates: 0 }));
+  b.fields.usage = usage;
+  b.fields.updates = (b.fields.updates as number) + 1;
+}
+
+type Handler = (S: State, c: Ctx) => void;
+
+/** Shared by changes without problems (replaced by a fresh array on the first one). */
+const NO_PROBLEMS: Problem[] = [];
+
+/** One handler per canonical event type (a new type in canonical.yaml fails typecheck until it is listed here). */
+const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
+  "session.started": noBlock,
+  "session.configured": (S, c) => {
+    const config = (c.p.config ?? {}) as Record<string, unknown>;
+    Object.assign(c.session.config, config);
+    const { mode, model } = modeOf(c.p);
+    if (mode === undefined && model === undefined) return;
+    const t = S.turnOf(c, false);
+    const step = S.syntheticStep(c, `${c.e.eventId}`, !!t);
+    c.change.stepId = step.stepId;
+    const b = S.block(c, step, `${c.e.eventId}:mode`, "mode", () => ({ config }));
+    if (mode !== undefined) b.fields.mode = mode;
+    if (model !== undefined) b.fields.model = model;
+  },
+  "session.state.changed": (S, c) => { c.session.state = c.p.state; },
+  "session.exited": status("info", (p) => `session exited${p.reason ? `: ${p.reason}` : ""}`),
+  "thread.started": noBlock,
+  "thread.state.changed": noBlock,
+  "thread.metadata.updated": noBlock,
+  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage),
+  "thread.realtime.started": noBlock,
+  "thread.realtime.item-added": noBlock,
+  "thread.realtime.audio.delta": noBlock,
+  "thread.realtime.error": status("error", (p) => `realtime: ${p.message}`),
+  "thread.realtime.closed": noBlock,
+  "turn.started": (S, c) => {
+    const { e, session } = c;
+    const id = e.turnId ?? `${e.eventId}:turn`;
+    let t = session.turnIndex.get(id);
+    if (t) {
+      if (t.implicit) t.implicit = false;
+    } else t = S.newTurn(session, id, e, false);
+    session.openTurn = t;
+    t.sequences.push(e.sequence);
+    if (c.p.model) t.fields.model = c.p.model;
+    c.change.turnId = t.turnId;
+  },
+  "turn.completed": (S, c) => endTurn(S, c, c.p.state ?? "completed"),
+  "turn.aborted": (S, c) => endTurn(S, c, "aborted"),
+  "turn.plan.updated": (S, c) => {
+    const { e, p } = c;
+    let step: StepState;
+    let kind: "plan" | "todo";
+    // A checklist tied to an item (a to-do list tool/item) is a todo; the turn's own plan is a plan.
+    if (e.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
+    else { const t = S.turnOf(c); step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:plan`); kind = "plan"; }
+    c.change.stepId = step.stepId;
+    const b = e.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
+    b.kind = kind;
+    b.fields.steps = Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [];
+    if (p.explanation !== undefined) b.fields.explanation = p.explanation;
+    b.fields.updates = (b.fields.updates as number) + 1;
+  },
+  "turn.diff.updated": (S, c) => {
+    const t = S.turnOf(c);
+    const step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:diff`);
+    c.change.stepId = step.stepId;
+    const b = S.block(c, step, step.stepId, "diff", () => ({ scope: "turn", files: [] }), ["output"]);
+    b.fields.unifiedDiff = String(c.p.unifiedDiff ?? "");
+    b.fields.files = filesOfUnifiedDiff(b.fields.unifiedDiff as string);
+  },
+  "item.started": itemLifecycle("started"),
+  "item.updated": itemLifecycle("updated"),
+  "item.completed": itemLifecycle("completed"),
+  "content.delta": contentDelta,
+  "request.opened": (S, c) => {
+    const b = requestBlock(S, c, c.p.requestType === "tool_user_input" ? "question" : "permission");
+    b.fields.state = "open";
+    b.fields.requestType = c.p.requestType;
+    if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
+    if (c.p.args !== undefined) b.fields.args = c.p.args;
+  },
+  "request.resolved": (S, c) => {
+    const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
+    const b = requestBlock(S, c, c.p.requestType === "tool_user_input" ? "question" : "permission");
+    if (isNew) b.fields.state = "never-opened";
+    resolveRequest(S, c, b);
+    b.fields.requestType ??= c.p.requestType;
+    if (c.p.decision !== undefined) b.fields.decision = c.p.decision;
+    if (c.p.resolution !== undefined) b.fields.resolution = c.p.resolution;
+  },
+  "user-input.requested": (S, c) => {
+    const b = requestBlock(S, c, "question");
+    b.kind = "question";
+    b.fields.questions = c.p.questions;
+  },
+  "user-input.resolved": (S, c) => {
+    const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
+    const b = requestBlock(S, c, "question");
+    b.kind = "question";
+    if (isNew) b.fields.state = "never-opened";
+    resolveRequest(S, c, b);
+    b.fields.answers = c.p.answers;
+  },
+  "task.started": (S, c) => {
+    const b = taskBlock(S, c, true);
+    if (c.p.description !== undefined) b.fields.description = c.p.description;
+    if (c.p.taskType !== undefined) b.fields.taskType = c.p.taskType;
+  },
+  "task.progress": (S, c) => {
+    const b = taskBlock(S, c, false);
+    (b.fields.progress as string[]).push(String(c.p.description ?? ""));
+    if (c.p.lastToolName !== undefined) b.fields.lastToolName = c.p.lastToolName;
+    if (c.p.usage !== undefined) b.fields.usage = c.p.usage;
+  },
+  "task.completed": (S, c) => {
+    const b = taskBlock(S, c, false);
+    b.fields.status = c.p.status ?? "completed";
+    if (c.p.summary !== undefined) b.fields.summary = c.p.summary;
+    if (c.p.usage !== undefined) b.fields.usage = c.p.usage;
+  },
+  "hook.started": noBlock,
+  "hook.progress": noBlock,
+  "hook.completed": (S, c) => { if (c.p.outcome === "error") status("warning", (p) => `hook ${p.hookId} failed${p.output ? `: ${p.output}` : ""}`)(S, c); },
+  "tool.progress": noBlock,
+  "tool.summary": status("info", (p) => String(p.summary)),
+  "auth.status": (S, c) => { if (c.p.error) status("error", (p) => `auth: ${p.error}`)(S, c); },
+  "account.updated": noBlock,
+  "account.rate-limits.updated": noBlock,
+  "mcp.status.updated": noBlock,
+  "mcp.oauth.completed": (S, c) => { if (!c.p.success) status("warning", (p) => `MCP OAuth failed${p.name ? ` (${p.name})` : ""}${p.error ? `: ${p.error}` : ""}`)(S, c); },
+  "model.rerouted": status("info", (p) => `model rerouted ${p.fromModel} → ${p.toModel}: ${p.reason}`),
+  "config.warning": status("warning", (p) => String(p.summary)),
+  "deprecation.notice": noBlock,
+  "files.persisted": noBlock,
+  "runtime.warning": status("warning", (p) => String(p.message)),
+  "runtime.error": status("error", (p) => String(p.message)),
+};
+
+function endTurn(S: State, c: Ctx, state: string) {
+  const { e, session } = c;
+  const t = e.turnId ? S.turnOf(c) : session.openTurn;
+  if (!t) {
+    S.problem(c, "turn-without-start", `${e.type} without a turn to end: ignored`);
+    return;
+  }
+  c.change.turnId = t.turnId;
+  t.sequences.push(e.sequence);
+  t.state = state === "aborted" ? "aborted" : (["completed", "failed", "interrupted", "cancelled"].includes(state) ? state : "completed") as Turn["state"];
+  const p = c.p;
+  if (p.stopReason !== undefined) t.fields.stopReason = p.stopReason;
+  if (p.errorMessage !== undefined) t.fields.errorMessage = p.errorMessage;
+  if (p.reason !== undefined) t.fields.abortReason = p.reason;
+  if (p.usage !== undefined) t.fields.usage = p.usage;
+  if (p.totalCostUsd !== undefined) t.fields.totalCostUsd = p.totalCostUsd;
+  if (session.openTurn === t) session.openTurn = undefined;
+  if (S.retain !== undefined && !t.ended) { t.ended = true; session.endedTurns.push(t); }
+  // Close what the turn left open (deterministic; reported once per step).
+  const visit = (steps: StepState[]) => {
+    for (const st of steps) {
+      visit(st.children);
+      let open = false;
+      for (const b of st.blocks) {
+        if (b.fields.streaming === true) b.fields.streaming = false; // e.g. ACP messages have no completion: closed silently
+        if (b.kind === "tool" && (b.fields.status === "running" || b.fields.status === "pending")) open = true;
+      }
+      if (open && st.itemId && !st.completed) S.problem(c, "open-at-turn-end", `item ${st.itemId} (${st.itemType ?? "unknown"}) was still open when turn ${t.turnId} ended (${t.state})`);
+    }
+  };
+  visit(t.steps);
+}
+
+function filesOfUnifiedDiff(diff: string): DiffFile[] {
+  const out: DiffFile[] = [];
+  const re = /^\+\+\+ (?:b\/)?(.+)$/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(diff))) if (m[1] !== "/dev/null") out.push({ path: m[1].trim() });
+  return out;
+}
+
+// ───────────────────────────── snapshot ─────────────────────────────
+
+function blockJson(b: BlockState): Block {
+  const out: any = { blockId: b.blockId, kind: b.kind };
+  for (const [k, v] of Object.entries(b.fields)) if (v !== undefined) out[k] = Array.isArray(v) ? v.slice() : v;
+  for (const [k, chunks] of Object.entries(b.chunks)) out[k] = chunks.length === 1 ? chunks[0] : chunks.join("");
+  out.sequences = b.sequences.slice();
+  out.eventIds = b.eventIds.slice();
+  return out as Block;
+}
+
+function stepJson(st: StepState): Step {
+  const out: Step = { stepId: st.stepId, implicit: st.implicit, blocks: st.blocks.map(blockJson), children: st.children.map(stepJson) };
+  if (st.itemId !== undefined) out.itemId = st.itemId;
+  if (st.itemType !== undefined) out.itemType = st.itemType;
+  if (st.parentId !== undefined) out.parentId = st.parentId;
+  if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
+  return out;
+}
+
+function turnJson(t: TurnState): Turn {
+  const out: Turn = { turnId: t.turnId, index: t.index, state: t.state, implicit: t.implicit, steps: t.steps.map(stepJson), sequences: t.sequences.slice() };
+  if (t.threadId !== undefined) out.threadId = t.threadId;
+  if (t.providerTurnId !== undefined) out.providerTurnId = t.providerTurnId;
+  for (const [k, v] of Object.entries(t.fields)) if (v !== undefined) (out as any)[k] = v;
+  return out;
+}
+
+// ───────────────────────────── public API ─────────────────────────────
+
+export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
+  const retain = options.retainTurns === undefined ? undefined : Math.max(0, Math.floor(options.retainTurns));
+  if (retain !== undefined && !Number.isFinite(retain)) throw new TypeError(`retainTurns must be a finite number, got ${options.retainTurns}`);
+  const retainProblems = options.retainProblems ?? (retain !== undefined ? 1000 : undefined);
+  const S = new State(retain, retainProblems === undefined ? undefined : Math.max(0, Math.floor(retainProblems)));
+  const listeners = new Set<(c: AccumulatorChange) => void>();
+  const keepLog = options.eventLog !== false;
+
+  function apply(input: unknown): AccumulatorChange | undefined {
+    const e = input as CanonicalEvent;
+    if (!e || typeof e !== "object" || typeof e.type !== "string" || typeof e.sessionId !== "string" || typeof e.sequence !== "number") {
+      S.problem(undefined, "invalid-event", `not a canonical event: ${safeJson(input).slice(0, 120)}`);
+      return undefined;
+    }
+    const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type as CanonicalRuntimeEventType] : undefined;
+    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], problems: NO_PROBLEMS };
+    const session = S.session(e);
+    const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
+    // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
+    if (e.sequence <= session.lastSequence && session.seqIds.get(e.sequence) === e.eventId) {
+      S.problem(c, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
+      return undefined;
+    }
+    if (S.retain !== undefined) {
+      const why = S.lateForRetired(c);
+      if (why !== undefined) {
+        S.problem(c, "retired-event", `${e.type} #${e.sequence} is for retired state (${why}; retainTurns ${S.retain}): ignored`);
+        return undefined;
+      }
+    }
+    if (e.sequence <= session.lastSequence) {
+      S.problem(c, "out-of-order", `#${e.sequence} ${e.type} arrived after #${session.lastSequence}: applied where it lands`);
+    } else session.lastSequence = e.sequence;
+    session.seqIds.set(e.sequence, e.eventId);
+    if (e.sequence > S.lastSequence) S.lastSequence = e.sequence;
+    S.eventCount++;
+    if (handler) {
+      try {
+        handler(S, c);
+      } catch (err) {
+        S.problem(c, "invalid-event", `${e.type} #${e.sequence} could not be applied: ${(err as Error)?.message ?? err}`);
+      }
+    } else {
+      status("warning", () => `unknown canonical event type ${e.type}`)(S, c);
+    }
+    if (change.turnId === undefined) {
+      const t = change.stepId !== undefined ? session.stepIndex.get(change.stepId)?.turn : undefined;
+      const tid = t?.turnId ?? e.turnId;
+      if (tid !== undefined) change.turnId = tid;
+    }
+    // the change itself is the log entry (no copy per event); snapshot() turns it into an EventRef
+    if (keepLog) S.events.push(change);
+    if (S.retain !== undefined) {
+      const t = change.turnId !== undefined ? session.turnIndex.get(change.turnId) : undefined;
+      const owner: Bucket = t ?? S.era(session);
+      owner.seqs.push(e.sequence);
+      if (keepLog) S.eventOwners.push(owner);
+      if (session.endedTurns.length - session.endedHead > S.retain) S.retire(session, keepLog);
+    }
+    for (const l of listeners) l(change);
+    return change;
+  }
+
+  return {
+    apply,
+    applyAll(events) { for (const e of events) apply(e); },
+    snapshot() {
+      const snap: AccumulatorSnapshot = {
+        version: ACCUMULATOR_SNAPSHOT_VERSION,
+        eventCount: S.eventCount,
+        lastSequence: S.lastSequence,
+        sessions: S.sessions.map((s) => {
+          const steps = s.stepsHead ? s.steps.slice(s.stepsHead) : s.steps;
+          const turns = s.retiredInTurns ? s.turns.filter((t) => !t.retired) : s.turns;
+          const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepJson), turns: turns.map(turnJson) };
+          if (s.state !== undefined) out.state = s.state;
+          if (s.usage !== undefined) out.usage = s.usage;
+          return out;
+        }),
+        problems: S.problems.map((p) => ({ ...p })),
+      };
+      const cap = S.retainProblems;
+      let droppedProblems = 0;
+      if (cap !== undefined && snap.problems.length > cap) {
+        droppedProblems = snap.problems.length - cap;
+        snap.problems = snap.problems.slice(droppedProblems);
+      }
+      if (S.retain !== undefined || cap !== undefined) snap.retired = { ...S.retired, problems: S.retired.problems + droppedProblems };
+      if (keepLog) {
+        snap.events = S.events.map((c) => {
+          const ref: EventRef = { sequence: c.sequence, eventId: c.eventId, type: c.type, sessionId: c.sessionId, blockIds: c.blockIds.slice() };
+          if (c.turnId !== undefined) ref.turnId = c.turnId;
+          if (c.stepId !== undefined) ref.stepId = c.stepId;
+          return ref;
+        });
+      }
+      return snap;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => { listeners.delete(listener); };
+    },
+    stats() {
+      const st: AccumulatorStats = { sessions: S.sessions.length, turns: 0, turnIndex: 0, stepIndex: 0, blockIndex: 0, requestTool: 0, seqIds: 0, sessionSteps: 0, tombstones: 0, threadIds: 0, eventLog: S.events.length, problems: S.problems.length };
+      for (const s of S.sessions) {
+        st.turns += s.turns.length;
+        st.turnIndex += s.turnIndex.size;
+        st.stepIndex += s.stepIndex.size;
+        st.blockIndex += s.blockIndex.size;
+        st.requestTool += s.requestTool.size;
+        st.seqIds += s.seqIds.size;
+        st.sessionSteps += s.steps.length;
+        st.tombstones += s.tomb.size;
+        st.threadIds += s.threadIds.length;
+      }
+      return st;
+    },
+  };
+}
+
+function safeJson(v: unknown): string {
+  try { return JSON.stringify(v) ?? String(v); } catch { return String(v); }
+}
+
+/** Every block of a snapshot in render order (depth-first: session steps, then each turn's steps and their children). */
+export function snapshotBlocks(snap: AccumulatorSnapshot): Block[] {
+  const out: Block[] = [];
+  const visit = (steps: Step[]) => { for (const st of steps) { out.push(...st.blocks); visit(st.children); } };
+  for (const s of snap.sessions) { visit(s.steps); for (const t of s.turns) visit(t.steps); }
+  return out;
+}

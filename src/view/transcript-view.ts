@@ -1,0 +1,141 @@
+/**
+ * The transcript pane's data: canonical events → the accumulator (src/render/accumulator.ts, issue 8) → cards. This is
+ * the one function the pane's data flows through (`transcriptView`); the page only knows TranscriptView.
+ * No Node APIs.
+ */
+import { createAccumulator, type AccumulatorSnapshot, type Block, type Step } from "../render/accumulator.js";
+import type { TranscriptBlock, TranscriptTurn, TranscriptView, ViewerEvent } from "./types.js";
+
+type Ev = Pick<ViewerEvent, "sequence" | "type" | "payload"> & Partial<ViewerEvent> & { sessionId?: string };
+
+export interface TranscriptOptions {
+  /** The events' createdAt are real times (a recorded canonical stream or capture), so tool durations may come from them. */
+  timed?: boolean;
+}
+
+/** The transcript as cards: turns → blocks, nested activity under its parent, plus the accumulator's repairs. */
+export function transcriptView(events: readonly Ev[], opts: TranscriptOptions = {}): TranscriptView {
+  const acc = createAccumulator({ eventLog: false });
+  acc.applyAll(events);
+  const times = new Map<number, number>();
+  if (opts.timed) for (const e of events) if (e.createdAt) times.set(e.sequence, Date.parse(e.createdAt));
+  return fromSnapshot(acc.snapshot(), times);
+}
+
+/** An accumulator snapshot as the viewer's cards. */
+export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map()): TranscriptView {
+  const view: TranscriptView = { source: "accumulator", preamble: [], turns: [], repairs: snap.problems.map((p) => ({ ...(p.sequence !== undefined ? { sequence: p.sequence } : {}), message: `${p.kind}: ${p.message}` })) };
+  for (const s of snap.sessions) {
+    view.preamble.push(...s.steps.flatMap((st) => stepBlocks(st, times)));
+    for (const t of s.turns) {
+      const state = t.state + (t.errorMessage ? `: ${t.errorMessage}` : t.abortReason ? `: ${t.abortReason}` : "");
+      const turn: TranscriptTurn = { id: t.turnId, index: view.turns.length + 1, state, seqs: t.sequences.slice(), blocks: t.steps.flatMap((st) => stepBlocks(st, times)) };
+      view.turns.push(turn);
+    }
+  }
+  return view;
+}
+
+/**
+ * One step's cards. A step with a tool card folds its terminal output and item diff into that card and holds its
+ * permission/question cards and nested steps as children.
+ */
+function stepBlocks(st: Step, times: Map<number, number>): TranscriptBlock[] {
+  const toolBlock = st.blocks.find((b) => b.kind === "tool");
+  const host = toolBlock ? card(toolBlock, times) : undefined;
+  const out: TranscriptBlock[] = [];
+  const kids: TranscriptBlock[] = [];
+  for (const b of st.blocks) {
+    if (b === toolBlock) { out.push(host!); continue; }
+    if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text || (b.terminalId ? `(output in the client's terminal ${b.terminalId})` : "")); merge(host, b.sequences); continue; }
+    if (host && b.kind === "diff" && b.scope === "item") { host.diff = diffText(b); merge(host, b.sequences); continue; }
+    if (host && (b.kind === "permission" || b.kind === "question")) { kids.push(card(b, times)); continue; }
+    out.push(card(b, times));
+  }
+  kids.push(...st.children.flatMap((c) => stepBlocks(c, times)));
+  if (!kids.length) return out;
+  const parent = host ?? out[out.length - 1];
+  if (!parent) return kids;
+  parent.children = [...(parent.children ?? []), ...kids];
+  return out;
+}
+
+/** The item's final output and the streamed terminal text often say the same thing: keep the longer when one holds the other. */
+function joinOutput(a: string | undefined, b: string): string {
+  if (!a) return b;
+  if (!b || a.includes(b)) return a;
+  if (b.includes(a)) return b;
+  return a + "\n" + b;
+}
+
+function merge(b: TranscriptBlock, seqs: number[]): void {
+  b.seqs = [...new Set([...b.seqs, ...seqs])].sort((x, y) => x - y);
+}
+
+function diffText(b: Extract<Block, { kind: "diff" }>): string {
+  if (b.unifiedDiff) return b.unifiedDiff;
+  return b.files.map((f) => f.diff ?? `${f.kind ?? "changed"} ${f.path}${f.movePath ? ` → ${f.movePath}` : ""}`).join("\n") + (b.output ? `\n${b.output}` : "");
+}
+
+function str(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "string" ? v : JSON.stringify(v, null, 2);
+}
+
+function card(b: Block, times: Map<number, number>): TranscriptBlock {
+  const base = { id: b.blockId, seqs: b.sequences.slice().sort((x, y) => x - y) };
+  switch (b.kind) {
+    case "text":
+      return { ...base, kind: b.role === "user" ? "user" : "text", text: b.text, ...(b.streaming ? { status: "streaming" } : {}) };
+    case "thinking":
+      return { ...base, kind: "thinking", text: [b.summary, b.text].filter(Boolean).join("\n\n") };
+    case "tool": {
+      const t: TranscriptBlock = { ...base, kind: "tool", subtype: b.itemType, status: b.status };
+      const title = b.title ?? b.command ?? b.detail;
+      if (title) t.title = title;
+      if (b.input !== undefined) t.input = b.input;
+      const output = [str(b.result), b.output, b.error].filter(Boolean).join("\n");
+      if (output) t.output = output;
+      const facts = Object.fromEntries(Object.entries({ tool: b.toolName, server: b.server, command: b.command, cwd: b.cwd, exitCode: b.exitCode, query: b.query, path: b.path, url: b.url }).filter(([, v]) => v !== undefined));
+      if (Object.keys(facts).length) t.detail = facts;
+      const d = b.durationMs;
+      if (typeof d === "number") t.durationMs = d;
+      else if (b.status === "completed" || b.status === "failed") {
+        const t0 = times.get(base.seqs[0]);
+        const t1 = times.get(base.seqs[base.seqs.length - 1]);
+        if (t0 !== undefined && t1 !== undefined && t1 > t0) t.durationMs = t1 - t0;
+      }
+      return t;
+    }
+    case "terminal":
+      return { ...base, kind: "tool", subtype: "terminal", ...(b.terminalId ? { title: `terminal ${b.terminalId}` } : {}), output: b.text, status: b.streaming ? "running" : "completed" };
+    case "diff":
+      return { ...base, kind: "diff", title: b.scope === "turn" ? "turn diff" : b.files.map((f) => f.path).join(", ") || "diff", diff: diffText(b) };
+    case "plan":
+    case "todo":
+      return { ...base, kind: "plan", subtype: b.kind, title: b.kind, plan: b.steps, ...(b.explanation || b.text ? { text: b.explanation || b.text } : {}) };
+    case "permission":
+    case "question": {
+      const r: TranscriptBlock = { ...base, kind: b.kind, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
+      if (b.requestType) r.subtype = b.requestType;
+      r.title = b.detail ?? b.requestType ?? b.kind;
+      const input = b.args ?? b.questions;
+      if (input !== undefined) r.input = input;
+      const res = b.answers ?? b.resolution ?? b.decision;
+      if (res !== undefined) r.resolution = res;
+      return r;
+    }
+    case "task":
+      return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
+    case "usage":
+      return { ...base, kind: "usage", title: "token usage", detail: b.usage };
+    case "mode":
+      return { ...base, kind: "status", subtype: "mode", title: [b.mode && `mode ${b.mode}`, b.model && `model ${b.model}`].filter(Boolean).join(" · ") || "configuration", detail: b.config };
+    case "status":
+      return { ...base, kind: b.level === "error" ? "error" : b.level === "warning" ? "notice" : "status", subtype: b.source, title: b.message, ...(b.detail !== undefined ? { detail: b.detail } : {}) };
+    default: {
+      const other = b as Block;
+      return { ...base, kind: "status", subtype: (other as any).kind, detail: other };
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The data a viewer page embeds (`agentnorm view`). Plain JSON; shared by the Node side that builds it
+ * (src/view/data.ts) and the page that shows it (src/view/app.ts). No Node APIs.
+ */
+
+/** One canonical event as the page sees it: the event minus raw.payload, plus the index of its native message. */
+export interface ViewerEvent {
+  sequence: number;
+  type: string;
+  eventId?: string;
+  createdAt?: string;
+  threadId?: string;
+  turnId?: string;
+  itemId?: string;
+  requestId?: string;
+  parentId?: string;
+  payload: unknown;
+  providerRefs?: Record<string, string>;
+  raw?: { source?: string; method?: string; messageType?: string; rule?: string };
+  /** Index into ViewerData.natives of the provider message behind this event (absent: none known). */
+  native?: number;
+}
+
+/** One provider message (a recording's line, a capture's native_in entry, or a canonical event's raw.payload). */
+export interface ViewerNative {
+  payload: unknown;
+  /** 1-based line of the input file, when known. */
+  line?: number;
+  /** "in" (from the agent) / "out" (from the client), when the input said so. */
+  dir?: string;
+  /** Sequence numbers of the canonical events it produced. */
+  events: number[];
+}
+
+/** violation: the verifier (src/verify/verify.ts); error/warning: runtime.error/warning (and the verifier's warnings); unknown: unknown provider input passed through; redaction: listed by a capture; repair: what the accumulator had to repair. */
+export type ProblemKind = "violation" | "error" | "warning" | "unknown" | "redaction" | "repair";
+export const PROBLEM_KINDS: readonly ProblemKind[] = ["violation", "error", "warning", "unknown", "redaction", "repair"];
+
+export interface ViewerProblem {
+  kind: ProblemKind;
+  /** The event it is about (absent: the stream as a whole). */
+  sequence?: number;
+  message: string;
+}
+
+/** One card of the transcript pane. */
+export interface TranscriptBlock {
+  /** Stable identity (the canonical item/request/task id, or a synthetic one). */
+  id: string;
+  kind: "user" | "text" | "thinking" | "tool" | "permission" | "question" | "plan" | "diff" | "task" | "usage" | "status" | "notice" | "error";
+  /** Canonical item type, request type… (what the card is about, for its header). */
+  subtype?: string;
+  title?: string;
+  /** Lifecycle state: pending | running | completed | failed | declined | open | resolved | … */
+  status?: string;
+  text?: string;
+  input?: unknown;
+  output?: string;
+  durationMs?: number;
+  /** Permission/question resolution (decision, answers). */
+  resolution?: unknown;
+  plan?: { step: string; status: string }[];
+  diff?: string;
+  /** Everything else worth showing (the item's data). */
+  detail?: unknown;
+  /** Sequence numbers of the events this block was built from, ascending. */
+  seqs: number[];
+  children?: TranscriptBlock[];
+}
+
+export interface TranscriptTurn {
+  id: string;
+  /** 1-based position. */
+  index: number;
+  state?: string;
+  seqs: number[];
+  blocks: TranscriptBlock[];
+}
+
+export interface TranscriptView {
+  /** What built it: the accumulator (src/render/accumulator.ts). */
+  source: "accumulator";
+  /** What the accumulator had to repair (out-of-order, completion without start, …), by sequence. */
+  repairs: { sequence?: number; message: string }[];
+  /** Blocks outside any turn (session setup, warnings before the first turn, …). */
+  preamble: TranscriptBlock[];
+  turns: TranscriptTurn[];
+}
+
+export interface ViewerData {
+  meta: {
+    title: string;
+    /** What the input was: a native recording, a canonical stream or a capture file. */
+    input: "native" | "canonical" | "capture";
+    surface?: string;
+    provider?: string;
+    generator: string;
+    /** Whether the verifier (src/verify/verify.ts) ran: its violations and warnings are among the problems. */
+    verified: boolean;
+  };
+  events: ViewerEvent[];
+  natives: ViewerNative[];
+  transcript: TranscriptView;
+  problems: ViewerProblem[];
+}
