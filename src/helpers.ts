@@ -405,6 +405,25 @@ export function listText(x: unknown): string | undefined {
   return parts.length ? parts.join(", ") : undefined;
 }
 
+/**
+ * An opencode tool's output without the `<shell_metadata>` note its bash tool appends for the model (e.g. "User
+ * aborted the command"; opencodeShellNote gives the note): the command's own output, as its metadata streamed it.
+ */
+export function opencodeToolOutput(output: unknown): string | undefined {
+  if (typeof output !== "string") return undefined;
+  const m = SHELL_NOTE.exec(output);
+  return m ? output.slice(0, m.index) : output;
+}
+
+/** The note of an opencode bash output's trailing `<shell_metadata>` block, else undefined. */
+export function opencodeShellNote(output: unknown): string | undefined {
+  if (typeof output !== "string") return undefined;
+  const m = SHELL_NOTE.exec(output);
+  return m ? m[1].trim() : undefined;
+}
+
+const SHELL_NOTE = /(?:\n\n)?<shell_metadata>\n?([\s\S]*?)\n?<\/shell_metadata>\s*$/;
+
 /** The message of an opencode error object ({name, data: {message}}): data.message, else the name. */
 export function opencodeErrorMessage(error: unknown): string | undefined {
   if (!error || typeof error !== "object") return typeof error === "string" ? error : undefined;
@@ -544,4 +563,88 @@ export function acpTerminalId(content: unknown): string | undefined {
   if (!Array.isArray(content)) return undefined;
   for (const c of content) if (c && typeof c === "object" && (c as any).type === "terminal" && typeof (c as any).terminalId === "string") return (c as any).terminalId;
   return undefined;
+}
+
+/** A command as one line: a string as is, an argv array shell-quoted as Codex shows it (["bash","-lc","ls -la"] → bash -lc 'ls -la'). */
+export function commandLine(cmd: unknown): string | undefined {
+  if (typeof cmd === "string") return cmd;
+  if (!Array.isArray(cmd)) return undefined;
+  const args = cmd.filter((x): x is string => typeof x === "string");
+  return args.length ? args.map(shellQuote).join(" ") : undefined;
+}
+
+/** Milliseconds: a number as is, a Rust Duration `{secs, nanos}` converted. */
+export function durationMs(d: unknown): number | undefined {
+  if (typeof d === "number" && Number.isFinite(d)) return d;
+  if (!d || typeof d !== "object") return undefined;
+  const { secs, nanos } = d as { secs?: unknown; nanos?: unknown };
+  if (typeof secs !== "number" && typeof nanos !== "number") return undefined;
+  return (typeof secs === "number" ? secs * 1000 : 0) + (typeof nanos === "number" ? Math.round(nanos / 1e6) : 0);
+}
+
+/**
+ * Codex EventMsg patch changes — a map `{path: {type: add, content} | {type: delete, content} | {type: update,
+ * unified_diff, move_path?}}` — or a thread item's change list → canonical files, each with a unified diff.
+ */
+export function codexChangeMap(changes: unknown): FileChange[] | undefined {
+  if (Array.isArray(changes)) return codexFiles(changes);
+  if (!changes || typeof changes !== "object") return undefined;
+  const out: FileChange[] = [];
+  for (const [path, c] of Object.entries(changes as Record<string, any>)) {
+    if (!c || typeof c !== "object") continue;
+    const rel = path.replace(/^\//, "");
+    if (c.type === "add") out.push({ path, change: "add", ...(typeof c.content === "string" ? { diff: wholeFileDiff(rel, "", c.content) } : {}) });
+    else if (c.type === "delete") out.push({ path, change: "delete", ...(typeof c.content === "string" ? { diff: wholeFileDiff(rel, c.content, "") } : {}) });
+    else {
+      const move = typeof c.move_path === "string" ? c.move_path : undefined;
+      out.push({ path, change: move ? "move" : "update", ...(move ? { movePath: move } : {}), ...(typeof c.unified_diff === "string" ? { diff: c.unified_diff } : {}) });
+    }
+  }
+  return out.length ? out : undefined;
+}
+
+/** An MCP call's result `{Ok: CallToolResult} | {Err: string}` (Codex): the result's text content, else its content as sent. */
+export function mcpOutput(result: unknown): unknown {
+  if (!result || typeof result !== "object") return undefined;
+  const ok = (result as any).Ok;
+  if (!ok || typeof ok !== "object") return undefined;
+  return outputText(ok.content) ?? ok.structuredContent ?? ok.content;
+}
+
+/** The error of an MCP call's result: `Err`, or the text of an `Ok` result flagged isError. */
+export function mcpError(result: unknown): string | undefined {
+  if (!result || typeof result !== "object") return undefined;
+  const r = result as any;
+  if (typeof r.Err === "string") return r.Err;
+  if (r.Ok?.isError === true) return outputText(r.Ok.content) ?? "error";
+  return undefined;
+}
+
+/** A local path: a `file://` URL's path (percent-decoded), a plain path as is. */
+export function localPath(x: unknown): string | undefined {
+  if (typeof x !== "string") return undefined;
+  if (!x.startsWith("file://")) return x;
+  try { return decodeURIComponent(x.slice("file://".length).replace(/^[^/]*/, "")); } catch { return x; }
+}
+
+/**
+ * A typed field of a Codex 0.171 CommandExecution / FileChange turn item. Codex persists and sends these items
+ * (`{command: argv, cwd: file URL, aggregated_output, exit_code, duration, changes}`, as recorded), but the pinned
+ * EventMsg schema's TurnItem union does not declare the two variants, so a row cannot name their fields by path.
+ */
+export function codexToolItemField(item: unknown, field: "command" | "cwd" | "output"): string | undefined;
+export function codexToolItemField(item: unknown, field: "exitCode" | "durationMs"): number | undefined;
+export function codexToolItemField(item: unknown, field: "files"): FileChange[] | undefined;
+export function codexToolItemField(item: unknown, field: "command" | "cwd" | "exitCode" | "output" | "durationMs" | "files"): unknown {
+  if (!item || typeof item !== "object") return undefined;
+  const it = item as Record<string, unknown>;
+  if (it.type !== "CommandExecution" && it.type !== "FileChange") return undefined;
+  switch (field) {
+    case "command": return commandLine(it.command);
+    case "cwd": return localPath(it.cwd);
+    case "exitCode": return num(it.exit_code);
+    case "output": return str(it.aggregated_output);
+    case "durationMs": return durationMs(it.duration);
+    case "files": return codexChangeMap(it.changes);
+  }
 }

@@ -142,7 +142,7 @@ describe("chat_event: projection of each kind", () => {
     ]);
     expect(recs[2]).toMatchObject({ messageId: "msg_9", partId: "0", text: "hm", source: { eventId: "evt_3", sequence: 3, type: "content.delta" } });
     expect(recs[4].permission).toEqual({ requestId: "req_1", providerRequestId: "7", requestType: "command_execution_approval", detail: "ls" });
-    expect(recs[7].tool).toEqual({ name: "ls", itemType: "command_execution", status: "failed", title: "ls", input: "ls", result: "a.txt\n" });
+    expect(recs[7].tool).toEqual({ name: "ls", itemType: "command_execution", status: "failed", title: "ls", command: "ls", input: "ls", result: "a.txt\n" });
     expect(recs[9].diff).toEqual({ scope: "item", files: [{ path: "a.ts", kind: "add", diff: "+x" }] });
     expect(recs[11].question).toEqual({ requestId: "req_2", answers: { q: "A" } });
     expect(recs[14]).toMatchObject({ parentId: "itm_2", task: { taskId: "tsk_1", status: "running", description: "explore" } });

@@ -147,11 +147,12 @@ describe("claude-sdk recordings", () => {
     expect(of(r, "runtime.error").map((e) => [P(e).class, P(e).message.slice(0, 14)])).toEqual([["provider_error", "API Error: 500"]]);
   });
 
-  it("failing-tool: is_error completes the command item as failed, with the output as detail", () => {
+  it("failing-tool: is_error completes the command item as failed, with the output as its output and error", () => {
     const r = runFile("failing-tool");
     const bash = of(r, "item.completed").filter((e) => P(e).itemType === "command_execution");
     expect(bash.map((e) => P(e).status)).toEqual(["failed"]);
-    expect(P(bash[0]).detail).toMatch(/No such file or directory/);
+    expect(P(bash[0]).error).toMatch(/No such file or directory/);
+    expect(P(bash[0]).output).toMatch(/No such file or directory/);
   });
 
   it("approval: allow then deny; the denied command fails", () => {

@@ -58,6 +58,19 @@ function removeBlocks(snap: AccumulatorSnapshot, drop: (b: Block) => boolean): B
   return removed;
 }
 
+/** The text of every block of a kind, in order. */
+function snapshotText(snap: AccumulatorSnapshot, kind: string): string[] {
+  const out: string[] = [];
+  removeBlocks(snap, (b) => (b.kind === kind && out.push((b as any).text), false));
+  return out;
+}
+/** The tool blocks of a snapshot (live objects: a test may edit them before comparing views). */
+function toolBlocks(snap: AccumulatorSnapshot): any[] {
+  const out: any[] = [];
+  removeBlocks(snap, (b) => (b.kind === "tool" && out.push(b), false));
+  return out;
+}
+
 const view = (snap: AccumulatorSnapshot, omitKinds: string[]) => renderView(snap, { omitKinds, blockFields: fields });
 
 // ───────────────────────────── Codex app-server: live stream vs thread/read ─────────────────────────────
@@ -145,16 +158,17 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
 // ───────────────────────────── Codex rollout: live EventMsg stream vs the rollout file ─────────────────────────────
 
 describe("render parity: codex-eventmsg live stream vs codex-rollout of the same session", () => {
-  it("shell: same render groups; the command output is a terminal stream live and the item's result restored", () => {
+  it("shell: same render groups; the command output is a terminal block in both forms", () => {
     const live = accumulateMessages("codex-eventmsg", LIVE_SHELL);
     const restored = accumulateLines("codex-rollout", readLines(join(REC, "codex-exec/shell.rollout.ndjson")));
-    // The rollout keeps no exec output deltas, and its 0.171 item_completed fields (aggregated_output) are not in the
-    // pinned schema, so the table cannot stream them: the restored command has the output as its result only.
-    const liveTerminal = removeBlocks(live, (b) => b.kind === "terminal").map((b: any) => b.text);
-    expect(liveTerminal).toEqual(["line 1\nline 2\nline 3\n"]);
-    expect(removeBlocks(restored, (b) => b.kind === "terminal")).toEqual([]);
-    const tool = (s: AccumulatorSnapshot) => (removeBlocks(s, () => false), s.sessions[0].turns[0].steps.flatMap((x) => x.blocks).find((b) => b.kind === "tool") as any);
-    expect(tool(restored).result).toBe(liveTerminal[0]);
+    // The rollout keeps no exec output deltas: the restored command's terminal text is its item's whole output.
+    const terminal = (s: AccumulatorSnapshot) => snapshotText(s, "terminal");
+    expect(terminal(live)).toEqual(["line 1\nline 2\nline 3\n"]);
+    expect(terminal(restored)).toEqual(terminal(live));
+    // What the rollout persisted differently: the 0.171 item's duration is 0 (live: the exec_command_end's)
+    const durations = (s: AccumulatorSnapshot) => toolBlocks(s).map((b) => { const d = b.durationMs; delete b.durationMs; return d; });
+    expect(durations(live)).toEqual([1071]);
+    expect(durations(restored)).toEqual([0]);
     // session_configured (live) and turn_context (rollout) configure the session differently: `mode` left out
     expect(view(restored, ["usage", "mode"])).toEqual(view(live, ["usage", "mode"]));
   });

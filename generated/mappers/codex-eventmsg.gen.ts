@@ -479,11 +479,11 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", undefined, "mint", undefined, undefined, false);
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", data: { content: [{ type: "text", text: x.message }] } });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", data: { content: [{ type: "text", text: x.message }] }, text: x.message });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:992 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:993 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -493,7 +493,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1011 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1012 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -503,7 +503,7 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1028 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1029 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -514,7 +514,7 @@ function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reason
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1049 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1050 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -525,7 +525,7 @@ function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1071 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1072 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -538,7 +538,7 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1101 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1102 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -551,7 +551,7 @@ function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1133 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1134 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -562,7 +562,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1153 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1154 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -575,7 +575,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1181 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1182 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -586,7 +586,7 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1202 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1203 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -596,17 +596,17 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1224 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1225 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "open", undefined, "item.id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_turnItemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_turnItemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item), data: x.item, command: h.codexToolItemField(x.item, "command"), cwd: h.codexToolItemField(x.item, "cwd"), files: h.codexToolItemField(x.item, "files"), text: (h.str(x.item?.text) ?? h.outputText(x.item?.content)), query: x.item?.query, path: h.str(x.item?.saved_path) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1249 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1256 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -615,11 +615,11 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   if (!cx.isStale("item") && x.item?.content?.[0]?.text != null) cx.emit("content.delta", { streamKind: "assistant_text", delta: x.item?.content?.[0]?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item, text: h.outputText(x.item?.content) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1279 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1287 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -632,11 +632,11 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   if (!cx.isStale("item") && x.item?.summary_text?.[2] != null) cx.emit("content.delta", { streamKind: "reasoning_summary_text", summaryIndex: 2, delta: x.item?.summary_text?.[2] });
   if (!cx.isStale("item") && x.item?.raw_content?.[0] != null) cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 0, delta: x.item?.raw_content?.[0] });
   if (!cx.isStale("item") && x.item?.raw_content?.[1] != null) cx.emit("content.delta", { streamKind: "reasoning_text", contentIndex: 1, delta: x.item?.raw_content?.[1] });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item, text: h.joinText(x.item?.summary_text) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1355 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1364 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -645,11 +645,11 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("content.delta", { streamKind: "plan_text", delta: x.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item, text: x.item?.text });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1387 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1397 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -657,11 +657,11 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_turnItemType(x.item?.type), status: "inProgress", title: h.itemTitle(x.item) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_turnItemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_turnItemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item, text: (h.str(x.item?.text) ?? h.outputText(x.item?.content)), command: h.codexToolItemField(x.item, "command"), cwd: h.codexToolItemField(x.item, "cwd"), exitCode: h.codexToolItemField(x.item, "exitCode"), output: h.codexToolItemField(x.item, "output"), durationMs: h.codexToolItemField(x.item, "durationMs"), files: h.codexToolItemField(x.item, "files"), query: x.item?.query, path: h.str(x.item?.saved_path) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1417 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1436 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -669,11 +669,11 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
   cx.snapshot("assistant_text", x.item?.content?.[0]?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: x.item, text: h.outputText(x.item?.content) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1440 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1460 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -682,11 +682,11 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
   cx.snapshotParts("reasoning_summary_text", x.item?.summary_text);
   cx.snapshotParts("reasoning_text", x.item?.raw_content);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: x.item, text: h.joinText(x.item?.summary_text) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1464 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1485 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -694,21 +694,21 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
   cx.snapshot("plan_text", x.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: x.item, text: x.item?.text });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1487 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1509 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.item?.id, "close", undefined, "item.id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_turnItemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_turnItemType(x.item?.type), status: map_itemStatus(x.item?.status), title: h.itemTitle(x.item), data: x.item, command: h.codexToolItemField(x.item, "command"), cwd: h.codexToolItemField(x.item, "cwd"), exitCode: h.codexToolItemField(x.item, "exitCode"), output: h.codexToolItemField(x.item, "output"), durationMs: h.codexToolItemField(x.item, "durationMs"), files: h.codexToolItemField(x.item, "files"), text: (h.str(x.item?.text) ?? h.outputText(x.item?.content)), query: x.item?.query, path: h.str(x.item?.saved_path) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1513 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1544 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -716,11 +716,11 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   cx.ref("item", x.call_id, "open", undefined, "call_id", true);
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "approved", resolution: { implied: "exec_command_begin" } });
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x), data: x });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x), data: x, command: h.commandLine(x.command), cwd: h.localPath(x.cwd) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1542 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1575 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -730,7 +730,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1559 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1592 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -740,7 +740,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1575 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1608 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -750,11 +750,11 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   cx.snapshot("command_output", x.aggregated_output, undefined);
   cx.snapshot("command_output", x.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_endDecision(x.status), resolution: { implied: "exec_command_end", status: x.status } });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: (map_endStatus(x.status) ?? map_exitCodeStatus(x.exit_code)), title: h.itemTitle(x), data: x });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: (map_endStatus(x.status) ?? map_exitCodeStatus(x.exit_code)), title: h.itemTitle(x), data: x, command: h.commandLine(x.command), cwd: h.localPath(x.cwd), exitCode: h.num(x.exit_code), output: (h.str(x.aggregated_output) ?? h.str(x.stdout)), durationMs: h.durationMs(x.duration) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1614 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1652 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -766,7 +766,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1632 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1670 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -777,7 +777,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1649 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1687 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -788,7 +788,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1666 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1704 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -798,7 +798,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1681 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1719 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -809,7 +809,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1700 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1738 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -819,7 +819,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1715 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1753 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -829,7 +829,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1736 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1774 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -837,22 +837,22 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   cx.ref("item", x.call_id, "open", undefined, "call_id", true);
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "approved", resolution: { implied: "patch_apply_begin" } });
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "file_change", status: "inProgress", data: x });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "file_change", status: "inProgress", data: { changes: x.changes, autoApproved: x.auto_approved } });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "file_change", status: "inProgress", data: x, files: h.codexChangeMap(x.changes) });
+  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "file_change", status: "inProgress", data: { changes: x.changes, autoApproved: x.auto_approved }, files: h.codexChangeMap(x.changes) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1772 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1812 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  cx.emit("item.updated", { itemType: "file_change", data: { changes: x.changes } });
+  cx.emit("item.updated", { itemType: "file_change", data: { changes: x.changes }, files: h.codexChangeMap(x.changes) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1786 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1827 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -861,31 +861,31 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
   cx.snapshot("file_change_output", x.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_endDecision(x.status), resolution: { implied: "patch_apply_end", status: x.status } });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "file_change", status: (map_endStatus(x.status) ?? map_successStatus(x.success)), data: x });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "file_change", status: (map_endStatus(x.status) ?? map_successStatus(x.success)), data: x, files: h.codexChangeMap(x.changes), output: h.joinText(x.stdout), error: h.listText(x.stderr) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1844 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1888 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.invocation), data: x.invocation });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "mcp_tool_call", status: "inProgress", title: h.itemTitle(x.invocation), data: x.invocation, toolName: x.invocation?.tool, server: x.invocation?.server, input: x.invocation?.arguments });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1860 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1907 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_mcpResultStatus(h.decisionName(x.result)), title: h.itemTitle(x.invocation), data: { invocation: x.invocation, result: x.result, duration: x.duration } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "mcp_tool_call", status: map_mcpResultStatus(h.decisionName(x.result)), title: h.itemTitle(x.invocation), data: { invocation: x.invocation, result: x.result, duration: x.duration }, toolName: x.invocation?.tool, server: x.invocation?.server, input: x.invocation?.arguments, output: h.mcpOutput(x.result), error: h.mcpError(x.result), durationMs: h.durationMs(x.duration) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1880 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1933 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -895,17 +895,17 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1894 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1947 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "web_search", status: "completed", title: x.query, data: { query: x.query, action: x.action } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "web_search", status: "completed", title: x.query, data: { query: x.query, action: x.action }, query: x.query });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1911 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1965 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -915,40 +915,40 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1926 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1980 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: map_itemStatus(x.status), detail: "image_generation", title: h.joinText(x.revised_prompt), data: { status: x.status, revisedPrompt: x.revised_prompt, savedPath: x.saved_path } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: map_itemStatus(x.status), detail: "image_generation", title: h.joinText(x.revised_prompt), data: { status: x.status, revisedPrompt: x.revised_prompt, savedPath: x.saved_path }, path: h.str(x.saved_path) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1945 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2000 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress", title: x.path });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: "completed", title: x.path, data: { path: x.path } });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "image_view", status: "inProgress", title: x.path, path: x.path });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "image_view", status: "completed", title: x.path, path: x.path, data: { path: x.path } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1968 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2025 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.callId, "open", undefined, "callId", true);
   cx.ref("request", x.callId, "open", "server", "callId", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: x.tool, data: x });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: x.tool, data: x, toolName: x.tool, input: x.arguments });
   cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: x.tool, args: x });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1991 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2050 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -956,11 +956,11 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
   if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "dynamic_tool_call", resolution: { success: x.success, contentItems: x.content_items, error: x.error } });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "dynamic_tool_call", status: map_successStatus(x.success), title: x.tool, data: x });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "dynamic_tool_call", status: map_successStatus(x.success), title: x.tool, data: x, toolName: x.tool, input: x.arguments, output: (h.outputText(x.content_items) ?? x.content_items), error: h.str(x.error), durationMs: h.durationMs(x.duration) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2015 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2079 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -969,7 +969,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2028 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2092 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -978,21 +978,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2041 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2105 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2053 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2117 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2066 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2130 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1003,7 +1003,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2088 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2152 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1014,7 +1014,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2109 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2173 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1022,7 +1022,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2122 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2186 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1031,7 +1031,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2137 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2201 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1040,7 +1040,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2153 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2217 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1048,7 +1048,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2166 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2230 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1056,7 +1056,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2181 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2245 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1066,7 +1066,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2198 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2262 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1076,7 +1076,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2215 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2279 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1087,7 +1087,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2237 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2301 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1098,7 +1098,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2255 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2319 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1109,7 +1109,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2275 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2339 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1119,7 +1119,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2292 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2356 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1129,7 +1129,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2310 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2374 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1140,7 +1140,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2328 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2392 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1151,7 +1151,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2347 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2411 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1162,7 +1162,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2365 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2429 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1173,7 +1173,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2386 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2450 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1184,7 +1184,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2404 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2468 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1195,7 +1195,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2423 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2487 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1266,63 +1266,63 @@ export const table: SurfaceTable = {
       "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 803, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
       "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 848, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 911, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 949, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
       "user_message": [{ rule: "codex-eventmsg#user-message", line: 966, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 992, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1011, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1071, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1101, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1133, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1153, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1181, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1202, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1224, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1249, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1279, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1355, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1387, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1417, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1440, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1464, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1487, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1513, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1542, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1559, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1575, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1614, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1632, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1649, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1666, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1681, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1700, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1715, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1736, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1772, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1786, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1844, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1860, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1880, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1894, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1911, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1926, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 1945, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 1968, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 1991, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2015, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2028, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2041, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2053, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2066, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2088, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2109, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2122, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2137, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2153, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2166, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2181, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2198, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2215, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2237, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2255, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2275, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2292, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2310, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2328, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2347, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2365, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2386, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2404, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2423, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 993, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1012, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1072, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1102, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1134, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1154, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1182, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1203, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1225, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1256, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1287, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1364, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1397, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1436, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1460, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1485, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1509, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1544, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1575, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1592, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1608, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1652, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1670, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1687, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1704, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1719, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1738, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1753, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1774, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1812, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1827, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1888, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1907, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1933, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1947, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1965, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1980, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2000, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2025, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2050, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2079, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2092, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2105, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2117, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2130, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2152, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2173, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2186, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2201, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2217, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2230, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2245, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2262, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2279, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2301, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2319, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2339, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2356, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2374, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2392, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2411, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2429, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2450, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2468, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2487, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
       "background_event": [{ rule: "codex-eventmsg#background-event", line: 615, run: r_background_event as (m: any, cx: RowContext) => boolean }],
       "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 733, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
       "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 819, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1028, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1049, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1029, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1050, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1347,14 +1347,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2439)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2442)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2445)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2448)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2451)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2454)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2457)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2460)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2503)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2506)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2509)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2512)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2515)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2518)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2521)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2524)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },

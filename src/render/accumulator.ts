@@ -793,10 +793,11 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
       const isCommand = step.itemType === "command_execution";
       if (p.output !== undefined && p.output !== null) {
         if (isCommand && typeof p.output === "string") {
-          // The command's whole output: its terminal block shows it (what the deltas did not already stream).
-          const t = itemBlock(S, c, step, "terminal");
-          const have = t.chunks.text.join("");
-          if (p.output.length > have.length && p.output.startsWith(have)) t.chunks.text.push(p.output.slice(have.length));
+          // The command's whole output: its terminal block shows what the deltas did not already stream. A start's
+          // output (restored history: the item arrives complete) is left to the completion, which repeats it after
+          // the history's output deltas. The terminal block is this event's only when it adds text.
+          const have = step.bySuffix.get("terminal")?.chunks.text.join("") ?? "";
+          if (phase !== "started" && p.output.length > have.length && p.output.startsWith(have)) itemBlock(S, c, step, "terminal").chunks.text.push(p.output.slice(have.length));
         } else f.result = p.output;
       }
       const done = f.status === "completed" || f.status === "failed" || f.status === "declined";

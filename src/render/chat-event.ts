@@ -151,8 +151,9 @@ function item(phase: "started" | "updated" | "completed") {
     if (p.input !== undefined) tool.input = p.input;
     if (phase !== "started" && p.output !== undefined && p.output !== null) tool.result = p.output;
     x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
-    if (info.itemType === "command_execution" && typeof p.output === "string") {
-      // the command's whole output: the part its terminal deltas did not carry, as one more terminal delta
+    if (info.itemType === "command_execution" && phase !== "started" && typeof p.output === "string") {
+      // the command's whole output: the part its terminal deltas did not carry, as one more terminal delta (a start's
+      // output — restored history — is left to the completion, which repeats it after the history's output deltas)
       const have = info.streamed ?? "";
       if (p.output.length > have.length && p.output.startsWith(have)) {
         x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "delta", kind: "terminal", text: p.output.slice(have.length) });
