@@ -648,3 +648,68 @@ export function codexToolItemField(item: unknown, field: "command" | "cwd" | "ex
     case "files": return codexChangeMap(it.changes);
   }
 }
+
+/**
+ * The command a Codex function call's arguments (a JSON string) name: `cmd` (exec_command) or `command` (shell: an
+ * argv array, or a string); undefined for other arguments.
+ */
+export function codexCallCommand(args: unknown): string | undefined {
+  const a = typeof args === "string" ? parseJson(args) : args;
+  if (!a || typeof a !== "object" || Array.isArray(a)) return undefined;
+  const o = a as Record<string, unknown>;
+  return commandLine(o.cmd) ?? commandLine(o.command);
+}
+
+/** The working directory a Codex function call's arguments name (`workdir`), else undefined. */
+export function codexCallCwd(args: unknown): string | undefined {
+  const a = typeof args === "string" ? parseJson(args) : args;
+  return a && typeof a === "object" && typeof (a as any).workdir === "string" ? (a as any).workdir : undefined;
+}
+
+/**
+ * A field of a Codex call output as the model saw it: the JSON envelope of older versions (`{output, metadata:
+ * {exit_code, duration_seconds}}`) or the text form of 0.171 (header lines — `Process exited with code N` / `Exit
+ * code: N`, `Wall time: S seconds` — then `Output:` and the output). Undefined when the text has neither form.
+ */
+export function codexCallOutput(out: unknown, field: "output"): string | undefined;
+export function codexCallOutput(out: unknown, field: "exitCode" | "durationMs"): number | undefined;
+export function codexCallOutput(out: unknown, field: "output" | "exitCode" | "durationMs"): string | number | undefined {
+  if (typeof out !== "string") return undefined;
+  const env = out.startsWith("{") ? parseJson(out) : undefined;
+  if (env && typeof env === "object" && typeof (env as any).output === "string") {
+    const md = (env as any).metadata ?? {};
+    if (field === "output") return (env as any).output;
+    if (field === "exitCode") return num(md.exit_code);
+    const s = num(md.duration_seconds);
+    return s === undefined ? undefined : Math.round(s * 1000);
+  }
+  const at = out.indexOf("Output:\n");
+  if (at < 0) return undefined;
+  const head = out.slice(0, at);
+  if (field === "output") return out.slice(at + "Output:\n".length);
+  if (field === "exitCode") { const m = /(?:Process exited with code|Exit code:) (-?\d+)/.exec(head); return m ? Number(m[1]) : undefined; }
+  const m = /Wall time: ([\d.]+) seconds/.exec(head);
+  return m && Number.isFinite(Number(m[1])) ? Math.round(Number(m[1]) * 1000) : undefined;
+}
+
+/**
+ * The files a Codex `apply_patch` input names (`*** Add File: p`, `*** Update File: p` with an optional `*** Move to:
+ * q`, `*** Delete File: p`), each with its hunk lines as the diff.
+ */
+export function codexPatchFiles(patch: unknown): FileChange[] | undefined {
+  if (typeof patch !== "string") return undefined;
+  const out: FileChange[] = [];
+  let cur: FileChange | undefined;
+  let body: string[] = [];
+  const flush = () => { if (cur) { if (body.length) cur.diff = body.join("\n"); out.push(cur); } cur = undefined; body = []; };
+  for (const line of patch.split("\n")) {
+    const m = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
+    if (m) { flush(); cur = { path: m[2].trim(), change: m[1] === "Add" ? "add" : m[1] === "Delete" ? "delete" : "update" }; continue; }
+    const mv = /^\*\*\* Move to: (.+)$/.exec(line);
+    if (mv && cur) { cur.change = "move"; cur.movePath = mv[1].trim(); continue; }
+    if (/^\*\*\* (Begin|End) Patch/.test(line)) { if (line.startsWith("*** End")) flush(); continue; }
+    if (cur) body.push(line);
+  }
+  flush();
+  return out.length ? out : undefined;
+}

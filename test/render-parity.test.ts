@@ -169,6 +169,10 @@ describe("render parity: codex-eventmsg live stream vs codex-rollout of the same
     const durations = (s: AccumulatorSnapshot) => toolBlocks(s).map((b) => { const d = b.durationMs; delete b.durationMs; return d; });
     expect(durations(live)).toEqual([1071]);
     expect(durations(restored)).toEqual([0]);
+    // What only the rollout says: the model's function call (its tool name and arguments); EventMsg exec events have neither
+    const call = (s: AccumulatorSnapshot) => toolBlocks(s).map((b) => { const c = [b.toolName, b.input]; delete b.toolName; delete b.input; return c; });
+    expect(call(live)).toEqual([[undefined, undefined]]);
+    expect(call(restored)).toEqual([["exec_command", { cmd: "for i in 1 2 3; do echo line $i; sleep 0.4; done", yield_time_ms: 10000 }]]);
     // session_configured (live) and turn_context (rollout) configure the session differently: `mode` left out
     expect(view(restored, ["usage", "mode"])).toEqual(view(live, ["usage", "mode"]));
   });

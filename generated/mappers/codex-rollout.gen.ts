@@ -100,33 +100,33 @@ function r_response_item_function_call(m: Extract<LineMessage, { type: "response
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.payload?.name), status: "inProgress", title: x.payload?.name, data: x.payload });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.payload?.name), status: "inProgress", title: x.payload?.name, data: x.payload, toolName: x.payload?.name, input: (h.parseJson(x.payload?.arguments) ?? x.payload?.input), command: h.when(map_toolItemType(x.payload?.name), "command_execution", h.codexCallCommand(x.payload?.arguments)), cwd: h.when(map_toolItemType(x.payload?.name), "command_execution", h.codexCallCwd(x.payload?.arguments)), files: h.when(map_toolItemType(x.payload?.name), "file_change", h.codexPatchFiles(x.payload?.input)) });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:328 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:333 — line response_item → item.started */
 function r_response_item_local_shell_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "local_shell_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: map_itemStatus(x.payload?.status, "inProgress"), title: h.itemTitle(x.payload?.action), data: x.payload });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: map_itemStatus(x.payload?.status, "inProgress"), title: h.itemTitle(x.payload?.action), data: x.payload, command: h.commandLine(x.payload?.action?.command) });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:348 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:354 — line response_item → item.started */
 function r_response_item_tool_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "tool_search_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: "tool_search", data: x.payload });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: "tool_search", data: x.payload, toolName: "tool_search", input: x.payload?.arguments });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:370 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:379 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "function_call_output" || x.payload?.type === "custom_tool_call_output" || x.payload?.type === "tool_search_output"))) return false;
@@ -134,23 +134,23 @@ function r_response_item_call_output(m: Extract<LineMessage, { type: "response_i
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.call_id, "close", undefined, "payload.call_id", false);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), data: x.payload });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"), data: x.payload, output: (h.codexCallOutput(x.payload?.output, "output") ?? h.outputText(x.payload?.output)), exitCode: h.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h.codexCallOutput(x.payload?.output, "exitCode")), durationMs: h.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h.codexCallOutput(x.payload?.output, "durationMs")) });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:418 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:430 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "web_search_call")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.id, "close", undefined, "payload.id", false);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "web_search", status: "inProgress", title: x.payload?.action?.query });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "web_search", status: map_itemStatus(x.payload?.status), title: x.payload?.action?.query, data: x.payload });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "web_search", status: "inProgress", title: x.payload?.action?.query, query: x.payload?.action?.query });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "web_search", status: map_itemStatus(x.payload?.status), title: x.payload?.action?.query, query: x.payload?.action?.query, data: x.payload });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:445 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:459 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "image_generation_call")) return false;
@@ -162,7 +162,7 @@ function r_response_item_image_generation_call(m: Extract<LineMessage, { type: "
   return true;
 }
 
-/** mappings/codex-rollout.yaml:470 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:484 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction" || x.payload?.type === "context_compaction"))) return false;
@@ -174,7 +174,7 @@ function r_response_item_compaction(m: Extract<LineMessage, { type: "response_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:494 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:508 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "agent_message")) return false;
@@ -186,7 +186,7 @@ function r_response_item_agent_message(m: Extract<LineMessage, { type: "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:519 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:533 — line response_item → session.configured */
 function r_response_item_additional_tools(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "additional_tools")) return false;
@@ -196,7 +196,7 @@ function r_response_item_additional_tools(m: Extract<LineMessage, { type: "respo
   return true;
 }
 
-/** mappings/codex-rollout.yaml:535 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:549 — line response_item → session.configured */
 function r_response_item_configuration_update(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "configuration_update")) return false;
@@ -206,7 +206,7 @@ function r_response_item_configuration_update(m: Extract<LineMessage, { type: "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:554 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:568 — line response_item → runtime.warning */
 function r_response_item_markers(m: Extract<LineMessage, { type: "response_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.payload?.type === "compaction_trigger" || x.payload?.type === "other"))) return false;
@@ -214,7 +214,7 @@ function r_response_item_markers(m: Extract<LineMessage, { type: "response_item"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:572 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:586 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_started")) return false;
@@ -223,7 +223,7 @@ function r_realtime_session_started(m: Extract<LineMessage, { type: "realtime_it
   return true;
 }
 
-/** mappings/codex-rollout.yaml:587 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:601 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.type === "realtime_session_closed")) return false;
@@ -232,7 +232,7 @@ function r_realtime_session_closed(m: Extract<LineMessage, { type: "realtime_ite
   return true;
 }
 
-/** mappings/codex-rollout.yaml:601 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:615 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: Extract<LineMessage, { type: "realtime_item" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -256,8 +256,8 @@ export const table: SurfaceTable = {
       "dynamic_tools_updated": [{ rule: "codex-rollout#dynamic-tools-updated", line: 125, run: r_dynamic_tools_updated as (m: any, cx: RowContext) => boolean }],
       "compacted": [{ rule: "codex-rollout#compacted", line: 139, run: r_compacted as (m: any, cx: RowContext) => boolean }],
       "event_msg": [{ rule: "codex-rollout#event-msg", line: 158, run: r_event_msg as (m: any, cx: RowContext) => boolean }],
-      "response_item": [{ rule: "codex-rollout#response-item-message", line: 168, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 237, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 285, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 328, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 348, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 370, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 418, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 445, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 470, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 494, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 519, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 535, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 554, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
-      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 572, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 587, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 601, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
+      "response_item": [{ rule: "codex-rollout#response-item-message", line: 168, run: r_response_item_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-reasoning", line: 237, run: r_response_item_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-function-call", line: 285, run: r_response_item_function_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-local-shell-call", line: 333, run: r_response_item_local_shell_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-tool-search-call", line: 354, run: r_response_item_tool_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-call-output", line: 379, run: r_response_item_call_output as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-web-search-call", line: 430, run: r_response_item_web_search_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-image-generation-call", line: 459, run: r_response_item_image_generation_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-compaction", line: 484, run: r_response_item_compaction as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-agent-message", line: 508, run: r_response_item_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-additional-tools", line: 533, run: r_response_item_additional_tools as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-configuration-update", line: 549, run: r_response_item_configuration_update as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#response-item-markers", line: 568, run: r_response_item_markers as (m: any, cx: RowContext) => boolean }],
+      "realtime_item": [{ rule: "codex-rollout#realtime-session-started", line: 586, run: r_realtime_session_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-session-closed", line: 601, run: r_realtime_session_closed as (m: any, cx: RowContext) => boolean }, { rule: "codex-rollout#realtime-item", line: 615, run: r_realtime_item as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -271,10 +271,10 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:615)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:618)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:621)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:624)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:627)"
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:629)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:632)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:635)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:638)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:641)"
   },
 };
