@@ -9,14 +9,21 @@ export type EventMessage = U.CursorStreamJsonEvent;
 /** Any message of the cursor-cli surface. */
 export type Message = EventMessage;
 
-// map "toolKind" (mappings/cursor-cli.yaml:52)
+// map "toolName" (mappings/cursor-cli.yaml:52)
+const M_toolName: ReadonlyMap<string, "shell" | "edit" | "write" | "delete" | "patch" | "read" | "grep" | "glob" | "list" | "code_search" | "todo_write" | "web_search" | "web_fetch" | "task"> = new Map([["shellToolCall", "shell"], ["editToolCall", "edit"], ["writeToolCall", "write"], ["deleteToolCall", "delete"], ["applyPatchToolCall", "patch"], ["readToolCall", "read"], ["grepToolCall", "grep"], ["globToolCall", "glob"], ["lsToolCall", "list"], ["semSearchToolCall", "code_search"], ["updateTodosToolCall", "todo_write"], ["webSearchToolCall", "web_search"], ["webFetchToolCall", "web_fetch"], ["taskToolCall", "task"]]);
+
+function map_toolName(v: unknown, d: any = undefined): "shell" | "edit" | "write" | "delete" | "patch" | "read" | "grep" | "glob" | "list" | "code_search" | "todo_write" | "web_search" | "web_fetch" | "task" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolKind" (mappings/cursor-cli.yaml:69)
 const M_toolKind: ReadonlyMap<string, "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call"> = new Map([["shellToolCall", "command_execution"], ["editToolCall", "file_change"], ["writeToolCall", "file_change"], ["deleteToolCall", "file_change"], ["applyPatchToolCall", "file_change"], ["readToolCall", "dynamic_tool_call"], ["grepToolCall", "dynamic_tool_call"], ["globToolCall", "dynamic_tool_call"], ["lsToolCall", "dynamic_tool_call"], ["semSearchToolCall", "dynamic_tool_call"], ["updateTodosToolCall", "plan"], ["mcpToolCall", "mcp_tool_call"], ["webSearchToolCall", "web_search"], ["webFetchToolCall", "web_search"], ["taskToolCall", "collab_agent_tool_call"], ["function", "dynamic_tool_call"]]);
 
 function map_toolKind(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "dynamic_tool_call" | "plan" | "mcp_tool_call" | "web_search" | "collab_agent_tool_call" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/cursor-cli.yaml:73 — event system → session.started, thread.started, session.configured */
+/** mappings/cursor-cli.yaml:90 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "init")) return false;
@@ -27,7 +34,7 @@ function r_system_init(m: Extract<EventMessage, { type: "system" }>, cx: RowCont
   return true;
 }
 
-/** mappings/cursor-cli.yaml:99 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:116 — event system → runtime.warning */
 function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -35,18 +42,18 @@ function r_system_other(m: Extract<EventMessage, { type: "system" }>, cx: RowCon
   return true;
 }
 
-/** mappings/cursor-cli.yaml:114 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:131 — event user → turn.started, item.completed */
 function r_user(m: Extract<EventMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "mint", undefined, undefined, false);
   cx.ref("item", joinKey("user", x.session_id, cx.id("turn")), "close", undefined, "item (value)", false);
   cx.emit("turn.started", {});
-  cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.cursorText(x.message?.content), data: x.message });
+  cx.emit("item.completed", { itemType: "user_message", status: "completed", detail: h.cursorText(x.message?.content), data: x.message, text: h.cursorText(x.message?.content) });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:137 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:155 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.timestamp_ms != null && x.model_call_id == null)) return false;
@@ -58,7 +65,7 @@ function r_assistant_delta(m: Extract<EventMessage, { type: "assistant" }>, cx: 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:166 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:184 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -71,7 +78,7 @@ function r_assistant_message(m: Extract<EventMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:209 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:227 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "delta")) return false;
@@ -83,7 +90,7 @@ function r_thinking_delta(m: Extract<EventMessage, { type: "thinking" }>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-cli.yaml:230 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:248 — event thinking → item.completed */
 function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -94,55 +101,55 @@ function r_thinking_completed(m: Extract<EventMessage, { type: "thinking" }>, cx
   return true;
 }
 
-/** mappings/cursor-cli.yaml:257 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:275 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "started")) return false;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "open", undefined, "call_id", true);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) } });
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) } });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) }, toolName: (map_toolName(h.cursorToolKind(x.tool_call)) ?? h.cursorToolContent(x.tool_call, "name")), input: h.cursorToolArgs(x.tool_call), command: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "command")), cwd: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "cwd")), files: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "file_change", h.cursorToolContent(x.tool_call, "files")), query: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "web_search", h.cursorToolContent(x.tool_call, "query")), server: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "mcp_tool_call", h.cursorToolContent(x.tool_call, "server")) });
+  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) }, toolName: (map_toolName(h.cursorToolKind(x.tool_call)) ?? h.cursorToolContent(x.tool_call, "name")), input: h.cursorToolArgs(x.tool_call), command: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "command")), cwd: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "cwd")), files: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "file_change", h.cursorToolContent(x.tool_call, "files")), query: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "web_search", h.cursorToolContent(x.tool_call, "query")), server: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "mcp_tool_call", h.cursorToolContent(x.tool_call, "server")) });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:295 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:327 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed" && x.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: { kind: "updateTodosToolCall", args: x.tool_call?.updateTodosToolCall?.args } });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress", data: { kind: "updateTodosToolCall", args: x.tool_call?.updateTodosToolCall?.args }, toolName: "todo_write", input: x.tool_call?.updateTodosToolCall?.args });
   if (!cx.isStale("item")) cx.emit("turn.plan.updated", { plan: h.cursorPlanSteps((x.tool_call?.updateTodosToolCall?.result?.success?.todos ?? x.tool_call?.updateTodosToolCall?.args?.todos)) });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: h.cursorToolStatus(x.tool_call), data: { kind: "updateTodosToolCall", args: x.tool_call?.updateTodosToolCall?.args, result: x.tool_call?.updateTodosToolCall?.result } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: h.cursorToolStatus(x.tool_call), data: { kind: "updateTodosToolCall", args: x.tool_call?.updateTodosToolCall?.args, result: x.tool_call?.updateTodosToolCall?.result }, toolName: "todo_write", input: x.tool_call?.updateTodosToolCall?.args, output: x.tool_call?.updateTodosToolCall?.result?.success });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:324 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:361 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "completed")) return false;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
-  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) } });
+  if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call) }, toolName: (map_toolName(h.cursorToolKind(x.tool_call)) ?? h.cursorToolContent(x.tool_call, "name")), input: h.cursorToolArgs(x.tool_call), command: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "command")), cwd: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "cwd")), files: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "file_change", h.cursorToolContent(x.tool_call, "files")), query: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "web_search", h.cursorToolContent(x.tool_call, "query")), server: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "mcp_tool_call", h.cursorToolContent(x.tool_call, "server")) });
   if (!cx.isStale("item") && x.tool_call?.shellToolCall?.result?.success?.stdout != null && x?.tool_call?.shellToolCall?.result?.success?.stdout !== "") cx.emit("content.delta", { streamKind: "command_output", delta: x.tool_call?.shellToolCall?.result?.success?.stdout });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: h.cursorToolStatus(x.tool_call), title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call), result: h.cursorToolResult(x.tool_call) } });
+  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: h.cursorToolStatus(x.tool_call), title: h.cursorToolTitle(x.tool_call), data: { kind: h.cursorToolKind(x.tool_call), args: h.cursorToolArgs(x.tool_call), result: h.cursorToolResult(x.tool_call) }, toolName: (map_toolName(h.cursorToolKind(x.tool_call)) ?? h.cursorToolContent(x.tool_call, "name")), input: h.cursorToolArgs(x.tool_call), command: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "command")), cwd: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "cwd")), files: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "file_change", h.cursorToolContent(x.tool_call, "files")), query: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "web_search", h.cursorToolContent(x.tool_call, "query")), server: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "mcp_tool_call", h.cursorToolContent(x.tool_call, "server")), exitCode: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "exitCode")), durationMs: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "durationMs")), output: (h.cursorToolContent(x.tool_call, "output") ?? h.cursorToolContent(x.tool_call, "result")), error: h.cursorToolContent(x.tool_call, "error") });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:370 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:425 — event tool_call → item.updated */
 function r_tool_call_other(m: Extract<EventMessage, { type: "tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "use", undefined, "call_id", true);
-  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", data: { kind: h.cursorToolKind(x.tool_call), subtype: x.subtype, args: h.cursorToolArgs(x.tool_call) } });
+  if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: map_toolKind(h.cursorToolKind(x.tool_call)), status: "inProgress", data: { kind: h.cursorToolKind(x.tool_call), subtype: x.subtype, args: h.cursorToolArgs(x.tool_call) }, toolName: (map_toolName(h.cursorToolKind(x.tool_call)) ?? h.cursorToolContent(x.tool_call, "name")), input: h.cursorToolArgs(x.tool_call), command: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "command")), cwd: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "command_execution", h.cursorToolContent(x.tool_call, "cwd")), files: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "file_change", h.cursorToolContent(x.tool_call, "files")), query: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "web_search", h.cursorToolContent(x.tool_call, "query")), server: h.when(map_toolKind(h.cursorToolKind(x.tool_call)), "mcp_tool_call", h.cursorToolContent(x.tool_call, "server")) });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:388 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:450 — event result → turn.completed */
 function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success" && x.is_error !== true)) return false;
@@ -153,7 +160,7 @@ function r_result_success(m: Extract<EventMessage, { type: "result" }>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:417 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:479 — event result → runtime.error, turn.completed */
 function r_result_failed(m: Extract<EventMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "use", undefined, "session_id", true);
@@ -184,12 +191,12 @@ export const table: SurfaceTable = {
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
-      "system": [{ rule: "cursor-cli#system-init", line: 73, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 99, run: r_system_other as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "cursor-cli#user", line: 114, run: r_user as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 137, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 166, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 209, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 230, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
-      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 257, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 295, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 324, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 370, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "cursor-cli#result-success", line: 388, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 417, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
+      "system": [{ rule: "cursor-cli#system-init", line: 90, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#system-other", line: 116, run: r_system_other as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "cursor-cli#user", line: 131, run: r_user as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "cursor-cli#assistant-delta", line: 155, run: r_assistant_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#assistant-message", line: 184, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "thinking": [{ rule: "cursor-cli#thinking-delta", line: 227, run: r_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#thinking-completed", line: 248, run: r_thinking_completed as (m: any, cx: RowContext) => boolean }],
+      "tool_call": [{ rule: "cursor-cli#tool-call-started", line: 275, run: r_tool_call_started as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-todos-completed", line: 327, run: r_tool_call_todos_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-completed", line: 361, run: r_tool_call_completed as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#tool-call-other", line: 425, run: r_tool_call_other as (m: any, cx: RowContext) => boolean }],
+      "result": [{ rule: "cursor-cli#result-success", line: 450, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "cursor-cli#result-failed", line: 479, run: r_result_failed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
