@@ -650,18 +650,18 @@ export function codexToolItemField(item: unknown, field: "command" | "cwd" | "ex
 }
 
 /**
- * The command a Codex function call's arguments (a JSON string) name: `cmd` (exec_command) or `command` (shell: an
- * argv array, or a string); undefined for other arguments.
+ * The command a tool call's arguments (an object, or JSON text) name: `cmd` (Codex exec_command) or `command` (an
+ * argv array, or a string: Codex shell, ACP agents' rawInput); undefined for other arguments.
  */
-export function codexCallCommand(args: unknown): string | undefined {
+export function argsCommand(args: unknown): string | undefined {
   const a = typeof args === "string" ? parseJson(args) : args;
   if (!a || typeof a !== "object" || Array.isArray(a)) return undefined;
   const o = a as Record<string, unknown>;
   return commandLine(o.cmd) ?? commandLine(o.command);
 }
 
-/** The working directory a Codex function call's arguments name (`workdir`), else undefined. */
-export function codexCallCwd(args: unknown): string | undefined {
+/** The working directory a tool call's arguments name (`workdir`, as Codex sends it), else undefined. */
+export function argsCwd(args: unknown): string | undefined {
   const a = typeof args === "string" ? parseJson(args) : args;
   return a && typeof a === "object" && typeof (a as any).workdir === "string" ? (a as any).workdir : undefined;
 }

@@ -100,7 +100,7 @@ function r_response_item_function_call(m: Extract<LineMessage, { type: "response
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.payload?.call_id, "open", undefined, "payload.call_id", false);
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.payload?.name), status: "inProgress", title: x.payload?.name, data: x.payload, toolName: x.payload?.name, input: (h.parseJson(x.payload?.arguments) ?? x.payload?.input), command: h.when(map_toolItemType(x.payload?.name), "command_execution", h.codexCallCommand(x.payload?.arguments)), cwd: h.when(map_toolItemType(x.payload?.name), "command_execution", h.codexCallCwd(x.payload?.arguments)), files: h.when(map_toolItemType(x.payload?.name), "file_change", h.codexPatchFiles(x.payload?.input)) });
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: map_toolItemType(x.payload?.name), status: "inProgress", title: x.payload?.name, data: x.payload, toolName: x.payload?.name, input: (h.parseJson(x.payload?.arguments) ?? x.payload?.input), command: h.when(map_toolItemType(x.payload?.name), "command_execution", h.argsCommand(x.payload?.arguments)), cwd: h.when(map_toolItemType(x.payload?.name), "command_execution", h.argsCwd(x.payload?.arguments)), files: h.when(map_toolItemType(x.payload?.name), "file_change", h.codexPatchFiles(x.payload?.input)) });
   return true;
 }
 
