@@ -196,12 +196,7 @@ durationMs?: number
  * The tool that ran the command, when the provider names one (e.g. Bash).
  */
 toolName?: string
-/**
- * The tool call's input, as the provider sent it.
- */
-input?: {
-[k: string]: unknown | undefined
-}
+input?: unknown
 error?: string
 }
 /**
@@ -322,6 +317,40 @@ terminalId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "TokenUsage".
+ */
+export interface TokenUsage {
+/**
+ * Input tokens as the provider counts them (Claude: without cache reads and writes).
+ */
+inputTokens: number
+/**
+ * Output tokens (reasoning included where the provider includes it).
+ */
+outputTokens: number
+/**
+ * Input tokens read from the prompt cache.
+ */
+cachedInputTokens?: number
+/**
+ * Input tokens written to the prompt cache.
+ */
+cacheWriteTokens?: number
+/**
+ * Reasoning (thinking) tokens, where the provider reports them apart.
+ */
+reasoningTokens?: number
+/**
+ * The provider's total, where it reports one.
+ */
+totalTokens?: number
+/**
+ * The model's context window, where the provider reports it with the counts.
+ */
+contextWindow?: number
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "SessionStartedPayload".
  */
 export interface SessionStartedPayload {
@@ -397,6 +426,7 @@ metadata?: {
  */
 export interface ThreadTokenUsageUpdatedPayload {
 usage: unknown
+tokenUsage?: TokenUsage
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -449,6 +479,7 @@ export interface TurnCompletedPayload {
 state: TurnState
 stopReason?: (string | null)
 usage?: unknown
+tokenUsage?: TokenUsage
 modelUsage?: {
 
 }

@@ -723,7 +723,6 @@ export function codexPatchFiles(patch: unknown): FileChange[] | undefined {
 export function cursorToolContent(toolCall: unknown, field: "name" | "command" | "cwd" | "output" | "error" | "query" | "server"): string | undefined;
 export function cursorToolContent(toolCall: unknown, field: "exitCode" | "durationMs"): number | undefined;
 export function cursorToolContent(toolCall: unknown, field: "files"): FileChange[] | undefined;
-export function cursorToolContent(toolCall: unknown, field: "result"): unknown;
 export function cursorToolContent(toolCall: unknown, field: string): unknown {
   const kind = cursorToolKind(toolCall);
   const p = cursorToolPart(toolCall);
@@ -744,7 +743,6 @@ export function cursorToolContent(toolCall: unknown, field: string): unknown {
       if (typeof ok.stdout === "string" || typeof ok.stderr === "string") return [ok.stdout, ok.stderr].filter((x) => typeof x === "string" && x !== "").join("");
       return s(ok.content) ?? s(ok.output);
     }
-    case "result": return ok;
     case "error": {
       if (ok) return undefined;
       const k = Object.keys(r).find((x) => r[x] && typeof r[x] === "object");
@@ -758,4 +756,19 @@ export function cursorToolContent(toolCall: unknown, field: string): unknown {
     }
   }
   return undefined;
+}
+
+/**
+ * Canonical token usage from counts a row picked out of the provider's usage object: the counts that are numbers
+ * (integers), or undefined when the input or output count is missing (an empty usage object says nothing).
+ */
+export function tokenUsage(counts: unknown): { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number } | undefined {
+  if (!counts || typeof counts !== "object") return undefined;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(counts as Record<string, unknown>)) {
+    const n = num(v);
+    if (n !== undefined && Number.isInteger(n)) out[k] = n;
+  }
+  if (out.inputTokens === undefined || out.outputTokens === undefined) return undefined;
+  return out as ReturnType<typeof tokenUsage> & object;
 }

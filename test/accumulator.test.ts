@@ -242,6 +242,19 @@ describe("accumulator: terminal output, usage, mode, task and status", () => {
     expect(sess.config).toEqual({ modes: { currentModeId: "ask" }, currentModeId: "code" });
   });
 
+  it("canonical token counts: the usage block, the turn and the session carry tokenUsage; a usage without counts has none", () => {
+    const { ev, events } = stream();
+    ev("turn.started", {}, { turnId: "trn_1" });
+    ev("thread.token-usage.updated", { usage: { used: 10, size: 100 } }, { turnId: "trn_1" });
+    expect(byId(run(events), "trn_1:usage").tokens).toBeUndefined();
+    ev("thread.token-usage.updated", { usage: { total: { input: 5 } }, tokenUsage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } }, { turnId: "trn_1" });
+    ev("turn.completed", { state: "completed", tokenUsage: { inputTokens: 6, outputTokens: 3 } }, { turnId: "trn_1" });
+    const s = run(events);
+    expect(byId(s, "trn_1:usage")).toMatchObject({ tokens: { inputTokens: 5, outputTokens: 2, totalTokens: 7 }, updates: 2 });
+    expect(s.sessions[0].tokens).toEqual({ inputTokens: 5, outputTokens: 2, totalTokens: 7 });
+    expect(s.sessions[0].turns[0].tokens).toEqual({ inputTokens: 6, outputTokens: 3 });
+  });
+
   it("turns and their end states; the event log links every event to its blocks", () => {
     const { ev, events } = stream();
     ev("session.started", {});

@@ -151,11 +151,11 @@ function r_result_success(m: Extract<MessageMessage, { type: "result" }>, cx: Ro
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: x.stop_reason, usage: x.usage, tokenUsage: h.tokenUsage({ inputTokens: x.usage?.input_tokens, outputTokens: x.usage?.output_tokens, cachedInputTokens: x.usage?.cache_read_input_tokens, cacheWriteTokens: x.usage?.cache_creation_input_tokens }), modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:357 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:358 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "success")) return false;
@@ -164,12 +164,12 @@ function r_result_success_error(m: Extract<MessageMessage, { type: "result" }>, 
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.result, stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: x.result, stopReason: x.stop_reason, usage: x.usage, tokenUsage: h.tokenUsage({ inputTokens: x.usage?.input_tokens, outputTokens: x.usage?.output_tokens, cachedInputTokens: x.usage?.cache_read_input_tokens, cacheWriteTokens: x.usage?.cache_creation_input_tokens }), modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   cx.emit("runtime.error", { class: "provider_error", message: (h.str(x.result) ?? "the model call failed"), detail: { subtype: x.subtype, isError: x.is_error } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:387 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:389 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.subtype === "error_during_execution")) return false;
@@ -178,12 +178,12 @@ function r_result_error_during_execution(m: Extract<MessageMessage, { type: "res
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: cx.getVar(["endState"]), errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: cx.getVar(["endState"]), errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, tokenUsage: h.tokenUsage({ inputTokens: x.usage?.input_tokens, outputTokens: x.usage?.output_tokens, cachedInputTokens: x.usage?.cache_read_input_tokens, cacheWriteTokens: x.usage?.cache_creation_input_tokens }), modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   cx.emit("runtime.error", { class: "provider_error", message: (h.joinText(x.errors) ?? x.subtype), detail: { subtype: x.subtype, errors: x.errors } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:425 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:428 — message result → turn.completed, runtime.error */
 function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -191,12 +191,12 @@ function r_result_error(m: Extract<MessageMessage, { type: "result" }>, cx: RowC
   cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
   cx.setVar(["lastResult"], (x.uuid ?? joinKey(x.session_id, x.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: (h.joinText(x.errors) ?? x.subtype), stopReason: x.stop_reason, usage: x.usage, tokenUsage: h.tokenUsage({ inputTokens: x.usage?.input_tokens, outputTokens: x.usage?.output_tokens, cachedInputTokens: x.usage?.cache_read_input_tokens, cacheWriteTokens: x.usage?.cache_creation_input_tokens }), modelUsage: x.modelUsage, totalCostUsd: x.total_cost_usd });
   cx.emit("runtime.error", { class: "provider_error", message: (h.joinText(x.errors) ?? x.subtype), detail: { subtype: x.subtype, errors: x.errors } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:465 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:469 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.isReplay === true)) return false;
@@ -210,7 +210,7 @@ function r_user_replay(m: Extract<MessageMessage, { type: "user" }>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-sdk.yaml:489 — message user */
+/** mappings/claude-sdk.yaml:493 — message user */
 function r_user_tool_results(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result" && x.message?.content?.[1] != null && x.agentnormBlock == null)) return false;
@@ -220,7 +220,7 @@ function r_user_tool_results(m: Extract<MessageMessage, { type: "user" }>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:506 — message user → item.started, item.completed */
+/** mappings/claude-sdk.yaml:510 — message user → item.started, item.completed */
 function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "tool_result")) return false;
@@ -234,7 +234,7 @@ function r_user_tool_result(m: Extract<MessageMessage, { type: "user" }>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:566 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:570 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -247,7 +247,7 @@ function r_user_message(m: Extract<MessageMessage, { type: "user" }>, cx: RowCon
   return true;
 }
 
-/** mappings/claude-sdk.yaml:594 — message assistant */
+/** mappings/claude-sdk.yaml:598 — message assistant */
 function r_assistant_blocks(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[1] != null && x.agentnormBlock == null)) return false;
@@ -257,7 +257,7 @@ function r_assistant_blocks(m: Extract<MessageMessage, { type: "assistant" }>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:615 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:619 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.type === "text")) return false;
@@ -271,7 +271,7 @@ function r_assistant_text(m: Extract<MessageMessage, { type: "assistant" }>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:658 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:662 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "thinking" || x.message?.content?.[0]?.type === "redacted_thinking"))) return false;
@@ -285,7 +285,7 @@ function r_assistant_thinking(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:703 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:707 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.message?.content?.[0]?.type === "tool_use" || x.message?.content?.[0]?.type === "server_tool_use" || x.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
@@ -299,7 +299,7 @@ function r_assistant_tool_use(m: Extract<MessageMessage, { type: "assistant" }>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:751 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:755 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.message?.content?.[0]?.tool_use_id != null)) return false;
@@ -313,7 +313,7 @@ function r_assistant_server_tool_result(m: Extract<MessageMessage, { type: "assi
   return true;
 }
 
-/** mappings/claude-sdk.yaml:773 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:777 — message assistant → item.started, item.completed */
 function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -325,25 +325,28 @@ function r_assistant_other(m: Extract<MessageMessage, { type: "assistant" }>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:792 — message stream_event */
+/** mappings/claude-sdk.yaml:796 — message stream_event */
 function r_stream_message_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_start")) return false;
   cx.setVar(["message", x.parent_tool_use_id], x.event?.message?.id);
+  cx.setVar(["messageInput", x.parent_tool_use_id], x.event?.message?.usage?.input_tokens);
+  cx.setVar(["messageCacheRead", x.parent_tool_use_id], x.event?.message?.usage?.cache_read_input_tokens);
+  cx.setVar(["messageCacheWrite", x.parent_tool_use_id], x.event?.message?.usage?.cache_creation_input_tokens);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:803 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:811 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_delta")) return false;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  cx.emit("thread.token-usage.updated", { usage: { messageId: cx.getVar(["message", x.parent_tool_use_id]), stopReason: x.event?.delta?.stop_reason, usage: x.event?.usage } });
+  cx.emit("thread.token-usage.updated", { usage: { messageId: cx.getVar(["message", x.parent_tool_use_id]), stopReason: x.event?.delta?.stop_reason, usage: x.event?.usage }, tokenUsage: h.tokenUsage({ inputTokens: (x.event?.usage?.input_tokens ?? cx.getVar(["messageInput", x.parent_tool_use_id])), outputTokens: x.event?.usage?.output_tokens, cachedInputTokens: (x.event?.usage?.cache_read_input_tokens ?? cx.getVar(["messageCacheRead", x.parent_tool_use_id])), cacheWriteTokens: (x.event?.usage?.cache_creation_input_tokens ?? cx.getVar(["messageCacheWrite", x.parent_tool_use_id])) }) });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:817 — message stream_event */
+/** mappings/claude-sdk.yaml:826 — message stream_event */
 function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "message_stop")) return false;
@@ -351,7 +354,7 @@ function r_stream_message_stop(m: Extract<MessageMessage, { type: "stream_event"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:827 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:836 — message stream_event → item.started */
 function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && (x.event?.content_block?.type === "tool_use" || x.event?.content_block?.type === "server_tool_use" || x.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -365,7 +368,7 @@ function r_stream_block_start_tool(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:856 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:865 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start" && x.event?.content_block?.tool_use_id != null)) return false;
@@ -378,7 +381,7 @@ function r_stream_block_start_tool_result(m: Extract<MessageMessage, { type: "st
   return true;
 }
 
-/** mappings/claude-sdk.yaml:874 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:883 — message stream_event → item.started */
 function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_start")) return false;
@@ -393,7 +396,7 @@ function r_stream_block_start(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:896 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:905 — message stream_event → content.delta */
 function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "text_delta")) return false;
@@ -405,7 +408,7 @@ function r_stream_text_delta(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:913 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:922 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "thinking_delta")) return false;
@@ -417,7 +420,7 @@ function r_stream_thinking_delta(m: Extract<MessageMessage, { type: "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:933 — message stream_event */
+/** mappings/claude-sdk.yaml:942 — message stream_event */
 function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta" && x.event?.delta?.partial_json === "")) return false;
@@ -425,7 +428,7 @@ function r_stream_input_json_delta_empty(m: Extract<MessageMessage, { type: "str
   return true;
 }
 
-/** mappings/claude-sdk.yaml:943 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:952 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta" && x.event?.delta?.type === "input_json_delta")) return false;
@@ -438,7 +441,7 @@ function r_stream_input_json_delta(m: Extract<MessageMessage, { type: "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:977 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:986 — message stream_event → item.updated */
 function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_delta")) return false;
@@ -450,7 +453,7 @@ function r_stream_other_delta(m: Extract<MessageMessage, { type: "stream_event" 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1005 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1014 — message stream_event → item.completed */
 function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.event?.type === "content_block_stop")) return false;
@@ -464,7 +467,7 @@ function r_stream_block_stop(m: Extract<MessageMessage, { type: "stream_event" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1033 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1042 — message tool_progress → tool.progress */
 function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -475,7 +478,7 @@ function r_tool_progress(m: Extract<MessageMessage, { type: "tool_progress" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1046 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1055 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -484,7 +487,7 @@ function r_tool_use_summary(m: Extract<MessageMessage, { type: "tool_use_summary
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1056 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1065 — message auth_status → auth.status */
 function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -492,7 +495,7 @@ function r_auth_status(m: Extract<MessageMessage, { type: "auth_status" }>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1068 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1077 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -500,7 +503,7 @@ function r_rate_limit_event(m: Extract<MessageMessage, { type: "rate_limit_event
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1081 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1090 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggestion" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -508,7 +511,7 @@ function r_prompt_suggestion(m: Extract<MessageMessage, { type: "prompt_suggesti
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1094 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1103 — permissionRequest request → request.opened */
 function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -520,7 +523,7 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1132 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1141 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -532,7 +535,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1155 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1164 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -546,7 +549,7 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1182 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1191 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -558,14 +561,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1203 — control interrupt */
+/** mappings/claude-sdk.yaml:1212 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1214 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1223 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -577,7 +580,7 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1234 — wire control_request */
+/** mappings/claude-sdk.yaml:1243 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -585,7 +588,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1247 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1256 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -593,7 +596,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1261 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1270 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -605,7 +608,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1281 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1290 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -616,7 +619,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1305 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1314 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -624,7 +627,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1319 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1328 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -666,30 +669,30 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [{ rule: "claude-sdk#system-init", line: 152, run: r_system_init as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-status", line: 197, run: r_system_status as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-compact-boundary", line: 214, run: r_system_compact_boundary as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-started", line: 227, run: r_system_hook_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-progress", line: 238, run: r_system_hook_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-hook-response", line: 249, run: r_system_hook_response as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-started", line: 264, run: r_system_task_started as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-progress", line: 278, run: r_system_task_progress as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-task-notification", line: 293, run: r_system_task_notification as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#system-files-persisted", line: 308, run: r_system_files_persisted as (m: any, cx: RowContext) => boolean }],
-      "result": [{ rule: "claude-sdk#result-success", line: 322, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 357, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 387, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 425, run: r_result_error as (m: any, cx: RowContext) => boolean }],
-      "user": [{ rule: "claude-sdk#user-replay", line: 465, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-results", line: 489, run: r_user_tool_results as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 506, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 566, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "assistant": [{ rule: "claude-sdk#assistant-blocks", line: 594, run: r_assistant_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 615, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 658, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 703, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 751, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 773, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
-      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 792, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 803, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 817, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 827, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 856, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 874, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 896, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 913, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 933, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 943, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 977, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1005, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
-      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1033, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
-      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1046, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
-      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1056, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
-      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1068, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
-      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1081, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
+      "result": [{ rule: "claude-sdk#result-success", line: 322, run: r_result_success as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-success-error", line: 358, run: r_result_success_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error-during-execution", line: 389, run: r_result_error_during_execution as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#result-error", line: 428, run: r_result_error as (m: any, cx: RowContext) => boolean }],
+      "user": [{ rule: "claude-sdk#user-replay", line: 469, run: r_user_replay as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-results", line: 493, run: r_user_tool_results as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-tool-result", line: 510, run: r_user_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#user-message", line: 570, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "assistant": [{ rule: "claude-sdk#assistant-blocks", line: 598, run: r_assistant_blocks as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-text", line: 619, run: r_assistant_text as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-thinking", line: 662, run: r_assistant_thinking as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-tool-use", line: 707, run: r_assistant_tool_use as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-server-tool-result", line: 755, run: r_assistant_server_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#assistant-other", line: 777, run: r_assistant_other as (m: any, cx: RowContext) => boolean }],
+      "stream_event": [{ rule: "claude-sdk#stream-message-start", line: 796, run: r_stream_message_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-delta", line: 811, run: r_stream_message_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-message-stop", line: 826, run: r_stream_message_stop as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool", line: 836, run: r_stream_block_start_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start-tool-result", line: 865, run: r_stream_block_start_tool_result as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-start", line: 883, run: r_stream_block_start as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-text-delta", line: 905, run: r_stream_text_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-thinking-delta", line: 922, run: r_stream_thinking_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta-empty", line: 942, run: r_stream_input_json_delta_empty as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-input-json-delta", line: 952, run: r_stream_input_json_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-other-delta", line: 986, run: r_stream_other_delta as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#stream-block-stop", line: 1014, run: r_stream_block_stop as (m: any, cx: RowContext) => boolean }],
+      "tool_progress": [{ rule: "claude-sdk#tool-progress", line: 1042, run: r_tool_progress as (m: any, cx: RowContext) => boolean }],
+      "tool_use_summary": [{ rule: "claude-sdk#tool-use-summary", line: 1055, run: r_tool_use_summary as (m: any, cx: RowContext) => boolean }],
+      "auth_status": [{ rule: "claude-sdk#auth-status", line: 1065, run: r_auth_status as (m: any, cx: RowContext) => boolean }],
+      "rate_limit_event": [{ rule: "claude-sdk#rate-limit-event", line: 1077, run: r_rate_limit_event as (m: any, cx: RowContext) => boolean }],
+      "prompt_suggestion": [{ rule: "claude-sdk#prompt-suggestion", line: 1090, run: r_prompt_suggestion as (m: any, cx: RowContext) => boolean }]
     },
     permissionRequest: {
-      "request": [{ rule: "claude-sdk#permission-request", line: 1094, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
+      "request": [{ rule: "claude-sdk#permission-request", line: 1103, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1132, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1155, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1182, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1141, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1164, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1191, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1203, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1212, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1214, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1234, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1247, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1261, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1281, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1305, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1319, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1223, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1243, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1256, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1270, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1290, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1314, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1328, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

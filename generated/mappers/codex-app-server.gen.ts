@@ -181,11 +181,11 @@ function r_thread_token_usage_updated(m: Extract<Notification, { method: "thread
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
-  cx.emit("thread.token-usage.updated", { usage: x.params?.tokenUsage });
+  cx.emit("thread.token-usage.updated", { usage: x.params?.tokenUsage, tokenUsage: h.tokenUsage({ inputTokens: x.params?.tokenUsage?.total?.inputTokens, outputTokens: x.params?.tokenUsage?.total?.outputTokens, cachedInputTokens: x.params?.tokenUsage?.total?.cachedInputTokens, cacheWriteTokens: x.params?.tokenUsage?.total?.cacheWriteInputTokens, reasoningTokens: x.params?.tokenUsage?.total?.reasoningOutputTokens, totalTokens: x.params?.tokenUsage?.total?.totalTokens, contextWindow: x.params?.tokenUsage?.modelContextWindow }) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:316 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:317 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -194,7 +194,7 @@ function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:330 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:331 — notification turn/started → turn.started */
 function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -203,7 +203,7 @@ function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:344 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:345 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.turn?.status === "inProgress")) return false;
@@ -213,7 +213,7 @@ function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:361 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:362 — notification turn/completed → turn.completed */
 function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -223,7 +223,7 @@ function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:396 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:397 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -232,7 +232,7 @@ function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:434 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:435 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -241,7 +241,7 @@ function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:449 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:450 — notification hook/started → hook.started */
 function r_hook_started(m: Extract<Notification, { method: "hook/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -250,7 +250,7 @@ function r_hook_started(m: Extract<Notification, { method: "hook/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:464 — notification hook/completed → hook.completed */
+/** mappings/codex-app-server.yaml:465 — notification hook/completed → hook.completed */
 function r_hook_completed(m: Extract<Notification, { method: "hook/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -259,7 +259,7 @@ function r_hook_completed(m: Extract<Notification, { method: "hook/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:483 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:484 — notification item/started → item.started */
 function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -269,7 +269,7 @@ function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:521 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:522 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.status === "inProgress")) return false;
@@ -280,7 +280,7 @@ function r_item_completed_in_progress(m: Extract<Notification, { method: "item/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:554 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:555 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "agentMessage")) return false;
@@ -292,7 +292,7 @@ function r_item_completed_agent_message(m: Extract<Notification, { method: "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:585 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:586 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "reasoning")) return false;
@@ -305,7 +305,7 @@ function r_item_completed_reasoning(m: Extract<Notification, { method: "item/com
   return true;
 }
 
-/** mappings/codex-app-server.yaml:616 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:617 — notification item/completed → item.completed */
 function r_item_completed_plan(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "plan")) return false;
@@ -317,7 +317,7 @@ function r_item_completed_plan(m: Extract<Notification, { method: "item/complete
   return true;
 }
 
-/** mappings/codex-app-server.yaml:639 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:640 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "commandExecution")) return false;
@@ -329,7 +329,7 @@ function r_item_completed_command_execution(m: Extract<Notification, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:670 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:671 — notification item/completed → item.completed */
 function r_item_completed(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -339,7 +339,7 @@ function r_item_completed(m: Extract<Notification, { method: "item/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:716 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:717 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: Extract<Notification, { method: "item/autoApprovalReview/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -349,7 +349,7 @@ function r_item_auto_approval_review_started(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:732 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:733 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: Extract<Notification, { method: "item/autoApprovalReview/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -359,7 +359,7 @@ function r_item_auto_approval_review_completed(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:749 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:750 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: Extract<Notification, { method: "item/agentMessage/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -369,7 +369,7 @@ function r_item_agent_message_delta(m: Extract<Notification, { method: "item/age
   return true;
 }
 
-/** mappings/codex-app-server.yaml:764 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:765 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -379,7 +379,7 @@ function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:779 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:780 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: Extract<Notification, { method: "item/commandExecution/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -389,7 +389,7 @@ function r_item_command_execution_output_delta(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:794 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:795 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: Extract<Notification, { method: "item/commandExecution/terminalInteraction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -399,7 +399,7 @@ function r_item_command_execution_terminal_interaction(m: Extract<Notification, 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:810 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:811 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: Extract<Notification, { method: "item/fileChange/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -409,7 +409,7 @@ function r_item_file_change_output_delta(m: Extract<Notification, { method: "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:847 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:848 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: Extract<Notification, { method: "item/fileChange/patchUpdated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -419,7 +419,7 @@ function r_item_file_change_patch_updated(m: Extract<Notification, { method: "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:862 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:863 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: "item/reasoning/summaryTextDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -429,7 +429,7 @@ function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:878 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:879 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: "item/reasoning/summaryPartAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -439,7 +439,7 @@ function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:893 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:894 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/reasoning/textDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -449,7 +449,7 @@ function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:909 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:910 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/mcpToolCall/progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -459,7 +459,7 @@ function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/
   return true;
 }
 
-/** mappings/codex-app-server.yaml:926 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:927 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: Extract<Notification, { method: "serverRequest/resolved" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -468,7 +468,7 @@ function r_server_request_resolved(m: Extract<Notification, { method: "serverReq
   return true;
 }
 
-/** mappings/codex-app-server.yaml:945 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:946 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "item/commandExecution/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -479,7 +479,7 @@ function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:963 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:964 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: Extract<ServerRequestMessage, { method: "item/fileChange/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -490,7 +490,7 @@ function r_file_change_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:981 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:982 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "item/tool/requestUserInput" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -502,7 +502,7 @@ function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1003 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1004 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "mcpServer/elicitation/request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -512,7 +512,7 @@ function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1020 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1021 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: Extract<ServerRequestMessage, { method: "item/permissions/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -523,7 +523,7 @@ function r_permissions_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1038 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1039 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: "item/tool/call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -534,7 +534,7 @@ function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1056 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1057 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -542,7 +542,7 @@ function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1073 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1074 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -550,7 +550,7 @@ function r_attestation_generate_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1090 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1091 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -559,7 +559,7 @@ function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1107 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1108 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -568,7 +568,7 @@ function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { meth
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1126 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1127 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -577,7 +577,7 @@ function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1160 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1161 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -589,7 +589,7 @@ function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1186 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1187 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -601,7 +601,7 @@ function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1208 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1209 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -614,7 +614,7 @@ function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1233 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1234 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -625,7 +625,7 @@ function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1254 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1255 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -637,7 +637,7 @@ function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1275 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1276 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -648,7 +648,7 @@ function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1296 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1297 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -657,7 +657,7 @@ function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1316 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1317 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -666,7 +666,7 @@ function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1334 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1335 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -676,7 +676,7 @@ function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1354 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1355 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -686,7 +686,7 @@ function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1375 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1376 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -694,7 +694,7 @@ function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServ
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1388 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1389 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -702,35 +702,35 @@ function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpSer
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1400 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1401 — notification account/updated → account.updated */
 function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.updated", { account: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1412 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1413 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1428 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1429 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1440 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1441 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1456 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1457 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -739,7 +739,7 @@ function r_model_provider_auth_recovery_started(m: Extract<Notification, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1470 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1471 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -748,7 +748,7 @@ function r_model_provider_auth_recovery_completed(m: Extract<Notification, { met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1485 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1486 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -757,7 +757,7 @@ function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1501 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1502 — notification model/verification → runtime.warning */
 function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -766,7 +766,7 @@ function r_model_verification(m: Extract<Notification, { method: "model/verifica
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1516 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1517 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -775,7 +775,7 @@ function r_model_safety_buffering_updated(m: Extract<Notification, { method: "mo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1534 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1535 — notification warning → runtime.warning */
 function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -783,7 +783,7 @@ function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1545 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1546 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -791,35 +791,35 @@ function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1557 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1558 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1570 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1571 — notification configWarning → config.warning */
 function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1590 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1591 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1603 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1604 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1616 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1617 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -828,7 +828,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1637 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1638 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -837,7 +837,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1659 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1660 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -845,7 +845,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1670 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1671 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -853,7 +853,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1682 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1683 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -861,7 +861,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1693 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1694 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -869,7 +869,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1704 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1705 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -877,7 +877,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1715 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1716 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -885,7 +885,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1726 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1727 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -893,7 +893,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1739 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1740 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -901,7 +901,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1757 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1758 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -910,7 +910,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1779 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1780 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -952,83 +952,83 @@ export const table: SurfaceTable = {
       "thread/environment/disconnected": [{ rule: "codex-app-server#thread-environment-disconnected", line: 281, run: r_thread_environment_disconnected as (m: any, cx: RowContext) => boolean }],
       "thread/settings/updated": [{ rule: "codex-app-server#thread-settings-updated", line: 292, run: r_thread_settings_updated as (m: any, cx: RowContext) => boolean }],
       "thread/tokenUsage/updated": [{ rule: "codex-app-server#thread-token-usage-updated", line: 303, run: r_thread_token_usage_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 316, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
-      "turn/started": [{ rule: "codex-app-server#turn-started", line: 330, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 344, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 361, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 396, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
-      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 434, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
-      "hook/started": [{ rule: "codex-app-server#hook-started", line: 449, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 464, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "item/started": [{ rule: "codex-app-server#item-started", line: 483, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 521, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 554, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 585, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 616, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 639, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 670, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 716, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 732, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
-      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 749, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 764, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 779, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 794, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 810, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 847, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 862, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 878, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 893, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 909, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
-      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 926, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1375, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1388, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1400, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1412, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1428, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1440, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1456, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1470, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1485, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1501, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1516, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1534, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1545, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1557, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1570, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1590, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1603, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1616, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1637, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1659, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1670, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1682, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1693, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1704, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1715, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1726, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 317, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
+      "turn/started": [{ rule: "codex-app-server#turn-started", line: 331, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
+      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 345, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 362, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 397, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
+      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 435, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
+      "hook/started": [{ rule: "codex-app-server#hook-started", line: 450, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 465, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "item/started": [{ rule: "codex-app-server#item-started", line: 484, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 522, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 555, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 586, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 617, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 640, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 671, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 717, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 733, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
+      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 750, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 765, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 780, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 795, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 811, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 848, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 863, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 879, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 894, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 910, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
+      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 927, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1376, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1389, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
+      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1401, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
+      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1413, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
+      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1429, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
+      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1441, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1457, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1471, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1486, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
+      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1502, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1517, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-app-server#warning", line: 1535, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1546, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1558, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1571, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1591, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1604, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1617, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1638, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1660, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1671, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1683, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1694, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1705, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1716, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1727, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 945, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 963, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 981, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1003, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1020, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1038, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1056, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1073, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1090, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1107, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 946, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 964, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 982, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1004, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1021, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1039, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1057, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1074, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1091, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1108, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1160, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1186, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1208, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1233, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1254, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1275, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1296, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1316, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1334, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1126, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1354, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1161, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1187, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1209, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1234, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1255, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1276, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1297, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1317, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1335, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1355, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1739, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1757, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1779, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1779, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1740, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1758, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1780, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1780, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1176,34 +1176,34 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1835)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1838)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1841)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1844)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1847)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1850)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1853)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1856)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1859)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1862)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1865)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1868)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1871)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1874)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1877)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1880)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1883)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1891)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1894)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1910)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1927)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1938)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1963)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1976)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1985)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2004)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2012)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2028)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2033)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1836)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1839)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1842)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1845)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1848)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1851)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1854)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1857)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1860)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1863)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1866)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1869)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1872)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1875)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1878)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1881)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1884)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1892)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1895)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1911)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1928)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1939)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1964)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1977)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1986)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2005)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2013)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2029)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2034)"
   },
 };

@@ -253,12 +253,12 @@ function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: Ro
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
-  if (x.info != null) cx.emit("thread.token-usage.updated", { usage: x.info });
+  if (x.info != null) cx.emit("thread.token-usage.updated", { usage: x.info, tokenUsage: h.tokenUsage({ inputTokens: x.info?.total_token_usage?.input_tokens, outputTokens: x.info?.total_token_usage?.output_tokens, cachedInputTokens: x.info?.total_token_usage?.cached_input_tokens, reasoningTokens: x.info?.total_token_usage?.reasoning_output_tokens, totalTokens: x.info?.total_token_usage?.total_tokens, contextWindow: x.info?.model_context_window }) });
   if (x.rate_limits != null) cx.emit("account.rate-limits.updated", { rateLimits: x.rate_limits });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:565 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:566 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -267,7 +267,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:579 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:580 — event stream_error → runtime.warning */
 function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -276,7 +276,7 @@ function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:591 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:592 — event warning → runtime.warning */
 function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -285,7 +285,7 @@ function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:602 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:603 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -294,7 +294,7 @@ function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:615 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:616 — legacy background_event → runtime.warning */
 function r_background_event(m: Extract<LegacyMessage, { type: "background_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -303,14 +303,14 @@ function r_background_event(m: Extract<LegacyMessage, { type: "background_event"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:628 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:629 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: Extract<EventMessage, { type: "deprecation_notice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.summary, details: h.joinText(x.details) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:641 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:642 — event model_reroute → model.rerouted */
 function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -319,7 +319,7 @@ function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:654 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:655 — event model_verification → runtime.warning */
 function r_model_verification(m: Extract<EventMessage, { type: "model_verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -328,7 +328,7 @@ function r_model_verification(m: Extract<EventMessage, { type: "model_verificati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:667 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:668 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -337,7 +337,7 @@ function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:682 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:683 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -346,7 +346,7 @@ function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:694 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:695 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recovery_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -355,7 +355,7 @@ function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recove
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:707 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:708 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -364,7 +364,7 @@ function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:720 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:721 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_back" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -372,7 +372,7 @@ function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_ba
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:733 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:734 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -380,7 +380,7 @@ function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_up
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:751 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:752 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.threadId, "use", undefined, "threadId", true);
@@ -389,7 +389,7 @@ function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:765 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:766 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_settings_applied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -398,7 +398,7 @@ function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_sett
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:776 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:777 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: Extract<EventMessage, { type: "environment_connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -406,7 +406,7 @@ function r_environment_connected(m: Extract<EventMessage, { type: "environment_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:789 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:790 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: Extract<EventMessage, { type: "environment_disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -414,7 +414,7 @@ function r_environment_disconnected(m: Extract<EventMessage, { type: "environmen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:803 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:804 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_message_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -424,7 +424,7 @@ function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_m
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:819 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:820 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -435,7 +435,7 @@ function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:848 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:849 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -448,7 +448,7 @@ function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_messag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:911 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:912 — event agent_message → item.completed */
 function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -461,7 +461,7 @@ function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:949 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:950 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -472,7 +472,7 @@ function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:966 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:967 — event user_message → item.started, item.completed */
 function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -483,7 +483,7 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:993 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:994 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -493,7 +493,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1012 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1013 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -503,7 +503,7 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1029 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1030 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -514,7 +514,7 @@ function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reason
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1050 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1051 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -525,7 +525,7 @@ function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1072 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1073 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -538,7 +538,7 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1102 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1103 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -551,7 +551,7 @@ function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1134 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1135 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -562,7 +562,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1154 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1155 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -575,7 +575,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1182 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1183 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -586,7 +586,7 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1203 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1204 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -596,7 +596,7 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1225 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1226 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -606,7 +606,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1256 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1257 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -619,7 +619,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1287 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1288 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -636,7 +636,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1364 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1365 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -649,7 +649,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1397 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1398 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -661,7 +661,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1436 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1437 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -673,7 +673,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1460 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1461 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -686,7 +686,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1485 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1486 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -698,7 +698,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1509 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1510 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -708,7 +708,7 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1544 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1545 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -720,7 +720,7 @@ function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1575 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1576 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -730,7 +730,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1592 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1593 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -740,7 +740,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1608 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1609 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -754,7 +754,7 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1652 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1653 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -766,7 +766,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1670 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1671 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -777,7 +777,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1687 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1688 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -788,7 +788,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1704 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1705 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -798,7 +798,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1719 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1720 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -809,7 +809,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1738 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1739 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -819,7 +819,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1753 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1754 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -829,7 +829,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1774 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1775 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -842,7 +842,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1812 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1813 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -852,7 +852,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1827 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1828 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -865,7 +865,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1888 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1889 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -875,7 +875,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1907 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1908 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -885,7 +885,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1933 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1934 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -895,7 +895,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1947 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1948 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -905,7 +905,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1965 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1966 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -915,7 +915,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1980 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1981 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -925,7 +925,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2000 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2001 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -936,7 +936,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2025 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2026 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -948,7 +948,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2050 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2051 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -960,7 +960,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2079 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2080 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -969,7 +969,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2092 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2093 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -978,21 +978,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2105 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2106 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2117 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2118 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2130 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2131 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1003,7 +1003,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2152 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2153 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1014,7 +1014,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2173 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2174 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1022,7 +1022,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2186 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2187 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1031,7 +1031,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2201 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2202 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1040,7 +1040,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2217 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2218 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1048,7 +1048,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2230 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2231 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1056,7 +1056,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2245 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2246 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1066,7 +1066,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2262 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2263 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1076,7 +1076,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2279 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2280 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1087,7 +1087,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2301 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2302 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1098,7 +1098,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2319 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2320 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1109,7 +1109,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2339 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2340 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1119,7 +1119,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2356 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2357 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1129,7 +1129,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2374 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2375 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1140,7 +1140,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2392 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2393 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1151,7 +1151,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2411 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2412 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1162,7 +1162,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2429 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2430 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1173,7 +1173,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2450 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2451 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1184,7 +1184,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2468 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2469 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1195,7 +1195,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2487 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2488 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1247,82 +1247,82 @@ export const table: SurfaceTable = {
       "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 518, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
       "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 530, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
       "token_count": [{ rule: "codex-eventmsg#token-count", line: 545, run: r_token_count as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-eventmsg#error", line: 565, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 579, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-eventmsg#warning", line: 591, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 602, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 628, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 641, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
-      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 654, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 667, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 682, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 694, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 707, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
-      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 720, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
-      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 751, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 765, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
-      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 776, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 789, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 803, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 848, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 911, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 949, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 966, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 993, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1012, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1072, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1102, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1134, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1154, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1182, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1203, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1225, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1256, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1287, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1364, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1397, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1436, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1460, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1485, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1509, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1544, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1575, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1592, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1608, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1652, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1670, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1687, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1704, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1719, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1738, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1753, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1774, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1812, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1827, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1888, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1907, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1933, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1947, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1965, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1980, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2000, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2025, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2050, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2079, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2092, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2105, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2117, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2130, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2152, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2173, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2186, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2201, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2217, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2230, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2245, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2262, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2279, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2301, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2319, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2339, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2356, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2374, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2392, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2411, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2429, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2450, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2468, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2487, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "error": [{ rule: "codex-eventmsg#error", line: 566, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 580, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-eventmsg#warning", line: 592, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 603, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 629, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 642, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
+      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 655, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 668, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 683, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 695, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 708, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
+      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 721, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
+      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 752, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 766, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
+      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 777, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 790, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 804, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 849, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 912, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 950, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
+      "user_message": [{ rule: "codex-eventmsg#user-message", line: 967, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 994, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1013, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1073, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1103, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1135, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1155, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1183, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1204, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1226, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1257, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1288, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1365, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1398, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1437, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1461, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1486, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1510, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1545, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1576, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1593, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1609, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1653, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1671, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1688, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1705, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1720, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1739, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1754, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1775, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1813, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1828, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1889, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1908, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1934, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1948, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1966, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1981, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2001, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2026, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2051, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2080, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2093, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2106, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2118, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2131, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2153, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2174, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2187, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2202, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2218, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2231, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2246, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2263, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2280, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2302, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2320, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2340, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2357, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2375, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2393, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2412, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2430, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2451, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2469, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2488, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
-      "background_event": [{ rule: "codex-eventmsg#background-event", line: 615, run: r_background_event as (m: any, cx: RowContext) => boolean }],
-      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 733, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 819, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1029, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1050, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "background_event": [{ rule: "codex-eventmsg#background-event", line: 616, run: r_background_event as (m: any, cx: RowContext) => boolean }],
+      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 734, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 820, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1030, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1051, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1347,14 +1347,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2503)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2506)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2509)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2512)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2515)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2518)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2521)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2524)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2504)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2507)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2510)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2513)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2516)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2519)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2522)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2525)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },

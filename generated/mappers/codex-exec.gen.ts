@@ -45,11 +45,11 @@ function r_turn_completed(m: Extract<EventMessage, { type: "turn.completed" }>, 
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: x.usage });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: x.usage, tokenUsage: h.tokenUsage({ inputTokens: x.usage?.input_tokens, outputTokens: x.usage?.output_tokens, cachedInputTokens: x.usage?.cached_input_tokens, cacheWriteTokens: x.usage?.cache_write_input_tokens, reasoningTokens: x.usage?.reasoning_output_tokens }) });
   return true;
 }
 
-/** mappings/codex-exec.yaml:134 — event turn.failed → turn.completed, runtime.error */
+/** mappings/codex-exec.yaml:135 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -60,7 +60,7 @@ function r_turn_failed(m: Extract<EventMessage, { type: "turn.failed" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-exec.yaml:165 — event error → runtime.error */
+/** mappings/codex-exec.yaml:166 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -69,7 +69,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-exec.yaml:183 — event item.started → item.started, turn.plan.updated */
+/** mappings/codex-exec.yaml:184 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -81,7 +81,7 @@ function r_item_started_todo_list(m: Extract<EventMessage, { type: "item.started
   return true;
 }
 
-/** mappings/codex-exec.yaml:205 — event item.started → item.started */
+/** mappings/codex-exec.yaml:206 — event item.started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -91,7 +91,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item.started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:247 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:248 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -104,7 +104,7 @@ function r_item_updated_todo_list(m: Extract<EventMessage, { type: "item.updated
   return true;
 }
 
-/** mappings/codex-exec.yaml:277 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:278 — event item.updated → item.started, item.updated */
 function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -115,7 +115,7 @@ function r_item_updated(m: Extract<EventMessage, { type: "item.updated" }>, cx: 
   return true;
 }
 
-/** mappings/codex-exec.yaml:326 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:327 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "agent_message")) return false;
@@ -128,7 +128,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:369 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:370 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "reasoning")) return false;
@@ -141,7 +141,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:401 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:402 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "command_execution")) return false;
@@ -154,7 +154,7 @@ function r_item_completed_command_execution(m: Extract<EventMessage, { type: "it
   return true;
 }
 
-/** mappings/codex-exec.yaml:447 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:448 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "mcp_tool_call")) return false;
@@ -166,7 +166,7 @@ function r_item_completed_mcp_tool_call(m: Extract<EventMessage, { type: "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:482 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:483 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "todo_list")) return false;
@@ -179,7 +179,7 @@ function r_item_completed_todo_list(m: Extract<EventMessage, { type: "item.compl
   return true;
 }
 
-/** mappings/codex-exec.yaml:510 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:511 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "error")) return false;
@@ -191,7 +191,7 @@ function r_item_completed_error(m: Extract<EventMessage, { type: "item.completed
   return true;
 }
 
-/** mappings/codex-exec.yaml:544 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:545 — event item.completed → item.started, item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item.completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -227,11 +227,11 @@ export const table: SurfaceTable = {
       "thread.started": [{ rule: "codex-exec#thread-started", line: 81, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
       "turn.started": [{ rule: "codex-exec#turn-started", line: 100, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
       "turn.completed": [{ rule: "codex-exec#turn-completed", line: 113, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 134, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-exec#error", line: 165, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 183, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 205, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 247, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 277, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
-      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 326, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 369, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 401, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 447, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 482, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 510, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 544, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
+      "turn.failed": [{ rule: "codex-exec#turn-failed", line: 135, run: r_turn_failed as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-exec#error", line: 166, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "item.started": [{ rule: "codex-exec#item-started-todo-list", line: 184, run: r_item_started_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-started", line: 206, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item.updated": [{ rule: "codex-exec#item-updated-todo-list", line: 248, run: r_item_updated_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-updated", line: 278, run: r_item_updated as (m: any, cx: RowContext) => boolean }],
+      "item.completed": [{ rule: "codex-exec#item-completed-agent-message", line: 327, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-reasoning", line: 370, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-command-execution", line: 402, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-mcp-tool-call", line: 448, run: r_item_completed_mcp_tool_call as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-todo-list", line: 483, run: r_item_completed_todo_list as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed-error", line: 511, run: r_item_completed_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-exec#item-completed", line: 545, run: r_item_completed as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

@@ -87,11 +87,11 @@ function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" 
   cx.ref("thread", x.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.info?.sessionID]), "use", undefined, "turn (value)", false);
   cx.setVar(["role", x.properties?.info?.id], x.properties?.info?.role);
-  if (x.properties?.info?.time?.completed != null && cx.getVar(["usage", x.properties?.info?.id]) == null) cx.emit("thread.token-usage.updated", { usage: { tokens: x.properties?.info?.tokens, cost: x.properties?.info?.cost, finish: x.properties?.info?.finish, scope: "message" } });
+  if (x.properties?.info?.time?.completed != null && cx.getVar(["usage", x.properties?.info?.id]) == null) cx.emit("thread.token-usage.updated", { usage: { tokens: x.properties?.info?.tokens, cost: x.properties?.info?.cost, finish: x.properties?.info?.finish, scope: "message" }, tokenUsage: h.tokenUsage({ inputTokens: x.properties?.info?.tokens?.input, outputTokens: x.properties?.info?.tokens?.output, reasoningTokens: x.properties?.info?.tokens?.reasoning, cachedInputTokens: x.properties?.info?.tokens?.cache?.read, cacheWriteTokens: x.properties?.info?.tokens?.cache?.write, totalTokens: x.properties?.info?.tokens?.total }) });
   return true;
 }
 
-/** mappings/opencode.yaml:236 — event session.status → turn.completed */
+/** mappings/opencode.yaml:237 — event session.status → turn.completed */
 function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "idle")) return false;
@@ -103,7 +103,7 @@ function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:256 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:257 — event session.status → runtime.warning */
 function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "retry")) return false;
@@ -113,7 +113,7 @@ function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:272 — event session.status */
+/** mappings/opencode.yaml:273 — event session.status */
 function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -121,7 +121,7 @@ function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:282 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:283 — event session.idle → turn.completed */
 function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -132,7 +132,7 @@ function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:304 — event session.error → turn.completed */
+/** mappings/opencode.yaml:305 — event session.error → turn.completed */
 function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.error?.name === "MessageAbortedError")) return false;
@@ -144,7 +144,7 @@ function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error
   return true;
 }
 
-/** mappings/opencode.yaml:321 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:322 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", false);
@@ -156,7 +156,7 @@ function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:343 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:344 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -164,7 +164,7 @@ function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted
   return true;
 }
 
-/** mappings/opencode.yaml:355 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:356 — event session.diff → turn.diff.updated */
 function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -174,7 +174,7 @@ function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:420 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:421 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -183,20 +183,20 @@ function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:436 — event message.part.updated */
+/** mappings/opencode.yaml:437 — event message.part.updated */
 function r_text_part_waits_for_role(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
   return cx.hold(["role", x.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:452 — event message.part.delta */
+/** mappings/opencode.yaml:453 — event message.part.delta */
 function r_delta_waits_for_part(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   return cx.hold(["part", x.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:460 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:461 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && cx.getVar(["role", x.properties?.part?.messageID]) === "user")) return false;
@@ -210,7 +210,7 @@ function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:483 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:484 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && x.properties?.part?.time?.end != null)) return false;
@@ -225,7 +225,7 @@ function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:516 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:517 — event message.part.updated → item.started */
 function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
@@ -239,7 +239,7 @@ function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:549 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:550 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning" && x.properties?.part?.time?.end != null)) return false;
@@ -254,7 +254,7 @@ function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:571 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:572 — event message.part.updated → item.started */
 function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning")) return false;
@@ -268,7 +268,7 @@ function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:589 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:590 — event message.part.delta → content.delta */
 function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.field === "text" && (cx.getVar(["part", x.properties?.partID]) === "assistant_text" || cx.getVar(["part", x.properties?.partID]) === "reasoning_text"))) return false;
@@ -280,7 +280,7 @@ function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, 
   return true;
 }
 
-/** mappings/opencode.yaml:622 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:623 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task" && (x.properties?.part?.state?.status === "completed" || x.properties?.part?.state?.status === "error"))) return false;
@@ -300,7 +300,7 @@ function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:657 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:658 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task")) return false;
@@ -317,7 +317,7 @@ function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:683 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:684 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "completed")) return false;
@@ -332,7 +332,7 @@ function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:710 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:711 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "error")) return false;
@@ -346,7 +346,7 @@ function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:731 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:732 — event message.part.updated → item.started, item.updated */
 function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool")) return false;
@@ -361,7 +361,7 @@ function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:759 — event message.part.updated */
+/** mappings/opencode.yaml:760 — event message.part.updated */
 function r_step_start_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-start")) return false;
@@ -370,7 +370,7 @@ function r_step_start_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:770 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:771 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-finish")) return false;
@@ -378,11 +378,11 @@ function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updat
   cx.ref("turn", cx.getVar(["turn", x.properties?.part?.sessionID]), "use", undefined, "turn (value)", false);
   cx.setVar(["step", x.properties?.part?.messageID], null);
   cx.setVar(["usage", x.properties?.part?.messageID], true);
-  cx.emit("thread.token-usage.updated", { usage: { tokens: x.properties?.part?.tokens, cost: x.properties?.part?.cost, finish: x.properties?.part?.reason, scope: "step" } });
+  cx.emit("thread.token-usage.updated", { usage: { tokens: x.properties?.part?.tokens, cost: x.properties?.part?.cost, finish: x.properties?.part?.reason, scope: "step" }, tokenUsage: h.tokenUsage({ inputTokens: x.properties?.part?.tokens?.input, outputTokens: x.properties?.part?.tokens?.output, reasoningTokens: x.properties?.part?.tokens?.reasoning, cachedInputTokens: x.properties?.part?.tokens?.cache?.read, cacheWriteTokens: x.properties?.part?.tokens?.cache?.write, totalTokens: x.properties?.part?.tokens?.total }) });
   return true;
 }
 
-/** mappings/opencode.yaml:787 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:789 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "patch")) return false;
@@ -392,7 +392,7 @@ function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:803 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:805 — event message.part.updated → runtime.warning */
 function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "retry")) return false;
@@ -402,7 +402,7 @@ function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:819 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:821 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "compaction")) return false;
@@ -415,7 +415,7 @@ function r_compaction_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:842 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:844 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.properties?.part?.type === "file" || x.properties?.part?.type === "subtask" || x.properties?.part?.type === "agent"))) return false;
@@ -428,7 +428,7 @@ function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:870 — event message.part.updated */
+/** mappings/opencode.yaml:872 — event message.part.updated */
 function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "snapshot")) return false;
@@ -437,7 +437,7 @@ function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:882 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:884 — event permission.asked → request.opened */
 function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -448,7 +448,7 @@ function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" 
   return true;
 }
 
-/** mappings/opencode.yaml:904 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:906 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -459,7 +459,7 @@ function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.up
   return true;
 }
 
-/** mappings/opencode.yaml:923 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:925 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -469,7 +469,7 @@ function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.a
   return true;
 }
 
-/** mappings/opencode.yaml:942 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:944 — event permission.replied → request.resolved */
 function r_permission_replied(m: Extract<EventMessage, { type: "permission.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -479,7 +479,7 @@ function r_permission_replied(m: Extract<EventMessage, { type: "permission.repli
   return true;
 }
 
-/** mappings/opencode.yaml:965 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:967 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -489,7 +489,7 @@ function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2
   return true;
 }
 
-/** mappings/opencode.yaml:983 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:985 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -501,7 +501,7 @@ function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1007 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1009 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -512,7 +512,7 @@ function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1029 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1031 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -557,25 +557,25 @@ export const table: SurfaceTable = {
       "session.updated": [{ rule: "opencode#session-updated", line: 143, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
       "session.deleted": [{ rule: "opencode#session-deleted", line: 158, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
       "message.updated": [{ rule: "opencode#user-message", line: 182, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 217, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "session.status": [{ rule: "opencode#status-idle", line: 236, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 256, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 272, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
-      "session.idle": [{ rule: "opencode#session-idle", line: 282, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
-      "session.error": [{ rule: "opencode#session-error-aborted", line: 304, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 321, run: r_session_error as (m: any, cx: RowContext) => boolean }],
-      "session.compacted": [{ rule: "opencode#session-compacted", line: 343, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
-      "session.diff": [{ rule: "opencode#session-diff", line: 355, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
-      "todo.updated": [{ rule: "opencode#todo-updated", line: 420, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
-      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 436, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 460, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 483, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 516, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 549, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 571, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 622, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 657, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 683, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 710, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 731, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 759, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 770, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 787, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 803, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 819, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 842, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 870, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
-      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 452, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 589, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
-      "permission.asked": [{ rule: "opencode#permission-asked", line: 882, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 904, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 923, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.replied": [{ rule: "opencode#permission-replied", line: 942, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 965, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
-      "question.asked": [{ rule: "opencode#question-asked", line: 983, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.v2.asked": [{ rule: "opencode#question-asked", line: 983, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.replied": [{ rule: "opencode#question-replied", line: 1007, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1007, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.rejected": [{ rule: "opencode#question-rejected", line: 1029, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
-      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1029, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
+      "session.status": [{ rule: "opencode#status-idle", line: 237, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 257, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 273, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
+      "session.idle": [{ rule: "opencode#session-idle", line: 283, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
+      "session.error": [{ rule: "opencode#session-error-aborted", line: 305, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 322, run: r_session_error as (m: any, cx: RowContext) => boolean }],
+      "session.compacted": [{ rule: "opencode#session-compacted", line: 344, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
+      "session.diff": [{ rule: "opencode#session-diff", line: 356, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
+      "todo.updated": [{ rule: "opencode#todo-updated", line: 421, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
+      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 437, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 461, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 484, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 517, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 550, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 572, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 623, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 658, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 684, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 711, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 732, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 760, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 771, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 789, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 805, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 821, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 844, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 872, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
+      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 453, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 590, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
+      "permission.asked": [{ rule: "opencode#permission-asked", line: 884, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 906, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 925, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.replied": [{ rule: "opencode#permission-replied", line: 944, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 967, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
+      "question.asked": [{ rule: "opencode#question-asked", line: 985, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.v2.asked": [{ rule: "opencode#question-asked", line: 985, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.replied": [{ rule: "opencode#question-replied", line: 1009, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1009, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.rejected": [{ rule: "opencode#question-rejected", line: 1031, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
+      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1031, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -651,15 +651,15 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1052)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1055)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1058)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1061)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1064)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1067)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1070)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1073)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1076)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1054)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1057)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1060)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1063)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1066)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1069)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1072)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1075)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1078)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)"
   },

@@ -73,13 +73,13 @@ describe("cursor-cli: table examples (mappings/cursor-cli.yaml)", () => {
   it("tool-call-other #1 (mappings/cursor-cli.yaml:444)", () => {
     check([{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}},"session_id":"s1"}], {"type":"tool_call","subtype":"progress","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}},"session_id":"s1"}, [{"type":"item.updated","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"subtype":"progress"}}}]);
   });
-  it("result-success #1 (mappings/cursor-cli.yaml:466)", () => {
+  it("result-success #1 (mappings/cursor-cli.yaml:467)", () => {
     check([{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s1"}], {"type":"result","subtype":"success","duration_ms":13039,"duration_api_ms":13039,"is_error":false,"result":"done","session_id":"s1","request_id":"r1"}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"success","usage":{"durationMs":13039,"requestId":"r1"}}}]);
   });
-  it("a segment the run left open is completed first (mappings/cursor-cli.yaml:470)", () => {
+  it("a segment the run left open is completed first (mappings/cursor-cli.yaml:471)", () => {
     check([{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s1"},{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel"}]},"session_id":"s1","timestamp_ms":1}], {"type":"result","subtype":"success","is_error":false,"result":"Hel","session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("result-failed #1 (mappings/cursor-cli.yaml:498)", () => {
+  it("result-failed #1 (mappings/cursor-cli.yaml:500)", () => {
     check([{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s1"}], {"type":"result","subtype":"error","is_error":true,"result":"Rate limited","duration_ms":10,"session_id":"s1"}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Rate limited"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","stopReason":"error","errorMessage":"Rate limited"}}]);
   });
 });

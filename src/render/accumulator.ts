@@ -126,7 +126,9 @@ export interface TaskBlock extends BlockBase {
   summary?: string;
   usage?: unknown;
 }
-export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; updates: number }
+/** Canonical token counts (the `tokenUsage` of the usage events). */
+export interface TokenUsage { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number }
+export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; tokens?: TokenUsage; updates: number }
 export interface ModeBlock extends BlockBase { kind: "mode"; mode?: string; model?: string; config: Record<string, unknown> }
 export interface StatusBlock extends BlockBase {
   kind: "status";
@@ -169,6 +171,8 @@ export interface Turn {
   errorMessage?: string;
   abortReason?: string;
   usage?: unknown;
+  /** Canonical token counts of the turn's last usage event or its completion. */
+  tokens?: TokenUsage;
   totalCostUsd?: number;
   steps: Step[];
   /** `sequence` of the turn's own lifecycle events (turn.started / completed / aborted). */
@@ -184,6 +188,8 @@ export interface Session {
   config: Record<string, unknown>;
   /** Latest token usage seen for the session (thread.token-usage.updated). */
   usage?: unknown;
+  /** Its canonical token counts, when the provider reports counts. */
+  tokens?: TokenUsage;
   /** Session-level steps: records outside any turn (status, warnings, mode, usage before a turn…). */
   steps: Step[];
   turns: Turn[];
@@ -367,6 +373,7 @@ interface SessionState {
   state?: string;
   config: Record<string, unknown>;
   usage?: unknown;
+  tokens?: TokenUsage;
   steps: StepState[];
   turns: TurnState[];
   turnIndex: Map<string, TurnState>;
@@ -945,14 +952,17 @@ function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent
 /** A record kept on a session/turn field only (no block): the event is still listed in the event log. */
 const noBlock = () => undefined;
 
-function usageBlock(S: State, c: Ctx, usage: unknown) {
+function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined) {
   const t = S.turnOf(c, !!c.e.turnId);
   c.session.usage = usage;
+  if (tokens !== undefined) c.session.tokens = tokens;
   if (t) t.fields.usage = usage;
+  if (t && tokens !== undefined) t.fields.tokens = tokens;
   const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
   c.change.stepId = step.stepId;
   const b = S.block(c, step, step.stepId, "usage", () => ({ updates: 0 }));
   b.fields.usage = usage;
+  if (tokens !== undefined) b.fields.tokens = tokens;
   b.fields.updates = (b.fields.updates as number) + 1;
 }
 
@@ -981,7 +991,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "thread.started": noBlock,
   "thread.state.changed": noBlock,
   "thread.metadata.updated": noBlock,
-  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage),
+  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage, c.p.tokenUsage),
   "thread.realtime.started": noBlock,
   "thread.realtime.item-added": noBlock,
   "thread.realtime.audio.delta": noBlock,
@@ -1106,6 +1116,7 @@ function endTurn(S: State, c: Ctx, state: string) {
   if (p.errorMessage !== undefined) t.fields.errorMessage = p.errorMessage;
   if (p.reason !== undefined) t.fields.abortReason = p.reason;
   if (p.usage !== undefined) t.fields.usage = p.usage;
+  if (p.tokenUsage !== undefined) t.fields.tokens = p.tokenUsage;
   if (p.totalCostUsd !== undefined) t.fields.totalCostUsd = p.totalCostUsd;
   if (session.openTurn === t) session.openTurn = undefined;
   if (S.retain !== undefined && !t.ended) { t.ended = true; session.endedTurns.push(t); }
@@ -1239,6 +1250,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
           const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepJson), turns: turns.map(turnJson) };
           if (s.state !== undefined) out.state = s.state;
           if (s.usage !== undefined) out.usage = s.usage;
+          if (s.tokens !== undefined) out.tokens = s.tokens;
           return out;
         }),
         problems: S.problems.map((p) => ({ ...p })),

@@ -62,6 +62,8 @@ export interface ChatEvent {
   plan?: ChatEventPlan;
   task?: ChatEventTask;
   usage?: unknown;
+  /** kind usage: the canonical token counts, when the provider reports counts. */
+  tokens?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number };
   mode?: ChatEventMode;
   status?: ChatEventStatus;
   providerRefs?: ProviderRefs;
@@ -226,7 +228,7 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "thread.started": none,
   "thread.state.changed": none,
   "thread.metadata.updated": none,
-  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage }),
+  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage, ...(x.p.tokenUsage !== undefined ? { tokens: x.p.tokenUsage } : {}) }),
   "thread.realtime.started": none,
   "thread.realtime.item-added": none,
   "thread.realtime.audio.delta": none,

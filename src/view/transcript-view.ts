@@ -128,7 +128,7 @@ function card(b: Block, times: Map<number, number>): TranscriptBlock {
     case "task":
       return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
     case "usage":
-      return { ...base, kind: "usage", title: "token usage", detail: b.usage };
+      return { ...base, kind: "usage", title: "token usage", detail: b.tokens ?? b.usage };
     case "mode":
       return { ...base, kind: "status", subtype: "mode", title: [b.mode && `mode ${b.mode}`, b.model && `model ${b.model}`].filter(Boolean).join(" · ") || "configuration", detail: b.config };
     case "status":
