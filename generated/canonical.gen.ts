@@ -68,6 +68,11 @@ export type PlanStepStatus = ("pending" | "inProgress" | "completed")
 export type ContentStreamKind = ("assistant_text" | "reasoning_text" | "reasoning_summary_text" | "plan_text" | "command_output" | "file_change_output" | "unknown")
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "RequestDecision".
+ */
+export type RequestDecision = ("allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled" | "answered" | "completed" | "failed")
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "RuntimeErrorClass".
  */
 export type RuntimeErrorClass = ("provider_error" | "transport_error" | "permission_error" | "validation_error" | "unknown")
@@ -536,7 +541,7 @@ args?: unknown
  */
 export interface RequestResolvedPayload {
 requestType: CanonicalRequestType
-decision?: string
+decision?: RequestDecision
 resolution?: unknown
 }
 /**
@@ -822,6 +827,7 @@ export const TURN_STATE_VALUES = ["completed","failed","interrupted","cancelled"
 export const ITEM_STATUS_VALUES = ["inProgress","completed","failed","declined"] as const;
 export const PLAN_STEP_STATUS_VALUES = ["pending","inProgress","completed"] as const;
 export const CONTENT_STREAM_KIND_VALUES = ["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"] as const;
+export const REQUEST_DECISION_VALUES = ["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"] as const;
 export const RUNTIME_ERROR_CLASS_VALUES = ["provider_error","transport_error","permission_error","validation_error","unknown"] as const;
 
 /** Payload of each canonical event type (EVENTS.md §1.5). */

@@ -99,7 +99,9 @@ describe("claude-sdk recordings", () => {
         const opened = of(r, "request.opened");
         const resolved = of(r, "request.resolved");
         expect(opened.length).toBe(asked.length);
-        expect(resolved.map((e) => P(e).decision)).toEqual(answered);
+        // the provider's word stays in resolution; the decision is canonical
+        expect(resolved.map((e) => P(e).resolution.behavior)).toEqual(answered);
+        expect(resolved.map((e) => P(e).decision)).toEqual(resolved.map((e) => (P(e).resolution.behavior === "deny" ? "reject_once" : P(e).requestType === "tool_user_input" ? "answered" : "allow_once")));
         expect(resolved.map((e) => e.requestId)).toEqual(opened.map((e) => e.requestId));
         opened.forEach((e, i) => {
           expect(P(e).requestType).toBe(claudeToolRequestType(asked[i].message.toolName));
@@ -158,8 +160,8 @@ describe("claude-sdk recordings", () => {
   it("approval: allow then deny; the denied command fails", () => {
     const r = runFile("approval");
     expect(of(r, "request.resolved").map((e) => [P(e).requestType, P(e).decision])).toEqual([
-      ["command_execution_approval", "allow"],
-      ["command_execution_approval", "deny"],
+      ["command_execution_approval", "allow_once"],
+      ["command_execution_approval", "reject_once"],
     ]);
     expect(of(r, "item.completed").filter((e) => P(e).itemType === "command_execution").map((e) => P(e).status)).toEqual(["completed", "failed"]);
   });

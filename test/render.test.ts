@@ -116,7 +116,7 @@ describe("agentnorm render (CLI)", () => {
     const out = r.stdout;
     expect(out).toContain("$ /bin/bash -lc 'npm test' [completed]");
     expect(out).toContain("$ /bin/bash -lc 'git checkout -b feat/list-json' [declined]");
-    expect(out).toContain("→ decline [resolved]");
+    expect(out).toContain("→ reject_once [resolved]");
     expect(out).toMatch(/\? question .*pretty-printed JSON.* → Pretty-printed \(Recommended\) \[resolved\]/);
     expect(out).toMatch(/☰ plan\n  \[x\] Run the test suite for a baseline/);
     expect(out).toContain("  │ +  .option(\"--json\", \"print tasks as JSON\")");

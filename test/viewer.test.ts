@@ -182,7 +182,7 @@ describe("viewer data", () => {
     for (const k of ["user", "thinking", "tool", "permission", "question", "plan", "diff", "text"]) expect(kinds, k).toContain(k);
     const cmd = blocks.find((b) => b.kind === "tool" && b.subtype === "command_execution" && b.children?.some((c) => c.kind === "permission"))!;
     expect(cmd, "a command card holds its approval").toBeDefined();
-    expect(cmd.children!.find((c) => c.kind === "permission")!.status).toMatch(/accept/);
+    expect(cmd.children!.find((c) => c.kind === "permission")!.status).toMatch(/allow_once/);
     expect(cmd.output).toContain("passed");
     const diff = blocks.find((b) => b.kind === "diff")!;
     expect(diff.diff).toMatch(/^\+/m);

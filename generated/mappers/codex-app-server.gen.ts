@@ -13,56 +13,70 @@ export type JsonRpcResponse = { id: string | number; result?: unknown; error?: {
 /** Any message of the codex-app-server surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "itemType" (mappings/codex-app-server.yaml:36)
+// map "decision" (mappings/codex-app-server.yaml:36)
+const M_decision: ReadonlyMap<string, "allow_once" | "allow_always" | "reject_once" | "cancelled"> = new Map([["accept", "allow_once"], ["acceptForSession", "allow_always"], ["acceptWithExecpolicyAmendment", "allow_always"], ["decline", "reject_once"], ["cancel", "cancelled"], ["approved", "allow_once"], ["approved_for_session", "allow_always"], ["denied", "reject_once"], ["abort", "cancelled"], ["timed_out", "cancelled"], ["error", "cancelled"]]);
+
+function map_decision(v: unknown, d: any = undefined): "allow_once" | "allow_always" | "reject_once" | "cancelled" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "elicitationDecision" (mappings/codex-app-server.yaml:50)
+const M_elicitationDecision: ReadonlyMap<string, "answered" | "reject_once" | "cancelled"> = new Map([["accept", "answered"], ["decline", "reject_once"], ["cancel", "cancelled"]]);
+
+function map_elicitationDecision(v: unknown, d: any = undefined): "answered" | "reject_once" | "cancelled" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
+}
+
+// map "itemType" (mappings/codex-app-server.yaml:56)
 const M_itemType: ReadonlyMap<string, "user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "unknown"> = new Map([["userMessage", "user_message"], ["hookPrompt", "user_message"], ["agentMessage", "assistant_message"], ["reasoning", "reasoning"], ["plan", "plan"], ["commandExecution", "command_execution"], ["fileChange", "file_change"], ["mcpToolCall", "mcp_tool_call"], ["dynamicToolCall", "dynamic_tool_call"], ["functionCallOutput", "dynamic_tool_call"], ["collabAgentToolCall", "collab_agent_tool_call"], ["subAgentActivity", "collab_agent_tool_call"], ["webSearch", "web_search"], ["imageView", "image_view"], ["imageGeneration", "image_view"], ["enteredReviewMode", "review_entered"], ["exitedReviewMode", "review_exited"], ["contextCompaction", "context_compaction"], ["sleep", "unknown"]]);
 
 function map_itemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-app-server.yaml:59)
+// map "itemStatus" (mappings/codex-app-server.yaml:79)
 const M_itemStatus: ReadonlyMap<string, "inProgress" | "completed" | "failed" | "declined"> = new Map([["inProgress", "inProgress"], ["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["interrupted", "failed"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "inProgress" | "completed" | "failed" | "declined" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "threadStatus" (mappings/codex-app-server.yaml:69)
+// map "threadStatus" (mappings/codex-app-server.yaml:89)
 const M_threadStatus: ReadonlyMap<string, "closed" | "idle" | "error" | "active"> = new Map([["notLoaded", "closed"], ["idle", "idle"], ["systemError", "error"], ["active", "active"]]);
 
 function map_threadStatus(v: unknown, d: any = "error"): "closed" | "idle" | "error" | "active" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_threadStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "turnState" (mappings/codex-app-server.yaml:77)
+// map "turnState" (mappings/codex-app-server.yaml:97)
 const M_turnState: ReadonlyMap<string, "completed" | "interrupted" | "failed"> = new Map([["completed", "completed"], ["interrupted", "interrupted"], ["failed", "failed"]]);
 
 function map_turnState(v: unknown, d: any = "failed"): "completed" | "interrupted" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnState.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-app-server.yaml:84)
+// map "hookOutcome" (mappings/codex-app-server.yaml:104)
 const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
 
 function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-app-server.yaml:92)
+// map "guardianActionItemType" (mappings/codex-app-server.yaml:112)
 const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["writeStdin", "command_execution"], ["networkAccess", "command_execution"], ["applyPatch", "file_change"], ["mcpToolCall", "mcp_tool_call"], ["requestPermissions", "unknown"]]);
 
 function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:103)
+// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:123)
 const M_gatewayOAuthAuthenticating: ReadonlyMap<string, false | true> = new Map([["notReady", false], ["started", true], ["succeeded", false], ["failed", false]]);
 
 function map_gatewayOAuthAuthenticating(v: unknown, d: any = false): false | true {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_gatewayOAuthAuthenticating.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-app-server.yaml:112 — notification error → runtime.error */
+/** mappings/codex-app-server.yaml:132 — notification error → runtime.error */
 function r_error(m: Extract<Notification, { method: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -71,7 +85,7 @@ function r_error(m: Extract<Notification, { method: "error" }>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:130 — notification thread/started → thread.started */
+/** mappings/codex-app-server.yaml:150 — notification thread/started → thread.started */
 function r_thread_started(m: Extract<Notification, { method: "thread/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.thread?.id, "open", undefined, "params.thread.id", true);
@@ -79,7 +93,7 @@ function r_thread_started(m: Extract<Notification, { method: "thread/started" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:147 — notification thread/status/changed → thread.state.changed */
+/** mappings/codex-app-server.yaml:167 — notification thread/status/changed → thread.state.changed */
 function r_thread_status_changed(m: Extract<Notification, { method: "thread/status/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -87,7 +101,7 @@ function r_thread_status_changed(m: Extract<Notification, { method: "thread/stat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:168 — notification thread/archived → thread.state.changed */
+/** mappings/codex-app-server.yaml:188 — notification thread/archived → thread.state.changed */
 function r_thread_archived(m: Extract<Notification, { method: "thread/archived" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -95,7 +109,7 @@ function r_thread_archived(m: Extract<Notification, { method: "thread/archived" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:179 — notification thread/deleted → thread.state.changed */
+/** mappings/codex-app-server.yaml:199 — notification thread/deleted → thread.state.changed */
 function r_thread_deleted(m: Extract<Notification, { method: "thread/deleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "close", undefined, "params.threadId", true);
@@ -103,7 +117,7 @@ function r_thread_deleted(m: Extract<Notification, { method: "thread/deleted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:193 — notification thread/unarchived → thread.state.changed */
+/** mappings/codex-app-server.yaml:213 — notification thread/unarchived → thread.state.changed */
 function r_thread_unarchived(m: Extract<Notification, { method: "thread/unarchived" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -111,7 +125,7 @@ function r_thread_unarchived(m: Extract<Notification, { method: "thread/unarchiv
   return true;
 }
 
-/** mappings/codex-app-server.yaml:205 — notification thread/closed → thread.state.changed */
+/** mappings/codex-app-server.yaml:225 — notification thread/closed → thread.state.changed */
 function r_thread_closed(m: Extract<Notification, { method: "thread/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "close", undefined, "params.threadId", true);
@@ -119,7 +133,7 @@ function r_thread_closed(m: Extract<Notification, { method: "thread/closed" }>, 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:220 — notification thread/reverted → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:240 — notification thread/reverted → thread.metadata.updated */
 function r_thread_reverted(m: Extract<Notification, { method: "thread/reverted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -127,7 +141,7 @@ function r_thread_reverted(m: Extract<Notification, { method: "thread/reverted" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:232 — notification thread/name/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:252 — notification thread/name/updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<Notification, { method: "thread/name/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -135,7 +149,7 @@ function r_thread_name_updated(m: Extract<Notification, { method: "thread/name/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:246 — notification thread/goal/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:266 — notification thread/goal/updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<Notification, { method: "thread/goal/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -144,7 +158,7 @@ function r_thread_goal_updated(m: Extract<Notification, { method: "thread/goal/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:259 — notification thread/goal/cleared → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:279 — notification thread/goal/cleared → thread.metadata.updated */
 function r_thread_goal_cleared(m: Extract<Notification, { method: "thread/goal/cleared" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -152,7 +166,7 @@ function r_thread_goal_cleared(m: Extract<Notification, { method: "thread/goal/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:270 — notification thread/environment/connected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:290 — notification thread/environment/connected → thread.metadata.updated */
 function r_thread_environment_connected(m: Extract<Notification, { method: "thread/environment/connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -160,7 +174,7 @@ function r_thread_environment_connected(m: Extract<Notification, { method: "thre
   return true;
 }
 
-/** mappings/codex-app-server.yaml:281 — notification thread/environment/disconnected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:301 — notification thread/environment/disconnected → thread.metadata.updated */
 function r_thread_environment_disconnected(m: Extract<Notification, { method: "thread/environment/disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -168,7 +182,7 @@ function r_thread_environment_disconnected(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:292 — notification thread/settings/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:312 — notification thread/settings/updated → thread.metadata.updated */
 function r_thread_settings_updated(m: Extract<Notification, { method: "thread/settings/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -176,7 +190,7 @@ function r_thread_settings_updated(m: Extract<Notification, { method: "thread/se
   return true;
 }
 
-/** mappings/codex-app-server.yaml:303 — notification thread/tokenUsage/updated → thread.token-usage.updated */
+/** mappings/codex-app-server.yaml:323 — notification thread/tokenUsage/updated → thread.token-usage.updated */
 function r_thread_token_usage_updated(m: Extract<Notification, { method: "thread/tokenUsage/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -185,7 +199,7 @@ function r_thread_token_usage_updated(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:317 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:337 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -194,7 +208,7 @@ function r_thread_compacted(m: Extract<Notification, { method: "thread/compacted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:331 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:351 — notification turn/started → turn.started */
 function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -203,7 +217,7 @@ function r_turn_started(m: Extract<Notification, { method: "turn/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:345 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:365 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.turn?.status === "inProgress")) return false;
@@ -213,7 +227,7 @@ function r_turn_completed_in_progress(m: Extract<Notification, { method: "turn/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:362 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:382 — notification turn/completed → turn.completed */
 function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -223,7 +237,7 @@ function r_turn_completed(m: Extract<Notification, { method: "turn/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:397 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:417 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -232,7 +246,7 @@ function r_turn_diff_updated(m: Extract<Notification, { method: "turn/diff/updat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:435 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:455 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -241,7 +255,7 @@ function r_turn_plan_updated(m: Extract<Notification, { method: "turn/plan/updat
   return true;
 }
 
-/** mappings/codex-app-server.yaml:450 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:470 — notification hook/started → hook.started */
 function r_hook_started(m: Extract<Notification, { method: "hook/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -250,7 +264,7 @@ function r_hook_started(m: Extract<Notification, { method: "hook/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:465 — notification hook/completed → hook.completed */
+/** mappings/codex-app-server.yaml:485 — notification hook/completed → hook.completed */
 function r_hook_completed(m: Extract<Notification, { method: "hook/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -259,7 +273,7 @@ function r_hook_completed(m: Extract<Notification, { method: "hook/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:484 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:504 — notification item/started → item.started */
 function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -269,7 +283,7 @@ function r_item_started(m: Extract<Notification, { method: "item/started" }>, cx
   return true;
 }
 
-/** mappings/codex-app-server.yaml:522 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:542 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.status === "inProgress")) return false;
@@ -280,7 +294,7 @@ function r_item_completed_in_progress(m: Extract<Notification, { method: "item/c
   return true;
 }
 
-/** mappings/codex-app-server.yaml:555 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:575 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "agentMessage")) return false;
@@ -292,7 +306,7 @@ function r_item_completed_agent_message(m: Extract<Notification, { method: "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:586 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:606 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "reasoning")) return false;
@@ -305,7 +319,7 @@ function r_item_completed_reasoning(m: Extract<Notification, { method: "item/com
   return true;
 }
 
-/** mappings/codex-app-server.yaml:617 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:637 — notification item/completed → item.completed */
 function r_item_completed_plan(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "plan")) return false;
@@ -317,7 +331,7 @@ function r_item_completed_plan(m: Extract<Notification, { method: "item/complete
   return true;
 }
 
-/** mappings/codex-app-server.yaml:640 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:660 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.item?.type === "commandExecution")) return false;
@@ -329,7 +343,7 @@ function r_item_completed_command_execution(m: Extract<Notification, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:671 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:691 — notification item/completed → item.completed */
 function r_item_completed(m: Extract<Notification, { method: "item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -339,7 +353,7 @@ function r_item_completed(m: Extract<Notification, { method: "item/completed" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:717 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:737 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: Extract<Notification, { method: "item/autoApprovalReview/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -349,7 +363,7 @@ function r_item_auto_approval_review_started(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:733 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:753 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: Extract<Notification, { method: "item/autoApprovalReview/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -359,7 +373,7 @@ function r_item_auto_approval_review_completed(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:750 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:770 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: Extract<Notification, { method: "item/agentMessage/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -369,7 +383,7 @@ function r_item_agent_message_delta(m: Extract<Notification, { method: "item/age
   return true;
 }
 
-/** mappings/codex-app-server.yaml:765 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:785 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -379,7 +393,7 @@ function r_item_plan_delta(m: Extract<Notification, { method: "item/plan/delta" 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:780 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:800 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: Extract<Notification, { method: "item/commandExecution/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -389,7 +403,7 @@ function r_item_command_execution_output_delta(m: Extract<Notification, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:795 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:815 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: Extract<Notification, { method: "item/commandExecution/terminalInteraction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -399,7 +413,7 @@ function r_item_command_execution_terminal_interaction(m: Extract<Notification, 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:811 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:831 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: Extract<Notification, { method: "item/fileChange/outputDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -409,7 +423,7 @@ function r_item_file_change_output_delta(m: Extract<Notification, { method: "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:848 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:868 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: Extract<Notification, { method: "item/fileChange/patchUpdated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -419,7 +433,7 @@ function r_item_file_change_patch_updated(m: Extract<Notification, { method: "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:863 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:883 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: "item/reasoning/summaryTextDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -429,7 +443,7 @@ function r_item_reasoning_summary_text_delta(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:879 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:899 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: "item/reasoning/summaryPartAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -439,7 +453,7 @@ function r_item_reasoning_summary_part_added(m: Extract<Notification, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:894 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:914 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/reasoning/textDelta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -449,7 +463,7 @@ function r_item_reasoning_text_delta(m: Extract<Notification, { method: "item/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:910 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:930 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/mcpToolCall/progress" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -459,7 +473,7 @@ function r_item_mcp_tool_call_progress(m: Extract<Notification, { method: "item/
   return true;
 }
 
-/** mappings/codex-app-server.yaml:927 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:947 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: Extract<Notification, { method: "serverRequest/resolved" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -468,7 +482,7 @@ function r_server_request_resolved(m: Extract<Notification, { method: "serverReq
   return true;
 }
 
-/** mappings/codex-app-server.yaml:946 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:966 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "item/commandExecution/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -479,7 +493,7 @@ function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:964 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:984 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: Extract<ServerRequestMessage, { method: "item/fileChange/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -490,7 +504,7 @@ function r_file_change_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:982 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1002 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "item/tool/requestUserInput" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -502,7 +516,7 @@ function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1004 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1024 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "mcpServer/elicitation/request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -512,7 +526,7 @@ function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1021 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1041 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: Extract<ServerRequestMessage, { method: "item/permissions/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -523,7 +537,7 @@ function r_permissions_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1039 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1059 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: "item/tool/call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -534,7 +548,7 @@ function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1057 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1077 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -542,7 +556,7 @@ function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1074 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1094 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -550,7 +564,7 @@ function r_attestation_generate_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1091 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1111 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -559,7 +573,7 @@ function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1108 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1128 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
@@ -568,16 +582,16 @@ function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { meth
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1127 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1147 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "error", resolution: x.error });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("error"), resolution: x.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1161 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1181 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -585,11 +599,11 @@ function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolea
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
   cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "command_execution_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "command_execution_approval", decision: map_decision(h.decisionName(x.result?.decision)), resolution: x.result });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1187 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1207 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -597,11 +611,11 @@ function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", true);
   cx.ref("item", cx.request?.params?.itemId, "use", undefined, "request.params.itemId", true);
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "file_change_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "file_change_approval", decision: map_decision(h.decisionName(x.result?.decision)), resolution: x.result });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1209 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1229 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -614,18 +628,18 @@ function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1234 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1254 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", cx.request?.params?.threadId, "use", undefined, "request.params.threadId", true);
   cx.ref("turn", cx.request?.params?.turnId, "use", undefined, "request.params.turnId", false);
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown", decision: x.result?.action, resolution: x.result });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "unknown", decision: map_elicitationDecision(x.result?.action), resolution: x.result });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1255 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1275 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -637,7 +651,7 @@ function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1276 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1296 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -648,7 +662,7 @@ function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1297 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1317 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -657,7 +671,7 @@ function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1317 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1337 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -666,27 +680,27 @@ function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1335 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1355 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", cx.request?.params?.conversationId, "use", undefined, "request.params.conversationId", true);
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "apply_patch_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "apply_patch_approval", decision: map_decision(h.decisionName(x.result?.decision)), resolution: x.result });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1355 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1375 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
   cx.ref("thread", cx.request?.params?.conversationId, "use", undefined, "request.params.conversationId", true);
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "exec_command_approval", decision: h.decisionName(x.result?.decision), resolution: x.result });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "exec_command_approval", decision: map_decision(h.decisionName(x.result?.decision)), resolution: x.result });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1376 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1396 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -694,7 +708,7 @@ function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServ
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1389 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1409 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -702,35 +716,35 @@ function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpSer
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1401 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1421 — notification account/updated → account.updated */
 function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.updated", { account: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1413 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1433 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1429 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1449 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1441 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1461 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1457 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1477 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -739,7 +753,7 @@ function r_model_provider_auth_recovery_started(m: Extract<Notification, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1471 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1491 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -748,7 +762,7 @@ function r_model_provider_auth_recovery_completed(m: Extract<Notification, { met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1486 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1506 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -757,7 +771,7 @@ function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1502 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1522 — notification model/verification → runtime.warning */
 function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -766,7 +780,7 @@ function r_model_verification(m: Extract<Notification, { method: "model/verifica
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1517 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1537 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -775,7 +789,7 @@ function r_model_safety_buffering_updated(m: Extract<Notification, { method: "mo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1535 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1555 — notification warning → runtime.warning */
 function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -783,7 +797,7 @@ function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1546 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1566 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -791,35 +805,35 @@ function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1558 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1578 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1571 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1591 — notification configWarning → config.warning */
 function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1591 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1611 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1604 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1624 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1617 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1637 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -828,7 +842,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1638 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1658 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -837,7 +851,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1660 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1680 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -845,7 +859,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1671 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1691 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -853,7 +867,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1683 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1703 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -861,7 +875,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1694 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1714 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -869,7 +883,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1705 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1725 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -877,7 +891,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1716 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1736 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -885,7 +899,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1727 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1747 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -893,7 +907,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1740 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1760 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -901,7 +915,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1758 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1778 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -910,7 +924,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1780 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1800 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -937,98 +951,98 @@ export const table: SurfaceTable = {
   sources: { notification: "codex.app-server.notification", request: "codex.app-server.request", response: "codex.app-server.response", clientRequest: "codex.app-server.request", clientNotification: "codex.app-server.notification", clientResponse: "codex.app-server.response" },
   rows: {
     notification: {
-      "error": [{ rule: "codex-app-server#error", line: 112, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "thread/started": [{ rule: "codex-app-server#thread-started", line: 130, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
-      "thread/status/changed": [{ rule: "codex-app-server#thread-status-changed", line: 147, run: r_thread_status_changed as (m: any, cx: RowContext) => boolean }],
-      "thread/archived": [{ rule: "codex-app-server#thread-archived", line: 168, run: r_thread_archived as (m: any, cx: RowContext) => boolean }],
-      "thread/deleted": [{ rule: "codex-app-server#thread-deleted", line: 179, run: r_thread_deleted as (m: any, cx: RowContext) => boolean }],
-      "thread/unarchived": [{ rule: "codex-app-server#thread-unarchived", line: 193, run: r_thread_unarchived as (m: any, cx: RowContext) => boolean }],
-      "thread/closed": [{ rule: "codex-app-server#thread-closed", line: 205, run: r_thread_closed as (m: any, cx: RowContext) => boolean }],
-      "thread/reverted": [{ rule: "codex-app-server#thread-reverted", line: 220, run: r_thread_reverted as (m: any, cx: RowContext) => boolean }],
-      "thread/name/updated": [{ rule: "codex-app-server#thread-name-updated", line: 232, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/goal/updated": [{ rule: "codex-app-server#thread-goal-updated", line: 246, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/goal/cleared": [{ rule: "codex-app-server#thread-goal-cleared", line: 259, run: r_thread_goal_cleared as (m: any, cx: RowContext) => boolean }],
-      "thread/environment/connected": [{ rule: "codex-app-server#thread-environment-connected", line: 270, run: r_thread_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "thread/environment/disconnected": [{ rule: "codex-app-server#thread-environment-disconnected", line: 281, run: r_thread_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "thread/settings/updated": [{ rule: "codex-app-server#thread-settings-updated", line: 292, run: r_thread_settings_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/tokenUsage/updated": [{ rule: "codex-app-server#thread-token-usage-updated", line: 303, run: r_thread_token_usage_updated as (m: any, cx: RowContext) => boolean }],
-      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 317, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
-      "turn/started": [{ rule: "codex-app-server#turn-started", line: 331, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
-      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 345, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 362, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
-      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 397, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
-      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 435, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
-      "hook/started": [{ rule: "codex-app-server#hook-started", line: 450, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 465, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "item/started": [{ rule: "codex-app-server#item-started", line: 484, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 522, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 555, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 586, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 617, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 640, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 671, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 717, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
-      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 733, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
-      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 750, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 765, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 780, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 795, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 811, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 848, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 863, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 879, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
-      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 894, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
-      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 910, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
-      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 927, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1376, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1389, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1401, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1413, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1429, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1441, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1457, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1471, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1486, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1502, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1517, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1535, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1546, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1558, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1571, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1591, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1604, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1617, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1638, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1660, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1671, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1683, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1694, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1705, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1716, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1727, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "error": [{ rule: "codex-app-server#error", line: 132, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "thread/started": [{ rule: "codex-app-server#thread-started", line: 150, run: r_thread_started as (m: any, cx: RowContext) => boolean }],
+      "thread/status/changed": [{ rule: "codex-app-server#thread-status-changed", line: 167, run: r_thread_status_changed as (m: any, cx: RowContext) => boolean }],
+      "thread/archived": [{ rule: "codex-app-server#thread-archived", line: 188, run: r_thread_archived as (m: any, cx: RowContext) => boolean }],
+      "thread/deleted": [{ rule: "codex-app-server#thread-deleted", line: 199, run: r_thread_deleted as (m: any, cx: RowContext) => boolean }],
+      "thread/unarchived": [{ rule: "codex-app-server#thread-unarchived", line: 213, run: r_thread_unarchived as (m: any, cx: RowContext) => boolean }],
+      "thread/closed": [{ rule: "codex-app-server#thread-closed", line: 225, run: r_thread_closed as (m: any, cx: RowContext) => boolean }],
+      "thread/reverted": [{ rule: "codex-app-server#thread-reverted", line: 240, run: r_thread_reverted as (m: any, cx: RowContext) => boolean }],
+      "thread/name/updated": [{ rule: "codex-app-server#thread-name-updated", line: 252, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/goal/updated": [{ rule: "codex-app-server#thread-goal-updated", line: 266, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/goal/cleared": [{ rule: "codex-app-server#thread-goal-cleared", line: 279, run: r_thread_goal_cleared as (m: any, cx: RowContext) => boolean }],
+      "thread/environment/connected": [{ rule: "codex-app-server#thread-environment-connected", line: 290, run: r_thread_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "thread/environment/disconnected": [{ rule: "codex-app-server#thread-environment-disconnected", line: 301, run: r_thread_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "thread/settings/updated": [{ rule: "codex-app-server#thread-settings-updated", line: 312, run: r_thread_settings_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/tokenUsage/updated": [{ rule: "codex-app-server#thread-token-usage-updated", line: 323, run: r_thread_token_usage_updated as (m: any, cx: RowContext) => boolean }],
+      "thread/compacted": [{ rule: "codex-app-server#thread-compacted", line: 337, run: r_thread_compacted as (m: any, cx: RowContext) => boolean }],
+      "turn/started": [{ rule: "codex-app-server#turn-started", line: 351, run: r_turn_started as (m: any, cx: RowContext) => boolean }],
+      "turn/completed": [{ rule: "codex-app-server#turn-completed-in-progress", line: 365, run: r_turn_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#turn-completed", line: 382, run: r_turn_completed as (m: any, cx: RowContext) => boolean }],
+      "turn/diff/updated": [{ rule: "codex-app-server#turn-diff-updated", line: 417, run: r_turn_diff_updated as (m: any, cx: RowContext) => boolean }],
+      "turn/plan/updated": [{ rule: "codex-app-server#turn-plan-updated", line: 455, run: r_turn_plan_updated as (m: any, cx: RowContext) => boolean }],
+      "hook/started": [{ rule: "codex-app-server#hook-started", line: 470, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook/completed": [{ rule: "codex-app-server#hook-completed", line: 485, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "item/started": [{ rule: "codex-app-server#item-started", line: 504, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item/completed": [{ rule: "codex-app-server#item-completed-in-progress", line: 542, run: r_item_completed_in_progress as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-agent-message", line: 575, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-reasoning", line: 606, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-plan", line: 637, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed-command-execution", line: 660, run: r_item_completed_command_execution as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#item-completed", line: 691, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/started": [{ rule: "codex-app-server#item-auto-approval-review-started", line: 737, run: r_item_auto_approval_review_started as (m: any, cx: RowContext) => boolean }],
+      "item/autoApprovalReview/completed": [{ rule: "codex-app-server#item-auto-approval-review-completed", line: 753, run: r_item_auto_approval_review_completed as (m: any, cx: RowContext) => boolean }],
+      "item/agentMessage/delta": [{ rule: "codex-app-server#item-agent-message-delta", line: 770, run: r_item_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "item/plan/delta": [{ rule: "codex-app-server#item-plan-delta", line: 785, run: r_item_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/outputDelta": [{ rule: "codex-app-server#item-command-execution-output-delta", line: 800, run: r_item_command_execution_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/commandExecution/terminalInteraction": [{ rule: "codex-app-server#item-command-execution-terminal-interaction", line: 815, run: r_item_command_execution_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/outputDelta": [{ rule: "codex-app-server#item-file-change-output-delta", line: 831, run: r_item_file_change_output_delta as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/patchUpdated": [{ rule: "codex-app-server#item-file-change-patch-updated", line: 868, run: r_item_file_change_patch_updated as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryTextDelta": [{ rule: "codex-app-server#item-reasoning-summary-text-delta", line: 883, run: r_item_reasoning_summary_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/summaryPartAdded": [{ rule: "codex-app-server#item-reasoning-summary-part-added", line: 899, run: r_item_reasoning_summary_part_added as (m: any, cx: RowContext) => boolean }],
+      "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 914, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
+      "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 930, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
+      "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 947, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1396, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1409, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
+      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1421, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
+      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1433, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
+      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1449, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
+      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1461, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1477, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1491, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1506, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
+      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1522, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1537, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-app-server#warning", line: 1555, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1566, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1578, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1591, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1611, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1624, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1637, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1658, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1680, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1691, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1703, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1714, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1725, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1736, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1747, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 946, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 964, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 982, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1004, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1021, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1039, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1057, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1074, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1091, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1108, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 966, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 984, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 1002, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1024, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1041, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1059, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1077, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1094, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1111, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1128, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1161, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1187, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1209, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1234, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1255, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1276, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1297, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1317, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1335, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1127, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1355, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1181, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1207, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1229, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1254, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1275, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1296, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1317, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1337, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1355, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1375, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1740, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1758, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1780, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1780, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1760, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1778, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1800, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1800, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1176,34 +1190,34 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1836)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1839)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1842)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1845)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1848)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1851)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1854)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1857)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1860)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1863)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1866)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1869)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1872)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1875)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1878)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1881)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1884)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1892)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1895)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1911)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1928)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1939)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1964)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1977)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1986)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2005)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2013)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2029)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2034)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1856)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1859)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1862)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1865)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1868)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1871)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1874)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1877)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1880)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1883)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1886)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1889)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1892)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1895)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1898)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1901)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1904)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1912)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1915)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1931)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1948)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1959)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1984)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1997)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2006)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2025)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2033)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2049)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2054)"
   },
 };

@@ -10,91 +10,98 @@ export type LegacyMessage = U.LegacyEventMsg;
 /** Any message of the codex-eventmsg surface. */
 export type Message = EventMessage | LegacyMessage;
 
-// map "turnItemType" (mappings/codex-eventmsg.yaml:87)
+// map "decision" (mappings/codex-eventmsg.yaml:87)
+const M_decision: ReadonlyMap<string, "allow_once" | "allow_always" | "reject_once" | "cancelled"> = new Map([["approved", "allow_once"], ["approved_for_session", "allow_always"], ["denied", "reject_once"], ["abort", "cancelled"], ["abandoned", "cancelled"], ["timed_out", "cancelled"]]);
+
+function map_decision(v: unknown, d: any = undefined): "allow_once" | "allow_always" | "reject_once" | "cancelled" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "turnItemType" (mappings/codex-eventmsg.yaml:96)
 const M_turnItemType: ReadonlyMap<string, "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown"> = new Map([["UserMessage", "user_message"], ["HookPrompt", "user_message"], ["AgentMessage", "assistant_message"], ["Plan", "plan"], ["Reasoning", "reasoning"], ["WebSearch", "web_search"], ["ImageGeneration", "image_view"], ["ImageView", "image_view"], ["ContextCompaction", "context_compaction"], ["CommandExecution", "command_execution"], ["FileChange", "file_change"], ["McpToolCall", "mcp_tool_call"], ["DynamicToolCall", "dynamic_tool_call"], ["FunctionCallOutput", "dynamic_tool_call"], ["CollabAgentToolCall", "collab_agent_tool_call"], ["SubAgentActivity", "collab_agent_tool_call"], ["EnteredReviewMode", "review_entered"], ["ExitedReviewMode", "review_exited"], ["Extension", "unknown"]]);
 
 function map_turnItemType(v: unknown, d: any = "unknown"): "user_message" | "assistant_message" | "plan" | "reasoning" | "web_search" | "image_view" | "context_compaction" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "review_entered" | "review_exited" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-eventmsg.yaml:110)
+// map "itemStatus" (mappings/codex-eventmsg.yaml:119)
 const M_itemStatus: ReadonlyMap<string, "completed" | "failed" | "declined" | "inProgress"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"], ["in_progress", "inProgress"], ["inProgress", "inProgress"], ["generating", "inProgress"], ["interrupted", "failed"], ["incomplete", "failed"]]);
 
 function map_itemStatus(v: unknown, d: any = "completed"): "completed" | "failed" | "declined" | "inProgress" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endStatus" (mappings/codex-eventmsg.yaml:122)
+// map "endStatus" (mappings/codex-eventmsg.yaml:131)
 const M_endStatus: ReadonlyMap<string, "completed" | "failed" | "declined"> = new Map([["completed", "completed"], ["failed", "failed"], ["declined", "declined"]]);
 
 function map_endStatus(v: unknown, d: any = undefined): "completed" | "failed" | "declined" | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:125)
+// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:134)
 const M_exitCodeStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["0", "completed"]]);
 
 function map_exitCodeStatus(v: unknown, d: any = "failed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "successStatus" (mappings/codex-eventmsg.yaml:129)
+// map "successStatus" (mappings/codex-eventmsg.yaml:138)
 const M_successStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["true", "completed"], ["false", "failed"]]);
 
 function map_successStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:133)
+// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:142)
 const M_mcpResultStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["Ok", "completed"], ["Err", "failed"]]);
 
 function map_mcpResultStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endDecision" (mappings/codex-eventmsg.yaml:137)
+// map "endDecision" (mappings/codex-eventmsg.yaml:146)
 const M_endDecision: ReadonlyMap<string, "denied" | "approved"> = new Map([["declined", "denied"]]);
 
 function map_endDecision(v: unknown, d: any = "approved"): "denied" | "approved" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "requestEndDecision" (mappings/codex-eventmsg.yaml:142)
+// map "requestEndDecision" (mappings/codex-eventmsg.yaml:151)
 const M_requestEndDecision: ReadonlyMap<string, "denied" | "unanswered"> = new Map([["exec_command_approval", "denied"], ["apply_patch_approval", "denied"]]);
 
 function map_requestEndDecision(v: unknown, d: any = "unanswered"): "denied" | "unanswered" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-eventmsg.yaml:146)
+// map "hookOutcome" (mappings/codex-eventmsg.yaml:155)
 const M_hookOutcome: ReadonlyMap<string, "success" | "error" | "cancelled"> = new Map([["completed", "success"], ["failed", "error"], ["blocked", "error"], ["stopped", "cancelled"]]);
 
 function map_hookOutcome(v: unknown, d: any = "error"): "success" | "error" | "cancelled" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "collabCallStatus" (mappings/codex-eventmsg.yaml:150)
+// map "collabCallStatus" (mappings/codex-eventmsg.yaml:159)
 const M_collabCallStatus: ReadonlyMap<string, "failed" | "completed"> = new Map([["errored", "failed"], ["not_found", "failed"]]);
 
 function map_collabCallStatus(v: unknown, d: any = "completed"): "failed" | "completed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:154)
+// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:163)
 const M_subAgentEndStatus: ReadonlyMap<string, "completed" | "failed"> = new Map([["completed", "completed"], ["interrupted", "failed"]]);
 
 function map_subAgentEndStatus(v: unknown, d: any = "completed"): "completed" | "failed" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:158)
+// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:167)
 const M_guardianActionItemType: ReadonlyMap<string, "command_execution" | "file_change" | "mcp_tool_call" | "unknown"> = new Map([["command", "command_execution"], ["execve", "command_execution"], ["network_access", "command_execution"], ["apply_patch", "file_change"], ["mcp_tool_call", "mcp_tool_call"]]);
 
 function map_guardianActionItemType(v: unknown, d: any = "unknown"): "command_execution" | "file_change" | "mcp_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/codex-eventmsg.yaml:168 — event session_configured → thread.started, session.configured */
+/** mappings/codex-eventmsg.yaml:177 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: Extract<EventMessage, { type: "session_configured" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.session_id, "open", undefined, "session_id", true);
@@ -103,7 +110,7 @@ function r_session_configured(m: Extract<EventMessage, { type: "session_configur
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:192 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:201 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -111,7 +118,7 @@ function r_shutdown_complete(m: Extract<EventMessage, { type: "shutdown_complete
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:208 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:217 — event task_started, turn_started → turn.started */
 function r_task_started(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -121,7 +128,7 @@ function r_task_started(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:230 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:239 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -131,7 +138,7 @@ function r_task_started_submission(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:247 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:256 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -140,7 +147,7 @@ function r_task_started_unnamed(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:262 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:271 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -148,7 +155,7 @@ function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   cx.ref("turn", x.turn_id, "close", undefined, "turn_id", true);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))), resolution: { inferredFrom: "task_complete" } });
   if (!cx.isStale("turn") && cx.line?.payload?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.payload?.error?.message) });
   if (!cx.isStale("turn") && cx.line?.payload?.msg?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.payload?.msg?.error?.message) });
   if (!cx.isStale("turn") && cx.line?.msg?.error != null) cx.emit("turn.completed", { state: "failed", errorMessage: h.str(cx.line?.msg?.error?.message) });
@@ -157,7 +164,7 @@ function r_task_complete(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:339 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:348 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -165,24 +172,24 @@ function r_task_complete_submission(m: EventMessage, cx: RowContext): boolean {
   cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))), resolution: { inferredFrom: "task_complete" } });
   if (!cx.isStale("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:377 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:386 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_requestEndDecision(cx.state("request", "requestType")), resolution: { inferredFrom: "task_complete" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))), resolution: { inferredFrom: "task_complete" } });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:402 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:411 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.turn_id != null)) return false;
@@ -190,12 +197,12 @@ function r_turn_aborted(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: 
   cx.ref("turn", x.turn_id, "close", undefined, "turn_id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("abort"), resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
   if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: x.reason });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:436 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:445 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -203,24 +210,24 @@ function r_turn_aborted_submission(m: Extract<EventMessage, { type: "turn_aborte
   cx.ref("turn", cx.meta?.id, "close", undefined, "meta.id", false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("abort"), resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
   if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: x.reason });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:460 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:469 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: Extract<EventMessage, { type: "turn_aborted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "closeCurrent", undefined, undefined, false);
   cx.ref("request", undefined, "closeCurrent", "server", undefined, false);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abort", resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("abort"), resolution: { inferredFrom: "turn_aborted", reason: x.reason } });
   if (cx.wasOpen("turn")) cx.emit("turn.aborted", { reason: x.reason });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:482 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:491 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -229,7 +236,7 @@ function r_turn_diff(m: Extract<EventMessage, { type: "turn_diff" }>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:518 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:527 — event plan_update → turn.plan.updated */
 function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -238,7 +245,7 @@ function r_plan_update(m: Extract<EventMessage, { type: "plan_update" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:530 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:539 — event plan_delta → content.delta */
 function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -248,7 +255,7 @@ function r_plan_delta(m: Extract<EventMessage, { type: "plan_delta" }>, cx: RowC
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:545 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:554 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -258,7 +265,7 @@ function r_token_count(m: Extract<EventMessage, { type: "token_count" }>, cx: Ro
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:566 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:575 — event error → runtime.error */
 function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -267,7 +274,7 @@ function r_error(m: Extract<EventMessage, { type: "error" }>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:580 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:589 — event stream_error → runtime.warning */
 function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -276,7 +283,7 @@ function r_stream_error(m: Extract<EventMessage, { type: "stream_error" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:592 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:601 — event warning → runtime.warning */
 function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -285,7 +292,7 @@ function r_warning(m: Extract<EventMessage, { type: "warning" }>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:603 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:612 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -294,7 +301,7 @@ function r_guardian_warning(m: Extract<EventMessage, { type: "guardian_warning" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:616 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:625 — legacy background_event → runtime.warning */
 function r_background_event(m: Extract<LegacyMessage, { type: "background_event" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -303,14 +310,14 @@ function r_background_event(m: Extract<LegacyMessage, { type: "background_event"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:629 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:638 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: Extract<EventMessage, { type: "deprecation_notice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.summary, details: h.joinText(x.details) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:642 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:651 — event model_reroute → model.rerouted */
 function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -319,7 +326,7 @@ function r_model_reroute(m: Extract<EventMessage, { type: "model_reroute" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:655 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:664 — event model_verification → runtime.warning */
 function r_model_verification(m: Extract<EventMessage, { type: "model_verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -328,7 +335,7 @@ function r_model_verification(m: Extract<EventMessage, { type: "model_verificati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:668 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:677 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -337,7 +344,7 @@ function r_safety_buffering(m: Extract<EventMessage, { type: "safety_buffering" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:683 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:692 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -346,7 +353,7 @@ function r_auth_recovery_started(m: Extract<EventMessage, { type: "auth_recovery
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:695 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:704 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recovery_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -355,7 +362,7 @@ function r_auth_recovery_completed(m: Extract<EventMessage, { type: "auth_recove
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:708 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:717 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -364,7 +371,7 @@ function r_context_compacted(m: Extract<EventMessage, { type: "context_compacted
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:721 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:730 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_back" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -372,7 +379,7 @@ function r_thread_rolled_back(m: Extract<EventMessage, { type: "thread_rolled_ba
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:734 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:743 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -380,7 +387,7 @@ function r_thread_name_updated(m: Extract<LegacyMessage, { type: "thread_name_up
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:752 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:761 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.threadId, "use", undefined, "threadId", true);
@@ -389,7 +396,7 @@ function r_thread_goal_updated(m: Extract<EventMessage, { type: "thread_goal_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:766 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:775 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_settings_applied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -398,7 +405,7 @@ function r_thread_settings_applied(m: Extract<EventMessage, { type: "thread_sett
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:777 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:786 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: Extract<EventMessage, { type: "environment_connected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -406,7 +413,7 @@ function r_environment_connected(m: Extract<EventMessage, { type: "environment_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:790 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:799 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: Extract<EventMessage, { type: "environment_disconnected" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -414,7 +421,7 @@ function r_environment_disconnected(m: Extract<EventMessage, { type: "environmen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:804 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:813 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_message_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -424,7 +431,7 @@ function r_agent_message_content_delta(m: Extract<EventMessage, { type: "agent_m
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:820 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:829 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -435,7 +442,7 @@ function r_agent_message_delta(m: Extract<LegacyMessage, { type: "agent_message_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:849 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:858 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -448,7 +455,7 @@ function r_agent_message_restored(m: Extract<EventMessage, { type: "agent_messag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:912 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:921 — event agent_message → item.completed */
 function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -461,7 +468,7 @@ function r_agent_message(m: Extract<EventMessage, { type: "agent_message" }>, cx
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:950 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:959 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -472,7 +479,7 @@ function r_agent_message_unkeyed(m: Extract<EventMessage, { type: "agent_message
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:967 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:976 — event user_message → item.started, item.completed */
 function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -483,7 +490,7 @@ function r_user_message(m: Extract<EventMessage, { type: "user_message" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:994 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1003 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -493,7 +500,7 @@ function r_reasoning_content_delta(m: Extract<EventMessage, { type: "reasoning_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1013 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1022 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -503,7 +510,7 @@ function r_reasoning_raw_content_delta(m: Extract<EventMessage, { type: "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1030 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1039 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -514,7 +521,7 @@ function r_agent_reasoning_delta(m: Extract<LegacyMessage, { type: "agent_reason
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1051 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1060 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "agent_reasoning_raw_content_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -525,7 +532,7 @@ function r_agent_reasoning_raw_content_delta(m: Extract<LegacyMessage, { type: "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1073 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1082 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -538,7 +545,7 @@ function r_agent_reasoning_restored(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1103 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1112 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.meta?.id != null)) return false;
@@ -551,7 +558,7 @@ function r_agent_reasoning_streamed(m: Extract<EventMessage, { type: "agent_reas
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1135 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1144 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -562,7 +569,7 @@ function r_agent_reasoning(m: Extract<EventMessage, { type: "agent_reasoning" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1155 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1164 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -575,7 +582,7 @@ function r_agent_reasoning_raw_content_restored(m: Extract<EventMessage, { type:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1183 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1192 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_reasoning_raw_content" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -586,7 +593,7 @@ function r_agent_reasoning_raw_content(m: Extract<EventMessage, { type: "agent_r
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1204 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1213 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent_reasoning_section_break" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -596,7 +603,7 @@ function r_agent_reasoning_section_break(m: Extract<EventMessage, { type: "agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1226 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1235 — event item_started → item.started */
 function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -606,7 +613,7 @@ function r_item_started(m: Extract<EventMessage, { type: "item_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1257 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1266 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "AgentMessage")) return false;
@@ -619,7 +626,7 @@ function r_item_completed_agent_message_restored(m: Extract<EventMessage, { type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1288 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1297 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Reasoning")) return false;
@@ -636,7 +643,7 @@ function r_item_completed_reasoning_restored(m: Extract<EventMessage, { type: "i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1365 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1374 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg" && x.item?.type === "Plan")) return false;
@@ -649,7 +656,7 @@ function r_item_completed_plan_restored(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1398 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1407 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(cx.line?.type === "event_msg")) return false;
@@ -661,7 +668,7 @@ function r_item_completed_restored(m: Extract<EventMessage, { type: "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1437 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1446 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "AgentMessage")) return false;
@@ -673,7 +680,7 @@ function r_item_completed_agent_message(m: Extract<EventMessage, { type: "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1461 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1470 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Reasoning")) return false;
@@ -686,7 +693,7 @@ function r_item_completed_reasoning(m: Extract<EventMessage, { type: "item_compl
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1486 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1495 — event item_completed → item.completed */
 function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.item?.type === "Plan")) return false;
@@ -698,7 +705,7 @@ function r_item_completed_plan(m: Extract<EventMessage, { type: "item_completed"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1510 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1519 — event item_completed → item.completed */
 function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.thread_id, "use", undefined, "thread_id", true);
@@ -708,19 +715,19 @@ function r_item_completed(m: Extract<EventMessage, { type: "item_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1545 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1554 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: Extract<EventMessage, { type: "exec_command_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "open", undefined, "call_id", true);
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "approved", resolution: { implied: "exec_command_begin" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("approved"), resolution: { implied: "exec_command_begin" } });
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "command_execution", status: "inProgress", title: h.itemTitle(x), data: x, command: h.commandLine(x.command), cwd: h.localPath(x.cwd) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1576 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1585 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_command_output_delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -730,7 +737,7 @@ function r_exec_command_output_delta(m: Extract<EventMessage, { type: "exec_comm
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1593 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1602 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_interaction" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -740,7 +747,7 @@ function r_terminal_interaction(m: Extract<EventMessage, { type: "terminal_inter
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1609 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1618 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -749,12 +756,12 @@ function r_exec_command_end(m: Extract<EventMessage, { type: "exec_command_end" 
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
   cx.snapshot("command_output", x.aggregated_output, undefined);
   cx.snapshot("command_output", x.stdout, undefined);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_endDecision(x.status), resolution: { implied: "exec_command_end", status: x.status } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision(map_endDecision(x.status)), resolution: { implied: "exec_command_end", status: x.status } });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "command_execution", status: (map_endStatus(x.status) ?? map_exitCodeStatus(x.exit_code)), title: h.itemTitle(x), data: x, command: h.commandLine(x.command), cwd: h.localPath(x.cwd), exitCode: h.num(x.exit_code), output: (h.str(x.aggregated_output) ?? h.str(x.stdout)), durationMs: h.durationMs(x.duration) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1653 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1662 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.approval_id != null)) return false;
@@ -766,7 +773,7 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1671 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1680 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -777,7 +784,7 @@ function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1688 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1697 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -788,7 +795,7 @@ function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1705 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1714 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -798,7 +805,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1720 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1729 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -809,7 +816,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1739 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1748 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -819,30 +826,30 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1754 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1763 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("request", x.id, "close", "server", "id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "abandoned", resolution: x });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("abandoned"), resolution: x });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1775 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1784 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "open", undefined, "call_id", true);
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: "approved", resolution: { implied: "patch_apply_begin" } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision("approved"), resolution: { implied: "patch_apply_begin" } });
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "file_change", status: "inProgress", data: x, files: h.codexChangeMap(x.changes) });
   if (cx.wasOpen("item")) cx.emit("item.updated", { itemType: "file_change", status: "inProgress", data: { changes: x.changes, autoApproved: x.auto_approved }, files: h.codexChangeMap(x.changes) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1813 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1822 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -852,7 +859,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1828 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1837 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -860,12 +867,12 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   cx.ref("item", x.call_id, "close", undefined, "call_id", true);
   cx.ref("request", x.call_id, "close", "server", "call_id", true);
   cx.snapshot("file_change_output", x.stdout, undefined);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_endDecision(x.status), resolution: { implied: "patch_apply_end", status: x.status } });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: cx.state("request", "requestType"), decision: map_decision(map_endDecision(x.status)), resolution: { implied: "patch_apply_end", status: x.status } });
   if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "file_change", status: (map_endStatus(x.status) ?? map_successStatus(x.success)), data: x, files: h.codexChangeMap(x.changes), output: h.joinText(x.stdout), error: h.listText(x.stderr) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1889 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1898 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -875,7 +882,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1908 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1917 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -885,7 +892,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1934 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1943 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -895,7 +902,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1948 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1957 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -905,7 +912,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1966 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1975 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -915,7 +922,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1981 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1990 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -925,7 +932,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2001 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2010 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -936,7 +943,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2026 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2035 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -948,7 +955,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2051 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2060 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -960,7 +967,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2080 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2089 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -969,7 +976,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2093 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2102 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -978,21 +985,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2106 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2115 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2118 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2127 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2131 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2140 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1003,7 +1010,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2153 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2162 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1014,7 +1021,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2174 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2183 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1022,7 +1029,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2187 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2196 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1031,7 +1038,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2202 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2211 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1040,7 +1047,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2218 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2227 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1048,7 +1055,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2231 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2240 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1056,7 +1063,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2246 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2255 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1066,7 +1073,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2263 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2272 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1076,7 +1083,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2280 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2289 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1087,7 +1094,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2302 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2311 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1098,7 +1105,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2320 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2329 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1109,7 +1116,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2340 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2349 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1119,7 +1126,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2357 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2366 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1129,7 +1136,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2375 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2384 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1140,7 +1147,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2393 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2402 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1151,7 +1158,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2412 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2421 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1162,7 +1169,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2430 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2439 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1173,7 +1180,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2451 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2460 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1184,7 +1191,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2469 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2478 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1195,7 +1202,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2488 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2497 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1236,93 +1243,93 @@ export const table: SurfaceTable = {
   sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
   rows: {
     event: {
-      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 168, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
-      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 192, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
-      "task_started": [{ rule: "codex-eventmsg#task-started", line: 208, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 230, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 247, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 208, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 230, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 247, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
-      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 262, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 339, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 377, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 262, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 339, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 377, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 402, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 436, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 460, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
-      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 482, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
-      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 518, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
-      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 530, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
-      "token_count": [{ rule: "codex-eventmsg#token-count", line: 545, run: r_token_count as (m: any, cx: RowContext) => boolean }],
-      "error": [{ rule: "codex-eventmsg#error", line: 566, run: r_error as (m: any, cx: RowContext) => boolean }],
-      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 580, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-eventmsg#warning", line: 592, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 603, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 629, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 642, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
-      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 655, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 668, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 683, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 695, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 708, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
-      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 721, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
-      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 752, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
-      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 766, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
-      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 777, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
-      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 790, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
-      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 804, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 849, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 912, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 950, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
-      "user_message": [{ rule: "codex-eventmsg#user-message", line: 967, run: r_user_message as (m: any, cx: RowContext) => boolean }],
-      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 994, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
-      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1013, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1073, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1103, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1135, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1155, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1183, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1204, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
-      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1226, run: r_item_started as (m: any, cx: RowContext) => boolean }],
-      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1257, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1288, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1365, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1398, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1437, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1461, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1486, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1510, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
-      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1545, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
-      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1576, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
-      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1593, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
-      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1609, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1653, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1671, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1688, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1705, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1720, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1739, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1754, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1775, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1813, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1828, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1889, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1908, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1934, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1948, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1966, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1981, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2001, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2026, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2051, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2080, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2093, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2106, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2118, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2131, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2153, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2174, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2187, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2202, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2218, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2231, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2246, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2263, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2280, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2302, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2320, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2340, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2357, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2375, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2393, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2412, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2430, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2451, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2469, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2488, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "session_configured": [{ rule: "codex-eventmsg#session-configured", line: 177, run: r_session_configured as (m: any, cx: RowContext) => boolean }],
+      "shutdown_complete": [{ rule: "codex-eventmsg#shutdown-complete", line: 201, run: r_shutdown_complete as (m: any, cx: RowContext) => boolean }],
+      "task_started": [{ rule: "codex-eventmsg#task-started", line: 217, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 239, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 256, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_started": [{ rule: "codex-eventmsg#task-started", line: 217, run: r_task_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-submission", line: 239, run: r_task_started_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-started-unnamed", line: 256, run: r_task_started_unnamed as (m: any, cx: RowContext) => boolean }],
+      "task_complete": [{ rule: "codex-eventmsg#task-complete", line: 271, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 348, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 386, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_complete": [{ rule: "codex-eventmsg#task-complete", line: 271, run: r_task_complete as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-submission", line: 348, run: r_task_complete_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#task-complete-unnamed", line: 386, run: r_task_complete_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_aborted": [{ rule: "codex-eventmsg#turn-aborted", line: 411, run: r_turn_aborted as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-submission", line: 445, run: r_turn_aborted_submission as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#turn-aborted-unnamed", line: 469, run: r_turn_aborted_unnamed as (m: any, cx: RowContext) => boolean }],
+      "turn_diff": [{ rule: "codex-eventmsg#turn-diff", line: 491, run: r_turn_diff as (m: any, cx: RowContext) => boolean }],
+      "plan_update": [{ rule: "codex-eventmsg#plan-update", line: 527, run: r_plan_update as (m: any, cx: RowContext) => boolean }],
+      "plan_delta": [{ rule: "codex-eventmsg#plan-delta", line: 539, run: r_plan_delta as (m: any, cx: RowContext) => boolean }],
+      "token_count": [{ rule: "codex-eventmsg#token-count", line: 554, run: r_token_count as (m: any, cx: RowContext) => boolean }],
+      "error": [{ rule: "codex-eventmsg#error", line: 575, run: r_error as (m: any, cx: RowContext) => boolean }],
+      "stream_error": [{ rule: "codex-eventmsg#stream-error", line: 589, run: r_stream_error as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-eventmsg#warning", line: 601, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardian_warning": [{ rule: "codex-eventmsg#guardian-warning", line: 612, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecation_notice": [{ rule: "codex-eventmsg#deprecation-notice", line: 638, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "model_reroute": [{ rule: "codex-eventmsg#model-reroute", line: 651, run: r_model_reroute as (m: any, cx: RowContext) => boolean }],
+      "model_verification": [{ rule: "codex-eventmsg#model-verification", line: 664, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "safety_buffering": [{ rule: "codex-eventmsg#safety-buffering", line: 677, run: r_safety_buffering as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_started": [{ rule: "codex-eventmsg#auth-recovery-started", line: 692, run: r_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "auth_recovery_completed": [{ rule: "codex-eventmsg#auth-recovery-completed", line: 704, run: r_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "context_compacted": [{ rule: "codex-eventmsg#context-compacted", line: 717, run: r_context_compacted as (m: any, cx: RowContext) => boolean }],
+      "thread_rolled_back": [{ rule: "codex-eventmsg#thread-rolled-back", line: 730, run: r_thread_rolled_back as (m: any, cx: RowContext) => boolean }],
+      "thread_goal_updated": [{ rule: "codex-eventmsg#thread-goal-updated", line: 761, run: r_thread_goal_updated as (m: any, cx: RowContext) => boolean }],
+      "thread_settings_applied": [{ rule: "codex-eventmsg#thread-settings-applied", line: 775, run: r_thread_settings_applied as (m: any, cx: RowContext) => boolean }],
+      "environment_connected": [{ rule: "codex-eventmsg#environment-connected", line: 786, run: r_environment_connected as (m: any, cx: RowContext) => boolean }],
+      "environment_disconnected": [{ rule: "codex-eventmsg#environment-disconnected", line: 799, run: r_environment_disconnected as (m: any, cx: RowContext) => boolean }],
+      "agent_message_content_delta": [{ rule: "codex-eventmsg#agent-message-content-delta", line: 813, run: r_agent_message_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_message": [{ rule: "codex-eventmsg#agent-message-restored", line: 858, run: r_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message", line: 921, run: r_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-message-unkeyed", line: 959, run: r_agent_message_unkeyed as (m: any, cx: RowContext) => boolean }],
+      "user_message": [{ rule: "codex-eventmsg#user-message", line: 976, run: r_user_message as (m: any, cx: RowContext) => boolean }],
+      "reasoning_content_delta": [{ rule: "codex-eventmsg#reasoning-content-delta", line: 1003, run: r_reasoning_content_delta as (m: any, cx: RowContext) => boolean }],
+      "reasoning_raw_content_delta": [{ rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1022, run: r_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning": [{ rule: "codex-eventmsg#agent-reasoning-restored", line: 1082, run: r_agent_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1112, run: r_agent_reasoning_streamed as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning", line: 1144, run: r_agent_reasoning as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1164, run: r_agent_reasoning_raw_content_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1192, run: r_agent_reasoning_raw_content as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_section_break": [{ rule: "codex-eventmsg#agent-reasoning-section-break", line: 1213, run: r_agent_reasoning_section_break as (m: any, cx: RowContext) => boolean }],
+      "item_started": [{ rule: "codex-eventmsg#item-started", line: 1235, run: r_item_started as (m: any, cx: RowContext) => boolean }],
+      "item_completed": [{ rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1266, run: r_item_completed_agent_message_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1297, run: r_item_completed_reasoning_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan-restored", line: 1374, run: r_item_completed_plan_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-restored", line: 1407, run: r_item_completed_restored as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-agent-message", line: 1446, run: r_item_completed_agent_message as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-reasoning", line: 1470, run: r_item_completed_reasoning as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed-plan", line: 1495, run: r_item_completed_plan as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#item-completed", line: 1519, run: r_item_completed as (m: any, cx: RowContext) => boolean }],
+      "exec_command_begin": [{ rule: "codex-eventmsg#exec-command-begin", line: 1554, run: r_exec_command_begin as (m: any, cx: RowContext) => boolean }],
+      "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1585, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
+      "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1602, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
+      "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1618, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1662, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1680, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1697, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1714, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1729, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1748, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1763, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1784, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1822, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1837, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1898, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1917, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1943, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1957, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1975, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1990, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2010, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2035, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2060, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2089, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2102, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2115, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2127, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2140, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2162, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2183, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2196, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2211, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2227, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2240, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2255, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2272, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2289, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2311, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2329, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2349, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2366, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2384, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2402, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2421, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2439, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2460, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2478, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2497, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
-      "background_event": [{ rule: "codex-eventmsg#background-event", line: 616, run: r_background_event as (m: any, cx: RowContext) => boolean }],
-      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 734, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
-      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 820, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1030, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
-      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1051, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
+      "background_event": [{ rule: "codex-eventmsg#background-event", line: 625, run: r_background_event as (m: any, cx: RowContext) => boolean }],
+      "thread_name_updated": [{ rule: "codex-eventmsg#thread-name-updated", line: 743, run: r_thread_name_updated as (m: any, cx: RowContext) => boolean }],
+      "agent_message_delta": [{ rule: "codex-eventmsg#agent-message-delta", line: 829, run: r_agent_message_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_delta": [{ rule: "codex-eventmsg#agent-reasoning-delta", line: 1039, run: r_agent_reasoning_delta as (m: any, cx: RowContext) => boolean }],
+      "agent_reasoning_raw_content_delta": [{ rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1060, run: r_agent_reasoning_raw_content_delta as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1347,14 +1354,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2504)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2507)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2510)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2513)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2516)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2519)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2522)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2525)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2513)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2516)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2519)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2522)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2525)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2528)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2531)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2534)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },

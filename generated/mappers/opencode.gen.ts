@@ -9,35 +9,42 @@ export type EventMessage = U.OpencodeEvent;
 /** Any message of the opencode surface. */
 export type Message = EventMessage;
 
-// map "toolItemType" (mappings/opencode.yaml:69)
+// map "decision" (mappings/opencode.yaml:69)
+const M_decision: ReadonlyMap<string, "allow_once" | "allow_always" | "reject_once" | "answered" | "cancelled"> = new Map([["once", "allow_once"], ["always", "allow_always"], ["reject", "reject_once"], ["answered", "answered"], ["rejected", "cancelled"]]);
+
+function map_decision(v: unknown, d: any = undefined): "allow_once" | "allow_always" | "reject_once" | "answered" | "cancelled" | undefined {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolItemType" (mappings/opencode.yaml:77)
 const M_toolItemType: ReadonlyMap<string, "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan" | "dynamic_tool_call"> = new Map([["bash", "command_execution"], ["edit", "file_change"], ["write", "file_change"], ["patch", "file_change"], ["multiedit", "file_change"], ["apply_patch", "file_change"], ["webfetch", "web_search"], ["websearch", "web_search"], ["codesearch", "web_search"], ["task", "collab_agent_tool_call"], ["todowrite", "plan"], ["todoread", "plan"]]);
 
 function map_toolItemType(v: unknown, d: any = "dynamic_tool_call"): "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan" | "dynamic_tool_call" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/opencode.yaml:85)
+// map "toolName" (mappings/opencode.yaml:93)
 const M_toolName: ReadonlyMap<string, "shell" | "read" | "edit" | "write" | "patch" | "glob" | "grep" | "list" | "web_fetch" | "web_search" | "code_search" | "task" | "todo_write" | "todo_read"> = new Map([["bash", "shell"], ["read", "read"], ["edit", "edit"], ["multiedit", "edit"], ["write", "write"], ["patch", "patch"], ["apply_patch", "patch"], ["glob", "glob"], ["grep", "grep"], ["list", "list"], ["webfetch", "web_fetch"], ["websearch", "web_search"], ["codesearch", "code_search"], ["task", "task"], ["todowrite", "todo_write"], ["todoread", "todo_read"]]);
 
 function map_toolName(v: unknown, d: any = undefined): "shell" | "read" | "edit" | "write" | "patch" | "glob" | "grep" | "list" | "web_fetch" | "web_search" | "code_search" | "task" | "todo_write" | "todo_read" | undefined {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/opencode.yaml:105)
+// map "permissionType" (mappings/opencode.yaml:113)
 const M_permissionType: ReadonlyMap<string, "command_execution_approval" | "file_change_approval" | "unknown"> = new Map([["bash", "command_execution_approval"], ["edit", "file_change_approval"], ["write", "file_change_approval"], ["patch", "file_change_approval"], ["multiedit", "file_change_approval"], ["apply_patch", "file_change_approval"]]);
 
 function map_permissionType(v: unknown, d: any = "unknown"): "command_execution_approval" | "file_change_approval" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "partItemType" (mappings/opencode.yaml:115)
+// map "partItemType" (mappings/opencode.yaml:123)
 const M_partItemType: ReadonlyMap<string, "collab_agent_tool_call" | "unknown"> = new Map([["subtask", "collab_agent_tool_call"], ["agent", "collab_agent_tool_call"], ["file", "unknown"]]);
 
 function map_partItemType(v: unknown, d: any = "unknown"): "collab_agent_tool_call" | "unknown" {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-/** mappings/opencode.yaml:123 — event session.created → thread.started, thread.metadata.updated */
+/** mappings/opencode.yaml:131 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: Extract<EventMessage, { type: "session.created" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "open", undefined, "properties.info.id", true);
@@ -47,7 +54,7 @@ function r_session_created(m: Extract<EventMessage, { type: "session.created" }>
   return true;
 }
 
-/** mappings/opencode.yaml:143 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:151 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "use", undefined, "properties.info.id", true);
@@ -55,7 +62,7 @@ function r_session_updated(m: Extract<EventMessage, { type: "session.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:158 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:166 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.id, "close", undefined, "properties.info.id", true);
@@ -67,7 +74,7 @@ function r_session_deleted(m: Extract<EventMessage, { type: "session.deleted" }>
   return true;
 }
 
-/** mappings/opencode.yaml:182 — event message.updated → turn.started */
+/** mappings/opencode.yaml:190 — event message.updated → turn.started */
 function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.info?.role === "user")) return false;
@@ -81,7 +88,7 @@ function r_user_message(m: Extract<EventMessage, { type: "message.updated" }>, c
   return true;
 }
 
-/** mappings/opencode.yaml:217 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:225 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.info?.sessionID, "use", undefined, "properties.info.sessionID", true);
@@ -91,7 +98,7 @@ function r_assistant_message(m: Extract<EventMessage, { type: "message.updated" 
   return true;
 }
 
-/** mappings/opencode.yaml:237 — event session.status → turn.completed */
+/** mappings/opencode.yaml:245 — event session.status → turn.completed */
 function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "idle")) return false;
@@ -103,7 +110,7 @@ function r_status_idle(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:257 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:265 — event session.status → runtime.warning */
 function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.status?.type === "retry")) return false;
@@ -113,7 +120,7 @@ function r_status_retry(m: Extract<EventMessage, { type: "session.status" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:273 — event session.status */
+/** mappings/opencode.yaml:281 — event session.status */
 function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -121,7 +128,7 @@ function r_status_busy(m: Extract<EventMessage, { type: "session.status" }>, cx:
   return true;
 }
 
-/** mappings/opencode.yaml:283 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:291 — event session.idle → turn.completed */
 function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -132,7 +139,7 @@ function r_session_idle(m: Extract<EventMessage, { type: "session.idle" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:305 — event session.error → turn.completed */
+/** mappings/opencode.yaml:313 — event session.error → turn.completed */
 function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.error?.name === "MessageAbortedError")) return false;
@@ -144,7 +151,7 @@ function r_session_error_aborted(m: Extract<EventMessage, { type: "session.error
   return true;
 }
 
-/** mappings/opencode.yaml:322 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:330 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", false);
@@ -156,7 +163,7 @@ function r_session_error(m: Extract<EventMessage, { type: "session.error" }>, cx
   return true;
 }
 
-/** mappings/opencode.yaml:344 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:352 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -164,7 +171,7 @@ function r_session_compacted(m: Extract<EventMessage, { type: "session.compacted
   return true;
 }
 
-/** mappings/opencode.yaml:356 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:364 — event session.diff → turn.diff.updated */
 function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -174,7 +181,7 @@ function r_session_diff(m: Extract<EventMessage, { type: "session.diff" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:421 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:429 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -183,20 +190,20 @@ function r_todo_updated(m: Extract<EventMessage, { type: "todo.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:437 — event message.part.updated */
+/** mappings/opencode.yaml:445 — event message.part.updated */
 function r_text_part_waits_for_role(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
   return cx.hold(["role", x.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:453 — event message.part.delta */
+/** mappings/opencode.yaml:461 — event message.part.delta */
 function r_delta_waits_for_part(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   return cx.hold(["part", x.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:461 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:469 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && cx.getVar(["role", x.properties?.part?.messageID]) === "user")) return false;
@@ -210,7 +217,7 @@ function r_user_text_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:484 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:492 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text" && x.properties?.part?.time?.end != null)) return false;
@@ -225,7 +232,7 @@ function r_text_part_done(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:517 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:525 — event message.part.updated → item.started */
 function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "text")) return false;
@@ -239,7 +246,7 @@ function r_text_part(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:550 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:558 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning" && x.properties?.part?.time?.end != null)) return false;
@@ -254,7 +261,7 @@ function r_reasoning_part_done(m: Extract<EventMessage, { type: "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:572 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:580 — event message.part.updated → item.started */
 function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "reasoning")) return false;
@@ -268,7 +275,7 @@ function r_reasoning_part(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:590 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:598 — event message.part.delta → content.delta */
 function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.field === "text" && (cx.getVar(["part", x.properties?.partID]) === "assistant_text" || cx.getVar(["part", x.properties?.partID]) === "reasoning_text"))) return false;
@@ -280,7 +287,7 @@ function r_text_delta(m: Extract<EventMessage, { type: "message.part.delta" }>, 
   return true;
 }
 
-/** mappings/opencode.yaml:623 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:631 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task" && (x.properties?.part?.state?.status === "completed" || x.properties?.part?.state?.status === "error"))) return false;
@@ -300,7 +307,7 @@ function r_task_tool_completed(m: Extract<EventMessage, { type: "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:658 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:666 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.tool === "task")) return false;
@@ -317,7 +324,7 @@ function r_task_tool(m: Extract<EventMessage, { type: "message.part.updated" }>,
   return true;
 }
 
-/** mappings/opencode.yaml:684 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:692 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "completed")) return false;
@@ -332,7 +339,7 @@ function r_tool_completed(m: Extract<EventMessage, { type: "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:711 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:719 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool" && x.properties?.part?.state?.status === "error")) return false;
@@ -346,7 +353,7 @@ function r_tool_error(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:732 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:740 — event message.part.updated → item.started, item.updated */
 function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "tool")) return false;
@@ -361,7 +368,7 @@ function r_tool(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: 
   return true;
 }
 
-/** mappings/opencode.yaml:760 — event message.part.updated */
+/** mappings/opencode.yaml:768 — event message.part.updated */
 function r_step_start_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-start")) return false;
@@ -370,7 +377,7 @@ function r_step_start_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:771 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:779 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "step-finish")) return false;
@@ -382,7 +389,7 @@ function r_step_finish_part(m: Extract<EventMessage, { type: "message.part.updat
   return true;
 }
 
-/** mappings/opencode.yaml:789 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:797 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "patch")) return false;
@@ -392,7 +399,7 @@ function r_patch_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:805 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:813 — event message.part.updated → runtime.warning */
 function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "retry")) return false;
@@ -402,7 +409,7 @@ function r_retry_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:821 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:829 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "compaction")) return false;
@@ -415,7 +422,7 @@ function r_compaction_part(m: Extract<EventMessage, { type: "message.part.update
   return true;
 }
 
-/** mappings/opencode.yaml:844 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:852 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.properties?.part?.type === "file" || x.properties?.part?.type === "subtask" || x.properties?.part?.type === "agent"))) return false;
@@ -428,7 +435,7 @@ function r_other_part(m: Extract<EventMessage, { type: "message.part.updated" }>
   return true;
 }
 
-/** mappings/opencode.yaml:872 — event message.part.updated */
+/** mappings/opencode.yaml:880 — event message.part.updated */
 function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.properties?.part?.type === "snapshot")) return false;
@@ -437,7 +444,7 @@ function r_snapshot_part(m: Extract<EventMessage, { type: "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:884 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:892 — event permission.asked → request.opened */
 function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -448,7 +455,7 @@ function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" 
   return true;
 }
 
-/** mappings/opencode.yaml:906 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:914 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -459,7 +466,7 @@ function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.up
   return true;
 }
 
-/** mappings/opencode.yaml:925 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:933 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -469,27 +476,27 @@ function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.a
   return true;
 }
 
-/** mappings/opencode.yaml:944 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:952 — event permission.replied → request.resolved */
 function r_permission_replied(m: Extract<EventMessage, { type: "permission.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("request", (x.properties?.requestID ?? x.properties?.permissionID), "close", "server", "request (value)", false);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: (x.properties?.reply ?? x.properties?.response), resolution: x.properties });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: map_decision((x.properties?.reply ?? x.properties?.response)), resolution: x.properties });
   return true;
 }
 
-/** mappings/opencode.yaml:967 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:975 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("request", x.properties?.requestID, "close", "server", "properties.requestID", true);
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: x.properties?.reply, resolution: x.properties });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: (cx.state("request", "requestType") ?? "unknown"), decision: map_decision(x.properties?.reply), resolution: x.properties });
   return true;
 }
 
-/** mappings/opencode.yaml:985 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:993 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -501,25 +508,25 @@ function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1009 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1017 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("request", x.properties?.requestID, "close", "server", "properties.requestID", true);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: x.properties?.answers });
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: "answered", resolution: x.properties });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: map_decision("answered"), resolution: x.properties });
   return true;
 }
 
-/** mappings/opencode.yaml:1031 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1039 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("request", x.properties?.requestID, "close", "server", "properties.requestID", true);
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: [] });
-  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: "rejected", resolution: x.properties });
+  if (cx.wasOpen("request")) cx.emit("request.resolved", { requestType: "tool_user_input", decision: map_decision("rejected"), resolution: x.properties });
   return true;
 }
 
@@ -553,29 +560,29 @@ export const table: SurfaceTable = {
   sources: { event: "opencode.event" },
   rows: {
     event: {
-      "session.created": [{ rule: "opencode#session-created", line: 123, run: r_session_created as (m: any, cx: RowContext) => boolean }],
-      "session.updated": [{ rule: "opencode#session-updated", line: 143, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
-      "session.deleted": [{ rule: "opencode#session-deleted", line: 158, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
-      "message.updated": [{ rule: "opencode#user-message", line: 182, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 217, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
-      "session.status": [{ rule: "opencode#status-idle", line: 237, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 257, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 273, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
-      "session.idle": [{ rule: "opencode#session-idle", line: 283, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
-      "session.error": [{ rule: "opencode#session-error-aborted", line: 305, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 322, run: r_session_error as (m: any, cx: RowContext) => boolean }],
-      "session.compacted": [{ rule: "opencode#session-compacted", line: 344, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
-      "session.diff": [{ rule: "opencode#session-diff", line: 356, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
-      "todo.updated": [{ rule: "opencode#todo-updated", line: 421, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
-      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 437, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 461, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 484, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 517, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 550, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 572, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 623, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 658, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 684, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 711, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 732, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 760, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 771, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 789, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 805, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 821, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 844, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 872, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
-      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 453, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 590, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
-      "permission.asked": [{ rule: "opencode#permission-asked", line: 884, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 906, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 925, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.replied": [{ rule: "opencode#permission-replied", line: 944, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 967, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
-      "question.asked": [{ rule: "opencode#question-asked", line: 985, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.v2.asked": [{ rule: "opencode#question-asked", line: 985, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.replied": [{ rule: "opencode#question-replied", line: 1009, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1009, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.rejected": [{ rule: "opencode#question-rejected", line: 1031, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
-      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1031, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
+      "session.created": [{ rule: "opencode#session-created", line: 131, run: r_session_created as (m: any, cx: RowContext) => boolean }],
+      "session.updated": [{ rule: "opencode#session-updated", line: 151, run: r_session_updated as (m: any, cx: RowContext) => boolean }],
+      "session.deleted": [{ rule: "opencode#session-deleted", line: 166, run: r_session_deleted as (m: any, cx: RowContext) => boolean }],
+      "message.updated": [{ rule: "opencode#user-message", line: 190, run: r_user_message as (m: any, cx: RowContext) => boolean }, { rule: "opencode#assistant-message", line: 225, run: r_assistant_message as (m: any, cx: RowContext) => boolean }],
+      "session.status": [{ rule: "opencode#status-idle", line: 245, run: r_status_idle as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-retry", line: 265, run: r_status_retry as (m: any, cx: RowContext) => boolean }, { rule: "opencode#status-busy", line: 281, run: r_status_busy as (m: any, cx: RowContext) => boolean }],
+      "session.idle": [{ rule: "opencode#session-idle", line: 291, run: r_session_idle as (m: any, cx: RowContext) => boolean }],
+      "session.error": [{ rule: "opencode#session-error-aborted", line: 313, run: r_session_error_aborted as (m: any, cx: RowContext) => boolean }, { rule: "opencode#session-error", line: 330, run: r_session_error as (m: any, cx: RowContext) => boolean }],
+      "session.compacted": [{ rule: "opencode#session-compacted", line: 352, run: r_session_compacted as (m: any, cx: RowContext) => boolean }],
+      "session.diff": [{ rule: "opencode#session-diff", line: 364, run: r_session_diff as (m: any, cx: RowContext) => boolean }],
+      "todo.updated": [{ rule: "opencode#todo-updated", line: 429, run: r_todo_updated as (m: any, cx: RowContext) => boolean }],
+      "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 445, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 469, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 492, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 525, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 558, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 580, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 631, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 666, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 692, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 719, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 740, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 768, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 779, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 797, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 813, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 829, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 852, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 880, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
+      "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 461, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 598, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
+      "permission.asked": [{ rule: "opencode#permission-asked", line: 892, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 914, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 933, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.replied": [{ rule: "opencode#permission-replied", line: 952, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 975, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
+      "question.asked": [{ rule: "opencode#question-asked", line: 993, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.v2.asked": [{ rule: "opencode#question-asked", line: 993, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.replied": [{ rule: "opencode#question-replied", line: 1017, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1017, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.rejected": [{ rule: "opencode#question-rejected", line: 1039, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
+      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1039, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -651,15 +658,15 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1054)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1057)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1060)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1063)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1066)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1069)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1072)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1075)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1078)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1062)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1065)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1068)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1071)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1074)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1077)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1080)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1083)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1086)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)"
   },
