@@ -356,6 +356,15 @@ contextWindow?: number
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "RequestOption".
+ */
+export interface RequestOption {
+decision: RequestDecision
+label?: string
+providerOptionId?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "SessionStartedPayload".
  */
 export interface SessionStartedPayload {
@@ -534,6 +543,7 @@ export interface RequestOpenedPayload {
 requestType: CanonicalRequestType
 detail?: string
 args?: unknown
+options?: RequestOption[]
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema

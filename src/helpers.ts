@@ -772,3 +772,12 @@ export function tokenUsage(counts: unknown): { inputTokens: number; outputTokens
   if (out.inputTokens === undefined || out.outputTokens === undefined) return undefined;
   return out as ReturnType<typeof tokenUsage> & object;
 }
+
+/** ACP permission options (`[{optionId, name, kind}]`) → canonical request options: the kind is the decision. */
+export function acpOptions(options: unknown): { decision: "allow_once" | "allow_always" | "reject_once" | "reject_always"; label?: string; providerOptionId: string }[] | undefined {
+  if (!Array.isArray(options)) return undefined;
+  const kinds = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
+  const out = options.filter((o) => o && typeof o.optionId === "string" && (kinds as readonly string[]).includes(o.kind))
+    .map((o) => ({ decision: o.kind, providerOptionId: o.optionId as string, ...(typeof o.name === "string" ? { label: o.name as string } : {}) }));
+  return out.length ? out : undefined;
+}

@@ -526,11 +526,11 @@ function r_permission_request(m: Extract<PermissionRequestMessage, { toolName: "
   cx.ref("request", x.options?.toolUseID, "open", "server", "options.toolUseID", false);
   cx.ref("item", x.options?.toolUseID, "use", undefined, "options.toolUseID", false);
   cx.setVar(["permission"], x.options?.toolUseID);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x.toolName), detail: (x.options?.decisionReason ?? h.claudeToolTitle(x.toolName, x.input) ?? x.options?.blockedPath), args: { toolName: x.toolName, input: x.input, suggestions: x.options?.suggestions, blockedPath: x.options?.blockedPath, agentId: x.options?.agentID } });
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x.toolName), detail: (x.options?.decisionReason ?? h.claudeToolTitle(x.toolName, x.input) ?? x.options?.blockedPath), args: { toolName: x.toolName, input: x.input, suggestions: x.options?.suggestions, blockedPath: x.options?.blockedPath, agentId: x.options?.agentID }, options: (h.when(h.claudeToolRequestType(x.toolName), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]) });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1148 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1149 — permissionResult allow → request.resolved */
 function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "allow" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -542,7 +542,7 @@ function r_permission_allow(m: Extract<PermissionResultMessage, { behavior: "all
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1171 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1172 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.interrupt === true)) return false;
@@ -556,7 +556,7 @@ function r_permission_deny_interrupt(m: Extract<PermissionResultMessage, { behav
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1198 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1199 — permissionResult deny → request.resolved */
 function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -568,14 +568,14 @@ function r_permission_deny(m: Extract<PermissionResultMessage, { behavior: "deny
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1219 — control interrupt */
+/** mappings/claude-sdk.yaml:1220 — control interrupt */
 function r_control_interrupt(m: Extract<ControlMessage, { subtype: "interrupt" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1230 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1231 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "can_use_tool")) return false;
@@ -583,11 +583,11 @@ function r_wire_can_use_tool(m: Extract<WireMessage, { type: "control_request" }
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("request", x.request_id, "open", "server", "request_id", true);
   cx.ref("item", x?.request?.tool_use_id, "use", undefined, "request.tool_use_id", false);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x?.request?.tool_name), detail: (x?.request?.decision_reason ?? x?.request?.blocked_path), args: { toolName: x?.request?.tool_name, input: x?.request?.input, suggestions: x?.request?.permission_suggestions, blockedPath: x?.request?.blocked_path, agentId: x?.request?.agent_id } });
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: h.claudeToolRequestType(x?.request?.tool_name), detail: (x?.request?.decision_reason ?? x?.request?.blocked_path), args: { toolName: x?.request?.tool_name, input: x?.request?.input, suggestions: x?.request?.permission_suggestions, blockedPath: x?.request?.blocked_path, agentId: x?.request?.agent_id }, options: (h.when(h.claudeToolRequestType(x?.request?.tool_name), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]) });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1250 — wire control_request */
+/** mappings/claude-sdk.yaml:1252 — wire control_request */
 function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x?.request?.subtype === "interrupt")) return false;
@@ -595,7 +595,7 @@ function r_wire_interrupt(m: Extract<WireMessage, { type: "control_request" }>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1263 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1265 — wire control_request → session.configured */
 function r_wire_control_command(m: Extract<WireMessage, { type: "control_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -603,7 +603,7 @@ function r_wire_control_command(m: Extract<WireMessage, { type: "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1277 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1279 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.response?.behavior != null)) return false;
@@ -615,7 +615,7 @@ function r_wire_permission_answer(m: Extract<WireMessage, { type: "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1297 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1299 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.response?.subtype === "error")) return false;
@@ -626,7 +626,7 @@ function r_wire_control_error(m: Extract<WireMessage, { type: "control_response"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1321 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1323 — wire control_response → session.configured */
 function r_wire_control_result(m: Extract<WireMessage, { type: "control_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -634,7 +634,7 @@ function r_wire_control_result(m: Extract<WireMessage, { type: "control_response
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1335 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1337 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: Extract<WireMessage, { type: "control_cancel_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -690,16 +690,16 @@ export const table: SurfaceTable = {
       "request": [{ rule: "claude-sdk#permission-request", line: 1110, run: r_permission_request as (m: any, cx: RowContext) => boolean }]
     },
     permissionResult: {
-      "allow": [{ rule: "claude-sdk#permission-allow", line: 1148, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
-      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1171, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1198, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
+      "allow": [{ rule: "claude-sdk#permission-allow", line: 1149, run: r_permission_allow as (m: any, cx: RowContext) => boolean }],
+      "deny": [{ rule: "claude-sdk#permission-deny-interrupt", line: 1172, run: r_permission_deny_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#permission-deny", line: 1199, run: r_permission_deny as (m: any, cx: RowContext) => boolean }]
     },
     control: {
-      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1219, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
+      "interrupt": [{ rule: "claude-sdk#control-interrupt", line: 1220, run: r_control_interrupt as (m: any, cx: RowContext) => boolean }]
     },
     wire: {
-      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1230, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1250, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1263, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
-      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1277, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1297, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1321, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
-      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1335, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
+      "control_request": [{ rule: "claude-sdk#wire-can-use-tool", line: 1231, run: r_wire_can_use_tool as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-interrupt", line: 1252, run: r_wire_interrupt as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-command", line: 1265, run: r_wire_control_command as (m: any, cx: RowContext) => boolean }],
+      "control_response": [{ rule: "claude-sdk#wire-permission-answer", line: 1279, run: r_wire_permission_answer as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-error", line: 1299, run: r_wire_control_error as (m: any, cx: RowContext) => boolean }, { rule: "claude-sdk#wire-control-result", line: 1323, run: r_wire_control_result as (m: any, cx: RowContext) => boolean }],
+      "control_cancel_request": [{ rule: "claude-sdk#wire-cancel", line: 1337, run: r_wire_cancel as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {

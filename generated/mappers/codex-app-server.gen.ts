@@ -489,22 +489,22 @@ function r_command_approval_request(m: Extract<ServerRequestMessage, { method: "
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
   cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "command_execution_approval", detail: (x.params?.command ?? h.joinText(x.params?.reason)), args: x.params });
+  cx.emit("request.opened", { requestType: "command_execution_approval", detail: (x.params?.command ?? h.joinText(x.params?.reason)), args: x.params, options: [{ decision: "allow_once", providerOptionId: "accept" }, { decision: "allow_always", providerOptionId: "acceptForSession" }, { decision: "reject_once", providerOptionId: "decline" }, { decision: "cancelled", providerOptionId: "cancel" }] });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:984 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:985 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: Extract<ServerRequestMessage, { method: "item/fileChange/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
   cx.ref("turn", x.params?.turnId, "use", undefined, "params.turnId", true);
   cx.ref("item", x.params?.itemId, "use", undefined, "params.itemId", true);
   cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "file_change_approval", detail: h.joinText(x.params?.reason), args: x.params });
+  cx.emit("request.opened", { requestType: "file_change_approval", detail: h.joinText(x.params?.reason), args: x.params, options: [{ decision: "allow_once", providerOptionId: "accept" }, { decision: "allow_always", providerOptionId: "acceptForSession" }, { decision: "reject_once", providerOptionId: "decline" }, { decision: "cancelled", providerOptionId: "cancel" }] });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1002 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1004 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "item/tool/requestUserInput" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -516,7 +516,7 @@ function r_tool_request_user_input(m: Extract<ServerRequestMessage, { method: "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1024 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1026 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "mcpServer/elicitation/request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -526,7 +526,7 @@ function r_mcp_elicitation_request(m: Extract<ServerRequestMessage, { method: "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1041 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1043 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: Extract<ServerRequestMessage, { method: "item/permissions/requestApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -537,7 +537,7 @@ function r_permissions_approval_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1059 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1061 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: "item/tool/call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -548,7 +548,7 @@ function r_dynamic_tool_call_request(m: Extract<ServerRequestMessage, { method: 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1077 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1079 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method: "account/chatgptAuthTokens/refresh" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -556,7 +556,7 @@ function r_auth_tokens_refresh_request(m: Extract<ServerRequestMessage, { method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1094 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1096 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: Extract<ServerRequestMessage, { method: "attestation/generate" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("request", x.id, "open", "server", "id", true);
@@ -564,25 +564,25 @@ function r_attestation_generate_request(m: Extract<ServerRequestMessage, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1111 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1113 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: Extract<ServerRequestMessage, { method: "applyPatchApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
   cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(x.params?.reason), args: x.params });
+  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(x.params?.reason), args: x.params, options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }] });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1128 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1131 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: Extract<ServerRequestMessage, { method: "execCommandApproval" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.conversationId, "use", undefined, "params.conversationId", true);
   cx.ref("request", x.id, "open", "server", "id", true);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x.params), args: x.params });
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x.params), args: x.params, options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }] });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1147 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1151 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -591,7 +591,7 @@ function r_server_request_error_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1181 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1185 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -603,7 +603,7 @@ function r_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1207 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1211 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -615,7 +615,7 @@ function r_file_change_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1229 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1233 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -628,7 +628,7 @@ function r_tool_request_user_input_response(m: JsonRpcResponse, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1254 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1258 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -639,7 +639,7 @@ function r_mcp_elicitation_response(m: JsonRpcResponse, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1275 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1279 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -651,7 +651,7 @@ function r_permissions_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1296 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1300 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -662,7 +662,7 @@ function r_dynamic_tool_call_response(m: JsonRpcResponse, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1317 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1321 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -671,7 +671,7 @@ function r_auth_tokens_refresh_response(m: JsonRpcResponse, cx: RowContext): boo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1337 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1341 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -680,7 +680,7 @@ function r_attestation_generate_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1355 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1359 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -690,7 +690,7 @@ function r_apply_patch_approval_response(m: JsonRpcResponse, cx: RowContext): bo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1375 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1379 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -700,7 +700,7 @@ function r_exec_command_approval_response(m: JsonRpcResponse, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1396 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1400 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServer/oauthLogin/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -708,7 +708,7 @@ function r_mcp_oauth_login_completed(m: Extract<Notification, { method: "mcpServ
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1409 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1413 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpServer/startupStatus/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -716,35 +716,35 @@ function r_mcp_startup_status_updated(m: Extract<Notification, { method: "mcpSer
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1421 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1425 — notification account/updated → account.updated */
 function r_account_updated(m: Extract<Notification, { method: "account/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.updated", { account: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1433 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1437 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: Extract<Notification, { method: "account/gatewayOAuth/changed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: map_gatewayOAuthAuthenticating(x.params?.status), error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1449 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1453 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: Extract<Notification, { method: "account/rateLimits/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("account.rate-limits.updated", { rateLimits: x.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1461 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1465 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: Extract<Notification, { method: "account/login/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("auth.status", { isAuthenticating: false, error: h.joinText(x.params?.error) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1477 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1481 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: Extract<Notification, { method: "modelProvider/authRecoveryStarted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -753,7 +753,7 @@ function r_model_provider_auth_recovery_started(m: Extract<Notification, { metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1491 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1495 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: Extract<Notification, { method: "modelProvider/authRecoveryCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -762,7 +762,7 @@ function r_model_provider_auth_recovery_completed(m: Extract<Notification, { met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1506 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1510 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -771,7 +771,7 @@ function r_model_rerouted(m: Extract<Notification, { method: "model/rerouted" }>
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1522 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1526 — notification model/verification → runtime.warning */
 function r_model_verification(m: Extract<Notification, { method: "model/verification" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -780,7 +780,7 @@ function r_model_verification(m: Extract<Notification, { method: "model/verifica
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1537 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1541 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: Extract<Notification, { method: "model/safetyBuffering/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -789,7 +789,7 @@ function r_model_safety_buffering_updated(m: Extract<Notification, { method: "mo
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1555 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1559 — notification warning → runtime.warning */
 function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", false);
@@ -797,7 +797,7 @@ function r_warning(m: Extract<Notification, { method: "warning" }>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1566 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1570 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -805,35 +805,35 @@ function r_guardian_warning(m: Extract<Notification, { method: "guardianWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1578 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1582 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: Extract<Notification, { method: "deprecationNotice" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("deprecation.notice", { summary: x.params?.summary, details: h.joinText(x.params?.details) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1591 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1595 — notification configWarning → config.warning */
 function r_config_warning(m: Extract<Notification, { method: "configWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("config.warning", { summary: x.params?.summary, details: h.joinText(x.params?.details), path: h.joinText(x.params?.path), range: x.params?.range });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1611 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1615 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: Extract<Notification, { method: "app/list/updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: x.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1624 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1628 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: Extract<Notification, { method: "windows/worldWritableWarning" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("runtime.warning", { message: "world-writable directories cannot be protected by the Windows sandbox", detail: x.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1637 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1641 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === true)) return false;
@@ -842,7 +842,7 @@ function r_windows_sandbox_setup_succeeded(m: Extract<Notification, { method: "w
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1658 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1662 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "windowsSandbox/setupCompleted" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.params?.success === false)) return false;
@@ -851,7 +851,7 @@ function r_windows_sandbox_setup_failed(m: Extract<Notification, { method: "wind
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1680 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1684 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: Extract<Notification, { method: "thread/realtime/started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -859,7 +859,7 @@ function r_thread_realtime_started(m: Extract<Notification, { method: "thread/re
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1691 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1695 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread/realtime/itemAdded" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -867,7 +867,7 @@ function r_thread_realtime_item_added(m: Extract<Notification, { method: "thread
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1703 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1707 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: Extract<Notification, { method: "thread/realtime/item/completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -875,7 +875,7 @@ function r_thread_realtime_item_completed(m: Extract<Notification, { method: "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1714 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1718 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "thread/realtime/transcript/done" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -883,7 +883,7 @@ function r_thread_realtime_transcript_done(m: Extract<Notification, { method: "t
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1725 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1729 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method: "thread/realtime/outputAudio/delta" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -891,7 +891,7 @@ function r_thread_realtime_output_audio_delta(m: Extract<Notification, { method:
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1736 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1740 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: Extract<Notification, { method: "thread/realtime/error" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -899,7 +899,7 @@ function r_thread_realtime_error(m: Extract<Notification, { method: "thread/real
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1747 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1751 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/realtime/closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.params?.threadId, "use", undefined, "params.threadId", true);
@@ -907,7 +907,7 @@ function r_thread_realtime_closed(m: Extract<Notification, { method: "thread/rea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1760 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1764 — clientResponse * → runtime.error */
 function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.error != null)) return false;
@@ -915,7 +915,7 @@ function r_client_request_failed(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1778 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1782 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -924,7 +924,7 @@ function r_initialize_response(m: JsonRpcResponse, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1800 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1804 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: JsonRpcResponse, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.result != null)) return false;
@@ -988,61 +988,61 @@ export const table: SurfaceTable = {
       "item/reasoning/textDelta": [{ rule: "codex-app-server#item-reasoning-text-delta", line: 914, run: r_item_reasoning_text_delta as (m: any, cx: RowContext) => boolean }],
       "item/mcpToolCall/progress": [{ rule: "codex-app-server#item-mcp-tool-call-progress", line: 930, run: r_item_mcp_tool_call_progress as (m: any, cx: RowContext) => boolean }],
       "serverRequest/resolved": [{ rule: "codex-app-server#server-request-resolved", line: 947, run: r_server_request_resolved as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1396, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1409, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
-      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1421, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
-      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1433, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
-      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1449, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
-      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1461, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1477, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
-      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1491, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
-      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1506, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
-      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1522, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
-      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1537, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
-      "warning": [{ rule: "codex-app-server#warning", line: 1555, run: r_warning as (m: any, cx: RowContext) => boolean }],
-      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1566, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
-      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1578, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
-      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1591, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
-      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1611, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
-      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1624, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
-      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1637, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1658, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1680, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1691, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1703, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1714, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1725, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1736, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
-      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1747, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
+      "mcpServer/oauthLogin/completed": [{ rule: "codex-app-server#mcp-oauth-login-completed", line: 1400, run: r_mcp_oauth_login_completed as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/startupStatus/updated": [{ rule: "codex-app-server#mcp-startup-status-updated", line: 1413, run: r_mcp_startup_status_updated as (m: any, cx: RowContext) => boolean }],
+      "account/updated": [{ rule: "codex-app-server#account-updated", line: 1425, run: r_account_updated as (m: any, cx: RowContext) => boolean }],
+      "account/gatewayOAuth/changed": [{ rule: "codex-app-server#account-gateway-oauth-changed", line: 1437, run: r_account_gateway_oauth_changed as (m: any, cx: RowContext) => boolean }],
+      "account/rateLimits/updated": [{ rule: "codex-app-server#account-rate-limits-updated", line: 1453, run: r_account_rate_limits_updated as (m: any, cx: RowContext) => boolean }],
+      "account/login/completed": [{ rule: "codex-app-server#account-login-completed", line: 1465, run: r_account_login_completed as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryStarted": [{ rule: "codex-app-server#model-provider-auth-recovery-started", line: 1481, run: r_model_provider_auth_recovery_started as (m: any, cx: RowContext) => boolean }],
+      "modelProvider/authRecoveryCompleted": [{ rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1495, run: r_model_provider_auth_recovery_completed as (m: any, cx: RowContext) => boolean }],
+      "model/rerouted": [{ rule: "codex-app-server#model-rerouted", line: 1510, run: r_model_rerouted as (m: any, cx: RowContext) => boolean }],
+      "model/verification": [{ rule: "codex-app-server#model-verification", line: 1526, run: r_model_verification as (m: any, cx: RowContext) => boolean }],
+      "model/safetyBuffering/updated": [{ rule: "codex-app-server#model-safety-buffering-updated", line: 1541, run: r_model_safety_buffering_updated as (m: any, cx: RowContext) => boolean }],
+      "warning": [{ rule: "codex-app-server#warning", line: 1559, run: r_warning as (m: any, cx: RowContext) => boolean }],
+      "guardianWarning": [{ rule: "codex-app-server#guardian-warning", line: 1570, run: r_guardian_warning as (m: any, cx: RowContext) => boolean }],
+      "deprecationNotice": [{ rule: "codex-app-server#deprecation-notice", line: 1582, run: r_deprecation_notice as (m: any, cx: RowContext) => boolean }],
+      "configWarning": [{ rule: "codex-app-server#config-warning", line: 1595, run: r_config_warning as (m: any, cx: RowContext) => boolean }],
+      "app/list/updated": [{ rule: "codex-app-server#app-list-updated", line: 1615, run: r_app_list_updated as (m: any, cx: RowContext) => boolean }],
+      "windows/worldWritableWarning": [{ rule: "codex-app-server#windows-world-writable-warning", line: 1628, run: r_windows_world_writable_warning as (m: any, cx: RowContext) => boolean }],
+      "windowsSandbox/setupCompleted": [{ rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1641, run: r_windows_sandbox_setup_succeeded as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1662, run: r_windows_sandbox_setup_failed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/started": [{ rule: "codex-app-server#thread-realtime-started", line: 1684, run: r_thread_realtime_started as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/itemAdded": [{ rule: "codex-app-server#thread-realtime-item-added", line: 1695, run: r_thread_realtime_item_added as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/item/completed": [{ rule: "codex-app-server#thread-realtime-item-completed", line: 1707, run: r_thread_realtime_item_completed as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/transcript/done": [{ rule: "codex-app-server#thread-realtime-transcript-done", line: 1718, run: r_thread_realtime_transcript_done as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/outputAudio/delta": [{ rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1729, run: r_thread_realtime_output_audio_delta as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/error": [{ rule: "codex-app-server#thread-realtime-error", line: 1740, run: r_thread_realtime_error as (m: any, cx: RowContext) => boolean }],
+      "thread/realtime/closed": [{ rule: "codex-app-server#thread-realtime-closed", line: 1751, run: r_thread_realtime_closed as (m: any, cx: RowContext) => boolean }]
     },
     request: {
       "item/commandExecution/requestApproval": [{ rule: "codex-app-server#command-approval-request", line: 966, run: r_command_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 984, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 1002, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1024, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1041, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1059, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1077, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1094, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1111, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1128, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#file-change-approval-request", line: 985, run: r_file_change_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#tool-request-user-input", line: 1004, run: r_tool_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#mcp-elicitation-request", line: 1026, run: r_mcp_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#permissions-approval-request", line: 1043, run: r_permissions_approval_request as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#dynamic-tool-call-request", line: 1061, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#auth-tokens-refresh-request", line: 1079, run: r_auth_tokens_refresh_request as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#attestation-generate-request", line: 1096, run: r_attestation_generate_request as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#apply-patch-approval-request", line: 1113, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#exec-command-approval-request", line: 1131, run: r_exec_command_approval_request as (m: any, cx: RowContext) => boolean }]
     },
     response: {
-      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1181, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1207, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1229, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
-      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1254, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
-      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1275, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
-      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1296, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1317, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
-      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1337, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
-      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1355, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
-      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1147, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1375, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
+      "item/commandExecution/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#command-approval-response", line: 1185, run: r_command_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/fileChange/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#file-change-approval-response", line: 1211, run: r_file_change_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/requestUserInput": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#tool-request-user-input-response", line: 1233, run: r_tool_request_user_input_response as (m: any, cx: RowContext) => boolean }],
+      "mcpServer/elicitation/request": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#mcp-elicitation-response", line: 1258, run: r_mcp_elicitation_response as (m: any, cx: RowContext) => boolean }],
+      "item/permissions/requestApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#permissions-approval-response", line: 1279, run: r_permissions_approval_response as (m: any, cx: RowContext) => boolean }],
+      "item/tool/call": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#dynamic-tool-call-response", line: 1300, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "account/chatgptAuthTokens/refresh": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#auth-tokens-refresh-response", line: 1321, run: r_auth_tokens_refresh_response as (m: any, cx: RowContext) => boolean }],
+      "attestation/generate": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#attestation-generate-response", line: 1341, run: r_attestation_generate_response as (m: any, cx: RowContext) => boolean }],
+      "applyPatchApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#apply-patch-approval-response", line: 1359, run: r_apply_patch_approval_response as (m: any, cx: RowContext) => boolean }],
+      "execCommandApproval": [{ rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response as (m: any, cx: RowContext) => boolean }, { rule: "codex-app-server#exec-command-approval-response", line: 1379, run: r_exec_command_approval_response as (m: any, cx: RowContext) => boolean }]
     },
     clientResponse: {
-      "*": [{ rule: "codex-app-server#client-request-failed", line: 1760, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
-      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1778, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
-      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1800, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
-      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1800, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
+      "*": [{ rule: "codex-app-server#client-request-failed", line: 1764, run: r_client_request_failed as (m: any, cx: RowContext) => boolean }],
+      "initialize": [{ rule: "codex-app-server#initialize-response", line: 1782, run: r_initialize_response as (m: any, cx: RowContext) => boolean }],
+      "thread/read": [{ rule: "codex-app-server#thread-history-replay", line: 1804, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }],
+      "thread/resume": [{ rule: "codex-app-server#thread-history-replay", line: 1804, run: r_thread_history_replay as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -1190,34 +1190,34 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1856)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1859)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1862)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1865)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1868)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1871)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1874)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1877)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1880)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1883)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1886)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1889)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1892)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1895)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1898)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1901)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1904)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1912)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1915)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1931)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1948)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1959)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1984)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1997)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2006)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2025)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2033)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2049)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2054)"
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1860)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1863)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1866)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1869)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1872)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1875)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1878)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1881)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1884)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1887)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1890)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1893)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1896)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1899)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1902)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1905)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1908)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1916)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1919)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1935)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1952)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1963)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1988)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2001)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2010)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2029)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2037)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2053)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2058)"
   },
 };

@@ -769,33 +769,33 @@ function r_exec_approval_request_subcommand(m: Extract<EventMessage, { type: "ex
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "use", undefined, "call_id", true);
   cx.ref("request", x.approval_id, "open", "server", "approval_id", false);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x), args: x });
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x), args: x, options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }] });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1680 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1681 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: Extract<EventMessage, { type: "exec_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "use", undefined, "call_id", true);
   cx.ref("request", x.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x), args: x });
+  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h.itemTitle(x), args: x, options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }] });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1697 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1699 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: Extract<EventMessage, { type: "apply_patch_approval_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
   cx.ref("turn", undefined, "current", undefined, undefined, false);
   cx.ref("item", x.call_id, "use", undefined, "call_id", true);
   cx.ref("request", x.call_id, "open", "server", "call_id", true);
-  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(x.reason), args: x });
+  cx.emit("request.opened", { requestType: "apply_patch_approval", detail: h.joinText(x.reason), args: x, options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }] });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1714 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1717 — event request_permissions → request.opened */
 function r_request_permissions(m: Extract<EventMessage, { type: "request_permissions" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -805,7 +805,7 @@ function r_request_permissions(m: Extract<EventMessage, { type: "request_permiss
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1729 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1732 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: Extract<EventMessage, { type: "request_user_input" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -816,7 +816,7 @@ function r_request_user_input(m: Extract<EventMessage, { type: "request_user_inp
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1748 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1751 — event elicitation_request → request.opened */
 function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -826,7 +826,7 @@ function r_elicitation_request(m: Extract<EventMessage, { type: "elicitation_req
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1763 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1766 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_abandoned" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -836,7 +836,7 @@ function r_elicitation_abandoned(m: Extract<EventMessage, { type: "elicitation_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1784 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1787 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -849,7 +849,7 @@ function r_patch_apply_begin(m: Extract<EventMessage, { type: "patch_apply_begin
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1822 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1825 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -859,7 +859,7 @@ function r_patch_apply_updated(m: Extract<EventMessage, { type: "patch_apply_upd
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1837 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1840 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -872,7 +872,7 @@ function r_patch_apply_end(m: Extract<EventMessage, { type: "patch_apply_end" }>
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1898 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1901 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -882,7 +882,7 @@ function r_mcp_tool_call_begin(m: Extract<EventMessage, { type: "mcp_tool_call_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1917 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1920 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -892,7 +892,7 @@ function r_mcp_tool_call_end(m: Extract<EventMessage, { type: "mcp_tool_call_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1943 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1946 — event web_search_begin → item.started */
 function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -902,7 +902,7 @@ function r_web_search_begin(m: Extract<EventMessage, { type: "web_search_begin" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1957 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1960 — event web_search_end → item.completed */
 function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -912,7 +912,7 @@ function r_web_search_end(m: Extract<EventMessage, { type: "web_search_end" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1975 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1978 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: Extract<EventMessage, { type: "image_generation_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -922,7 +922,7 @@ function r_image_generation_begin(m: Extract<EventMessage, { type: "image_genera
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1990 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1993 — event image_generation_end → item.completed */
 function r_image_generation_end(m: Extract<EventMessage, { type: "image_generation_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -932,7 +932,7 @@ function r_image_generation_end(m: Extract<EventMessage, { type: "image_generati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2010 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2013 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_tool_call" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -943,7 +943,7 @@ function r_view_image_tool_call(m: Extract<EventMessage, { type: "view_image_too
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2035 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2038 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_tool_call_request" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -955,7 +955,7 @@ function r_dynamic_tool_call_request(m: Extract<EventMessage, { type: "dynamic_t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2060 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2063 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_tool_call_response" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -967,7 +967,7 @@ function r_dynamic_tool_call_response(m: Extract<EventMessage, { type: "dynamic_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2089 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2092 — event hook_started → hook.started */
 function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -976,7 +976,7 @@ function r_hook_started(m: Extract<EventMessage, { type: "hook_started" }>, cx: 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2102 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2105 — event hook_completed → hook.completed */
 function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -985,21 +985,21 @@ function r_hook_completed(m: Extract<EventMessage, { type: "hook_completed" }>, 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2115 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2118 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: Extract<EventMessage, { type: "mcp_startup_update" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { name: x.server, status: x.status?.state, error: x.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2127 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2130 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: Extract<EventMessage, { type: "mcp_startup_complete" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.emit("mcp.status.updated", { status: { ready: x.ready, failed: x.failed, cancelled: x.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2140 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2143 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1010,7 +1010,7 @@ function r_entered_review_mode(m: Extract<EventMessage, { type: "entered_review_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2162 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2165 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mode" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1021,7 +1021,7 @@ function r_exited_review_mode(m: Extract<EventMessage, { type: "exited_review_mo
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2183 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2186 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realtime_conversation_started" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1029,7 +1029,7 @@ function r_realtime_conversation_started(m: Extract<EventMessage, { type: "realt
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2196 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2199 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.AudioOut != null)) return false;
@@ -1038,7 +1038,7 @@ function r_realtime_conversation_audio(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2211 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2214 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.payload?.Error != null)) return false;
@@ -1047,7 +1047,7 @@ function r_realtime_conversation_error(m: Extract<EventMessage, { type: "realtim
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2227 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2230 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime_conversation_realtime" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1055,7 +1055,7 @@ function r_realtime_conversation_item(m: Extract<EventMessage, { type: "realtime
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2240 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2243 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realtime_conversation_closed" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1063,7 +1063,7 @@ function r_realtime_conversation_closed(m: Extract<EventMessage, { type: "realti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2255 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2258 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assessment" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1073,7 +1073,7 @@ function r_guardian_assessment(m: Extract<EventMessage, { type: "guardian_assess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2272 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2275 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_agent_spawn_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1083,7 +1083,7 @@ function r_collab_agent_spawn_begin(m: Extract<EventMessage, { type: "collab_age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2289 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2292 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent_spawn_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1094,7 +1094,7 @@ function r_collab_agent_spawn_end(m: Extract<EventMessage, { type: "collab_agent
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2311 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2314 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "collab_agent_interaction_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1105,7 +1105,7 @@ function r_collab_agent_interaction_begin(m: Extract<EventMessage, { type: "coll
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2329 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2332 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab_agent_interaction_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1116,7 +1116,7 @@ function r_collab_agent_interaction_end(m: Extract<EventMessage, { type: "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2349 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2352 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1126,7 +1126,7 @@ function r_collab_waiting_begin(m: Extract<EventMessage, { type: "collab_waiting
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2366 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2369 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1136,7 +1136,7 @@ function r_collab_waiting_end(m: Extract<EventMessage, { type: "collab_waiting_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2384 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2387 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1147,7 +1147,7 @@ function r_collab_close_begin(m: Extract<EventMessage, { type: "collab_close_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2402 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2405 — event collab_close_end → item.completed */
 function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1158,7 +1158,7 @@ function r_collab_close_end(m: Extract<EventMessage, { type: "collab_close_end" 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2421 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2424 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_begin" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1169,7 +1169,7 @@ function r_collab_resume_begin(m: Extract<EventMessage, { type: "collab_resume_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2439 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2442 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.sender_thread_id, "use", undefined, "sender_thread_id", true);
@@ -1180,7 +1180,7 @@ function r_collab_resume_end(m: Extract<EventMessage, { type: "collab_resume_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2460 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2463 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!(x.kind === "started")) return false;
@@ -1191,7 +1191,7 @@ function r_sub_agent_activity_started(m: Extract<EventMessage, { type: "sub_agen
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2478 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2481 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   if (!((x.kind === "completed" || x.kind === "interrupted"))) return false;
@@ -1202,7 +1202,7 @@ function r_sub_agent_activity_ended(m: Extract<EventMessage, { type: "sub_agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2497 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2500 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: Extract<EventMessage, { type: "sub_agent_activity" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", undefined, "current", undefined, undefined, false);
@@ -1284,45 +1284,45 @@ export const table: SurfaceTable = {
       "exec_command_output_delta": [{ rule: "codex-eventmsg#exec-command-output-delta", line: 1585, run: r_exec_command_output_delta as (m: any, cx: RowContext) => boolean }],
       "terminal_interaction": [{ rule: "codex-eventmsg#terminal-interaction", line: 1602, run: r_terminal_interaction as (m: any, cx: RowContext) => boolean }],
       "exec_command_end": [{ rule: "codex-eventmsg#exec-command-end", line: 1618, run: r_exec_command_end as (m: any, cx: RowContext) => boolean }],
-      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1662, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1680, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
-      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1697, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
-      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1714, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
-      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1729, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
-      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1748, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
-      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1763, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1784, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1822, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
-      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1837, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1898, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
-      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1917, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
-      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1943, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
-      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1957, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
-      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1975, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
-      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1990, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
-      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2010, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2035, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
-      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2060, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
-      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2089, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
-      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2102, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2115, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
-      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2127, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
-      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2140, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
-      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2162, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2183, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2196, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2211, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2227, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
-      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2240, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
-      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2255, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2272, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2289, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2311, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2329, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2349, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2366, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
-      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2384, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2402, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2421, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
-      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2439, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
-      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2460, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2478, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2497, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
+      "exec_approval_request": [{ rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1662, run: r_exec_approval_request_subcommand as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#exec-approval-request", line: 1681, run: r_exec_approval_request as (m: any, cx: RowContext) => boolean }],
+      "apply_patch_approval_request": [{ rule: "codex-eventmsg#apply-patch-approval-request", line: 1699, run: r_apply_patch_approval_request as (m: any, cx: RowContext) => boolean }],
+      "request_permissions": [{ rule: "codex-eventmsg#request-permissions", line: 1717, run: r_request_permissions as (m: any, cx: RowContext) => boolean }],
+      "request_user_input": [{ rule: "codex-eventmsg#request-user-input", line: 1732, run: r_request_user_input as (m: any, cx: RowContext) => boolean }],
+      "elicitation_request": [{ rule: "codex-eventmsg#elicitation-request", line: 1751, run: r_elicitation_request as (m: any, cx: RowContext) => boolean }],
+      "elicitation_abandoned": [{ rule: "codex-eventmsg#elicitation-abandoned", line: 1766, run: r_elicitation_abandoned as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_begin": [{ rule: "codex-eventmsg#patch-apply-begin", line: 1787, run: r_patch_apply_begin as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_updated": [{ rule: "codex-eventmsg#patch-apply-updated", line: 1825, run: r_patch_apply_updated as (m: any, cx: RowContext) => boolean }],
+      "patch_apply_end": [{ rule: "codex-eventmsg#patch-apply-end", line: 1840, run: r_patch_apply_end as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_begin": [{ rule: "codex-eventmsg#mcp-tool-call-begin", line: 1901, run: r_mcp_tool_call_begin as (m: any, cx: RowContext) => boolean }],
+      "mcp_tool_call_end": [{ rule: "codex-eventmsg#mcp-tool-call-end", line: 1920, run: r_mcp_tool_call_end as (m: any, cx: RowContext) => boolean }],
+      "web_search_begin": [{ rule: "codex-eventmsg#web-search-begin", line: 1946, run: r_web_search_begin as (m: any, cx: RowContext) => boolean }],
+      "web_search_end": [{ rule: "codex-eventmsg#web-search-end", line: 1960, run: r_web_search_end as (m: any, cx: RowContext) => boolean }],
+      "image_generation_begin": [{ rule: "codex-eventmsg#image-generation-begin", line: 1978, run: r_image_generation_begin as (m: any, cx: RowContext) => boolean }],
+      "image_generation_end": [{ rule: "codex-eventmsg#image-generation-end", line: 1993, run: r_image_generation_end as (m: any, cx: RowContext) => boolean }],
+      "view_image_tool_call": [{ rule: "codex-eventmsg#view-image-tool-call", line: 2013, run: r_view_image_tool_call as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_request": [{ rule: "codex-eventmsg#dynamic-tool-call-request", line: 2038, run: r_dynamic_tool_call_request as (m: any, cx: RowContext) => boolean }],
+      "dynamic_tool_call_response": [{ rule: "codex-eventmsg#dynamic-tool-call-response", line: 2063, run: r_dynamic_tool_call_response as (m: any, cx: RowContext) => boolean }],
+      "hook_started": [{ rule: "codex-eventmsg#hook-started", line: 2092, run: r_hook_started as (m: any, cx: RowContext) => boolean }],
+      "hook_completed": [{ rule: "codex-eventmsg#hook-completed", line: 2105, run: r_hook_completed as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_update": [{ rule: "codex-eventmsg#mcp-startup-update", line: 2118, run: r_mcp_startup_update as (m: any, cx: RowContext) => boolean }],
+      "mcp_startup_complete": [{ rule: "codex-eventmsg#mcp-startup-complete", line: 2130, run: r_mcp_startup_complete as (m: any, cx: RowContext) => boolean }],
+      "entered_review_mode": [{ rule: "codex-eventmsg#entered-review-mode", line: 2143, run: r_entered_review_mode as (m: any, cx: RowContext) => boolean }],
+      "exited_review_mode": [{ rule: "codex-eventmsg#exited-review-mode", line: 2165, run: r_exited_review_mode as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_started": [{ rule: "codex-eventmsg#realtime-conversation-started", line: 2186, run: r_realtime_conversation_started as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_realtime": [{ rule: "codex-eventmsg#realtime-conversation-audio", line: 2199, run: r_realtime_conversation_audio as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-error", line: 2214, run: r_realtime_conversation_error as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#realtime-conversation-item", line: 2230, run: r_realtime_conversation_item as (m: any, cx: RowContext) => boolean }],
+      "realtime_conversation_closed": [{ rule: "codex-eventmsg#realtime-conversation-closed", line: 2243, run: r_realtime_conversation_closed as (m: any, cx: RowContext) => boolean }],
+      "guardian_assessment": [{ rule: "codex-eventmsg#guardian-assessment", line: 2258, run: r_guardian_assessment as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_begin": [{ rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2275, run: r_collab_agent_spawn_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_spawn_end": [{ rule: "codex-eventmsg#collab-agent-spawn-end", line: 2292, run: r_collab_agent_spawn_end as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_begin": [{ rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2314, run: r_collab_agent_interaction_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_agent_interaction_end": [{ rule: "codex-eventmsg#collab-agent-interaction-end", line: 2332, run: r_collab_agent_interaction_end as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_begin": [{ rule: "codex-eventmsg#collab-waiting-begin", line: 2352, run: r_collab_waiting_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_waiting_end": [{ rule: "codex-eventmsg#collab-waiting-end", line: 2369, run: r_collab_waiting_end as (m: any, cx: RowContext) => boolean }],
+      "collab_close_begin": [{ rule: "codex-eventmsg#collab-close-begin", line: 2387, run: r_collab_close_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_close_end": [{ rule: "codex-eventmsg#collab-close-end", line: 2405, run: r_collab_close_end as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_begin": [{ rule: "codex-eventmsg#collab-resume-begin", line: 2424, run: r_collab_resume_begin as (m: any, cx: RowContext) => boolean }],
+      "collab_resume_end": [{ rule: "codex-eventmsg#collab-resume-end", line: 2442, run: r_collab_resume_end as (m: any, cx: RowContext) => boolean }],
+      "sub_agent_activity": [{ rule: "codex-eventmsg#sub-agent-activity-started", line: 2463, run: r_sub_agent_activity_started as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2481, run: r_sub_agent_activity_ended as (m: any, cx: RowContext) => boolean }, { rule: "codex-eventmsg#sub-agent-activity", line: 2500, run: r_sub_agent_activity as (m: any, cx: RowContext) => boolean }]
     },
     legacy: {
       "background_event": [{ rule: "codex-eventmsg#background-event", line: 625, run: r_background_event as (m: any, cx: RowContext) => boolean }],
@@ -1354,14 +1354,14 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2513)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2516)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2519)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2522)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2525)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2528)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2531)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2534)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2516)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2519)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2522)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2525)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2528)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2531)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2534)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2537)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:60)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:67)"
   },

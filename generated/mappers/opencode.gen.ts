@@ -451,32 +451,32 @@ function r_permission_asked(m: Extract<EventMessage, { type: "permission.asked" 
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("item", cx.getVar(["call", x.properties?.tool?.callID]), "use", undefined, "item (value)", false);
   cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.permission), detail: (h.listText(x.properties?.patterns) ?? x.properties?.permission), args: x.properties });
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.permission), detail: (h.listText(x.properties?.patterns) ?? x.properties?.permission), args: x.properties, options: [{ decision: "allow_once", providerOptionId: "once" }, { decision: "allow_always", providerOptionId: "always" }, { decision: "reject_once", providerOptionId: "reject" }] });
   return true;
 }
 
-/** mappings/opencode.yaml:914 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:915 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: Extract<EventMessage, { type: "permission.updated" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("item", cx.getVar(["call", x.properties?.callID]), "use", undefined, "item (value)", false);
   cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.type), detail: x.properties?.title, args: x.properties });
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.type), detail: x.properties?.title, args: x.properties, options: [{ decision: "allow_once", providerOptionId: "once" }, { decision: "allow_always", providerOptionId: "always" }, { decision: "reject_once", providerOptionId: "reject" }] });
   return true;
 }
 
-/** mappings/opencode.yaml:933 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:935 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: Extract<EventMessage, { type: "permission.v2.asked" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
   cx.ref("turn", cx.getVar(["turn", x.properties?.sessionID]), "use", undefined, "turn (value)", false);
   cx.ref("request", x.properties?.id, "open", "server", "properties.id", true);
-  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.action), detail: (h.listText(x.properties?.resources) ?? x.properties?.action), args: x.properties });
+  if (cx.isNew("request")) cx.emit("request.opened", { requestType: map_permissionType(x.properties?.action), detail: (h.listText(x.properties?.resources) ?? x.properties?.action), args: x.properties, options: [{ decision: "allow_once", providerOptionId: "once" }, { decision: "allow_always", providerOptionId: "always" }, { decision: "reject_once", providerOptionId: "reject" }] });
   return true;
 }
 
-/** mappings/opencode.yaml:952 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:955 — event permission.replied → request.resolved */
 function r_permission_replied(m: Extract<EventMessage, { type: "permission.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -486,7 +486,7 @@ function r_permission_replied(m: Extract<EventMessage, { type: "permission.repli
   return true;
 }
 
-/** mappings/opencode.yaml:975 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:978 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2.replied" }>, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -496,7 +496,7 @@ function r_permission_v2_replied(m: Extract<EventMessage, { type: "permission.v2
   return true;
 }
 
-/** mappings/opencode.yaml:993 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:996 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -508,7 +508,7 @@ function r_question_asked(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1017 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1020 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -519,7 +519,7 @@ function r_question_replied(m: EventMessage, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1039 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1042 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: EventMessage, cx: RowContext): boolean {
   const x: any = m;
   cx.ref("thread", x.properties?.sessionID, "use", undefined, "properties.sessionID", true);
@@ -573,16 +573,16 @@ export const table: SurfaceTable = {
       "message.part.updated": [{ rule: "opencode#text-part-waits-for-role", line: 445, run: r_text_part_waits_for_role as (m: any, cx: RowContext) => boolean }, { rule: "opencode#user-text-part", line: 469, run: r_user_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part-done", line: 492, run: r_text_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-part", line: 525, run: r_text_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part-done", line: 558, run: r_reasoning_part_done as (m: any, cx: RowContext) => boolean }, { rule: "opencode#reasoning-part", line: 580, run: r_reasoning_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool-completed", line: 631, run: r_task_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#task-tool", line: 666, run: r_task_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-completed", line: 692, run: r_tool_completed as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool-error", line: 719, run: r_tool_error as (m: any, cx: RowContext) => boolean }, { rule: "opencode#tool", line: 740, run: r_tool as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-start-part", line: 768, run: r_step_start_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#step-finish-part", line: 779, run: r_step_finish_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#patch-part", line: 797, run: r_patch_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#retry-part", line: 813, run: r_retry_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#compaction-part", line: 829, run: r_compaction_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#other-part", line: 852, run: r_other_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#snapshot-part", line: 880, run: r_snapshot_part as (m: any, cx: RowContext) => boolean }],
       "message.part.delta": [{ rule: "opencode#delta-waits-for-part", line: 461, run: r_delta_waits_for_part as (m: any, cx: RowContext) => boolean }, { rule: "opencode#text-delta", line: 598, run: r_text_delta as (m: any, cx: RowContext) => boolean }],
       "permission.asked": [{ rule: "opencode#permission-asked", line: 892, run: r_permission_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 914, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 933, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
-      "permission.replied": [{ rule: "opencode#permission-replied", line: 952, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
-      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 975, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
-      "question.asked": [{ rule: "opencode#question-asked", line: 993, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.v2.asked": [{ rule: "opencode#question-asked", line: 993, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
-      "question.replied": [{ rule: "opencode#question-replied", line: 1017, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1017, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
-      "question.rejected": [{ rule: "opencode#question-rejected", line: 1039, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
-      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1039, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
+      "permission.updated": [{ rule: "opencode#permission-updated-v1", line: 915, run: r_permission_updated_v1 as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.asked": [{ rule: "opencode#permission-v2-asked", line: 935, run: r_permission_v2_asked as (m: any, cx: RowContext) => boolean }],
+      "permission.replied": [{ rule: "opencode#permission-replied", line: 955, run: r_permission_replied as (m: any, cx: RowContext) => boolean }],
+      "permission.v2.replied": [{ rule: "opencode#permission-v2-replied", line: 978, run: r_permission_v2_replied as (m: any, cx: RowContext) => boolean }],
+      "question.asked": [{ rule: "opencode#question-asked", line: 996, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.v2.asked": [{ rule: "opencode#question-asked", line: 996, run: r_question_asked as (m: any, cx: RowContext) => boolean }],
+      "question.replied": [{ rule: "opencode#question-replied", line: 1020, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.v2.replied": [{ rule: "opencode#question-replied", line: 1020, run: r_question_replied as (m: any, cx: RowContext) => boolean }],
+      "question.rejected": [{ rule: "opencode#question-rejected", line: 1042, run: r_question_rejected as (m: any, cx: RowContext) => boolean }],
+      "question.v2.rejected": [{ rule: "opencode#question-rejected", line: 1042, run: r_question_rejected as (m: any, cx: RowContext) => boolean }]
     }
   },
   ignored: {
@@ -658,15 +658,15 @@ export const table: SurfaceTable = {
     }
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1062)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1065)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1068)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1071)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1074)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1077)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1080)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1083)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1086)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1065)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1068)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1071)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1074)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1077)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1080)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1083)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1086)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1089)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)"
   },

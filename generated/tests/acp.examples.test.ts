@@ -106,157 +106,157 @@ describe("acp: table examples (mappings/acp.yaml)", () => {
   it("compaction-summary-chunk #1 (mappings/acp.yaml:848)", () => {
     check([], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"k1","content":{"type":"text","text":"Summary: "}}}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"unknown","delta":"Summary: "}}]);
   });
-  it("request-permission #1 (mappings/acp.yaml:869)", () => {
+  it("request-permission #1 (mappings/acp.yaml:870)", () => {
     check([], {"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"rm README.md","kind":"execute","status":"pending"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}, [{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"options":[{"optionId":"once","kind":"allow_once"},{"optionId":"reject","kind":"reject_once"}]}}}]);
   });
-  it("request-permission #2 (mappings/acp.yaml:872)", () => {
+  it("request-permission #2 (mappings/acp.yaml:873)", () => {
     check([], {"id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c2","title":"a.py","kind":"edit"},"options":[]}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval"}}]);
   });
-  it("request-permission-response #1 (mappings/acp.yaml:892)", () => {
+  it("request-permission-response #1 (mappings/acp.yaml:893)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"selected","optionId":"reject"}}}}, [{"type":"request.resolved","ids":["thread","item","request"],"payload":{"requestType":"command_execution_approval","decision":"reject_once","resolution":{"outcome":{"optionId":"reject"}}}}]);
   });
-  it("request-permission-response #2 (mappings/acp.yaml:896)", () => {
+  it("request-permission-response #2 (mappings/acp.yaml:897)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[{"optionId":"once","name":"Allow once","kind":"allow_once"}]}}], {"direction":"out","message":{"id":0,"result":{"outcome":{"outcome":"cancelled"}}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
-  it("elicitation-request #1 (mappings/acp.yaml:916)", () => {
+  it("elicitation-request #1 (mappings/acp.yaml:917)", () => {
     check([], {"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{"branch":{"type":"string"}}}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Which branch?"}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Which branch?"}}}]);
   });
-  it("elicitation-response #1 (mappings/acp.yaml:939)", () => {
+  it("elicitation-response #1 (mappings/acp.yaml:940)", () => {
     check([{"id":5,"method":"elicitation/create","params":{"sessionId":"s1","mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{}}}}], {"direction":"out","message":{"id":5,"result":{"action":"accept","content":{"branch":"main"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept","content":{"branch":"main"}}}}]);
   });
-  it("an error answer to an extension request comes here (the longer `cursor/*` pattern row wants a result) (mappings/acp.yaml:964)", () => {
+  it("an error answer to an extension request comes here (the longer `cursor/*` pattern row wants a result) (mappings/acp.yaml:965)", () => {
     check([{"id":9,"method":"cursor/new_request","params":{}}], {"direction":"out","message":{"id":9,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("agent-request-failed #2 (mappings/acp.yaml:969)", () => {
+  it("agent-request-failed #2 (mappings/acp.yaml:970)", () => {
     check([{"id":1,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/w/a.py","content":"x"}}], {"direction":"out","message":{"id":1,"error":{"code":-32601,"message":"Method not supported: fs/write_text_file"}}}, [{"type":"runtime.warning","payload":{"message":"Method not supported: fs/write_text_file","detail":{"code":-32601}}}]);
   });
-  it("agent-request-failed #3 (mappings/acp.yaml:973)", () => {
+  it("agent-request-failed #3 (mappings/acp.yaml:974)", () => {
     check([{"id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","kind":"execute"},"options":[]}}], {"direction":"out","message":{"id":0,"error":{"code":-32603,"message":"no UI"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}},{"type":"runtime.warning","payload":{"message":"no UI"}}]);
   });
-  it("cursor-ask-question #1 (mappings/acp.yaml:1000)", () => {
+  it("cursor-ask-question #1 (mappings/acp.yaml:1001)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}},{"direction":"in","message":{"id":1,"result":{"sessionId":"s1"}}}], {"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","title":"Database","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"},{"id":"my","label":"MySQL"}],"allowMultiple":false}]}}, [{"type":"request.opened","ids":["thread","item","request"],"payload":{"requestType":"tool_user_input","detail":"Database","args":{"toolCallId":"t1"}}},{"type":"user-input.requested","ids":["thread","item","request"],"payload":{"questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg"},{"id":"my"}]}]}}]);
   });
-  it("cursor-ask-question-answer #1 (mappings/acp.yaml:1025)", () => {
+  it("cursor-ask-question-answer #1 (mappings/acp.yaml:1026)", () => {
     check([{"id":7,"method":"cursor/ask_question","params":{"toolCallId":"t1","questions":[{"id":"q1","prompt":"Which database?","options":[{"id":"pg","label":"Postgres"}]}]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","ids":["item","request"],"payload":{"answers":{"outcome":"answered","answers":[{"questionId":"q1","selectedOptionIds":["pg"]}]}}}]);
   });
-  it("cursor-ask-question-answer #2 (mappings/acp.yaml:1030)", () => {
+  it("cursor-ask-question-answer #2 (mappings/acp.yaml:1031)", () => {
     check([{"id":7,"method":"cursor/ask_question","params":{"questions":[]}}], {"direction":"out","message":{"id":7,"result":{"outcome":{"outcome":"skipped","reason":"no UI"}}}}, [{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"outcome":"skipped","reason":"no UI"}}}]);
   });
-  it("cursor-create-plan #1 (mappings/acp.yaml:1057)", () => {
+  it("cursor-create-plan #1 (mappings/acp.yaml:1058)", () => {
     check([], {"id":8,"method":"cursor/create_plan","params":{"toolCallId":"t2","name":"Add auth","overview":"JWT login","plan":"# Plan\n1. Add route","todos":[{"id":"a","content":"Add route","status":"pending"},{"id":"b","content":"Write tests","status":"in_progress"}]}}, [{"type":"turn.plan.updated","ids":["item","request"],"payload":{"explanation":"JWT login","plan":[{"step":"Add route","status":"pending"},{"step":"Write tests","status":"inProgress"}]}},{"type":"request.opened","ids":["item","request"],"payload":{"requestType":"tool_user_input","detail":"Add auth","args":{"plan":"# Plan\n1. Add route"}}}]);
   });
-  it("cursor-create-plan-answer #1 (mappings/acp.yaml:1078)", () => {
+  it("cursor-create-plan-answer #1 (mappings/acp.yaml:1079)", () => {
     check([{"id":8,"method":"cursor/create_plan","params":{"toolCallId":"t2","plan":"p","todos":[]}}], {"direction":"out","message":{"id":8,"result":{"outcome":{"outcome":"rejected","reason":"too big"}}}}, [{"type":"request.resolved","ids":["item","request"],"payload":{"requestType":"tool_user_input","decision":"reject_once","resolution":{"outcome":{"outcome":"rejected","reason":"too big"}}}}]);
   });
-  it("cursor-update-todos #1 (mappings/acp.yaml:1095)", () => {
+  it("cursor-update-todos #1 (mappings/acp.yaml:1096)", () => {
     check([], {"method":"cursor/update_todos","params":{"toolCallId":"t3","merge":false,"todos":[{"id":"a","content":"Read code","status":"completed"},{"id":"b","content":"Fix bug","status":"pending"},{"id":"c","content":"Old idea","status":"cancelled"}]}}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read code","status":"completed"},{"step":"Fix bug","status":"pending"},{"step":"Old idea","status":"completed"}]}}]);
   });
-  it("merge updates the known todos by id and keeps the others (mappings/acp.yaml:1098)", () => {
+  it("merge updates the known todos by id and keeps the others (mappings/acp.yaml:1099)", () => {
     check([{"method":"cursor/update_todos","params":{"toolCallId":"t3","merge":false,"todos":[{"id":"a","content":"Read code","status":"completed"},{"id":"b","content":"Fix bug","status":"pending"}]}}], {"method":"cursor/update_todos","params":{"toolCallId":"t4","merge":true,"todos":[{"id":"b","content":"Fix bug","status":"in_progress"},{"id":"d","content":"Test","status":"pending"}]}}, [{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read code","status":"completed"},{"step":"Fix bug","status":"inProgress"},{"step":"Test","status":"pending"}]}}]);
   });
-  it("cursor-task-completed #1 (mappings/acp.yaml:1128)", () => {
+  it("cursor-task-completed #1 (mappings/acp.yaml:1129)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t5","description":"Explore the repo","prompt":"Find the auth code","subagentType":"explore","model":"fast","agentId":"ag1","durationMs":5120}}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Explore the repo","taskType":"explore"}},{"type":"task.completed","ids":["parent"],"payload":{"status":"completed","summary":"Explore the repo","usage":{"durationMs":5120}}}]);
   });
-  it("a custom subagent type (mappings/acp.yaml:1132)", () => {
+  it("a custom subagent type (mappings/acp.yaml:1133)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t6","description":"Review","prompt":"p","subagentType":{"custom":"reviewer"},"durationMs":10}}, [{"type":"task.started","payload":{"taskType":"reviewer"}},{"type":"task.completed","payload":{"status":"completed"}}]);
   });
-  it("cursor-task #1 (mappings/acp.yaml:1157)", () => {
+  it("cursor-task #1 (mappings/acp.yaml:1158)", () => {
     check([], {"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell"}}, [{"type":"task.started","ids":["parent"],"payload":{"description":"Run the tests","taskType":"shell"}}]);
   });
-  it("the completion of a started task (mappings/acp.yaml:1160)", () => {
+  it("the completion of a started task (mappings/acp.yaml:1161)", () => {
     check([{"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell"}}], {"method":"cursor/task","params":{"toolCallId":"t7","description":"Run the tests","prompt":"npm test","subagentType":"shell","durationMs":900}}, [{"type":"task.completed","ids":["parent"],"payload":{"status":"completed"}}]);
   });
-  it("cursor-generate-image #1 (mappings/acp.yaml:1188)", () => {
+  it("cursor-generate-image #1 (mappings/acp.yaml:1189)", () => {
     check([], {"method":"cursor/generate_image","params":{"toolCallId":"t8","description":"a red fox","filePath":"/w/fox.png"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view","status":"inProgress"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","title":"a red fox","detail":"/w/fox.png"}}]);
   });
-  it("extension-notification #1 (mappings/acp.yaml:1202)", () => {
+  it("extension-notification #1 (mappings/acp.yaml:1203)", () => {
     check([], {"method":"cursor/new_thing","params":{"x":1}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_thing","params":{"x":1}}}}]);
   });
-  it("extension-notification #2 (mappings/acp.yaml:1205)", () => {
+  it("extension-notification #2 (mappings/acp.yaml:1206)", () => {
     check([], {"method":"_zed/hint","params":{}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_zed/hint"}}}]);
   });
-  it("extension-request #1 (mappings/acp.yaml:1218)", () => {
+  it("extension-request #1 (mappings/acp.yaml:1219)", () => {
     check([], {"id":9,"method":"cursor/new_request","params":{"a":"b"}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_request","id":9}}}]);
   });
-  it("extension-request-answer #1 (mappings/acp.yaml:1233)", () => {
+  it("extension-request-answer #1 (mappings/acp.yaml:1234)", () => {
     check([{"id":9,"method":"cursor/new_request","params":{}}], {"direction":"out","message":{"id":9,"result":{"ok":true}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/new_request","result":{"ok":true}}}}]);
   });
-  it("client-extension-request #1 (mappings/acp.yaml:1247)", () => {
+  it("client-extension-request #1 (mappings/acp.yaml:1248)", () => {
     check([], {"direction":"out","message":{"id":3,"method":"cursor/list_available_models","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/list_available_models","id":3}}}]);
   });
-  it("client-extension-answer #1 (mappings/acp.yaml:1262)", () => {
+  it("client-extension-answer #1 (mappings/acp.yaml:1263)", () => {
     check([{"direction":"out","message":{"id":3,"method":"cursor/list_available_models","params":{}}}], {"direction":"in","message":{"id":3,"result":{"models":[]}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"cursor/list_available_models","result":{"models":[]}}}}]);
   });
-  it("client-extension-notification #1 (mappings/acp.yaml:1276)", () => {
+  it("client-extension-notification #1 (mappings/acp.yaml:1277)", () => {
     check([], {"direction":"out","message":{"method":"_client/ping","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_client/ping"}}}]);
   });
-  it("prompt #1 (mappings/acp.yaml:1293)", () => {
+  it("prompt #1 (mappings/acp.yaml:1294)", () => {
     check([], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Say hello."}]}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}}]);
   });
-  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1305)", () => {
+  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1306)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("cancel #1 (mappings/acp.yaml:1325)", () => {
+  it("cancel #1 (mappings/acp.yaml:1326)", () => {
     check([], {"direction":"out","message":{"method":"session/cancel","params":{"sessionId":"s1"}}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"the client cancelled the prompt turn (session/cancel)"}}]);
   });
-  it("initialize-response #1 (mappings/acp.yaml:1344)", () => {
+  it("initialize-response #1 (mappings/acp.yaml:1345)", () => {
     check([{"direction":"out","message":{"id":0,"method":"initialize","params":{"protocolVersion":1}}}], {"direction":"in","message":{"id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login","name":"Login"}]}}}, [{"type":"session.configured","payload":{"config":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login"}]}}}]);
   });
-  it("authenticate-failed #1 (mappings/acp.yaml:1365)", () => {
+  it("authenticate-failed #1 (mappings/acp.yaml:1366)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"error":{"code":-32000,"message":"Authentication required"}}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"Authentication required"}},{"type":"runtime.error","payload":{"class":"permission_error","message":"Authentication required"}}]);
   });
-  it("authenticate-response #1 (mappings/acp.yaml:1379)", () => {
+  it("authenticate-response #1 (mappings/acp.yaml:1380)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"result":{}}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("session-new-response #1 (mappings/acp.yaml:1406)", () => {
+  it("session-new-response #1 (mappings/acp.yaml:1407)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{"sessionId":"s1","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]}}}}, [{"type":"session.started","payload":{}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"sessionId":"s1","modes":{"currentModeId":"ask"},"cwd":"/w"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-load-response #1 (mappings/acp.yaml:1444)", () => {
+  it("session-load-response #1 (mappings/acp.yaml:1445)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s7"}},{"type":"session.configured","payload":{"config":{"sessionId":"s7"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("the answer ends the last replayed turn (mappings/acp.yaml:1451)", () => {
+  it("the answer ends the last replayed turn (mappings/acp.yaml:1452)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Hello."}}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}},{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started"},{"type":"session.configured"},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-load-failed #1 (mappings/acp.yaml:1487)", () => {
+  it("session-load-failed #1 (mappings/acp.yaml:1488)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"error":{"code":-32002,"message":"Session not found"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Session not found"}}]);
   });
-  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:1491)", () => {
+  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:1492)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}], {"direction":"in","message":{"id":1,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("session-close-response #1 (mappings/acp.yaml:1513)", () => {
+  it("session-close-response #1 (mappings/acp.yaml:1514)", () => {
     check([{"direction":"out","message":{"id":9,"method":"session/close","params":{"sessionId":"s1"}}}], {"direction":"in","message":{"id":9,"result":{}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed","detail":{"method":"session/close"}}}]);
   });
-  it("set-mode-response #1 (mappings/acp.yaml:1531)", () => {
+  it("set-mode-response #1 (mappings/acp.yaml:1532)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":4,"result":{}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","currentModeId":"plan"}}}]);
   });
-  it("set-config-option-response #1 (mappings/acp.yaml:1548)", () => {
+  it("set-config-option-response #1 (mappings/acp.yaml:1549)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m2"}}}], {"direction":"in","message":{"id":4,"result":{"configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"m2","options":[]}]}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","configOptions":[{"currentValue":"m2"}]}}}]);
   });
-  it("prompt-failed #1 (mappings/acp.yaml:1574)", () => {
+  it("prompt-failed #1 (mappings/acp.yaml:1575)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("prompt-response #1 (mappings/acp.yaml:1594)", () => {
+  it("prompt-response #1 (mappings/acp.yaml:1595)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("prompt-response #2 (mappings/acp.yaml:1598)", () => {
+  it("prompt-response #2 (mappings/acp.yaml:1599)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"turn.completed","payload":{"state":"cancelled","stopReason":"cancelled"}}]);
   });
-  it("prompt-response #3 (mappings/acp.yaml:1602)", () => {
+  it("prompt-response #3 (mappings/acp.yaml:1603)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"refusal"}}}, [{"type":"turn.completed","payload":{"state":"failed","stopReason":"refusal"}}]);
   });
-  it("prompt-response #4 (mappings/acp.yaml:1606)", () => {
+  it("prompt-response #4 (mappings/acp.yaml:1607)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"max_tokens"}}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"max_tokens"}}]);
   });
-  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:1610)", () => {
+  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:1611)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"cancelled"}}]);
   });
-  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:1618)", () => {
+  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:1619)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"Hmm"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hi"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("client-request-unsupported #1 (mappings/acp.yaml:1643)", () => {
+  it("client-request-unsupported #1 (mappings/acp.yaml:1644)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":3,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("client-request-failed #1 (mappings/acp.yaml:1660)", () => {
+  it("client-request-failed #1 (mappings/acp.yaml:1661)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":3,"error":{"code":-32602,"message":"Invalid params"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Invalid params"}}]);
   });
 });

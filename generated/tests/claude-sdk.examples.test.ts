@@ -202,58 +202,58 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("prompt-suggestion #1 (mappings/claude-sdk.yaml:1105)", () => {
     check([], {"type":"prompt_suggestion","suggestion":"Run the tests","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"promptSuggestion":"Run the tests"}}}]);
   });
-  it("permission-request #1 (mappings/claude-sdk.yaml:1127)", () => {
+  it("permission-request #1 (mappings/claude-sdk.yaml:1128)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm README.md"},"options":{"suggestions":[],"blockedPath":"/w/README.md","toolUseID":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"toolName":"Bash","input":{"command":"rm README.md"}}}}]);
   });
-  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1130)", () => {
+  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1131)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"decisionReason":"rm is not allowed by the rules","toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"command_execution_approval","detail":"rm is not allowed by the rules"}}]);
   });
-  it("permission-request #3 (mappings/claude-sdk.yaml:1134)", () => {
+  it("permission-request #3 (mappings/claude-sdk.yaml:1135)", () => {
     check([], {"toolName":"Write","input":{"file_path":"/w/a.py","content":""},"options":{"blockedPath":"/w/a.py","toolUseID":"toolu_2"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval","detail":"/w/a.py"}}]);
   });
-  it("permission-request #4 (mappings/claude-sdk.yaml:1137)", () => {
+  it("permission-request #4 (mappings/claude-sdk.yaml:1138)", () => {
     check([], {"toolName":"AskUserQuestion","input":{"questions":[]},"options":{"toolUseID":"toolu_3"}}, [{"type":"request.opened","payload":{"requestType":"tool_user_input"}}]);
   });
-  it("permission-request #5 (mappings/claude-sdk.yaml:1140)", () => {
+  it("permission-request #5 (mappings/claude-sdk.yaml:1141)", () => {
     check([], {"toolName":"Read","input":{"file_path":"/etc/passwd"},"options":{"toolUseID":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"unknown"}}]);
   });
-  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1143)", () => {
+  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1144)", () => {
     check([], {"toolName":"mcp__github__create_issue","input":{"title":"x"},"options":{"toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"unknown","args":{"toolName":"mcp__github__create_issue"}}}]);
   });
-  it("permission-allow #1 (mappings/claude-sdk.yaml:1162)", () => {
+  it("permission-allow #1 (mappings/claude-sdk.yaml:1163)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1"}}], {"behavior":"allow","updatedInput":{"command":"ls"}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"command_execution_approval","decision":"allow_once","resolution":{"behavior":"allow"}}}]);
   });
-  it("permission-allow #2 (mappings/claude-sdk.yaml:1167)", () => {
+  it("permission-allow #2 (mappings/claude-sdk.yaml:1168)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1188)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1189)", () => {
     check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:1212)", () => {
+  it("permission-deny #1 (mappings/claude-sdk.yaml:1213)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"The user declined."}}}]);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:1226)", () => {
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:1227)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1246)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1248)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1259)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1261)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:1273)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:1275)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1292)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1294)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:1316)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:1318)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:1331)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:1333)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:1347)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:1349)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });

@@ -157,34 +157,34 @@ describe("opencode: table examples (mappings/opencode.yaml)", () => {
   it("snapshot-part #1 (mappings/opencode.yaml:888)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"snapshot","snapshot":"abc"},"time":1}}, []);
   });
-  it("permission-asked #1 (mappings/opencode.yaml:907)", () => {
+  it("permission-asked #1 (mappings/opencode.yaml:908)", () => {
     check([], {"type":"permission.asked","properties":{"id":"per1","sessionID":"s1","permission":"bash","patterns":["rm README.md"],"metadata":{"command":"rm README.md"},"always":["rm *"],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"permission":"bash"}}}]);
   });
-  it("permission-asked #2 (mappings/opencode.yaml:910)", () => {
+  it("permission-asked #2 (mappings/opencode.yaml:911)", () => {
     check([], {"type":"permission.asked","properties":{"id":"per2","sessionID":"s1","permission":"external_directory","patterns":["/etc/*"],"metadata":{},"always":[]}}, [{"type":"request.opened","payload":{"requestType":"unknown","detail":"/etc/*"}}]);
   });
-  it("permission-updated-v1 #1 (mappings/opencode.yaml:929)", () => {
+  it("permission-updated-v1 #1 (mappings/opencode.yaml:931)", () => {
     check([], {"type":"permission.updated","properties":{"id":"per1","type":"edit","pattern":"a.py","sessionID":"s1","messageID":"a1","callID":"c1","title":"Edit a.py","metadata":{},"time":{"created":1}}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"file_change_approval","detail":"Edit a.py"}}]);
   });
-  it("permission-v2-asked #1 (mappings/opencode.yaml:947)", () => {
+  it("permission-v2-asked #1 (mappings/opencode.yaml:950)", () => {
     check([], {"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","detail":"ls"}}]);
   });
-  it("permission-replied #1 (mappings/opencode.yaml:965)", () => {
+  it("permission-replied #1 (mappings/opencode.yaml:968)", () => {
     check([{"type":"permission.asked","properties":{"id":"per1","sessionID":"s1","permission":"bash","patterns":["ls"],"metadata":{},"always":[]}}], {"type":"permission.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"once"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
-  it("v1 shape (mappings/opencode.yaml:969)", () => {
+  it("v1 shape (mappings/opencode.yaml:972)", () => {
     check([{"type":"permission.updated","properties":{"id":"per1","type":"bash","sessionID":"s1","messageID":"a1","title":"ls","metadata":{},"time":{"created":1}}}], {"type":"permission.replied","properties":{"sessionID":"s1","permissionID":"per1","response":"reject"}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"reject_once"}}]);
   });
-  it("permission-v2-replied #1 (mappings/opencode.yaml:988)", () => {
+  it("permission-v2-replied #1 (mappings/opencode.yaml:991)", () => {
     check([{"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}], {"type":"permission.v2.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"always"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_always"}}]);
   });
-  it("question-asked #1 (mappings/opencode.yaml:1012)", () => {
+  it("question-asked #1 (mappings/opencode.yaml:1015)", () => {
     check([], {"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Python","description":"Python"}]}],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"user-input.requested","ids":["thread","request"],"payload":{"questions":[{"question":"Which language?"}]}},{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"tool_user_input","detail":"Which language?"}}]);
   });
-  it("question-replied #1 (mappings/opencode.yaml:1033)", () => {
+  it("question-replied #1 (mappings/opencode.yaml:1036)", () => {
     check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.replied","properties":{"sessionID":"s1","requestID":"q1","answers":[["Python"]]}}, [{"type":"user-input.resolved","ids":["thread","request"],"payload":{"answers":[["Python"]]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"answered"}}]);
   });
-  it("question-rejected #1 (mappings/opencode.yaml:1055)", () => {
+  it("question-rejected #1 (mappings/opencode.yaml:1058)", () => {
     check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.rejected","properties":{"sessionID":"s1","requestID":"q1"}}, [{"type":"user-input.resolved","payload":{"answers":[]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}}]);
   });
 });
