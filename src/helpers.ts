@@ -781,3 +781,17 @@ export function acpOptions(options: unknown): { decision: "allow_once" | "allow_
     .map((o) => ({ decision: o.kind, providerOptionId: o.optionId as string, ...(typeof o.name === "string" ? { label: o.name as string } : {}) }));
   return out.length ? out : undefined;
 }
+
+/** An ACP prompt's text (`session/prompt` params.prompt: its text blocks joined), else undefined. */
+export function acpPromptText(prompt: unknown): string | undefined {
+  if (!Array.isArray(prompt)) return undefined;
+  const parts = prompt.filter((b) => b && b.type === "text" && typeof b.text === "string").map((b) => b.text as string);
+  return parts.length ? parts.join("") : undefined;
+}
+
+/** An ACP prompt's other blocks (resource links, resources, images), as sent; undefined when it has none. */
+export function acpPromptInput(prompt: unknown): unknown[] | undefined {
+  if (!Array.isArray(prompt)) return undefined;
+  const rest = prompt.filter((b) => !(b && b.type === "text"));
+  return rest.length ? rest : undefined;
+}

@@ -64,6 +64,12 @@ function snapshotText(snap: AccumulatorSnapshot, kind: string): string[] {
   removeBlocks(snap, (b) => (b.kind === kind && out.push((b as any).text), false));
   return out;
 }
+/** The user text blocks of a snapshot, in order. */
+function userBlocks(snap: AccumulatorSnapshot): any[] {
+  const out: any[] = [];
+  removeBlocks(snap, (b) => (b.kind === "text" && b.role === "user" && out.push(b), false));
+  return out;
+}
 /** The tool blocks of a snapshot (live objects: a test may edit them before comparing views). */
 function toolBlocks(snap: AccumulatorSnapshot): any[] {
   const out: any[] = [];
@@ -187,8 +193,8 @@ describe("render parity: codex-eventmsg live stream vs codex-rollout of the same
  * Differences by construction of that replay:
  * - turn states: the history keeps no stop reason, so every replayed turn is `completed`; live, the interrupted turn is
  *   cancelled and the model-error turn failed (named per scenario below);
- * - user prompts: live they are the session/prompt request's params (no item); the replay sends them as
- *   user_message_chunk → user_message items, whose rendered text must be the prompts sent, in order;
+ * - user prompts: live they are the session/prompt request's user_message item; the replay sends them as
+ *   user_message_chunk → user_message items; both render as the prompts sent, in order;
  * - side channels only the live connection carries: usage, permission requests, status lines, and config (`mode`:
  *   available commands and config options come from different messages in each form).
  * Anything else — text, reasoning, tool cards (declined, failed, cancelled ones included), terminal output, diffs, turn
@@ -210,8 +216,10 @@ describe("render parity: acp live session/prompt stream vs session/load of the s
       const restored = accumulateLines("acp", loadLines);
       // user prompts: replayed as user_message items carrying the prompts the live connection sent
       const prompts = liveLines.map((l) => JSON.parse(l).message).filter((m) => m.method === "session/prompt").map((m) => m.params.prompt.map((p: any) => p.text).join(""));
-      expect(removeBlocks(restored, (b) => b.kind === "text" && b.role === "user").map((b: any) => b.text)).toEqual(prompts);
-      expect(removeBlocks(live, (b) => b.kind === "text" && b.role === "user")).toEqual([]);
+      // user prompts: live, the session/prompt request's user_message item; restored, the replayed user_message_chunk
+      const userText = (snap: AccumulatorSnapshot) => userBlocks(snap).map((b: any) => b.text);
+      expect(userText(restored)).toEqual(prompts);
+      expect(userText(live)).toEqual(prompts);
       // turn states: the replayed turns are all completed; the live ones as named
       const states = (snap: AccumulatorSnapshot) => snap.sessions.flatMap((x) => x.turns.map((t) => t.state));
       expect(states(restored)).toEqual(prompts.map(() => "completed"));

@@ -190,73 +190,76 @@ describe("acp: table examples (mappings/acp.yaml)", () => {
   it("client-extension-notification #1 (mappings/acp.yaml:1277)", () => {
     check([], {"direction":"out","message":{"method":"_client/ping","params":{}}}, [{"type":"runtime.warning","payload":{"detail":{"method":"_client/ping"}}}]);
   });
-  it("prompt #1 (mappings/acp.yaml:1294)", () => {
-    check([], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Say hello."}]}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}}]);
+  it("prompt #1 (mappings/acp.yaml:1308)", () => {
+    check([], {"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Say hello."}]}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}},{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message","text":"Say hello."}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"completed","text":"Say hello."}}]);
   });
-  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1306)", () => {
+  it("a resource link is the item's input (mappings/acp.yaml:1313)", () => {
+    check([], {"direction":"out","message":{"id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"Read "},{"type":"resource_link","uri":"file:///w/a.md","name":"a.md"}]}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","text":"Read ","input":[{"type":"resource_link","uri":"file:///w/a.md"}]}},{"type":"item.completed","payload":{"itemType":"user_message","text":"Read "}}]);
+  });
+  it("nothing is emitted; the replayed user message then opens a turn (mappings/acp.yaml:1328)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}}], {"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("cancel #1 (mappings/acp.yaml:1326)", () => {
+  it("cancel #1 (mappings/acp.yaml:1348)", () => {
     check([], {"direction":"out","message":{"method":"session/cancel","params":{"sessionId":"s1"}}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"the client cancelled the prompt turn (session/cancel)"}}]);
   });
-  it("initialize-response #1 (mappings/acp.yaml:1345)", () => {
+  it("initialize-response #1 (mappings/acp.yaml:1367)", () => {
     check([{"direction":"out","message":{"id":0,"method":"initialize","params":{"protocolVersion":1}}}], {"direction":"in","message":{"id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login","name":"Login"}]}}}, [{"type":"session.configured","payload":{"config":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[{"id":"login"}]}}}]);
   });
-  it("authenticate-failed #1 (mappings/acp.yaml:1366)", () => {
+  it("authenticate-failed #1 (mappings/acp.yaml:1388)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"error":{"code":-32000,"message":"Authentication required"}}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"Authentication required"}},{"type":"runtime.error","payload":{"class":"permission_error","message":"Authentication required"}}]);
   });
-  it("authenticate-response #1 (mappings/acp.yaml:1380)", () => {
+  it("authenticate-response #1 (mappings/acp.yaml:1402)", () => {
     check([{"direction":"out","message":{"id":2,"method":"authenticate","params":{"methodId":"cursor_login"}}}], {"direction":"in","message":{"id":2,"result":{}}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("session-new-response #1 (mappings/acp.yaml:1407)", () => {
+  it("session-new-response #1 (mappings/acp.yaml:1429)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{"sessionId":"s1","modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"}]}}}}, [{"type":"session.started","payload":{}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"sessionId":"s1","modes":{"currentModeId":"ask"},"cwd":"/w"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-load-response #1 (mappings/acp.yaml:1445)", () => {
+  it("session-load-response #1 (mappings/acp.yaml:1467)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s7"}},{"type":"session.configured","payload":{"config":{"sessionId":"s7"}}},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("the answer ends the last replayed turn (mappings/acp.yaml:1452)", () => {
+  it("the answer ends the last replayed turn (mappings/acp.yaml:1474)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"agent_message_chunk","messageId":"a1","content":{"type":"text","text":"Hello."}}}}], {"direction":"in","message":{"id":1,"result":{}}}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}},{"type":"session.started","payload":{"resume":{"sessionId":"s7","method":"session/load"}}},{"type":"thread.started"},{"type":"session.configured"},{"type":"session.state.changed","payload":{"state":"ready"}}]);
   });
-  it("session-load-failed #1 (mappings/acp.yaml:1488)", () => {
+  it("session-load-failed #1 (mappings/acp.yaml:1510)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":1,"error":{"code":-32002,"message":"Session not found"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Session not found"}}]);
   });
-  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:1492)", () => {
+  it("a failure after part of the history was replayed ends the last replayed turn failed (mappings/acp.yaml:1514)", () => {
     check([{"direction":"out","message":{"id":1,"method":"session/load","params":{"sessionId":"s7","cwd":"/w","mcpServers":[]}}},{"method":"session/update","params":{"sessionId":"s7","update":{"sessionUpdate":"user_message_chunk","messageId":"u1","content":{"type":"text","text":"hi"}}}}], {"direction":"in","message":{"id":1,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("session-close-response #1 (mappings/acp.yaml:1514)", () => {
+  it("session-close-response #1 (mappings/acp.yaml:1536)", () => {
     check([{"direction":"out","message":{"id":9,"method":"session/close","params":{"sessionId":"s1"}}}], {"direction":"in","message":{"id":9,"result":{}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed","detail":{"method":"session/close"}}}]);
   });
-  it("set-mode-response #1 (mappings/acp.yaml:1532)", () => {
+  it("set-mode-response #1 (mappings/acp.yaml:1554)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":4,"result":{}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","currentModeId":"plan"}}}]);
   });
-  it("set-config-option-response #1 (mappings/acp.yaml:1549)", () => {
+  it("set-config-option-response #1 (mappings/acp.yaml:1571)", () => {
     check([{"direction":"out","message":{"id":4,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m2"}}}], {"direction":"in","message":{"id":4,"result":{"configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"m2","options":[]}]}}}, [{"type":"session.configured","payload":{"config":{"sessionId":"s1","configOptions":[{"currentValue":"m2"}]}}}]);
   });
-  it("prompt-failed #1 (mappings/acp.yaml:1575)", () => {
+  it("prompt-failed #1 (mappings/acp.yaml:1597)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32603,"message":"Internal error"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Internal error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"Internal error"}}]);
   });
-  it("prompt-response #1 (mappings/acp.yaml:1595)", () => {
+  it("prompt-response #1 (mappings/acp.yaml:1617)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("prompt-response #2 (mappings/acp.yaml:1599)", () => {
+  it("prompt-response #2 (mappings/acp.yaml:1621)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"turn.completed","payload":{"state":"cancelled","stopReason":"cancelled"}}]);
   });
-  it("prompt-response #3 (mappings/acp.yaml:1603)", () => {
+  it("prompt-response #3 (mappings/acp.yaml:1625)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"refusal"}}}, [{"type":"turn.completed","payload":{"state":"failed","stopReason":"refusal"}}]);
   });
-  it("prompt-response #4 (mappings/acp.yaml:1607)", () => {
+  it("prompt-response #4 (mappings/acp.yaml:1629)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"max_tokens"}}}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"max_tokens"}}]);
   });
-  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:1611)", () => {
+  it("a tool call the turn left open is completed as failed first (mappings/acp.yaml:1633)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"cancelled"}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"cancelled"}}]);
   });
-  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:1619)", () => {
+  it("the turn's text items complete with it (status completed), its open tool calls fail (mappings/acp.yaml:1641)", () => {
     check([{"direction":"out","message":{"id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"Hmm"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Hi"}}}},{"method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"sleep","kind":"execute"}}}], {"direction":"in","message":{"id":2,"result":{"stopReason":"end_turn"}}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"reasoning","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"failed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("client-request-unsupported #1 (mappings/acp.yaml:1644)", () => {
+  it("client-request-unsupported #1 (mappings/acp.yaml:1666)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}}], {"direction":"in","message":{"id":3,"error":{"code":-32601,"message":"Method not found"}}}, [{"type":"runtime.warning","payload":{"message":"Method not found","detail":{"code":-32601}}}]);
   });
-  it("client-request-failed #1 (mappings/acp.yaml:1661)", () => {
+  it("client-request-failed #1 (mappings/acp.yaml:1683)", () => {
     check([{"direction":"out","message":{"id":3,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}], {"direction":"in","message":{"id":3,"error":{"code":-32602,"message":"Invalid params"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Invalid params"}}]);
   });
 });
