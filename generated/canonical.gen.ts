@@ -68,25 +68,300 @@ export type PlanStepStatus = ("pending" | "inProgress" | "completed")
 export type ContentStreamKind = ("assistant_text" | "reasoning_text" | "reasoning_summary_text" | "plan_text" | "command_output" | "file_change_output" | "unknown")
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "RequestDecision".
+ */
+export type RequestDecision = ("allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled" | "answered" | "completed" | "failed")
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "RuntimeErrorClass".
  */
 export type RuntimeErrorClass = ("provider_error" | "transport_error" | "permission_error" | "validation_error" | "unknown")
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemLifecyclePayload".
+ */
+export type ItemLifecyclePayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "CanonicalRuntimeEventType".
  */
 export type CanonicalRuntimeEventType = ("session.started" | "session.configured" | "session.state.changed" | "session.exited" | "thread.started" | "thread.state.changed" | "thread.metadata.updated" | "thread.token-usage.updated" | "thread.realtime.started" | "thread.realtime.item-added" | "thread.realtime.audio.delta" | "thread.realtime.error" | "thread.realtime.closed" | "turn.started" | "turn.completed" | "turn.aborted" | "turn.plan.updated" | "turn.diff.updated" | "item.started" | "item.updated" | "item.completed" | "content.delta" | "request.opened" | "request.resolved" | "user-input.requested" | "user-input.resolved" | "task.started" | "task.progress" | "task.completed" | "hook.started" | "hook.progress" | "hook.completed" | "tool.progress" | "tool.summary" | "auth.status" | "account.updated" | "account.rate-limits.updated" | "mcp.status.updated" | "mcp.oauth.completed" | "model.rerouted" | "config.warning" | "deprecation.notice" | "files.persisted" | "runtime.warning" | "runtime.error")
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ */
+export type ItemStartedPayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ */
+export type ItemUpdatedPayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ */
+export type ItemCompletedPayload = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemStartedPayload".
+ */
+export type ItemLifecyclePayload1 = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemUpdatedPayload".
+ */
+export type ItemLifecyclePayload2 = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
+/**
+ * A union discriminated on "itemType": one branch per group of itemType values.
+ * 
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ItemCompletedPayload".
+ */
+export type ItemLifecyclePayload3 = UserMessageItemPayload | TextItemPayload | PlanItemPayload | CommandExecutionItemPayload | FileChangeItemPayload | ToolCallItemPayload | WebSearchItemPayload | ImageViewItemPayload | UnknownItemPayload
 
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemLifecyclePayload".
+ * via the `definition` "UserMessageItemPayload".
  */
-export interface ItemLifecyclePayload {
-itemType: CanonicalItemType
+export interface UserMessageItemPayload {
+itemType: "user_message"
 status?: ItemStatus
 title?: string
 detail?: string
 data?: unknown
+/**
+ * The message text.
+ */
+text?: string
+/**
+ * Non-text parts of the prompt (resource links, images), as the provider sent them.
+ */
+input?: unknown[]
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "TextItemPayload".
+ */
+export interface TextItemPayload {
+itemType: ("assistant_message" | "reasoning" | "review_entered" | "review_exited" | "context_compaction" | "error")
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+/**
+ * The item's whole text, when the provider carries it whole (deltas stream it otherwise).
+ */
+text?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "PlanItemPayload".
+ */
+export interface PlanItemPayload {
+itemType: "plan"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+text?: string
+/**
+ * The tool that wrote the plan, when it came from a tool call (a todo list).
+ */
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "CommandExecutionItemPayload".
+ */
+export interface CommandExecutionItemPayload {
+itemType: "command_execution"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+command?: string
+cwd?: string
+exitCode?: number
+/**
+ * The command's whole output (stdout and stderr as the provider merged them).
+ */
+output?: string
+/**
+ * A terminal the client owns that shows the command's output (ACP).
+ */
+terminalId?: string
+durationMs?: number
+/**
+ * The tool that ran the command, when the provider names one (e.g. Bash).
+ */
+toolName?: string
+input?: unknown
+error?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "FileChangeItemPayload".
+ */
+export interface FileChangeItemPayload {
+itemType: "file_change"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+files?: FileChange[]
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+terminalId?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "FileChange".
+ */
+export interface FileChange {
+path: string
+change: ("add" | "update" | "delete" | "move")
+/**
+ * change move: the new path.
+ */
+movePath?: string
+/**
+ * A unified diff of the change.
+ */
+diff?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ToolCallItemPayload".
+ */
+export interface ToolCallItemPayload {
+itemType: ("mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call")
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+/**
+ * The canonical tool name (the provider's own for tools agentnorm does not know).
+ */
+toolName?: string
+/**
+ * mcp_tool_call: the MCP server.
+ */
+server?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+terminalId?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "WebSearchItemPayload".
+ */
+export interface WebSearchItemPayload {
+itemType: "web_search"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+/**
+ * The search query, or the URL fetched.
+ */
+query?: string
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+terminalId?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "ImageViewItemPayload".
+ */
+export interface ImageViewItemPayload {
+itemType: "image_view"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+path?: string
+url?: string
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+terminalId?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "UnknownItemPayload".
+ */
+export interface UnknownItemPayload {
+itemType: "unknown"
+status?: ItemStatus
+title?: string
+detail?: string
+data?: unknown
+text?: string
+toolName?: string
+input?: unknown
+output?: unknown
+error?: string
+durationMs?: number
+terminalId?: string
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "TokenUsage".
+ */
+export interface TokenUsage {
+/**
+ * Input tokens as the provider counts them (Claude: without cache reads and writes).
+ */
+inputTokens: number
+/**
+ * Output tokens (reasoning included where the provider includes it).
+ */
+outputTokens: number
+/**
+ * Input tokens read from the prompt cache.
+ */
+cachedInputTokens?: number
+/**
+ * Input tokens written to the prompt cache.
+ */
+cacheWriteTokens?: number
+/**
+ * Reasoning (thinking) tokens, where the provider reports them apart.
+ */
+reasoningTokens?: number
+/**
+ * The provider's total, where it reports one.
+ */
+totalTokens?: number
+/**
+ * The model's context window, where the provider reports it with the counts.
+ */
+contextWindow?: number
+}
+/**
+ * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
+ * via the `definition` "RequestOption".
+ */
+export interface RequestOption {
+decision: RequestDecision
+label?: string
+providerOptionId?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -101,9 +376,20 @@ resume?: unknown
  * via the `definition` "SessionConfiguredPayload".
  */
 export interface SessionConfiguredPayload {
+/**
+ * The provider's configuration object, as it sent it.
+ */
 config: {
 
 }
+/**
+ * The session's current mode (permission/collaboration mode), when the provider states it.
+ */
+mode?: string
+/**
+ * The session's current model, when the provider states it.
+ */
+model?: string
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -154,6 +440,7 @@ metadata?: {
  */
 export interface ThreadTokenUsageUpdatedPayload {
 usage: unknown
+tokenUsage?: TokenUsage
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -206,6 +493,7 @@ export interface TurnCompletedPayload {
 state: TurnState
 stopReason?: (string | null)
 usage?: unknown
+tokenUsage?: TokenUsage
 modelUsage?: {
 
 }
@@ -237,27 +525,6 @@ status: PlanStepStatus
 export interface TurnDiffUpdatedPayload {
 unifiedDiff: string
 }
-export interface ItemStartedPayload {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-export interface ItemUpdatedPayload {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-export interface ItemCompletedPayload {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
  * via the `definition` "ContentDeltaPayload".
@@ -276,6 +543,7 @@ export interface RequestOpenedPayload {
 requestType: CanonicalRequestType
 detail?: string
 args?: unknown
+options?: RequestOption[]
 }
 /**
  * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
@@ -283,7 +551,7 @@ args?: unknown
  */
 export interface RequestResolvedPayload {
 requestType: CanonicalRequestType
-decision?: string
+decision?: RequestDecision
 resolution?: unknown
 }
 /**
@@ -501,39 +769,6 @@ messageType?: string
 rule?: string
 payload: unknown
 }
-/**
- * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemStartedPayload".
- */
-export interface ItemLifecyclePayload1 {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-/**
- * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemUpdatedPayload".
- */
-export interface ItemLifecyclePayload2 {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
-/**
- * This interface was referenced by `CanonicalModelTypes`'s JSON-Schema
- * via the `definition` "ItemCompletedPayload".
- */
-export interface ItemLifecyclePayload3 {
-itemType: CanonicalItemType
-status?: ItemStatus
-title?: string
-detail?: string
-data?: unknown
-}
 
 export const CANONICAL_EVENT_TYPES = [
   "session.started",
@@ -602,6 +837,7 @@ export const TURN_STATE_VALUES = ["completed","failed","interrupted","cancelled"
 export const ITEM_STATUS_VALUES = ["inProgress","completed","failed","declined"] as const;
 export const PLAN_STEP_STATUS_VALUES = ["pending","inProgress","completed"] as const;
 export const CONTENT_STREAM_KIND_VALUES = ["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"] as const;
+export const REQUEST_DECISION_VALUES = ["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"] as const;
 export const RUNTIME_ERROR_CLASS_VALUES = ["provider_error","transport_error","permission_error","validation_error","unknown"] as const;
 
 /** Payload of each canonical event type (EVENTS.md §1.5). */

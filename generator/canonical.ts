@@ -61,7 +61,7 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
   ds.push(...shapeProblems(src, v));
   if (ds.length) return { diagnostics: ds };
   const model: CanonicalModel = {
-    file, src, version: v.version ?? 1, ids: v.ids, enums: v.enums, defs: v.defs ?? {}, eventTypes: v.eventTypes,
+    file, src, version: v.version ?? 1, ids: v.ids, enums: v.enums, defs: mergeVariants(v.defs ?? {}), eventTypes: v.eventTypes,
     payloads: v.payloads, envelope: { required: v.envelope.required ?? [], properties: v.envelope.properties }, roles: v.roles ?? {},
     lifecycle: Object.fromEntries(Object.entries<any>(v.lifecycle ?? {}).map(([k, l]) => [k, {
       role: l.role, opens: l.opens ?? [], body: l.body ?? [], ends: l.ends ?? [], guards: l.guards ?? {},
@@ -96,6 +96,19 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
     }
   }
   for (const [role, r] of Object.entries(model.roles)) if (!(r.id in model.ids)) ds.push(src.diag(["roles", role, "id"], "E106", `unknown id kind "${r.id}"`));
+  // A def with `variants` is a union discriminated on one property: each variant names the values it takes.
+  for (const [name, d] of Object.entries<any>(v.defs ?? {})) {
+    if (!d.variants) continue;
+    if (typeof d.discriminator !== "string" || !(d.required ?? []).includes(d.discriminator)) ds.push(src.diag(["defs", name], "E106", `def "${name}" has variants: it needs "discriminator: <property>", listed under required`));
+    const seenValue = new Map<string, string>();
+    for (const [vn, x] of Object.entries<any>(d.variants)) {
+      if (!Array.isArray(x.itemTypes) || !x.itemTypes.length) { ds.push(src.diag(["defs", name, "variants", vn], "E106", `variant "${vn}" needs itemTypes: [values of ${d.discriminator}]`)); continue; }
+      for (const t of x.itemTypes) {
+        if (seenValue.has(t)) ds.push(src.diag(["defs", name, "variants", vn], "E106", `"${t}" is in variants ${seenValue.get(t)} and ${vn}`));
+        seenValue.set(t, vn);
+      }
+    }
+  }
   // The event-type list and the payload map must be the same set (the TS types prove it again at compile time).
   const listed = new Set(model.eventTypes);
   const seen = new Set<string>();
@@ -165,6 +178,21 @@ function shapeProblems(src: SourcedYaml, v: any): Diagnostic[] {
   return ds;
 }
 
+/**
+ * The model's view of a union def: its common properties plus every variant's (what a table row may set; the
+ * published schema checks the combination per variant). `variants` stays for buildJsonSchema.
+ */
+function mergeVariants(defs: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [name, d] of Object.entries<any>(defs)) {
+    if (!d.variants) { out[name] = d; continue; }
+    const properties = { ...d.properties };
+    for (const x of Object.values<any>(d.variants)) for (const [k, ps] of Object.entries(x.properties ?? {})) if (!(k in properties)) properties[k] = ps;
+    out[name] = { ...d, properties, commonProperties: d.properties };
+  }
+  return out;
+}
+
 function walkRefs(node: any, path: (string | number)[], f: (ref: string, path: (string | number)[]) => void): void {
   if (Array.isArray(node)) node.forEach((x, i) => walkRefs(x, [...path, i], f));
   else if (node && typeof node === "object") {
@@ -210,7 +238,32 @@ export function buildJsonSchema(m: CanonicalModel): any {
     definitions[name] = { type: "string", pattern: `^${prefix}_[A-Za-z0-9._:-]+$`, tsType: name, description: `Canonical ${name}, minted by agentnorm (prefix "${prefix}_"). Never a provider id.` };
   }
   for (const [name, values] of Object.entries(m.enums)) definitions[name] = { type: "string", enum: values };
-  for (const [name, s] of Object.entries(m.defs)) definitions[name] = { title: name, ...payloadSchema(s) };
+  for (const [name, s] of Object.entries(m.defs)) {
+    if (!s.variants) { definitions[name] = { title: name, ...payloadSchema(s) }; continue; }
+    // A union discriminated on `s.discriminator`: one closed object per variant (common + own properties).
+    const disc = s.discriminator as string;
+    const common = s.commonProperties ?? {};
+    const variants = Object.entries<any>(s.variants);
+    for (const [vn, x] of variants) {
+      definitions[vn] = {
+        title: vn,
+        type: "object",
+        additionalProperties: false,
+        required: s.required,
+        properties: rewrite({ ...common, [disc]: x.itemTypes.length === 1 ? { const: x.itemTypes[0] } : { enum: x.itemTypes }, ...x.properties }),
+      };
+    }
+    definitions[name] = {
+      title: name,
+      description: `A union discriminated on "${disc}": one branch per group of ${disc} values.`,
+      type: "object",
+      required: s.required,
+      properties: rewrite({ [disc]: common[disc] }),
+      discriminator: { propertyName: disc },
+      tsType: variants.map(([vn]) => vn).join(" | "),
+      oneOf: variants.map(([vn]) => ({ $ref: `#/definitions/${vn}` })),
+    };
+  }
   definitions.CanonicalRuntimeEventType = { type: "string", enum: m.eventTypes };
   for (const t of m.eventTypes) definitions[payloadDefName(t)] = { title: payloadDefName(t), ...payloadSchema(m.payloads[t]) };
   // Object-valued envelope fields become shared definitions, so the validator checks them in one function.

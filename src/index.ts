@@ -28,6 +28,8 @@ export { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
 export { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 export type { SurfaceTable, Row, RowContext, Kind, Role, Op } from "./normalize/table-types.js";
 export * from "../generated/canonical.gen.js";
+export { answerRequest } from "./answer/answer.js";
+export type { AnswerOptions, PermissionDecision, RequestAnswer, RequestReply } from "./answer/answer.js";
 export { toClaudePermissionResult } from "./answer/claude-permission.js";
 export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./answer/claude-permission.js";
 export { toAcpPermissionResponse } from "./answer/acp-permission.js";

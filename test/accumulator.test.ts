@@ -47,11 +47,11 @@ describe("accumulator: text and thinking deltas", () => {
     expect(s.problems).toEqual([]);
   });
 
-  it("a user message arriving whole in its item data is a user text block", () => {
+  it("a user message arriving whole in its item text is a user text block", () => {
     const { ev, events } = stream();
     ev("turn.started", {}, { turnId: "trn_1" });
-    ev("item.started", { itemType: "user_message", status: "inProgress", data: { content: [{ type: "text", text: "Fix the bug" }] } }, { turnId: "trn_1", itemId: "itm_1" });
-    ev("item.completed", { itemType: "user_message", status: "completed", data: { content: [{ type: "text", text: "Fix the bug" }] } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.started", { itemType: "user_message", status: "inProgress", text: "Fix the bug" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "user_message", status: "completed", text: "Fix the bug" }, { turnId: "trn_1", itemId: "itm_1" });
     expect(byId(run(events), "itm_1:text")).toMatchObject({ role: "user", text: "Fix the bug" });
   });
 
@@ -72,21 +72,21 @@ describe("accumulator: tool lifecycle", () => {
   it("interleaved tools render from lifecycle state and keep their position when they complete", () => {
     const { ev, events } = stream();
     ev("turn.started", {}, { turnId: "trn_1" });
-    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "npm test", data: { command: "npm test" } }, { turnId: "trn_1", itemId: "itm_1" });
-    ev("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: "Read", data: { input: { path: "a.ts" } } }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "npm test", command: "npm test" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.started", { itemType: "dynamic_tool_call", status: "inProgress", title: "Read", toolName: "Read", input: { path: "a.ts" } }, { turnId: "trn_1", itemId: "itm_2" });
     ev("content.delta", { streamKind: "command_output", delta: "ok 1\n" }, { turnId: "trn_1", itemId: "itm_1" });
-    ev("item.completed", { itemType: "dynamic_tool_call", status: "completed", title: "Read", data: { input: { path: "a.ts" }, result: "export {}" } }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.completed", { itemType: "dynamic_tool_call", status: "completed", title: "Read", toolName: "Read", input: { path: "a.ts" }, output: "export {}" }, { turnId: "trn_1", itemId: "itm_2" });
     ev("content.delta", { streamKind: "assistant_text", delta: "While the tests run…" }, { turnId: "trn_1", itemId: "itm_3" });
     ev("content.delta", { streamKind: "command_output", delta: "ok 2\n" }, { turnId: "trn_1", itemId: "itm_1" });
     // the cumulative snapshot of the command arrives after later text: it must not move the card below the text
-    ev("item.completed", { itemType: "command_execution", status: "failed", title: "npm test", data: { command: "npm test", exitCode: 1 } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "command_execution", status: "failed", title: "npm test", command: "npm test", exitCode: 1 }, { turnId: "trn_1", itemId: "itm_1" });
     ev("item.started", { itemType: "command_execution", status: "inProgress", title: "rm -rf /" }, { turnId: "trn_1", itemId: "itm_4" });
     ev("item.completed", { itemType: "command_execution", status: "declined", title: "rm -rf /" }, { turnId: "trn_1", itemId: "itm_4" });
     const s = run(events);
     expect(kinds(s)).toEqual(["itm_1:tool", "itm_1:terminal", "itm_2:tool", "itm_3:text", "itm_4:tool"]);
-    expect(byId(s, "itm_1:tool")).toMatchObject({ status: "failed", title: "npm test", input: "npm test", sequences: [2, 8] }); // output deltas went to the terminal block only
+    expect(byId(s, "itm_1:tool")).toMatchObject({ status: "failed", title: "npm test", command: "npm test", exitCode: 1, sequences: [2, 8] }); // output deltas went to the terminal block only
     expect(byId(s, "itm_1:terminal")).toMatchObject({ text: "ok 1\nok 2\n", streaming: false, sequences: [4, 7] });
-    expect(byId(s, "itm_2:tool")).toMatchObject({ status: "completed", input: { path: "a.ts" }, result: "export {}" });
+    expect(byId(s, "itm_2:tool")).toMatchObject({ status: "completed", toolName: "Read", input: { path: "a.ts" }, result: "export {}" });
     expect(byId(s, "itm_4:tool").status).toBe("declined");
   });
 
@@ -140,19 +140,19 @@ describe("accumulator: diffs, permissions, questions, plans, todos", () => {
   it("file change diffs (item scope) and the turn diff (turn scope, replaced in place)", () => {
     const { ev, events } = stream();
     ev("turn.started", {}, { turnId: "trn_1" });
-    ev("item.started", { itemType: "file_change", status: "inProgress", title: "a.ts", data: { changes: [{ path: "/w/a.ts", kind: { type: "update" }, diff: "@@ -1 +1 @@\n-a\n+b\n" }] } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.started", { itemType: "file_change", status: "inProgress", title: "a.ts", files: [{ path: "/w/a.ts", change: "update", diff: "@@ -1 +1 @@\n-a\n+b\n" }] }, { turnId: "trn_1", itemId: "itm_1" });
     ev("turn.diff.updated", { unifiedDiff: "--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-a\n+b\n" }, { turnId: "trn_1" });
-    ev("item.completed", { itemType: "file_change", status: "completed", title: "a.ts", data: { changes: [{ path: "/w/a.ts", kind: { type: "update" }, diff: "@@ -1 +1 @@\n-a\n+b\n" }] } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "file_change", status: "completed", title: "a.ts", files: [{ path: "/w/a.ts", change: "update", diff: "@@ -1 +1 @@\n-a\n+b\n" }] }, { turnId: "trn_1", itemId: "itm_1" });
     ev("turn.diff.updated", { unifiedDiff: "--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-a\n+b\n--- a/b.ts\n+++ b/b.ts\n@@ -0,0 +1 @@\n+c\n" }, { turnId: "trn_1" });
-    // ACP-shaped and Claude-shaped file changes
-    ev("item.completed", { itemType: "file_change", status: "completed", data: { content: [{ type: "diff", path: "/w/c.py", oldText: "x", newText: "y" }] } }, { turnId: "trn_1", itemId: "itm_2" });
-    ev("item.started", { itemType: "file_change", status: "inProgress", data: { input: { file_path: "/w/d.md", old_string: "p", new_string: "q" } } }, { turnId: "trn_1", itemId: "itm_3" });
+    // a completion without a start; a move; a new file
+    ev("item.completed", { itemType: "file_change", status: "completed", files: [{ path: "/w/c.py", change: "move", movePath: "/w/e.py", diff: "@@ -1 +1 @@\n-x\n+y\n" }] }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.started", { itemType: "file_change", status: "inProgress", files: [{ path: "/w/d.md", change: "add", diff: "@@ -0,0 +1 @@\n+q\n" }] }, { turnId: "trn_1", itemId: "itm_3" });
     const s = run(events);
     expect(kinds(s)).toEqual(["itm_1:tool", "itm_1:diff", "trn_1:diff", "itm_2:tool", "itm_2:diff", "itm_3:tool", "itm_3:diff"]);
     expect(byId(s, "itm_1:diff")).toMatchObject({ scope: "item", files: [{ path: "/w/a.ts", kind: "update", diff: "@@ -1 +1 @@\n-a\n+b\n" }] });
     expect(byId(s, "trn_1:diff")).toMatchObject({ scope: "turn", files: [{ path: "a.ts" }, { path: "b.ts" }], sequences: [3, 5] });
-    expect(byId(s, "itm_2:diff").files).toEqual([{ path: "/w/c.py", oldText: "x", newText: "y" }]);
-    expect(byId(s, "itm_3:diff").files).toEqual([{ path: "/w/d.md", oldText: "p", newText: "q" }]);
+    expect(byId(s, "itm_2:diff").files).toEqual([{ path: "/w/c.py", kind: "move", movePath: "/w/e.py", diff: "@@ -1 +1 @@\n-x\n+y\n" }]);
+    expect(byId(s, "itm_3:diff").files).toEqual([{ path: "/w/d.md", kind: "add", diff: "@@ -0,0 +1 @@\n+q\n" }]);
     expect(s.problems.map((p) => p.kind)).toEqual(["completion-without-start"]);
   });
 
@@ -212,11 +212,11 @@ describe("accumulator: terminal output, usage, mode, task and status", () => {
     expect(s.problems.map((p) => p.kind)).toEqual(["late-start"]);
   });
 
-  it("a terminal the tool's content references (ACP) is a terminal block carrying the terminalId", () => {
+  it("a terminal the item names (terminalId, e.g. ACP) is a terminal block carrying it", () => {
     const { ev, events } = stream("acp");
     ev("turn.started", {}, { turnId: "trn_1" });
-    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "make", data: { toolCallId: "c1", content: [{ type: "terminal", terminalId: "term_7" }] } }, { turnId: "trn_1", itemId: "itm_1" });
-    ev("item.completed", { itemType: "command_execution", status: "completed", title: "make", data: { toolCallId: "c1", status: "completed" } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "make", terminalId: "term_7" }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.completed", { itemType: "command_execution", status: "completed", title: "make" }, { turnId: "trn_1", itemId: "itm_1" });
     const s = run(events);
     expect(kinds(s)).toEqual(["itm_1:tool", "itm_1:terminal"]);
     expect(byId(s, "itm_1:terminal")).toMatchObject({ terminalId: "term_7", text: "", streaming: false, sequences: [2] }); // closed by the completion, which does not name it
@@ -224,10 +224,10 @@ describe("accumulator: terminal output, usage, mode, task and status", () => {
 
   it("usage is one block per turn, updated in place; mode changes are blocks; statuses are blocks at their position", () => {
     const { ev, events } = stream("acp");
-    ev("session.configured", { config: { modes: { currentModeId: "ask" } } });
+    ev("session.configured", { config: { modes: { currentModeId: "ask" } }, mode: "ask" });
     ev("turn.started", {}, { turnId: "trn_1" });
     ev("thread.token-usage.updated", { usage: { used: 10 } }, { turnId: "trn_1" });
-    ev("session.configured", { config: { currentModeId: "code" } });
+    ev("session.configured", { config: { currentModeId: "code" }, mode: "code" });
     ev("runtime.warning", { message: "slow" }, { turnId: "trn_1" });
     ev("thread.token-usage.updated", { usage: { used: 25 } }, { turnId: "trn_1" });
     ev("turn.completed", { state: "completed", stopReason: "end_turn" }, { turnId: "trn_1" });
@@ -240,6 +240,19 @@ describe("accumulator: terminal output, usage, mode, task and status", () => {
     expect(byId(s, "trn_1:usage")).toMatchObject({ usage: { used: 25 }, updates: 2, sequences: [3, 6] });
     expect(byId(s, "evt_4:mode").mode).toBe("code");
     expect(sess.config).toEqual({ modes: { currentModeId: "ask" }, currentModeId: "code" });
+  });
+
+  it("canonical token counts: the usage block, the turn and the session carry tokenUsage; a usage without counts has none", () => {
+    const { ev, events } = stream();
+    ev("turn.started", {}, { turnId: "trn_1" });
+    ev("thread.token-usage.updated", { usage: { used: 10, size: 100 } }, { turnId: "trn_1" });
+    expect(byId(run(events), "trn_1:usage").tokens).toBeUndefined();
+    ev("thread.token-usage.updated", { usage: { total: { input: 5 } }, tokenUsage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } }, { turnId: "trn_1" });
+    ev("turn.completed", { state: "completed", tokenUsage: { inputTokens: 6, outputTokens: 3 } }, { turnId: "trn_1" });
+    const s = run(events);
+    expect(byId(s, "trn_1:usage")).toMatchObject({ tokens: { inputTokens: 5, outputTokens: 2, totalTokens: 7 }, updates: 2 });
+    expect(s.sessions[0].tokens).toEqual({ inputTokens: 5, outputTokens: 2, totalTokens: 7 });
+    expect(s.sessions[0].turns[0].tokens).toEqual({ inputTokens: 6, outputTokens: 3 });
   });
 
   it("turns and their end states; the event log links every event to its blocks", () => {

@@ -79,7 +79,8 @@ describe("acp: a Cursor session with extension methods", () => {
     const opened = events.filter((e) => e.type === "request.opened");
     const resolved = events.filter((e) => e.type === "request.resolved");
     expect(opened.map((e) => e.requestId)).toEqual(resolved.map((e) => e.requestId));
-    expect(resolved.map((e) => P(e).decision)).toEqual(["answered", "accepted"]);
+    expect(resolved.map((e) => P(e).decision)).toEqual(["answered", "allow_once"]);
+    expect(resolved.map((e) => P(e).resolution.outcome.outcome)).toEqual(["answered", "accepted"]);
     const toolQ = events.find((e) => e.type === "item.started" && P(e).title === "Ask question")!;
     expect(opened[0].itemId).toBe(toolQ.itemId);
     expect(opened[0].turnId).toBe(toolQ.turnId);

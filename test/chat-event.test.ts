@@ -99,15 +99,15 @@ describe("chat_event over recorded canonical streams", () => {
 describe("chat_event: projection of each kind", () => {
   it("text, thinking, tool lifecycle, terminal, diff, permission, question, plan, todo, task, usage, mode, status", () => {
     const { ev, events } = stream();
-    ev("session.configured", { config: { currentModeId: "code" } });
+    ev("session.configured", { config: { currentModeId: "code" }, mode: "code" });
     ev("turn.started", {}, { turnId: "trn_1" });
     ev("content.delta", { streamKind: "reasoning_text", delta: "hm" }, { turnId: "trn_1", itemId: "itm_1", providerRefs: { providerItemId: "msg_9:0" } });
-    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "ls", data: { command: "ls" } }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "ls", command: "ls", input: "ls" }, { turnId: "trn_1", itemId: "itm_2" });
     ev("request.opened", { requestType: "command_execution_approval", detail: "ls" }, { turnId: "trn_1", itemId: "itm_2", requestId: "req_1", providerRefs: { providerRequestId: "7" } });
     ev("request.resolved", { requestType: "command_execution_approval", decision: "accept" }, { turnId: "trn_1", itemId: "itm_2", requestId: "req_1" });
     ev("content.delta", { streamKind: "command_output", delta: "a.txt\n" }, { turnId: "trn_1", itemId: "itm_2" });
-    ev("item.completed", { itemType: "command_execution", status: "failed", title: "ls", data: { command: "ls", aggregatedOutput: "a.txt\n" } }, { turnId: "trn_1", itemId: "itm_2" });
-    ev("item.completed", { itemType: "file_change", status: "completed", title: "a.ts", data: { changes: [{ path: "a.ts", kind: "add", diff: "+x" }] } }, { turnId: "trn_1", itemId: "itm_3" });
+    ev("item.completed", { itemType: "command_execution", status: "failed", title: "ls", command: "ls", input: "ls", output: "a.txt\n" }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.completed", { itemType: "file_change", status: "completed", title: "a.ts", files: [{ path: "a.ts", change: "add", diff: "+x" }] }, { turnId: "trn_1", itemId: "itm_3" });
     ev("user-input.requested", { questions: [{ id: "q", question: "Which?" }] }, { turnId: "trn_1", requestId: "req_2" });
     ev("user-input.resolved", { answers: { q: "A" } }, { turnId: "trn_1", requestId: "req_2" });
     ev("turn.plan.updated", { plan: [{ step: "a", status: "completed" }] }, { turnId: "trn_1" });
@@ -142,7 +142,7 @@ describe("chat_event: projection of each kind", () => {
     ]);
     expect(recs[2]).toMatchObject({ messageId: "msg_9", partId: "0", text: "hm", source: { eventId: "evt_3", sequence: 3, type: "content.delta" } });
     expect(recs[4].permission).toEqual({ requestId: "req_1", providerRequestId: "7", requestType: "command_execution_approval", detail: "ls" });
-    expect(recs[7].tool).toEqual({ name: "ls", itemType: "command_execution", status: "failed", title: "ls", input: "ls", result: "a.txt\n" });
+    expect(recs[7].tool).toEqual({ name: "ls", itemType: "command_execution", status: "failed", title: "ls", command: "ls", input: "ls", result: "a.txt\n" });
     expect(recs[9].diff).toEqual({ scope: "item", files: [{ path: "a.ts", kind: "add", diff: "+x" }] });
     expect(recs[11].question).toEqual({ requestId: "req_2", answers: { q: "A" } });
     expect(recs[14]).toMatchObject({ parentId: "itm_2", task: { taskId: "tsk_1", status: "running", description: "explore" } });
@@ -154,7 +154,7 @@ describe("chat_event: projection of each kind", () => {
 
   it("a terminal referenced by a tool's content is a terminal record under the tool", () => {
     const { ev, events } = stream("acp");
-    ev("item.updated", { itemType: "command_execution", status: "inProgress", data: { content: [{ type: "terminal", terminalId: "term_7" }] } }, { turnId: "trn_1", itemId: "itm_1" });
+    ev("item.updated", { itemType: "command_execution", status: "inProgress", terminalId: "term_7" }, { turnId: "trn_1", itemId: "itm_1" });
     const recs = toChatEvents(events);
     expect(recs.map((r) => [r.kind, r.phase, r.blockId, r.toolCallId, r.parentId, r.terminalId ?? null])).toEqual([
       ["tool", "updated", "itm_1:tool", "itm_1", undefined, null],
@@ -235,9 +235,9 @@ describe("chat_event: legacy marker lines", () => {
     const { ev, events } = stream("claude");
     ev("turn.started", {}, { turnId: "trn_1" });
     ev("content.delta", { streamKind: "reasoning_text", delta: "Let me\nsee" }, { turnId: "trn_1", itemId: "itm_1" });
-    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "Bash", data: { name: "Bash", input: {} } }, { turnId: "trn_1", itemId: "itm_2" });
-    ev("item.updated", { itemType: "command_execution", status: "inProgress", title: "ls", data: { input: { command: "ls" } } }, { turnId: "trn_1", itemId: "itm_2" });
-    ev("item.completed", { itemType: "command_execution", status: "failed", data: { content: "boom" } }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "Bash", toolName: "shell", input: {} }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.updated", { itemType: "command_execution", status: "inProgress", title: "ls", command: "ls", input: { command: "ls" } }, { turnId: "trn_1", itemId: "itm_2" });
+    ev("item.completed", { itemType: "command_execution", status: "failed", output: "boom" }, { turnId: "trn_1", itemId: "itm_2" });
     ev("content.delta", { streamKind: "assistant_text", delta: "Done \"ok\"" }, { turnId: "trn_1", itemId: "itm_3" });
     ev("turn.completed", { state: "completed" }, { turnId: "trn_1" });
     const recs = toChatEvents(events);

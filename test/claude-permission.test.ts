@@ -16,7 +16,7 @@ describe("toClaudePermissionResult (canonical decision → canUseTool's Permissi
     const n = createNormalizer({ surface: "claude-sdk", ids: counterIds() });
     n.push({ toolName: "Bash", input, options: { toolUseID: "toolu_9" } });
     const out = n.push(toClaudePermissionResult({ decision: "deny", input, message: "Not now.", toolUseID: "toolu_9" }));
-    expect(out.map((e) => [e.type, (e.payload as any).decision])).toEqual([["request.resolved", "deny"]]);
+    expect(out.map((e) => [e.type, (e.payload as any).decision])).toEqual([["request.resolved", "reject_once"]]);
   });
 });
 
@@ -34,7 +34,7 @@ describe("claude-permission surface on the approvals fixture (fixtures/claude-pe
       ["command_execution_approval", "rm README.md", "rm README.md"],
       ["file_change_approval", "/sandbox/work/hello.py", "/sandbox/work/hello.py"],
     ]);
-    expect(resolved.map((e) => [e.requestId, (e.payload as any).decision])).toEqual([[opened[0].requestId, "allow"], [opened[1].requestId, "deny"], [opened[2].requestId, "allow"]]);
+    expect(resolved.map((e) => [e.requestId, (e.payload as any).decision])).toEqual([[opened[0].requestId, "allow_once"], [opened[1].requestId, "reject_once"], [opened[2].requestId, "allow_once"]]);
     expectVerified(events, "approvals.ndjson");
   });
 });

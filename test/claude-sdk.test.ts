@@ -116,7 +116,9 @@ describe("claude-sdk recordings", () => {
         const opened = of(r, "request.opened");
         const resolved = of(r, "request.resolved");
         expect(opened.length).toBe(asked.length);
-        expect(resolved.map((e) => P(e).decision)).toEqual(answered);
+        // the provider's word stays in resolution; the decision is canonical
+        expect(resolved.map((e) => P(e).resolution.behavior)).toEqual(answered);
+        expect(resolved.map((e) => P(e).decision)).toEqual(resolved.map((e) => (P(e).resolution.behavior === "deny" ? "reject_once" : P(e).requestType === "tool_user_input" ? "answered" : "allow_once")));
         expect(resolved.map((e) => e.requestId)).toEqual(opened.map((e) => e.requestId));
         opened.forEach((e, i) => {
           expect(P(e).requestType).toBe(claudeToolRequestType(asked[i].message.toolName));
@@ -164,18 +166,19 @@ describe("claude-sdk recordings", () => {
     expect(of(r, "runtime.error").map((e) => [P(e).class, P(e).message.slice(0, 14)])).toEqual([["provider_error", "API Error: 500"]]);
   });
 
-  it("failing-tool: is_error completes the command item as failed, with the output as detail", () => {
+  it("failing-tool: is_error completes the command item as failed, with the output as its output and error", () => {
     const r = runFile("failing-tool");
     const bash = of(r, "item.completed").filter((e) => P(e).itemType === "command_execution");
     expect(bash.map((e) => P(e).status)).toEqual(["failed"]);
-    expect(P(bash[0]).detail).toMatch(/No such file or directory/);
+    expect(P(bash[0]).error).toMatch(/No such file or directory/);
+    expect(P(bash[0]).output).toMatch(/No such file or directory/);
   });
 
   it("approval: allow then deny; the denied command fails", () => {
     const r = runFile("approval");
     expect(of(r, "request.resolved").map((e) => [P(e).requestType, P(e).decision])).toEqual([
-      ["command_execution_approval", "allow"],
-      ["command_execution_approval", "deny"],
+      ["command_execution_approval", "allow_once"],
+      ["command_execution_approval", "reject_once"],
     ]);
     expect(of(r, "item.completed").filter((e) => P(e).itemType === "command_execution").map((e) => P(e).status)).toEqual(["completed", "failed"]);
   });

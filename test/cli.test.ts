@@ -188,11 +188,11 @@ describe("agentnorm normalize", () => {
     expect(started).toHaveLength(1);
     expect(started[0].payload.message).toBe("tester/0.171.0");
     expect(resolved).toHaveLength(1);
-    expect(resolved[0].payload.decision).toBe("accept");
+    expect(resolved[0].payload.decision).toBe("allow_once");
     // Without the directions the third line is taken as the answer to the (more recent) server request.
     const without = ndjson(cli(["normalize", "--from", "codex-app-server", "--deterministic", file]).stdout);
     const resolvedWithout = without.filter((e) => e.type === "request.resolved");
-    expect(resolvedWithout.map((e) => e.payload.decision)).not.toEqual(["accept"]);
+    expect(resolvedWithout.map((e) => e.payload.decision)).not.toEqual(["allow_once"]);
   });
 
   it("--no-raw: raw.payload is null on every event, raw.source/rule stay", () => {

@@ -175,7 +175,7 @@ describe("codex-eventmsg: commands, patches and approvals", () => {
     ]);
     expect(out.map((e) => e.type)).toEqual(["turn.started", "request.opened", "request.resolved", "item.started", "content.delta", "item.completed", "turn.completed"]);
     const resolved = out.find((e) => e.type === "request.resolved")!;
-    expect(P(resolved)).toMatchObject({ requestType: "exec_command_approval", decision: "approved" });
+    expect(P(resolved)).toMatchObject({ requestType: "exec_command_approval", decision: "allow_once" });
     expect(resolved.requestId).toBe(out.find((e) => e.type === "request.opened")!.requestId);
     expect(out.filter((e) => e.type === "content.delta").map((e) => P(e).delta)).toEqual(["Hello\n"]);
     expect(new Set(out.filter((e) => e.itemId).map((e) => e.itemId)).size).toBe(1);
@@ -196,7 +196,7 @@ describe("codex-eventmsg: commands, patches and approvals", () => {
       sub("1", { type: "apply_patch_approval_request", call_id: "p1", changes: {} }),
       sub("1", { type: "task_complete" }),
     ], n);
-    expect(out.filter((e) => e.type === "request.resolved").map((e) => P(e).decision)).toEqual(["denied"]);
+    expect(out.filter((e) => e.type === "request.resolved").map((e) => P(e).decision)).toEqual(["reject_once"]);
     expect(n.end()).toEqual([]);
   });
 

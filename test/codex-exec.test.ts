@@ -222,7 +222,7 @@ describe("codex-exec: every event and item type of @openai/codex-sdk 0.163.0", (
       { type: "turn.completed", usage: { input_tokens: 2946, cached_input_tokens: 0, output_tokens: 7 } },
     ]);
     expect(problems(r.events)).toEqual([]);
-    expect(P(r.events.at(-1)!)).toEqual({ state: "completed", usage: { input_tokens: 2946, cached_input_tokens: 0, output_tokens: 7 } });
+    expect(P(r.events.at(-1)!)).toEqual({ state: "completed", usage: { input_tokens: 2946, cached_input_tokens: 0, output_tokens: 7 }, tokenUsage: { inputTokens: 2946, cachedInputTokens: 0, outputTokens: 7 } });
   });
 });
 

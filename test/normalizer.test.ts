@@ -247,7 +247,7 @@ describe("request correlation", () => {
       expect(r[0].requestId).toBe(o[0].requestId);
       expect(P(o[0]).requestType).toBe("command_execution_approval");
       expect(P(r[0]).requestType).toBe("command_execution_approval");
-      expect(P(r[0]).decision).toBe("accept");
+      expect(P(r[0]).decision).toBe("allow_once");
       expect(r[0].providerRefs?.providerRequestId).toBe("0");
       expect(answered.map((e) => e.type)).toEqual(["request.resolved"]);
       expect(late).toEqual([]);
@@ -269,7 +269,7 @@ describe("request correlation", () => {
       else { ri = answerInit(); ra = answerApproval(); }
       expect(types(ra)).toEqual(["request.resolved"]);
       expect(ra[0].requestId).toBe(opened[0].requestId);
-      expect(P(ra[0])).toMatchObject({ requestType: "command_execution_approval", decision: "decline" });
+      expect(P(ra[0])).toMatchObject({ requestType: "command_execution_approval", decision: "reject_once" });
       expect(types(ri)).toEqual(["session.started", "session.configured"]);
       expect(P(ri[0]).message).toBe("tester/0.171.0");
       expect(n.stats().unknown).toBe(0);
@@ -329,7 +329,7 @@ describe("request correlation", () => {
     const r2 = ofType(second, "request.resolved");
     expect(r2, "the answer to the second request resolves it").toHaveLength(1);
     expect(r2[0].requestId).toBe(o2[0].requestId);
-    expect(P(r2[0]).decision).toBe("decline");
+    expect(P(r2[0]).decision).toBe("reject_once");
   });
 });
 

@@ -58,6 +58,25 @@ function removeBlocks(snap: AccumulatorSnapshot, drop: (b: Block) => boolean): B
   return removed;
 }
 
+/** The text of every block of a kind, in order. */
+function snapshotText(snap: AccumulatorSnapshot, kind: string): string[] {
+  const out: string[] = [];
+  removeBlocks(snap, (b) => (b.kind === kind && out.push((b as any).text), false));
+  return out;
+}
+/** The user text blocks of a snapshot, in order. */
+function userBlocks(snap: AccumulatorSnapshot): any[] {
+  const out: any[] = [];
+  removeBlocks(snap, (b) => (b.kind === "text" && b.role === "user" && out.push(b), false));
+  return out;
+}
+/** The tool blocks of a snapshot (live objects: a test may edit them before comparing views). */
+function toolBlocks(snap: AccumulatorSnapshot): any[] {
+  const out: any[] = [];
+  removeBlocks(snap, (b) => (b.kind === "tool" && out.push(b), false));
+  return out;
+}
+
 const view = (snap: AccumulatorSnapshot, omitKinds: string[]) => renderView(snap, { omitKinds, blockFields: fields });
 
 // ───────────────────────────── Codex app-server: live stream vs thread/read ─────────────────────────────
@@ -145,16 +164,21 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
 // ───────────────────────────── Codex rollout: live EventMsg stream vs the rollout file ─────────────────────────────
 
 describe("render parity: codex-eventmsg live stream vs codex-rollout of the same session", () => {
-  it("shell: same render groups; the command output is a terminal stream live and the item's result restored", () => {
+  it("shell: same render groups; the command output is a terminal block in both forms", () => {
     const live = accumulateMessages("codex-eventmsg", LIVE_SHELL);
     const restored = accumulateLines("codex-rollout", readLines(join(REC, "codex-exec/shell.rollout.ndjson")));
-    // The rollout keeps no exec output deltas, and its 0.171 item_completed fields (aggregated_output) are not in the
-    // pinned schema, so the table cannot stream them: the restored command has the output as its result only.
-    const liveTerminal = removeBlocks(live, (b) => b.kind === "terminal").map((b: any) => b.text);
-    expect(liveTerminal).toEqual(["line 1\nline 2\nline 3\n"]);
-    expect(removeBlocks(restored, (b) => b.kind === "terminal")).toEqual([]);
-    const tool = (s: AccumulatorSnapshot) => (removeBlocks(s, () => false), s.sessions[0].turns[0].steps.flatMap((x) => x.blocks).find((b) => b.kind === "tool") as any);
-    expect(tool(restored).result).toBe(liveTerminal[0]);
+    // The rollout keeps no exec output deltas: the restored command's terminal text is its item's whole output.
+    const terminal = (s: AccumulatorSnapshot) => snapshotText(s, "terminal");
+    expect(terminal(live)).toEqual(["line 1\nline 2\nline 3\n"]);
+    expect(terminal(restored)).toEqual(terminal(live));
+    // What the rollout persisted differently: the 0.171 item's duration is 0 (live: the exec_command_end's)
+    const durations = (s: AccumulatorSnapshot) => toolBlocks(s).map((b) => { const d = b.durationMs; delete b.durationMs; return d; });
+    expect(durations(live)).toEqual([1071]);
+    expect(durations(restored)).toEqual([0]);
+    // What only the rollout says: the model's function call (its tool name and arguments); EventMsg exec events have neither
+    const call = (s: AccumulatorSnapshot) => toolBlocks(s).map((b) => { const c = [b.toolName, b.input]; delete b.toolName; delete b.input; return c; });
+    expect(call(live)).toEqual([[undefined, undefined]]);
+    expect(call(restored)).toEqual([["exec_command", { cmd: "for i in 1 2 3; do echo line $i; sleep 0.4; done", yield_time_ms: 10000 }]]);
     // session_configured (live) and turn_context (rollout) configure the session differently: `mode` left out
     expect(view(restored, ["usage", "mode"])).toEqual(view(live, ["usage", "mode"]));
   });
@@ -169,8 +193,8 @@ describe("render parity: codex-eventmsg live stream vs codex-rollout of the same
  * Differences by construction of that replay:
  * - turn states: the history keeps no stop reason, so every replayed turn is `completed`; live, the interrupted turn is
  *   cancelled and the model-error turn failed (named per scenario below);
- * - user prompts: live they are the session/prompt request's params (no item); the replay sends them as
- *   user_message_chunk → user_message items, whose rendered text must be the prompts sent, in order;
+ * - user prompts: live they are the session/prompt request's user_message item; the replay sends them as
+ *   user_message_chunk → user_message items; both render as the prompts sent, in order;
  * - side channels only the live connection carries: usage, permission requests, status lines, and config (`mode`:
  *   available commands and config options come from different messages in each form).
  * Anything else — text, reasoning, tool cards (declined, failed, cancelled ones included), terminal output, diffs, turn
@@ -192,8 +216,10 @@ describe("render parity: acp live session/prompt stream vs session/load of the s
       const restored = accumulateLines("acp", loadLines);
       // user prompts: replayed as user_message items carrying the prompts the live connection sent
       const prompts = liveLines.map((l) => JSON.parse(l).message).filter((m) => m.method === "session/prompt").map((m) => m.params.prompt.map((p: any) => p.text).join(""));
-      expect(removeBlocks(restored, (b) => b.kind === "text" && b.role === "user").map((b: any) => b.text)).toEqual(prompts);
-      expect(removeBlocks(live, (b) => b.kind === "text" && b.role === "user")).toEqual([]);
+      // user prompts: live, the session/prompt request's user_message item; restored, the replayed user_message_chunk
+      const userText = (snap: AccumulatorSnapshot) => userBlocks(snap).map((b: any) => b.text);
+      expect(userText(restored)).toEqual(prompts);
+      expect(userText(live)).toEqual(prompts);
       // turn states: the replayed turns are all completed; the live ones as named
       const states = (snap: AccumulatorSnapshot) => snap.sessions.flatMap((x) => x.turns.map((t) => t.state));
       expect(states(restored)).toEqual(prompts.map(() => "completed"));

@@ -43,7 +43,7 @@ function goodSession() {
   s.add("item.started", { itemType: "command_execution", status: "inProgress" }, { turnId: "trn_1", itemId: "itm_1" }, { providerRefs: { providerItemId: "call_1" } });
   s.add("content.delta", { streamKind: "command_output", delta: "ok" }, { turnId: "trn_1", itemId: "itm_1" }, { providerRefs: { providerItemId: "call_1" } });
   s.add("request.opened", { requestType: "command_execution_approval" }, { turnId: "trn_1", requestId: "req_1" }, { providerRefs: { providerRequestId: "0" } });
-  s.add("request.resolved", { requestType: "command_execution_approval", decision: "accept" }, { turnId: "trn_1", requestId: "req_1" });
+  s.add("request.resolved", { requestType: "command_execution_approval", decision: "allow_once" }, { turnId: "trn_1", requestId: "req_1" });
   s.add("user-input.requested", { questions: [] }, { requestId: "req_2" });
   s.add("user-input.resolved", { answers: {} }, { requestId: "req_2" });
   s.add("item.completed", { itemType: "command_execution", status: "completed" }, { turnId: "trn_1", itemId: "itm_1" }, { providerRefs: { providerItemId: "call_1" } });

@@ -164,11 +164,11 @@ describe("viewer data", () => {
     expect(data.meta.verified).toBe(true);
   });
 
-  it("the transcript: a tool card with input, output, status and duration, built from its events' sequences", () => {
+  it("the transcript: a tool card with its command, output, status and duration, built from its events' sequences", () => {
     const t = transcriptView(problemStream());
     expect(t.turns.length).toBe(1);
     const tool = allBlocks(t.turns[0].blocks).find((b) => b.kind === "tool")!;
-    expect(tool).toMatchObject({ id: "itm_1:tool", status: "completed", input: "echo hi", output: "hi\n", durationMs: 12 });
+    expect(tool).toMatchObject({ id: "itm_1:tool", status: "completed", detail: { command: "echo hi" }, output: "hi\n", durationMs: 12 });
     expect(tool.seqs).toEqual([3, 4, 6, 9]);
     expect(t.turns[0].seqs).toEqual([2, 10]);
     expect(t.turns[0].state).toBe("completed");
@@ -182,7 +182,7 @@ describe("viewer data", () => {
     for (const k of ["user", "thinking", "tool", "permission", "question", "plan", "diff", "text"]) expect(kinds, k).toContain(k);
     const cmd = blocks.find((b) => b.kind === "tool" && b.subtype === "command_execution" && b.children?.some((c) => c.kind === "permission"))!;
     expect(cmd, "a command card holds its approval").toBeDefined();
-    expect(cmd.children!.find((c) => c.kind === "permission")!.status).toMatch(/accept/);
+    expect(cmd.children!.find((c) => c.kind === "permission")!.status).toMatch(/allow_once/);
     expect(cmd.output).toContain("passed");
     const diff = blocks.find((b) => b.kind === "diff")!;
     expect(diff.diff).toMatch(/^\+/m);
@@ -196,12 +196,12 @@ describe("viewer data", () => {
     const nested = transcriptView([
       { sequence: 1, type: "turn.started", sessionId: "ses_1", turnId: "trn_1", payload: {} },
       { sequence: 2, type: "item.started", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_1", payload: { itemType: "collab_agent_tool_call", title: "subagent" } },
-      { sequence: 3, type: "item.started", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_2", parentId: "itm_1", payload: { itemType: "command_execution", data: { command: "ls" } } },
+      { sequence: 3, type: "item.started", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_2", parentId: "itm_1", payload: { itemType: "command_execution", command: "ls" } },
       { sequence: 4, type: "content.delta", sessionId: "ses_1", turnId: "trn_1", itemId: "itm_3", parentId: "itm_1", payload: { streamKind: "assistant_text", delta: "sub says hi" } },
     ]);
     expect(nested.turns[0].blocks.length).toBe(1);
     expect(nested.turns[0].blocks[0].children?.map((c) => [c.id, c.kind])).toEqual([["itm_2:tool", "tool"], ["itm_3:text", "text"]]);
-    expect(nested.turns[0].blocks[0].children?.[0]).toMatchObject({ input: "ls", title: "ls" });
+    expect(nested.turns[0].blocks[0].children?.[0]).toMatchObject({ detail: { command: "ls" }, title: "ls" });
     expect(nested.repairs).toEqual([]);
   });
 });

@@ -23,6 +23,9 @@
 //   8f264f47e098034759930b9b03dddeed295569dda47a57e8f2273e1523d5f2bd  schemas/upstream/cursor-acp/2026-11-30/CursorCreatePlanResponse.json
 import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_acp from "../../mappings/helpers/acp.js";
+import * as h_claude from "../../mappings/helpers/claude.js";
+import * as h_codex from "../../mappings/helpers/codex.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
@@ -35,7 +38,44 @@ export type JsonRpcResponse = { id: string | number; result?: any; error?: { cod
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "toolKind" (mappings/acp.yaml:56)
+// map "decision" (mappings/acp.yaml:56)
+type V_decision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
+const M_decision: ReadonlyMap<string, V_decision> = new Map([
+  ["allow_once", "allow_once"],
+  ["allow_always", "allow_always"],
+  ["reject_once", "reject_once"],
+  ["reject_always", "reject_always"],
+  ["cancelled", "cancelled"],
+  ["error", "cancelled"],
+]);
+
+function map_decision(v: unknown): V_decision | undefined;
+function map_decision<const D>(v: unknown, d: D): V_decision | D;
+function map_decision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "elicitationDecision" (mappings/acp.yaml:65)
+type V_elicitationDecision = "answered" | "reject_once" | "cancelled" | "allow_once";
+const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
+  ["accept", "answered"],
+  ["decline", "reject_once"],
+  ["cancel", "cancelled"],
+  ["selected", "answered"],
+  ["cancelled", "cancelled"],
+  ["answered", "answered"],
+  ["skipped", "cancelled"],
+  ["accepted", "allow_once"],
+  ["rejected", "reject_once"],
+]);
+
+function map_elicitationDecision(v: unknown): V_elicitationDecision | undefined;
+function map_elicitationDecision<const D>(v: unknown, d: D): V_elicitationDecision | D;
+function map_elicitationDecision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolKind" (mappings/acp.yaml:77)
 type V_toolKind = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["execute", "command_execution"],
@@ -56,7 +96,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKindKnown" (mappings/acp.yaml:70)
+// map "toolKindKnown" (mappings/acp.yaml:91)
 type V_toolKindKnown = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKindKnown: ReadonlyMap<string, V_toolKindKnown> = new Map([
   ["execute", "command_execution"],
@@ -77,7 +117,7 @@ function map_toolKindKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolStatus" (mappings/acp.yaml:83)
+// map "toolStatus" (mappings/acp.yaml:104)
 type V_toolStatus = "inProgress" | "completed" | "failed";
 const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
   ["pending", "inProgress"],
@@ -92,7 +132,7 @@ function map_toolStatus(v: unknown, d: unknown = "inProgress"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:91)
+// map "permissionType" (mappings/acp.yaml:112)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["execute", "command_execution_approval"],
@@ -107,7 +147,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:99)
+// map "stopReason" (mappings/acp.yaml:120)
 type V_stopReason = "completed" | "failed" | "cancelled";
 const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
   ["end_turn", "completed"],
@@ -123,7 +163,7 @@ function map_stopReason(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/acp.yaml:108)
+// map "planDone" (mappings/acp.yaml:129)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -135,7 +175,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/acp.yaml:111)
+// map "planStatus" (mappings/acp.yaml:132)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -149,7 +189,7 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/acp.yaml:115)
+// map "todoStatus" (mappings/acp.yaml:136)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -203,7 +243,7 @@ const ID_item_close_3: IdRef = { role: "item", op: "close", field: "params.toolC
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
-/** mappings/acp.yaml:120 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:141 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -214,7 +254,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:160 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:181 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -225,7 +265,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:190 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:211 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -241,7 +281,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:220 — notification session/update → turn.completed */
+/** mappings/acp.yaml:241 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -253,7 +293,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:259 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:280 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -274,7 +314,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:302 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:323 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -291,7 +331,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:336 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:357 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -307,17 +347,35 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    error: str(m.params?.update?.rawOutput?.error),
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: map_toolKind(m.params?.update?.kind),
     status: map_toolStatus(m.params?.update?.status),
     title: m.params?.update?.title,
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    error: str(m.params?.update?.rawOutput?.error),
   });
   return true;
 }
 
-/** mappings/acp.yaml:390 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:429 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -329,17 +387,33 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolKind(m.params?.update?.kind),
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
 }
 
-/** mappings/acp.yaml:430 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:485 — notification session/update → turn.diff.updated, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -354,11 +428,19 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     status: "completed",
     title: str(m.params?.update?.title),
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
 }
 
-/** mappings/acp.yaml:512 — notification session/update → item.completed */
+/** mappings/acp.yaml:575 — notification session/update → item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -369,11 +451,20 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     status: "failed",
     title: str(m.params?.update?.title),
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+    error: str(m.params?.update?.rawOutput?.error),
   });
   return true;
 }
 
-/** mappings/acp.yaml:534 — notification session/update → item.updated */
+/** mappings/acp.yaml:606 — notification session/update → item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -384,11 +475,19 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     status: "inProgress",
     title: str(m.params?.update?.title),
     data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
+    files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
 }
 
-/** mappings/acp.yaml:557 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:637 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -399,7 +498,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:573 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:653 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -410,7 +509,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:592 — notification session/update → session.configured */
+/** mappings/acp.yaml:672 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -420,17 +519,18 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:607 — notification session/update → session.configured */
+/** mappings/acp.yaml:687 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: m.params?.sessionId, currentModeId: m.params?.update?.currentModeId },
+    mode: m.params?.update?.currentModeId,
   });
   return true;
 }
 
-/** mappings/acp.yaml:622 — notification session/update → session.configured */
+/** mappings/acp.yaml:703 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -440,7 +540,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:637 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:718 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -451,7 +551,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:653 — notification session/update → runtime.error */
+/** mappings/acp.yaml:734 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -460,7 +560,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:672 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:753 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -469,7 +569,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:691 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:772 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -484,7 +584,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:717 — notification session/update → item.completed */
+/** mappings/acp.yaml:798 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -499,7 +599,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:738 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:819 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -518,7 +618,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:763 — notification session/update → content.delta */
+/** mappings/acp.yaml:844 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -531,7 +631,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:783 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:864 — request session/request_permission → request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -542,11 +642,12 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
     requestType: map_permissionType(m.params?.toolCall?.kind),
     detail: str(m.params?.toolCall?.title),
     args: m.params,
+    options: h_acp.acpOptions(m.params?.options),
   });
   return true;
 }
 
-/** mappings/acp.yaml:806 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:888 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -554,13 +655,13 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id]))),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/acp.yaml:831 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:913 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -568,33 +669,33 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:851 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:933 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: m.result?.action,
+    decision: map_elicitationDecision(m.result?.action),
     resolution: m.result,
   });
   cx.emit("user-input.resolved", { answers: m.result });
   return true;
 }
 
-/** mappings/acp.yaml:876 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:958 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "error",
+    decision: map_decision("error"),
     resolution: m.error,
   });
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:912 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:994 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -609,7 +710,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:936 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1018 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -617,14 +718,14 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: m.result?.outcome?.outcome,
+    decision: map_elicitationDecision(m.result?.outcome?.outcome),
     resolution: m.result,
   });
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.result?.outcome });
   return true;
 }
 
-/** mappings/acp.yaml:967 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1049 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -643,7 +744,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:992 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1074 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -651,13 +752,13 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: m.result?.outcome?.outcome,
+    decision: map_elicitationDecision(m.result?.outcome?.outcome),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1014 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1096 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -668,7 +769,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1036 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1118 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -689,7 +790,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1068 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1150 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -707,7 +808,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1097 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1179 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -728,7 +829,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1124 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1206 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -737,7 +838,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1139 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1221 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -746,7 +847,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1152 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1234 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -756,7 +857,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1168 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1250 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -765,7 +866,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1181 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1263 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -775,7 +876,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1197 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1279 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -784,23 +885,36 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1211 — clientRequest session/prompt → turn.started */
+/** mappings/acp.yaml:1293 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
+  cx.ref(ID_item_mint);
   cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
   cx.setVar(["seg", m.params?.sessionId], 0);
   cx.emit("turn.started", {});
+  cx.emit("item.started", {
+    itemType: "user_message",
+    status: "inProgress",
+    text: h_acp.acpPromptText(m.params?.prompt),
+    input: h_acp.acpPromptInput(m.params?.prompt),
+  });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    text: h_acp.acpPromptText(m.params?.prompt),
+    input: h_acp.acpPromptInput(m.params?.prompt),
+  });
   return true;
 }
 
-/** mappings/acp.yaml:1229 — clientRequest session/load */
+/** mappings/acp.yaml:1333 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVar(["loading", m.params?.sessionId], true);
   return true;
 }
 
-/** mappings/acp.yaml:1243 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1347 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -808,7 +922,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1260 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1364 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -822,7 +936,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1279 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1383 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -830,13 +944,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1301 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1405 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1314 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1418 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -849,12 +963,13 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
       configOptions: m.result?.configOptions,
       cwd: cx.request?.params?.cwd,
     },
+    mode: m.result?.modes?.currentModeId,
   });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
-/** mappings/acp.yaml:1343 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1448 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -871,12 +986,13 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
       configOptions: m.result?.configOptions,
       cwd: cx.request?.params?.cwd,
     },
+    mode: m.result?.modes?.currentModeId,
   });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
-/** mappings/acp.yaml:1394 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:1500 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -888,7 +1004,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1428 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1534 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -896,17 +1012,18 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1446 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1552 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.emit("session.configured", {
     config: { sessionId: cx.request?.params?.sessionId, currentModeId: cx.request?.params?.modeId },
+    mode: cx.request?.params?.modeId,
   });
   return true;
 }
 
-/** mappings/acp.yaml:1463 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:1570 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -916,7 +1033,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1480 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:1587 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -927,7 +1044,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1507 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:1614 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -936,14 +1053,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:1559 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:1666 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:1575 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:1682 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -962,158 +1079,158 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "session/update": [
-        { rule: "acp#agent-message-chunk", line: 120, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 160, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 190, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 220, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 259, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk", line: 302, run: r_user_message_chunk },
-        { rule: "acp#tool-call-finished", line: 336, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 390, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 430, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 512, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 534, run: r_tool_call_update },
-        { rule: "acp#plan", line: 557, run: r_plan },
-        { rule: "acp#usage-update", line: 573, run: r_usage_update },
-        { rule: "acp#available-commands-update", line: 592, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 607, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 622, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 637, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 653, run: r_notice_error },
-        { rule: "acp#notice", line: 672, run: r_notice },
-        { rule: "acp#compaction-completed", line: 691, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 717, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 738, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 763, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-message-chunk", line: 141, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 181, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 211, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 241, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 280, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk", line: 323, run: r_user_message_chunk },
+        { rule: "acp#tool-call-finished", line: 357, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 429, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 485, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 575, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 606, run: r_tool_call_update },
+        { rule: "acp#plan", line: 637, run: r_plan },
+        { rule: "acp#usage-update", line: 653, run: r_usage_update },
+        { rule: "acp#available-commands-update", line: 672, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 687, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 703, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 718, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 734, run: r_notice_error },
+        { rule: "acp#notice", line: 753, run: r_notice },
+        { rule: "acp#compaction-completed", line: 772, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 798, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 819, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 844, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1014, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1096, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1036, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1068, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1118, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1150, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1097, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1179, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1124, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1206, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1124, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1206, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 783, run: r_request_permission },
+        { rule: "acp#request-permission", line: 864, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 831, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 913, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 912, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 994, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 967, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1049, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1139, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1221, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1139, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1221, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-response", line: 806, run: r_request_permission_response },
+        { rule: "acp#request-permission-response", line: 888, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 851, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 933, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 876, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 958, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 936, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1018, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 992, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1074, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1152, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1234, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1152, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1234, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1168, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1250, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1168, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1250, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt", line: 1211, run: r_prompt },
+        { rule: "acp#prompt", line: 1293, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1229, run: r_load },
+        { rule: "acp#load", line: 1333, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1181, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1263, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1181, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1263, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1260, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1364, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1279, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1301, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1383, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1405, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1314, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1418, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1343, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 1394, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 1448, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 1500, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1343, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 1448, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 1428, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1534, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 1428, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1534, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 1446, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 1552, run: r_set_mode_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 1463, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 1570, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 1480, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 1507, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 1587, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 1614, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 1559, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 1575, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 1666, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 1682, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1197, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1279, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1197, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1279, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1243, run: r_cancel },
+        { rule: "acp#cancel", line: 1347, run: r_cancel },
       ],
     },
   },
@@ -1148,13 +1265,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1593)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1596)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1599)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1602)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1605)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1608)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1611)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1614)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1700)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1703)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1706)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1709)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1712)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1715)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1718)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1721)",
   },
 };

@@ -6,6 +6,7 @@
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
@@ -17,7 +18,70 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ControlMessage | WireMessage;
 
-// map "blockItemType" (mappings/claude-sdk.yaml:112)
+// map "decision" (mappings/claude-sdk.yaml:112)
+type V_decision = "allow_once" | "reject_once" | "cancelled";
+const M_decision: ReadonlyMap<string, V_decision> = new Map([
+  ["allow", "allow_once"],
+  ["deny", "reject_once"],
+  ["error", "cancelled"],
+  ["cancelled", "cancelled"],
+]);
+
+function map_decision(v: unknown): V_decision | undefined;
+function map_decision<const D>(v: unknown, d: D): V_decision | D;
+function map_decision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolName" (mappings/claude-sdk.yaml:119)
+type V_toolName =
+  | "shell"
+  | "shell_output"
+  | "kill_shell"
+  | "read"
+  | "edit"
+  | "write"
+  | "notebook_edit"
+  | "glob"
+  | "grep"
+  | "list"
+  | "web_search"
+  | "web_fetch"
+  | "task"
+  | "todo_write"
+  | "ask_user"
+  | "exit_plan_mode";
+const M_toolName: ReadonlyMap<string, V_toolName> = new Map([
+  ["Bash", "shell"],
+  ["BashOutput", "shell_output"],
+  ["KillShell", "kill_shell"],
+  ["KillBash", "kill_shell"],
+  ["Read", "read"],
+  ["Edit", "edit"],
+  ["MultiEdit", "edit"],
+  ["Write", "write"],
+  ["NotebookEdit", "notebook_edit"],
+  ["Glob", "glob"],
+  ["Grep", "grep"],
+  ["LS", "list"],
+  ["WebSearch", "web_search"],
+  ["WebFetch", "web_fetch"],
+  ["web_search", "web_search"],
+  ["web_fetch", "web_fetch"],
+  ["Task", "task"],
+  ["Agent", "task"],
+  ["TodoWrite", "todo_write"],
+  ["AskUserQuestion", "ask_user"],
+  ["ExitPlanMode", "exit_plan_mode"],
+]);
+
+function map_toolName(v: unknown): V_toolName | undefined;
+function map_toolName<const D>(v: unknown, d: D): V_toolName | D;
+function map_toolName(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
+}
+
+// map "blockItemType" (mappings/claude-sdk.yaml:143)
 type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
@@ -33,7 +97,7 @@ function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:121)
+// map "statusState" (mappings/claude-sdk.yaml:152)
 type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
@@ -45,7 +109,7 @@ function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:126)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:157)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -57,7 +121,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:129)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:160)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -72,7 +136,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:132)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:163)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -107,7 +171,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:136)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:167)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -162,7 +226,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_5: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:141 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:172 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -170,6 +234,8 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
   if (cx.isNew("turn")) cx.emit("turn.started", { model: m.model });
   cx.emit("session.configured", {
+    model: m.model,
+    mode: m.permissionMode,
     config: {
       model: m.model,
       cwd: m.cwd,
@@ -189,7 +255,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:184 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:217 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -198,7 +264,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:201 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:234 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -207,7 +273,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:214 — message system → hook.started */
+/** mappings/claude-sdk.yaml:247 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -216,7 +282,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:225 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:258 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -225,7 +291,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:236 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:269 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -241,7 +307,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:251 — message system → task.started */
+/** mappings/claude-sdk.yaml:284 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -256,7 +322,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:265 — message system → task.progress */
+/** mappings/claude-sdk.yaml:298 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -272,7 +338,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:280 — message system → task.completed */
+/** mappings/claude-sdk.yaml:313 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -288,7 +354,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:295 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:328 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -300,7 +366,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:309 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:342 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -312,13 +378,14 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
     state: "completed",
     stopReason: m.stop_reason,
     usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
     modelUsage: m.modelUsage,
     totalCostUsd: m.total_cost_usd,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:344 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:378 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -331,6 +398,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
     errorMessage: m.result,
     stopReason: m.stop_reason,
     usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
     modelUsage: m.modelUsage,
     totalCostUsd: m.total_cost_usd,
   });
@@ -342,7 +410,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:374 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:409 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -355,6 +423,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
     errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     stopReason: m.stop_reason,
     usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
     modelUsage: m.modelUsage,
     totalCostUsd: m.total_cost_usd,
   });
@@ -366,7 +435,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:412 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:448 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -378,6 +447,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
     errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     stopReason: m.stop_reason,
     usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
     modelUsage: m.modelUsage,
     totalCostUsd: m.total_cost_usd,
   });
@@ -389,7 +459,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:452 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:489 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -406,12 +476,13 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
     itemType: "user_message",
     status: "completed",
     title: text(m.message?.content, "\n", "blocks", true),
+    text: text(m.message?.content, "\n", "blocks", true),
     data: m.message,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:476 — message user */
+/** mappings/claude-sdk.yaml:513 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -420,7 +491,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:493 — message user → item.started, item.completed */
+/** mappings/claude-sdk.yaml:530 — message user → item.started, item.completed */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref(ID_thread_current);
@@ -435,19 +506,21 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
     title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
-    detail: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
     data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
+    output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
+    error: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
     title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
+    output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:551 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:590 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
@@ -463,12 +536,13 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
     itemType: "user_message",
     status: "completed",
     title: text(m.message?.content, "\n", "blocks", true),
+    text: text(m.message?.content, "\n", "blocks", true),
     data: m.message,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:579 — message assistant */
+/** mappings/claude-sdk.yaml:618 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -477,7 +551,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:600 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:639 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -496,12 +570,13 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
     itemType: "assistant_message",
     status: "completed",
     detail: m.error,
+    text: m.message?.content?.[0]?.text,
     data: { text: m.message?.content?.[0]?.text, messageId: m.message?.id, model: m.message?.model, error: m.error },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:642 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:682 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -516,12 +591,13 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
+    text: m.message?.content?.[0]?.thinking,
     data: { text: m.message?.content?.[0]?.thinking, redacted: m.message?.content?.[0]?.data, messageId: m.message?.id },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:686 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:727 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -534,17 +610,27 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
     status: "inProgress",
     title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
     data: m.message?.content?.[0],
+    toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
+    input: m.message?.content?.[0]?.input,
+    command: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "command_execution", h_content.inputString(m.message?.content?.[0]?.input, "command")),
+    files: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "file_change", h_claude.editFiles(m.message?.content?.[0]?.input)),
+    query: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "web_search", h_content.inputString(m.message?.content?.[0]?.input, "query", "url")),
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
     status: "inProgress",
     title: h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input),
     data: m.message?.content?.[0],
+    toolName: (map_toolName(m.message?.content?.[0]?.name) ?? m.message?.content?.[0]?.name),
+    input: m.message?.content?.[0]?.input,
+    command: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "command_execution", h_content.inputString(m.message?.content?.[0]?.input, "command")),
+    files: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "file_change", h_claude.editFiles(m.message?.content?.[0]?.input)),
+    query: h_content.when((map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")), "web_search", h_content.inputString(m.message?.content?.[0]?.input, "query", "url")),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:724 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:775 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -558,17 +644,19 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
+    output: m.message?.content?.[0]?.content,
     data: m.message?.content?.[0],
   });
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
+    output: m.message?.content?.[0]?.content,
     data: m.message?.content?.[0],
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:746 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:797 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -587,14 +675,17 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:765 — message stream_event */
+/** mappings/claude-sdk.yaml:816 — message stream_event */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_start")) return false;
   cx.setVar(["message", m.parent_tool_use_id], m.event?.message?.id);
+  cx.setVar(["messageInput", m.parent_tool_use_id], m.event?.message?.usage?.input_tokens);
+  cx.setVar(["messageCacheRead", m.parent_tool_use_id], m.event?.message?.usage?.cache_read_input_tokens);
+  cx.setVar(["messageCacheWrite", m.parent_tool_use_id], m.event?.message?.usage?.cache_creation_input_tokens);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:776 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:831 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -605,18 +696,19 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
       stopReason: m.event?.delta?.stop_reason,
       usage: m.event?.usage,
     },
+    tokenUsage: h_content.tokenUsage({ inputTokens: (m.event?.usage?.input_tokens ?? cx.getVar(["messageInput", m.parent_tool_use_id])), outputTokens: m.event?.usage?.output_tokens, cachedInputTokens: (m.event?.usage?.cache_read_input_tokens ?? cx.getVar(["messageCacheRead", m.parent_tool_use_id])), cacheWriteTokens: (m.event?.usage?.cache_creation_input_tokens ?? cx.getVar(["messageCacheWrite", m.parent_tool_use_id])) }),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:790 — message stream_event */
+/** mappings/claude-sdk.yaml:846 — message stream_event */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_stop")) return false;
   cx.setVar(["message", m.parent_tool_use_id], null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:800 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:856 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -630,11 +722,12 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
     status: "inProgress",
     title: m.event?.content_block?.name,
     data: m.event?.content_block,
+    toolName: (map_toolName(m.event?.content_block?.name) ?? m.event?.content_block?.name),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:828 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:885 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -653,7 +746,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:846 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:903 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
@@ -670,7 +763,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:868 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:925 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -681,7 +774,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:885 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:942 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -692,14 +785,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:905 — message stream_event */
+/** mappings/claude-sdk.yaml:962 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:915 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:972 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
@@ -718,7 +811,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:949 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1006 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -733,7 +826,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:977 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1034 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
@@ -749,7 +842,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1005 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1062 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -759,7 +852,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1018 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1075 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -767,28 +860,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1028 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1085 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1040 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1097 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1053 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1110 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1066 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1123 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -805,11 +898,12 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       blockedPath: m.options?.blockedPath,
       agentId: m.options?.agentID,
     },
+    options: (h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1104 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1162 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -818,13 +912,13 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   cx.setVar(["permission"], null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: "allow",
+    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", "answered") ?? map_decision("allow")),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1127 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1185 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
@@ -835,13 +929,13 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: "deny",
+    decision: map_decision("deny"),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1154 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1212 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -850,19 +944,19 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   cx.setVar(["permission"], null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: "deny",
+    decision: map_decision("deny"),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1175 — control interrupt */
+/** mappings/claude-sdk.yaml:1233 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1186 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1244 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -879,25 +973,26 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       blockedPath: m?.request?.blocked_path,
       agentId: m?.request?.agent_id,
     },
+    options: (h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1206 — wire control_request */
+/** mappings/claude-sdk.yaml:1265 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1219 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1278 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1233 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:1292 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -906,40 +1001,40 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_5, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: m.response?.response?.behavior,
+    decision: map_decision(m.response?.response?.behavior),
     resolution: m.response?.response,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1253 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:1312 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_2, m.response?.request_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: "error",
+    decision: map_decision("error"),
     resolution: m.response,
   });
   cx.emit("runtime.warning", { message: (m.response?.error ?? "a control request failed"), detail: m.response });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1277 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:1336 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1291 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:1350 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: "cancelled",
+    decision: map_decision("cancelled"),
   });
   return true;
 }
@@ -975,99 +1070,99 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 141, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 184, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 201, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 214, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 225, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 236, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 251, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 265, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 280, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 295, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-init", line: 172, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 217, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 234, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 247, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 258, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 269, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 284, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 298, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 313, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 328, run: r_system_files_persisted },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 309, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 344, run: r_result_success_error },
-        { rule: "claude-sdk#result-error-during-execution", line: 374, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 412, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 342, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 378, run: r_result_success_error },
+        { rule: "claude-sdk#result-error-during-execution", line: 409, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 448, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 452, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 476, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result", line: 493, run: r_user_tool_result },
-        { rule: "claude-sdk#user-message", line: 551, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 489, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 513, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result", line: 530, run: r_user_tool_result },
+        { rule: "claude-sdk#user-message", line: 590, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 579, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 600, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 642, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 686, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 724, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 746, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-blocks", line: 618, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 639, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 682, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 727, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 775, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 797, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 765, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 776, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop", line: 790, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 800, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 828, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 846, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 868, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 885, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 905, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 915, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 949, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop", line: 977, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 816, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 831, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop", line: 846, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 856, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 885, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 903, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 925, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 942, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 962, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 972, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1006, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop", line: 1034, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1005, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1062, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1018, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1075, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1028, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1085, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1040, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1097, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1053, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1110, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1066, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1123, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1104, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 1162, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1127, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1154, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 1185, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 1212, run: r_permission_deny },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 1175, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 1233, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 1186, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-interrupt", line: 1206, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 1219, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 1244, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-interrupt", line: 1265, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 1278, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-permission-answer", line: 1233, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 1253, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 1277, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-permission-answer", line: 1292, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 1312, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 1336, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 1291, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 1350, run: r_wire_cancel },
       ],
     },
   },

@@ -109,19 +109,20 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
   if (cx.isNew("thread")) cx.emit("session.configured", {
     config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch, permissionMode: m.permissionMode },
+    mode: m.permissionMode,
   });
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:250 — line assistant */
+/** mappings/claude-transcript.yaml:251 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:266 — line assistant */
+/** mappings/claude-transcript.yaml:267 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -129,7 +130,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:283 — line assistant */
+/** mappings/claude-transcript.yaml:284 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -137,7 +138,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:298 — line assistant */
+/** mappings/claude-transcript.yaml:299 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -145,20 +146,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:314 — line assistant */
+/** mappings/claude-transcript.yaml:315 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:334 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:335 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:348 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:349 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -167,7 +168,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:366 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:367 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -221,18 +222,18 @@ export const table: SurfaceTable = {
         { rule: "claude-transcript#user-prompt", line: 212, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain", line: 250, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 266, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 283, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 298, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 314, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain", line: 251, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 267, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 284, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 299, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 315, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 334, run: r_summary },
+        { rule: "claude-transcript#summary", line: 335, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 348, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-other", line: 366, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 349, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-other", line: 367, run: r_system_other },
       ],
     },
   },
@@ -243,7 +244,7 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:382)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:385)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:383)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:386)",
   },
 };

@@ -20,6 +20,7 @@
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
 import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
@@ -31,7 +32,43 @@ export type JsonRpcResponse = { id: string | number; result?: any; error?: { cod
 /** Any message of the codex-app-server surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "itemType" (mappings/codex-app-server.yaml:36)
+// map "decision" (mappings/codex-app-server.yaml:36)
+type V_decision = "allow_once" | "allow_always" | "reject_once" | "cancelled";
+const M_decision: ReadonlyMap<string, V_decision> = new Map([
+  ["accept", "allow_once"],
+  ["acceptForSession", "allow_always"],
+  ["acceptWithExecpolicyAmendment", "allow_always"],
+  ["decline", "reject_once"],
+  ["cancel", "cancelled"],
+  ["approved", "allow_once"],
+  ["approved_for_session", "allow_always"],
+  ["denied", "reject_once"],
+  ["abort", "cancelled"],
+  ["timed_out", "cancelled"],
+  ["error", "cancelled"],
+]);
+
+function map_decision(v: unknown): V_decision | undefined;
+function map_decision<const D>(v: unknown, d: D): V_decision | D;
+function map_decision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "elicitationDecision" (mappings/codex-app-server.yaml:50)
+type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
+const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
+  ["accept", "answered"],
+  ["decline", "reject_once"],
+  ["cancel", "cancelled"],
+]);
+
+function map_elicitationDecision(v: unknown): V_elicitationDecision | undefined;
+function map_elicitationDecision<const D>(v: unknown, d: D): V_elicitationDecision | D;
+function map_elicitationDecision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
+}
+
+// map "itemType" (mappings/codex-app-server.yaml:56)
 type V_itemType =
   | "user_message"
   | "assistant_message"
@@ -76,7 +113,7 @@ function map_itemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-app-server.yaml:59)
+// map "itemStatus" (mappings/codex-app-server.yaml:79)
 type V_itemStatus = "inProgress" | "completed" | "failed" | "declined";
 const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["inProgress", "inProgress"],
@@ -92,7 +129,7 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "threadStatus" (mappings/codex-app-server.yaml:69)
+// map "threadStatus" (mappings/codex-app-server.yaml:89)
 type V_threadStatus = "closed" | "idle" | "error" | "active";
 const M_threadStatus: ReadonlyMap<string, V_threadStatus> = new Map([
   ["notLoaded", "closed"],
@@ -107,7 +144,7 @@ function map_threadStatus(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_threadStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "turnState" (mappings/codex-app-server.yaml:77)
+// map "turnState" (mappings/codex-app-server.yaml:97)
 type V_turnState = "completed" | "interrupted" | "failed";
 const M_turnState: ReadonlyMap<string, V_turnState> = new Map([
   ["completed", "completed"],
@@ -121,7 +158,7 @@ function map_turnState(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnState.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-app-server.yaml:84)
+// map "hookOutcome" (mappings/codex-app-server.yaml:104)
 type V_hookOutcome = "success" | "error" | "cancelled";
 const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
   ["completed", "success"],
@@ -136,7 +173,7 @@ function map_hookOutcome(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-app-server.yaml:92)
+// map "guardianActionItemType" (mappings/codex-app-server.yaml:112)
 type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call" | "unknown";
 const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
   ["command", "command_execution"],
@@ -154,7 +191,7 @@ function map_guardianActionItemType(v: unknown, d: unknown = "unknown"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:103)
+// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:123)
 type V_gatewayOAuthAuthenticating = false | true;
 const M_gatewayOAuthAuthenticating: ReadonlyMap<string, V_gatewayOAuthAuthenticating> = new Map([
   ["notReady", false],
@@ -195,7 +232,7 @@ const ID_turn_use_5: IdRef = { role: "turn", op: "use", field: "request.params.t
 const ID_thread_use_4: IdRef = { role: "thread", op: "use", field: "request.params.conversationId", required: true };
 const ID_thread_use_5: IdRef = { role: "thread", op: "use", field: "params.threadId" };
 
-/** mappings/codex-app-server.yaml:112 — notification error → runtime.error */
+/** mappings/codex-app-server.yaml:132 — notification error → runtime.error */
 function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -207,63 +244,63 @@ function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:130 — notification thread/started → thread.started */
+/** mappings/codex-app-server.yaml:150 — notification thread/started → thread.started */
 function r_thread_started(m: View<Member<Notification, "method", "thread/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.params?.thread?.id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.params?.thread?.id });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:147 — notification thread/status/changed → thread.state.changed */
+/** mappings/codex-app-server.yaml:167 — notification thread/status/changed → thread.state.changed */
 function r_thread_status_changed(m: View<Member<Notification, "method", "thread/status/changed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: map_threadStatus(m.params?.status?.type), detail: m.params?.status });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:168 — notification thread/archived → thread.state.changed */
+/** mappings/codex-app-server.yaml:188 — notification thread/archived → thread.state.changed */
 function r_thread_archived(m: View<Member<Notification, "method", "thread/archived">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "archived" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:179 — notification thread/deleted → thread.state.changed */
+/** mappings/codex-app-server.yaml:199 — notification thread/deleted → thread.state.changed */
 function r_thread_deleted(m: View<Member<Notification, "method", "thread/deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:193 — notification thread/unarchived → thread.state.changed */
+/** mappings/codex-app-server.yaml:213 — notification thread/unarchived → thread.state.changed */
 function r_thread_unarchived(m: View<Member<Notification, "method", "thread/unarchived">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "idle", detail: "unarchived" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:205 — notification thread/closed → thread.state.changed */
+/** mappings/codex-app-server.yaml:225 — notification thread/closed → thread.state.changed */
 function r_thread_closed(m: View<Member<Notification, "method", "thread/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:220 — notification thread/reverted → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:240 — notification thread/reverted → thread.metadata.updated */
 function r_thread_reverted(m: View<Member<Notification, "method", "thread/reverted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:232 — notification thread/name/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:252 — notification thread/name/updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<Notification, "method", "thread/name/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { name: (m.params?.threadName ?? "") });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:246 — notification thread/goal/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:266 — notification thread/goal/updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/goal/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -271,14 +308,14 @@ function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/go
   return true;
 }
 
-/** mappings/codex-app-server.yaml:259 — notification thread/goal/cleared → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:279 — notification thread/goal/cleared → thread.metadata.updated */
 function r_thread_goal_cleared(m: View<Member<Notification, "method", "thread/goal/cleared">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { goal: null } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:270 — notification thread/environment/connected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:290 — notification thread/environment/connected → thread.metadata.updated */
 function r_thread_environment_connected(m: View<Member<Notification, "method", "thread/environment/connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
@@ -287,7 +324,7 @@ function r_thread_environment_connected(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:281 — notification thread/environment/disconnected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:301 — notification thread/environment/disconnected → thread.metadata.updated */
 function r_thread_environment_disconnected(m: View<Member<Notification, "method", "thread/environment/disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
@@ -296,22 +333,25 @@ function r_thread_environment_disconnected(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:292 — notification thread/settings/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:312 — notification thread/settings/updated → thread.metadata.updated */
 function r_thread_settings_updated(m: View<Member<Notification, "method", "thread/settings/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { settings: m.params?.threadSettings } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:303 — notification thread/tokenUsage/updated → thread.token-usage.updated */
+/** mappings/codex-app-server.yaml:323 — notification thread/tokenUsage/updated → thread.token-usage.updated */
 function r_thread_token_usage_updated(m: View<Member<Notification, "method", "thread/tokenUsage/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
-  cx.emit("thread.token-usage.updated", { usage: m.params?.tokenUsage });
+  cx.emit("thread.token-usage.updated", {
+    usage: m.params?.tokenUsage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.params?.tokenUsage?.total?.inputTokens, outputTokens: m.params?.tokenUsage?.total?.outputTokens, cachedInputTokens: m.params?.tokenUsage?.total?.cachedInputTokens, cacheWriteTokens: m.params?.tokenUsage?.total?.cacheWriteInputTokens, reasoningTokens: m.params?.tokenUsage?.total?.reasoningOutputTokens, totalTokens: m.params?.tokenUsage?.total?.totalTokens, contextWindow: m.params?.tokenUsage?.modelContextWindow }),
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:316 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:337 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: View<Member<Notification, "method", "thread/compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -319,7 +359,7 @@ function r_thread_compacted(m: View<Member<Notification, "method", "thread/compa
   return true;
 }
 
-/** mappings/codex-app-server.yaml:330 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:351 — notification turn/started → turn.started */
 function r_turn_started(m: View<Member<Notification, "method", "turn/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_open, m.params?.turn?.id);
@@ -327,7 +367,7 @@ function r_turn_started(m: View<Member<Notification, "method", "turn/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:344 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:365 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   if (!(m.params?.turn?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -336,7 +376,7 @@ function r_turn_completed_in_progress(m: View<Member<Notification, "method", "tu
   return true;
 }
 
-/** mappings/codex-app-server.yaml:361 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:382 — notification turn/completed → turn.completed */
 function r_turn_completed(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_close, m.params?.turn?.id);
@@ -348,7 +388,7 @@ function r_turn_completed(m: View<Member<Notification, "method", "turn/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:396 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:417 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -356,7 +396,7 @@ function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:434 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:455 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -364,7 +404,7 @@ function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:449 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:470 — notification hook/started → hook.started */
 function r_hook_started(m: View<Member<Notification, "method", "hook/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -376,7 +416,7 @@ function r_hook_started(m: View<Member<Notification, "method", "hook/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:464 — notification hook/completed → hook.completed */
+/** mappings/codex-app-server.yaml:485 — notification hook/completed → hook.completed */
 function r_hook_completed(m: View<Member<Notification, "method", "hook/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -388,7 +428,7 @@ function r_hook_completed(m: View<Member<Notification, "method", "hook/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:483 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:504 — notification item/started → item.started */
 function r_item_started(m: View<Member<Notification, "method", "item/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -398,21 +438,51 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
     status: map_itemStatus(m.params?.item?.status, "inProgress"),
     title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
+    text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
+    command: m.params?.item?.command,
+    cwd: m.params?.item?.cwd,
+    exitCode: h_content.num(m.params?.item?.exitCode),
+    output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
+    durationMs: h_content.num(m.params?.item?.durationMs),
+    files: h_codex.codexFiles(m.params?.item?.changes),
+    toolName: (m.params?.item?.tool ?? m.params?.item?.name),
+    server: m.params?.item?.server,
+    input: m.params?.item?.arguments,
+    error: m.params?.item?.error?.message,
+    query: m.params?.item?.query,
+    path: m.params?.item?.path,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:508 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:542 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
   cx.ref(ID_item_use, m.params?.item?.id);
-  cx.emit("item.updated", { itemType: map_itemType(m.params?.item?.type), status: "inProgress", data: m.params?.item });
+  cx.emit("item.updated", {
+    itemType: map_itemType(m.params?.item?.type),
+    status: "inProgress",
+    data: m.params?.item,
+    text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
+    command: m.params?.item?.command,
+    cwd: m.params?.item?.cwd,
+    exitCode: h_content.num(m.params?.item?.exitCode),
+    output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
+    durationMs: h_content.num(m.params?.item?.durationMs),
+    files: h_codex.codexFiles(m.params?.item?.changes),
+    toolName: (m.params?.item?.tool ?? m.params?.item?.name),
+    server: m.params?.item?.server,
+    input: m.params?.item?.arguments,
+    error: m.params?.item?.error?.message,
+    query: m.params?.item?.query,
+    path: m.params?.item?.path,
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:528 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:575 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "agentMessage")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -424,11 +494,12 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
     status: "completed",
     title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
+    text: m.params?.item?.text,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:558 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:606 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -436,22 +507,32 @@ function r_item_completed_reasoning(m: View<Member<Notification, "method", "item
   cx.ref(ID_item_close, m.params?.item?.id);
   cx.snapshotParts("reasoning_summary_text", m.params?.item?.summary);
   cx.snapshotParts("reasoning_text", m.params?.item?.content);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: m.params?.item,
+    text: text(m.params?.item?.summary, "\n\n", "strings", false),
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:588 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:637 — notification item/completed → item.completed */
 function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
   cx.ref(ID_item_close, m.params?.item?.id);
   cx.snapshot("plan_text", m.params?.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.params?.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "plan",
+    status: "completed",
+    data: m.params?.item,
+    text: m.params?.item?.text,
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:610 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:660 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "commandExecution")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -463,11 +544,16 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
     status: map_itemStatus(m.params?.item?.status),
     title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
+    command: m.params?.item?.command,
+    cwd: m.params?.item?.cwd,
+    exitCode: h_content.num(m.params?.item?.exitCode),
+    output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
+    durationMs: h_content.num(m.params?.item?.durationMs),
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:636 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:691 — notification item/completed → item.completed */
 function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -477,11 +563,24 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
     status: map_itemStatus(m.params?.item?.status, "completed"),
     title: h_codex.itemTitle(m.params?.item),
     data: m.params?.item,
+    text: (m.params?.item?.text ?? text(m.params?.item?.content, "\n", "blocks", true)),
+    command: m.params?.item?.command,
+    cwd: m.params?.item?.cwd,
+    exitCode: h_content.num(m.params?.item?.exitCode),
+    output: (str(m.params?.item?.aggregatedOutput) ?? m.params?.item?.result ?? m.params?.item?.contentItems ?? m.params?.item?.output),
+    durationMs: h_content.num(m.params?.item?.durationMs),
+    files: h_codex.codexFiles(m.params?.item?.changes),
+    toolName: (m.params?.item?.tool ?? m.params?.item?.name),
+    server: m.params?.item?.server,
+    input: m.params?.item?.arguments,
+    error: m.params?.item?.error?.message,
+    query: m.params?.item?.query,
+    path: m.params?.item?.path,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:669 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:737 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -493,7 +592,7 @@ function r_item_auto_approval_review_started(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:685 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:753 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -512,7 +611,7 @@ function r_item_auto_approval_review_completed(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:702 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:770 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -521,7 +620,7 @@ function r_item_agent_message_delta(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:717 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:785 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -530,7 +629,7 @@ function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/del
   return true;
 }
 
-/** mappings/codex-app-server.yaml:732 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:800 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -539,7 +638,7 @@ function r_item_command_execution_output_delta(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:747 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:815 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -551,7 +650,7 @@ function r_item_command_execution_terminal_interaction(m: View<Member<Notificati
   return true;
 }
 
-/** mappings/codex-app-server.yaml:763 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:831 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -560,7 +659,7 @@ function r_item_file_change_output_delta(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:800 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:868 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -569,7 +668,7 @@ function r_item_file_change_patch_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:815 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:883 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -582,7 +681,7 @@ function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:831 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:899 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -591,7 +690,7 @@ function r_item_reasoning_summary_part_added(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:846 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:914 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -600,7 +699,7 @@ function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:862 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:930 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -609,7 +708,7 @@ function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:879 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:947 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_request_close, m.params?.requestId);
@@ -617,7 +716,7 @@ function r_server_request_resolved(m: View<Member<Notification, "method", "serve
   return true;
 }
 
-/** mappings/codex-app-server.yaml:898 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:966 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -627,11 +726,12 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
     requestType: "command_execution_approval",
     detail: (m.params?.command ?? text(m.params?.reason, "\n\n", "strings", false)),
     args: m.params,
+    options: [{ decision: "allow_once", providerOptionId: "accept" }, { decision: "allow_always", providerOptionId: "acceptForSession" }, { decision: "reject_once", providerOptionId: "decline" }, { decision: "cancelled", providerOptionId: "cancel" }],
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:916 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:985 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -641,11 +741,12 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
     requestType: "file_change_approval",
     detail: text(m.params?.reason, "\n\n", "strings", false),
     args: m.params,
+    options: [{ decision: "allow_once", providerOptionId: "accept" }, { decision: "allow_always", providerOptionId: "acceptForSession" }, { decision: "reject_once", providerOptionId: "decline" }, { decision: "cancelled", providerOptionId: "cancel" }],
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:934 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1004 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -656,7 +757,7 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:956 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1026 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -665,7 +766,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:973 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1043 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -675,7 +776,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:991 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1061 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -685,21 +786,21 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1009 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1079 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1026 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1096 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1043 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1113 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -707,31 +808,37 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
     requestType: "apply_patch_approval",
     detail: text(m.params?.reason, "\n\n", "strings", false),
     args: m.params,
+    options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1060 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1131 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m.params), args: m.params });
+  cx.emit("request.opened", {
+    requestType: "exec_command_approval",
+    detail: h_codex.itemTitle(m.params),
+    args: m.params,
+    options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
+  });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1079 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1151 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "error",
+    decision: map_decision("error"),
     resolution: m.error,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1113 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1185 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -740,13 +847,13 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "command_execution_approval",
-    decision: tagOf(m.result?.decision),
+    decision: map_decision(tagOf(m.result?.decision)),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1139 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1211 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -755,13 +862,13 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "file_change_approval",
-    decision: tagOf(m.result?.decision),
+    decision: map_decision(tagOf(m.result?.decision)),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1161 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1233 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -773,7 +880,7 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1186 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1258 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -781,13 +888,13 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "unknown",
-    decision: m.result?.action,
+    decision: map_elicitationDecision(m.result?.action),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1207 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1279 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -798,7 +905,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1228 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1300 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -808,7 +915,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1249 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1321 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -819,7 +926,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1269 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1341 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -827,33 +934,33 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1287 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1359 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "apply_patch_approval",
-    decision: tagOf(m.result?.decision),
+    decision: map_decision(tagOf(m.result?.decision)),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1307 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1379 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
   cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "exec_command_approval",
-    decision: tagOf(m.result?.decision),
+    decision: map_decision(tagOf(m.result?.decision)),
     resolution: m.result,
   });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1328 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1400 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -864,20 +971,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1341 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1413 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1353 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1425 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1365 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1437 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -886,19 +993,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1381 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1453 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1393 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1465 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1409 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1481 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -906,7 +1013,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1423 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1495 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -914,7 +1021,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1438 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1510 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -922,7 +1029,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1454 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1526 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -933,7 +1040,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1469 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1541 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -944,27 +1051,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1487 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1559 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1498 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1570 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1510 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1582 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1523 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1595 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -975,13 +1082,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1543 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1615 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1556 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1628 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -990,7 +1097,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1569 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1641 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -998,7 +1105,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1590 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1662 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1010,63 +1117,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1612 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1684 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1623 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1695 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1635 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1707 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1646 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1718 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1657 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1729 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1668 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1740 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1679 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1751 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1692 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1764 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1710 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1782 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1074,7 +1181,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1732 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1804 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1101,285 +1208,285 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "error": [
-        { rule: "codex-app-server#error", line: 112, run: r_error },
+        { rule: "codex-app-server#error", line: 132, run: r_error },
       ],
       "thread/started": [
-        { rule: "codex-app-server#thread-started", line: 130, run: r_thread_started },
+        { rule: "codex-app-server#thread-started", line: 150, run: r_thread_started },
       ],
       "thread/status/changed": [
-        { rule: "codex-app-server#thread-status-changed", line: 147, run: r_thread_status_changed },
+        { rule: "codex-app-server#thread-status-changed", line: 167, run: r_thread_status_changed },
       ],
       "thread/archived": [
-        { rule: "codex-app-server#thread-archived", line: 168, run: r_thread_archived },
+        { rule: "codex-app-server#thread-archived", line: 188, run: r_thread_archived },
       ],
       "thread/deleted": [
-        { rule: "codex-app-server#thread-deleted", line: 179, run: r_thread_deleted },
+        { rule: "codex-app-server#thread-deleted", line: 199, run: r_thread_deleted },
       ],
       "thread/unarchived": [
-        { rule: "codex-app-server#thread-unarchived", line: 193, run: r_thread_unarchived },
+        { rule: "codex-app-server#thread-unarchived", line: 213, run: r_thread_unarchived },
       ],
       "thread/closed": [
-        { rule: "codex-app-server#thread-closed", line: 205, run: r_thread_closed },
+        { rule: "codex-app-server#thread-closed", line: 225, run: r_thread_closed },
       ],
       "thread/reverted": [
-        { rule: "codex-app-server#thread-reverted", line: 220, run: r_thread_reverted },
+        { rule: "codex-app-server#thread-reverted", line: 240, run: r_thread_reverted },
       ],
       "thread/name/updated": [
-        { rule: "codex-app-server#thread-name-updated", line: 232, run: r_thread_name_updated },
+        { rule: "codex-app-server#thread-name-updated", line: 252, run: r_thread_name_updated },
       ],
       "thread/goal/updated": [
-        { rule: "codex-app-server#thread-goal-updated", line: 246, run: r_thread_goal_updated },
+        { rule: "codex-app-server#thread-goal-updated", line: 266, run: r_thread_goal_updated },
       ],
       "thread/goal/cleared": [
-        { rule: "codex-app-server#thread-goal-cleared", line: 259, run: r_thread_goal_cleared },
+        { rule: "codex-app-server#thread-goal-cleared", line: 279, run: r_thread_goal_cleared },
       ],
       "thread/environment/connected": [
-        { rule: "codex-app-server#thread-environment-connected", line: 270, run: r_thread_environment_connected },
+        { rule: "codex-app-server#thread-environment-connected", line: 290, run: r_thread_environment_connected },
       ],
       "thread/environment/disconnected": [
-        { rule: "codex-app-server#thread-environment-disconnected", line: 281, run: r_thread_environment_disconnected },
+        { rule: "codex-app-server#thread-environment-disconnected", line: 301, run: r_thread_environment_disconnected },
       ],
       "thread/settings/updated": [
-        { rule: "codex-app-server#thread-settings-updated", line: 292, run: r_thread_settings_updated },
+        { rule: "codex-app-server#thread-settings-updated", line: 312, run: r_thread_settings_updated },
       ],
       "thread/tokenUsage/updated": [
-        { rule: "codex-app-server#thread-token-usage-updated", line: 303, run: r_thread_token_usage_updated },
+        { rule: "codex-app-server#thread-token-usage-updated", line: 323, run: r_thread_token_usage_updated },
       ],
       "thread/compacted": [
-        { rule: "codex-app-server#thread-compacted", line: 316, run: r_thread_compacted },
+        { rule: "codex-app-server#thread-compacted", line: 337, run: r_thread_compacted },
       ],
       "turn/started": [
-        { rule: "codex-app-server#turn-started", line: 330, run: r_turn_started },
+        { rule: "codex-app-server#turn-started", line: 351, run: r_turn_started },
       ],
       "turn/completed": [
-        { rule: "codex-app-server#turn-completed-in-progress", line: 344, run: r_turn_completed_in_progress },
-        { rule: "codex-app-server#turn-completed", line: 361, run: r_turn_completed },
+        { rule: "codex-app-server#turn-completed-in-progress", line: 365, run: r_turn_completed_in_progress },
+        { rule: "codex-app-server#turn-completed", line: 382, run: r_turn_completed },
       ],
       "turn/diff/updated": [
-        { rule: "codex-app-server#turn-diff-updated", line: 396, run: r_turn_diff_updated },
+        { rule: "codex-app-server#turn-diff-updated", line: 417, run: r_turn_diff_updated },
       ],
       "turn/plan/updated": [
-        { rule: "codex-app-server#turn-plan-updated", line: 434, run: r_turn_plan_updated },
+        { rule: "codex-app-server#turn-plan-updated", line: 455, run: r_turn_plan_updated },
       ],
       "hook/started": [
-        { rule: "codex-app-server#hook-started", line: 449, run: r_hook_started },
+        { rule: "codex-app-server#hook-started", line: 470, run: r_hook_started },
       ],
       "hook/completed": [
-        { rule: "codex-app-server#hook-completed", line: 464, run: r_hook_completed },
+        { rule: "codex-app-server#hook-completed", line: 485, run: r_hook_completed },
       ],
       "item/started": [
-        { rule: "codex-app-server#item-started", line: 483, run: r_item_started },
+        { rule: "codex-app-server#item-started", line: 504, run: r_item_started },
       ],
       "item/completed": [
-        { rule: "codex-app-server#item-completed-in-progress", line: 508, run: r_item_completed_in_progress },
-        { rule: "codex-app-server#item-completed-agent-message", line: 528, run: r_item_completed_agent_message },
-        { rule: "codex-app-server#item-completed-reasoning", line: 558, run: r_item_completed_reasoning },
-        { rule: "codex-app-server#item-completed-plan", line: 588, run: r_item_completed_plan },
-        { rule: "codex-app-server#item-completed-command-execution", line: 610, run: r_item_completed_command_execution },
-        { rule: "codex-app-server#item-completed", line: 636, run: r_item_completed },
+        { rule: "codex-app-server#item-completed-in-progress", line: 542, run: r_item_completed_in_progress },
+        { rule: "codex-app-server#item-completed-agent-message", line: 575, run: r_item_completed_agent_message },
+        { rule: "codex-app-server#item-completed-reasoning", line: 606, run: r_item_completed_reasoning },
+        { rule: "codex-app-server#item-completed-plan", line: 637, run: r_item_completed_plan },
+        { rule: "codex-app-server#item-completed-command-execution", line: 660, run: r_item_completed_command_execution },
+        { rule: "codex-app-server#item-completed", line: 691, run: r_item_completed },
       ],
       "item/autoApprovalReview/started": [
-        { rule: "codex-app-server#item-auto-approval-review-started", line: 669, run: r_item_auto_approval_review_started },
+        { rule: "codex-app-server#item-auto-approval-review-started", line: 737, run: r_item_auto_approval_review_started },
       ],
       "item/autoApprovalReview/completed": [
-        { rule: "codex-app-server#item-auto-approval-review-completed", line: 685, run: r_item_auto_approval_review_completed },
+        { rule: "codex-app-server#item-auto-approval-review-completed", line: 753, run: r_item_auto_approval_review_completed },
       ],
       "item/agentMessage/delta": [
-        { rule: "codex-app-server#item-agent-message-delta", line: 702, run: r_item_agent_message_delta },
+        { rule: "codex-app-server#item-agent-message-delta", line: 770, run: r_item_agent_message_delta },
       ],
       "item/plan/delta": [
-        { rule: "codex-app-server#item-plan-delta", line: 717, run: r_item_plan_delta },
+        { rule: "codex-app-server#item-plan-delta", line: 785, run: r_item_plan_delta },
       ],
       "item/commandExecution/outputDelta": [
-        { rule: "codex-app-server#item-command-execution-output-delta", line: 732, run: r_item_command_execution_output_delta },
+        { rule: "codex-app-server#item-command-execution-output-delta", line: 800, run: r_item_command_execution_output_delta },
       ],
       "item/commandExecution/terminalInteraction": [
-        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 747, run: r_item_command_execution_terminal_interaction },
+        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 815, run: r_item_command_execution_terminal_interaction },
       ],
       "item/fileChange/outputDelta": [
-        { rule: "codex-app-server#item-file-change-output-delta", line: 763, run: r_item_file_change_output_delta },
+        { rule: "codex-app-server#item-file-change-output-delta", line: 831, run: r_item_file_change_output_delta },
       ],
       "item/fileChange/patchUpdated": [
-        { rule: "codex-app-server#item-file-change-patch-updated", line: 800, run: r_item_file_change_patch_updated },
+        { rule: "codex-app-server#item-file-change-patch-updated", line: 868, run: r_item_file_change_patch_updated },
       ],
       "item/reasoning/summaryTextDelta": [
-        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 815, run: r_item_reasoning_summary_text_delta },
+        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 883, run: r_item_reasoning_summary_text_delta },
       ],
       "item/reasoning/summaryPartAdded": [
-        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 831, run: r_item_reasoning_summary_part_added },
+        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 899, run: r_item_reasoning_summary_part_added },
       ],
       "item/reasoning/textDelta": [
-        { rule: "codex-app-server#item-reasoning-text-delta", line: 846, run: r_item_reasoning_text_delta },
+        { rule: "codex-app-server#item-reasoning-text-delta", line: 914, run: r_item_reasoning_text_delta },
       ],
       "item/mcpToolCall/progress": [
-        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 862, run: r_item_mcp_tool_call_progress },
+        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 930, run: r_item_mcp_tool_call_progress },
       ],
       "serverRequest/resolved": [
-        { rule: "codex-app-server#server-request-resolved", line: 879, run: r_server_request_resolved },
+        { rule: "codex-app-server#server-request-resolved", line: 947, run: r_server_request_resolved },
       ],
       "mcpServer/oauthLogin/completed": [
-        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1328, run: r_mcp_oauth_login_completed },
+        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1400, run: r_mcp_oauth_login_completed },
       ],
       "mcpServer/startupStatus/updated": [
-        { rule: "codex-app-server#mcp-startup-status-updated", line: 1341, run: r_mcp_startup_status_updated },
+        { rule: "codex-app-server#mcp-startup-status-updated", line: 1413, run: r_mcp_startup_status_updated },
       ],
       "account/updated": [
-        { rule: "codex-app-server#account-updated", line: 1353, run: r_account_updated },
+        { rule: "codex-app-server#account-updated", line: 1425, run: r_account_updated },
       ],
       "account/gatewayOAuth/changed": [
-        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1365, run: r_account_gateway_oauth_changed },
+        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1437, run: r_account_gateway_oauth_changed },
       ],
       "account/rateLimits/updated": [
-        { rule: "codex-app-server#account-rate-limits-updated", line: 1381, run: r_account_rate_limits_updated },
+        { rule: "codex-app-server#account-rate-limits-updated", line: 1453, run: r_account_rate_limits_updated },
       ],
       "account/login/completed": [
-        { rule: "codex-app-server#account-login-completed", line: 1393, run: r_account_login_completed },
+        { rule: "codex-app-server#account-login-completed", line: 1465, run: r_account_login_completed },
       ],
       "modelProvider/authRecoveryStarted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1409, run: r_model_provider_auth_recovery_started },
+        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1481, run: r_model_provider_auth_recovery_started },
       ],
       "modelProvider/authRecoveryCompleted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1423, run: r_model_provider_auth_recovery_completed },
+        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1495, run: r_model_provider_auth_recovery_completed },
       ],
       "model/rerouted": [
-        { rule: "codex-app-server#model-rerouted", line: 1438, run: r_model_rerouted },
+        { rule: "codex-app-server#model-rerouted", line: 1510, run: r_model_rerouted },
       ],
       "model/verification": [
-        { rule: "codex-app-server#model-verification", line: 1454, run: r_model_verification },
+        { rule: "codex-app-server#model-verification", line: 1526, run: r_model_verification },
       ],
       "model/safetyBuffering/updated": [
-        { rule: "codex-app-server#model-safety-buffering-updated", line: 1469, run: r_model_safety_buffering_updated },
+        { rule: "codex-app-server#model-safety-buffering-updated", line: 1541, run: r_model_safety_buffering_updated },
       ],
       "warning": [
-        { rule: "codex-app-server#warning", line: 1487, run: r_warning },
+        { rule: "codex-app-server#warning", line: 1559, run: r_warning },
       ],
       "guardianWarning": [
-        { rule: "codex-app-server#guardian-warning", line: 1498, run: r_guardian_warning },
+        { rule: "codex-app-server#guardian-warning", line: 1570, run: r_guardian_warning },
       ],
       "deprecationNotice": [
-        { rule: "codex-app-server#deprecation-notice", line: 1510, run: r_deprecation_notice },
+        { rule: "codex-app-server#deprecation-notice", line: 1582, run: r_deprecation_notice },
       ],
       "configWarning": [
-        { rule: "codex-app-server#config-warning", line: 1523, run: r_config_warning },
+        { rule: "codex-app-server#config-warning", line: 1595, run: r_config_warning },
       ],
       "app/list/updated": [
-        { rule: "codex-app-server#app-list-updated", line: 1543, run: r_app_list_updated },
+        { rule: "codex-app-server#app-list-updated", line: 1615, run: r_app_list_updated },
       ],
       "windows/worldWritableWarning": [
-        { rule: "codex-app-server#windows-world-writable-warning", line: 1556, run: r_windows_world_writable_warning },
+        { rule: "codex-app-server#windows-world-writable-warning", line: 1628, run: r_windows_world_writable_warning },
       ],
       "windowsSandbox/setupCompleted": [
-        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1569, run: r_windows_sandbox_setup_succeeded },
-        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1590, run: r_windows_sandbox_setup_failed },
+        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1641, run: r_windows_sandbox_setup_succeeded },
+        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1662, run: r_windows_sandbox_setup_failed },
       ],
       "thread/realtime/started": [
-        { rule: "codex-app-server#thread-realtime-started", line: 1612, run: r_thread_realtime_started },
+        { rule: "codex-app-server#thread-realtime-started", line: 1684, run: r_thread_realtime_started },
       ],
       "thread/realtime/itemAdded": [
-        { rule: "codex-app-server#thread-realtime-item-added", line: 1623, run: r_thread_realtime_item_added },
+        { rule: "codex-app-server#thread-realtime-item-added", line: 1695, run: r_thread_realtime_item_added },
       ],
       "thread/realtime/item/completed": [
-        { rule: "codex-app-server#thread-realtime-item-completed", line: 1635, run: r_thread_realtime_item_completed },
+        { rule: "codex-app-server#thread-realtime-item-completed", line: 1707, run: r_thread_realtime_item_completed },
       ],
       "thread/realtime/transcript/done": [
-        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1646, run: r_thread_realtime_transcript_done },
+        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1718, run: r_thread_realtime_transcript_done },
       ],
       "thread/realtime/outputAudio/delta": [
-        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1657, run: r_thread_realtime_output_audio_delta },
+        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1729, run: r_thread_realtime_output_audio_delta },
       ],
       "thread/realtime/error": [
-        { rule: "codex-app-server#thread-realtime-error", line: 1668, run: r_thread_realtime_error },
+        { rule: "codex-app-server#thread-realtime-error", line: 1740, run: r_thread_realtime_error },
       ],
       "thread/realtime/closed": [
-        { rule: "codex-app-server#thread-realtime-closed", line: 1679, run: r_thread_realtime_closed },
+        { rule: "codex-app-server#thread-realtime-closed", line: 1751, run: r_thread_realtime_closed },
       ],
     },
     request: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#command-approval-request", line: 898, run: r_command_approval_request },
+        { rule: "codex-app-server#command-approval-request", line: 966, run: r_command_approval_request },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#file-change-approval-request", line: 916, run: r_file_change_approval_request },
+        { rule: "codex-app-server#file-change-approval-request", line: 985, run: r_file_change_approval_request },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#tool-request-user-input", line: 934, run: r_tool_request_user_input },
+        { rule: "codex-app-server#tool-request-user-input", line: 1004, run: r_tool_request_user_input },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#mcp-elicitation-request", line: 956, run: r_mcp_elicitation_request },
+        { rule: "codex-app-server#mcp-elicitation-request", line: 1026, run: r_mcp_elicitation_request },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#permissions-approval-request", line: 973, run: r_permissions_approval_request },
+        { rule: "codex-app-server#permissions-approval-request", line: 1043, run: r_permissions_approval_request },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#dynamic-tool-call-request", line: 991, run: r_dynamic_tool_call_request },
+        { rule: "codex-app-server#dynamic-tool-call-request", line: 1061, run: r_dynamic_tool_call_request },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1009, run: r_auth_tokens_refresh_request },
+        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1079, run: r_auth_tokens_refresh_request },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#attestation-generate-request", line: 1026, run: r_attestation_generate_request },
+        { rule: "codex-app-server#attestation-generate-request", line: 1096, run: r_attestation_generate_request },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#apply-patch-approval-request", line: 1043, run: r_apply_patch_approval_request },
+        { rule: "codex-app-server#apply-patch-approval-request", line: 1113, run: r_apply_patch_approval_request },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#exec-command-approval-request", line: 1060, run: r_exec_command_approval_request },
+        { rule: "codex-app-server#exec-command-approval-request", line: 1131, run: r_exec_command_approval_request },
       ],
     },
     response: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#command-approval-response", line: 1113, run: r_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#command-approval-response", line: 1185, run: r_command_approval_response },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#file-change-approval-response", line: 1139, run: r_file_change_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#file-change-approval-response", line: 1211, run: r_file_change_approval_response },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#tool-request-user-input-response", line: 1161, run: r_tool_request_user_input_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#tool-request-user-input-response", line: 1233, run: r_tool_request_user_input_response },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#mcp-elicitation-response", line: 1186, run: r_mcp_elicitation_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#mcp-elicitation-response", line: 1258, run: r_mcp_elicitation_response },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#permissions-approval-response", line: 1207, run: r_permissions_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#permissions-approval-response", line: 1279, run: r_permissions_approval_response },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#dynamic-tool-call-response", line: 1228, run: r_dynamic_tool_call_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#dynamic-tool-call-response", line: 1300, run: r_dynamic_tool_call_response },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1249, run: r_auth_tokens_refresh_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1321, run: r_auth_tokens_refresh_response },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#attestation-generate-response", line: 1269, run: r_attestation_generate_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#attestation-generate-response", line: 1341, run: r_attestation_generate_response },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#apply-patch-approval-response", line: 1287, run: r_apply_patch_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#apply-patch-approval-response", line: 1359, run: r_apply_patch_approval_response },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1079, run: r_server_request_error_response },
-        { rule: "codex-app-server#exec-command-approval-response", line: 1307, run: r_exec_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1151, run: r_server_request_error_response },
+        { rule: "codex-app-server#exec-command-approval-response", line: 1379, run: r_exec_command_approval_response },
       ],
     },
     clientResponse: {
       "*": [
-        { rule: "codex-app-server#client-request-failed", line: 1692, run: r_client_request_failed },
+        { rule: "codex-app-server#client-request-failed", line: 1764, run: r_client_request_failed },
       ],
       "initialize": [
-        { rule: "codex-app-server#initialize-response", line: 1710, run: r_initialize_response },
+        { rule: "codex-app-server#initialize-response", line: 1782, run: r_initialize_response },
       ],
       "thread/read": [
-        { rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1804, run: r_thread_history_replay },
       ],
       "thread/resume": [
-        { rule: "codex-app-server#thread-history-replay", line: 1732, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1804, run: r_thread_history_replay },
       ],
     },
   },
@@ -1528,34 +1635,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1788)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1791)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1794)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1797)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1800)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1803)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1806)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1809)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1812)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1815)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1818)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1821)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1824)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1827)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1830)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1833)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1836)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1844)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1847)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1863)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1880)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1891)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1916)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:1929)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:1938)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:1957)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:1965)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:1981)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:1986)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1860)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1863)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1866)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1869)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1872)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1875)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1878)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1881)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1884)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1887)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1890)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1893)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1896)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1899)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1902)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1905)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1908)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1916)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1919)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1935)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1952)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1963)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:1988)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2001)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2010)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2029)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2037)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2053)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2058)",
   },
 };

@@ -4,7 +4,9 @@
 //   f3342db61a8bacbb98102688a4ec42ea98740c72894ce4aaded12a146069e6b8  schemas/upstream/codex-eventmsg/0.171.0/EventMsg.json
 //   af92e1d3ca646eca574526383667a9b4ad3d575f768ef1675653d4b782841ed2  schemas/upstream/codex-eventmsg/0.171.0/LegacyEventMsg.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
@@ -13,7 +15,24 @@ export type LegacyMessage = U.LegacyEventMsg;
 /** Any message of the codex-eventmsg surface. */
 export type Message = EventMessage | LegacyMessage;
 
-// map "turnItemType" (mappings/codex-eventmsg.yaml:86)
+// map "decision" (mappings/codex-eventmsg.yaml:86)
+type V_decision = "allow_once" | "allow_always" | "reject_once" | "cancelled";
+const M_decision: ReadonlyMap<string, V_decision> = new Map([
+  ["approved", "allow_once"],
+  ["approved_for_session", "allow_always"],
+  ["denied", "reject_once"],
+  ["abort", "cancelled"],
+  ["abandoned", "cancelled"],
+  ["timed_out", "cancelled"],
+]);
+
+function map_decision(v: unknown): V_decision | undefined;
+function map_decision<const D>(v: unknown, d: D): V_decision | D;
+function map_decision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "turnItemType" (mappings/codex-eventmsg.yaml:95)
 type V_turnItemType =
   | "user_message"
   | "assistant_message"
@@ -58,7 +77,7 @@ function map_turnItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-eventmsg.yaml:109)
+// map "itemStatus" (mappings/codex-eventmsg.yaml:118)
 type V_itemStatus = "completed" | "failed" | "declined" | "inProgress";
 const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["completed", "completed"],
@@ -77,7 +96,7 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endStatus" (mappings/codex-eventmsg.yaml:121)
+// map "endStatus" (mappings/codex-eventmsg.yaml:130)
 type V_endStatus = "completed" | "failed" | "declined";
 const M_endStatus: ReadonlyMap<string, V_endStatus> = new Map([
   ["completed", "completed"],
@@ -91,7 +110,7 @@ function map_endStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:124)
+// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:133)
 type V_exitCodeStatus = "completed";
 const M_exitCodeStatus: ReadonlyMap<string, V_exitCodeStatus> = new Map([
   ["0", "completed"],
@@ -103,7 +122,7 @@ function map_exitCodeStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "successStatus" (mappings/codex-eventmsg.yaml:128)
+// map "successStatus" (mappings/codex-eventmsg.yaml:137)
 type V_successStatus = "completed" | "failed";
 const M_successStatus: ReadonlyMap<string, V_successStatus> = new Map([
   ["true", "completed"],
@@ -116,7 +135,7 @@ function map_successStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:132)
+// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:141)
 type V_mcpResultStatus = "completed" | "failed";
 const M_mcpResultStatus: ReadonlyMap<string, V_mcpResultStatus> = new Map([
   ["Ok", "completed"],
@@ -129,7 +148,7 @@ function map_mcpResultStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endDecision" (mappings/codex-eventmsg.yaml:136)
+// map "endDecision" (mappings/codex-eventmsg.yaml:145)
 type V_endDecision = "denied";
 const M_endDecision: ReadonlyMap<string, V_endDecision> = new Map([
   ["declined", "denied"],
@@ -141,7 +160,7 @@ function map_endDecision(v: unknown, d: unknown = "approved"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "requestEndDecision" (mappings/codex-eventmsg.yaml:141)
+// map "requestEndDecision" (mappings/codex-eventmsg.yaml:150)
 type V_requestEndDecision = "denied";
 const M_requestEndDecision: ReadonlyMap<string, V_requestEndDecision> = new Map([
   ["exec_command_approval", "denied"],
@@ -154,7 +173,7 @@ function map_requestEndDecision(v: unknown, d: unknown = "unanswered"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-eventmsg.yaml:145)
+// map "hookOutcome" (mappings/codex-eventmsg.yaml:154)
 type V_hookOutcome = "success" | "error" | "cancelled";
 const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
   ["completed", "success"],
@@ -169,7 +188,7 @@ function map_hookOutcome(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "collabCallStatus" (mappings/codex-eventmsg.yaml:149)
+// map "collabCallStatus" (mappings/codex-eventmsg.yaml:158)
 type V_collabCallStatus = "failed";
 const M_collabCallStatus: ReadonlyMap<string, V_collabCallStatus> = new Map([
   ["errored", "failed"],
@@ -182,7 +201,7 @@ function map_collabCallStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:153)
+// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:162)
 type V_subAgentEndStatus = "completed" | "failed";
 const M_subAgentEndStatus: ReadonlyMap<string, V_subAgentEndStatus> = new Map([
   ["completed", "completed"],
@@ -195,7 +214,7 @@ function map_subAgentEndStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:157)
+// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:166)
 type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call";
 const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
   ["command", "command_execution"],
@@ -211,7 +230,7 @@ function map_guardianActionItemType(v: unknown, d: unknown = "unknown"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/codex-eventmsg.yaml:166)
+// map "planDone" (mappings/codex-eventmsg.yaml:175)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -223,7 +242,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/codex-eventmsg.yaml:169)
+// map "planStatus" (mappings/codex-eventmsg.yaml:178)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -276,22 +295,22 @@ const ID_item_open_5: IdRef = { role: "item", op: "open", field: "agent_thread_i
 const ID_item_close_4: IdRef = { role: "item", op: "close", field: "agent_thread_id", required: true };
 const ID_item_use_5: IdRef = { role: "item", op: "use", field: "agent_thread_id", required: true };
 
-/** mappings/codex-eventmsg.yaml:174 — event session_configured → thread.started, session.configured */
+/** mappings/codex-eventmsg.yaml:183 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: View<Member<EventMessage, "type", "session_configured">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.session_id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
-  cx.emit("session.configured", { config: m });
+  cx.emit("session.configured", { config: m, model: m?.model });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:197 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:207 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: View<Member<EventMessage, "type", "shutdown_complete">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.exited", { reason: "shutdown_complete", exitKind: "graceful" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:213 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:223 — event task_started, turn_started → turn.started */
 function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -300,7 +319,7 @@ function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:235 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:245 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -309,7 +328,7 @@ function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:252 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:262 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_mint);
@@ -317,7 +336,7 @@ function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:267 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:277 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -326,7 +345,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_requestEndDecision(cx.state("request", "requestType")),
+    decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
   if (!cx.isStale("turn") && cx.line?.payload?.error != null) cx.emit("turn.completed", {
@@ -351,7 +370,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:344 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:354 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -360,14 +379,14 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_requestEndDecision(cx.state("request", "requestType")),
+    decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
   if (!cx.isStale("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:382 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:392 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -375,14 +394,14 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   cx.closeOpen("failed", "the turn ended before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_requestEndDecision(cx.state("request", "requestType")),
+    decision: map_decision(map_requestEndDecision(cx.state("request", "requestType"))),
     resolution: { inferredFrom: "task_complete" },
   });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:407 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:417 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -391,14 +410,14 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "abort",
+    decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
   if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: m.reason });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:441 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:451 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -407,14 +426,14 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "abort",
+    decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
   if (!cx.isStale("turn")) cx.emit("turn.aborted", { reason: m.reason });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:465 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:475 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -422,14 +441,14 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "abort",
+    decision: map_decision("abort"),
     resolution: { inferredFrom: "turn_aborted", reason: m.reason },
   });
   if (cx.wasOpen("turn")) cx.emit("turn.aborted", { reason: m.reason });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:487 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:497 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -437,7 +456,7 @@ function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: Row
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:523 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:533 — event plan_update → turn.plan.updated */
 function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -448,7 +467,7 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:535 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:545 — event plan_delta → content.delta */
 function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -457,16 +476,19 @@ function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: R
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:550 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:560 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  if (m.info != null) cx.emit("thread.token-usage.updated", { usage: m.info });
+  if (m.info != null) cx.emit("thread.token-usage.updated", {
+    usage: m.info,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.info?.total_token_usage?.input_tokens, outputTokens: m.info?.total_token_usage?.output_tokens, cachedInputTokens: m.info?.total_token_usage?.cached_input_tokens, reasoningTokens: m.info?.total_token_usage?.reasoning_output_tokens, totalTokens: m.info?.total_token_usage?.total_tokens, contextWindow: m.info?.model_context_window }),
+  });
   if (m.rate_limits != null) cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limits });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:570 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:581 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -474,7 +496,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:584 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:595 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -485,7 +507,7 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:596 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:607 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -493,7 +515,7 @@ function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:607 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:618 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -501,7 +523,7 @@ function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:620 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:631 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -509,13 +531,13 @@ function r_background_event(m: View<Member<LegacyMessage, "type", "background_ev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:633 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:644 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.summary, details: text(m.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:646 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:657 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -523,7 +545,7 @@ function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:659 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:670 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -534,7 +556,7 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:672 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:683 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -545,7 +567,7 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:687 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:698 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -553,7 +575,7 @@ function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_reco
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:699 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:710 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -561,7 +583,7 @@ function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:712 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:723 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -569,21 +591,21 @@ function r_context_compacted(m: View<Member<EventMessage, "type", "context_compa
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:725 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:736 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:738 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:749 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:756 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:767 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.threadId);
   cx.ref(ID_turn_current);
@@ -591,7 +613,7 @@ function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:770 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:781 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -599,21 +621,21 @@ function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:781 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:792 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:794 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:805 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:808 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:819 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -622,7 +644,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:824 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:835 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -632,7 +654,7 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:853 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:864 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -648,7 +670,7 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:916 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:927 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -664,7 +686,7 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:954 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:965 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -678,7 +700,7 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:971 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:982 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -688,11 +710,12 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
     itemType: "user_message",
     status: "completed",
     data: { content: [{ type: "text", text: m.message }] },
+    text: m.message,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:997 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1009 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -701,7 +724,7 @@ function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1016 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1028 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -710,7 +733,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1033 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1045 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -720,7 +743,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1054 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1066 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -730,7 +753,7 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1076 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1088 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -742,7 +765,7 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1106 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1118 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -758,7 +781,7 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1138 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1150 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -768,7 +791,7 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1158 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1170 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -780,7 +803,7 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1186 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1198 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -790,7 +813,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1207 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1219 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -799,7 +822,7 @@ function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1229 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1241 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -809,11 +832,17 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
     status: "inProgress",
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    command: h_codex.codexToolItemField(m.item, "command"),
+    cwd: h_codex.codexToolItemField(m.item, "cwd"),
+    files: h_codex.codexToolItemField(m.item, "files"),
+    text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+    query: m.item?.query,
+    path: str(m.item?.saved_path),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1254 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1272 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -827,11 +856,16 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
     streamKind: "assistant_text",
     delta: m.item?.content?.[0]?.text,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: m.item,
+    text: h_content.outputText(m.item?.content),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1284 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1303 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -863,11 +897,16 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
     contentIndex: 1,
     delta: m.item?.raw_content?.[1],
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: m.item,
+    text: text(m.item?.summary_text, "\n\n", "strings", false),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1360 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1380 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -875,11 +914,16 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   cx.ref(ID_item_close_2, m.item?.id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "plan", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("content.delta", { streamKind: "plan_text", delta: m.item?.text });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "plan",
+    status: "completed",
+    data: m.item,
+    text: m.item?.text,
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1392 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1413 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -895,22 +939,36 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
     status: map_itemStatus(m.item?.status),
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+    command: h_codex.codexToolItemField(m.item, "command"),
+    cwd: h_codex.codexToolItemField(m.item, "cwd"),
+    exitCode: h_codex.codexToolItemField(m.item, "exitCode"),
+    output: h_codex.codexToolItemField(m.item, "output"),
+    durationMs: h_codex.codexToolItemField(m.item, "durationMs"),
+    files: h_codex.codexToolItemField(m.item, "files"),
+    query: m.item?.query,
+    path: str(m.item?.saved_path),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1422 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1452 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
   cx.snapshot("assistant_text", m.item?.content?.[0]?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: m.item,
+    text: h_content.outputText(m.item?.content),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1445 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1476 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -918,22 +976,32 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   cx.ref(ID_item_close_2, m.item?.id);
   cx.snapshotParts("reasoning_summary_text", m.item?.summary_text);
   cx.snapshotParts("reasoning_text", m.item?.raw_content);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: m.item,
+    text: text(m.item?.summary_text, "\n\n", "strings", false),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1469 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1501 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.item?.id);
   cx.snapshot("plan_text", m.item?.text, undefined);
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "plan", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "plan",
+    status: "completed",
+    data: m.item,
+    text: m.item?.text,
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1492 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1525 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -943,11 +1011,20 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
     status: map_itemStatus(m.item?.status),
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    command: h_codex.codexToolItemField(m.item, "command"),
+    cwd: h_codex.codexToolItemField(m.item, "cwd"),
+    exitCode: h_codex.codexToolItemField(m.item, "exitCode"),
+    output: h_codex.codexToolItemField(m.item, "output"),
+    durationMs: h_codex.codexToolItemField(m.item, "durationMs"),
+    files: h_codex.codexToolItemField(m.item, "files"),
+    text: (str(m.item?.text) ?? h_content.outputText(m.item?.content)),
+    query: m.item?.query,
+    path: str(m.item?.saved_path),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1518 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1560 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -955,7 +1032,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   cx.ref(ID_request_close_2, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "approved",
+    decision: map_decision("approved"),
     resolution: { implied: "exec_command_begin" },
   });
   if (cx.isNew("item")) cx.emit("item.started", {
@@ -963,11 +1040,13 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
     status: "inProgress",
     title: h_codex.itemTitle(m),
     data: m,
+    command: h_codex.commandLine(m.command),
+    cwd: h_acp.localPath(m.cwd),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1547 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1591 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -976,7 +1055,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1564 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1608 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -985,7 +1064,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1580 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1624 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -995,7 +1074,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   cx.snapshot("command_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_endDecision(m.status),
+    decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "exec_command_end", status: m.status },
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
@@ -1003,32 +1082,47 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
     status: (map_endStatus(m.status) ?? map_exitCodeStatus(m.exit_code)),
     title: h_codex.itemTitle(m),
     data: m,
+    command: h_codex.commandLine(m.command),
+    cwd: h_acp.localPath(m.cwd),
+    exitCode: h_content.num(m.exit_code),
+    output: (str(m.aggregated_output) ?? str(m.stdout)),
+    durationMs: h_codex.durationMs(m.duration),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1619 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1668 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open, m.approval_id);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m), args: m });
+  cx.emit("request.opened", {
+    requestType: "exec_command_approval",
+    detail: h_codex.itemTitle(m),
+    args: m,
+    options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1637 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1687 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
   cx.ref(ID_request_open_2, m.call_id);
-  cx.emit("request.opened", { requestType: "exec_command_approval", detail: h_codex.itemTitle(m), args: m });
+  cx.emit("request.opened", {
+    requestType: "exec_command_approval",
+    detail: h_codex.itemTitle(m),
+    args: m,
+    options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1654 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1705 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1038,11 +1132,12 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
     requestType: "apply_patch_approval",
     detail: text(m.reason, "\n\n", "strings", false),
     args: m,
+    options: [{ decision: "allow_once", providerOptionId: "approved" }, { decision: "allow_always", providerOptionId: "approved_for_session" }, { decision: "reject_once", providerOptionId: "denied" }, { decision: "cancelled", providerOptionId: "abort" }],
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1671 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1723 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1051,7 +1146,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1686 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1738 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1061,7 +1156,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1705 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1757 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1070,20 +1165,20 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1720 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1772 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_request_close_3, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "abandoned",
+    decision: map_decision("abandoned"),
     resolution: m,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1741 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1793 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1091,28 +1186,38 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   cx.ref(ID_request_close_2, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: "approved",
+    decision: map_decision("approved"),
     resolution: { implied: "patch_apply_begin" },
   });
-  if (cx.isNew("item")) cx.emit("item.started", { itemType: "file_change", status: "inProgress", data: m });
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: "file_change",
+    status: "inProgress",
+    data: m,
+    files: h_codex.codexChangeMap(m.changes),
+  });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: "file_change",
     status: "inProgress",
     data: { changes: m.changes, autoApproved: m.auto_approved },
+    files: h_codex.codexChangeMap(m.changes),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1777 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1831 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.call_id);
-  cx.emit("item.updated", { itemType: "file_change", data: { changes: m.changes } });
+  cx.emit("item.updated", {
+    itemType: "file_change",
+    data: { changes: m.changes },
+    files: h_codex.codexChangeMap(m.changes),
+  });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1791 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1846 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1121,18 +1226,21 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   cx.snapshot("file_change_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_endDecision(m.status),
+    decision: map_decision(map_endDecision(m.status)),
     resolution: { implied: "patch_apply_end", status: m.status },
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "file_change",
     status: (map_endStatus(m.status) ?? map_successStatus(m.success)),
     data: m,
+    files: h_codex.codexChangeMap(m.changes),
+    output: text(m.stdout, "\n\n", "strings", false),
+    error: text(m.stderr, ", ", "strings", true),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1849 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1907 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1142,11 +1250,14 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
     status: "inProgress",
     title: h_codex.itemTitle(m.invocation),
     data: m.invocation,
+    toolName: m.invocation?.tool,
+    server: m.invocation?.server,
+    input: m.invocation?.arguments,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1865 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1926 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1156,11 +1267,17 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
     status: map_mcpResultStatus(tagOf(m.result)),
     title: h_codex.itemTitle(m.invocation),
     data: { invocation: m.invocation, result: m.result, duration: m.duration },
+    toolName: m.invocation?.tool,
+    server: m.invocation?.server,
+    input: m.invocation?.arguments,
+    output: h_codex.mcpOutput(m.result),
+    error: h_codex.mcpError(m.result),
+    durationMs: h_codex.durationMs(m.duration),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1885 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1952 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1169,7 +1286,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1899 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1966 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1179,11 +1296,12 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
     status: "completed",
     title: m.query,
     data: { query: m.query, action: m.action },
+    query: m.query,
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1916 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1984 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1196,7 +1314,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1931 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1999 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1207,11 +1325,12 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
     detail: "image_generation",
     title: text(m.revised_prompt, "\n\n", "strings", false),
     data: { status: m.status, revisedPrompt: m.revised_prompt, savedPath: m.saved_path },
+    path: str(m.saved_path),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1950 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2019 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1220,17 +1339,19 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
     itemType: "image_view",
     status: "inProgress",
     title: m.path,
+    path: m.path,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "image_view",
     status: "completed",
     title: m.path,
+    path: m.path,
     data: { path: m.path },
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1973 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2044 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1241,12 +1362,14 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
     status: "inProgress",
     title: m.tool,
     data: m,
+    toolName: m.tool,
+    input: m.arguments,
   });
   cx.emit("request.opened", { requestType: "dynamic_tool_call", detail: m.tool, args: m });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1996 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2069 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1261,11 +1384,16 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
     status: map_successStatus(m.success),
     title: m.tool,
     data: m,
+    toolName: m.tool,
+    input: m.arguments,
+    output: (h_content.outputText(m.content_items) ?? m.content_items),
+    error: str(m.error),
+    durationMs: h_codex.durationMs(m.duration),
   });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2020 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2098 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1273,7 +1401,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2033 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2111 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1285,19 +1413,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2046 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2124 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2058 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2136 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2071 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2149 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1316,7 +1444,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2093 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2171 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1326,14 +1454,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2114 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2192 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2127 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2205 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1341,7 +1469,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2142 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2220 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1349,21 +1477,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2158 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2236 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2171 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2249 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2186 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2264 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1383,7 +1511,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2203 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2281 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1397,7 +1525,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2220 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2298 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1412,7 +1540,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2242 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2320 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1427,7 +1555,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2260 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2338 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1442,7 +1570,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2280 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2358 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1456,7 +1584,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2297 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2375 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1470,7 +1598,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2315 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2393 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1485,7 +1613,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2333 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2411 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1500,7 +1628,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2352 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2430 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1515,7 +1643,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2370 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2448 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1530,7 +1658,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2391 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2469 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1545,7 +1673,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2409 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2487 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1560,7 +1688,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2428 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2506 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1600,288 +1728,288 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "session_configured": [
-        { rule: "codex-eventmsg#session-configured", line: 174, run: r_session_configured },
+        { rule: "codex-eventmsg#session-configured", line: 183, run: r_session_configured },
       ],
       "shutdown_complete": [
-        { rule: "codex-eventmsg#shutdown-complete", line: 197, run: r_shutdown_complete },
+        { rule: "codex-eventmsg#shutdown-complete", line: 207, run: r_shutdown_complete },
       ],
       "task_started": [
-        { rule: "codex-eventmsg#task-started", line: 213, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 235, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 252, run: r_task_started_unnamed },
+        { rule: "codex-eventmsg#task-started", line: 223, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 245, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 262, run: r_task_started_unnamed },
       ],
       "turn_started": [
-        { rule: "codex-eventmsg#task-started", line: 213, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 235, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 252, run: r_task_started_unnamed },
+        { rule: "codex-eventmsg#task-started", line: 223, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 245, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 262, run: r_task_started_unnamed },
       ],
       "task_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 267, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 344, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 382, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete", line: 277, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 354, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 392, run: r_task_complete_unnamed },
       ],
       "turn_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 267, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 344, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 382, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete", line: 277, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 354, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 392, run: r_task_complete_unnamed },
       ],
       "turn_aborted": [
-        { rule: "codex-eventmsg#turn-aborted", line: 407, run: r_turn_aborted },
-        { rule: "codex-eventmsg#turn-aborted-submission", line: 441, run: r_turn_aborted_submission },
-        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 465, run: r_turn_aborted_unnamed },
+        { rule: "codex-eventmsg#turn-aborted", line: 417, run: r_turn_aborted },
+        { rule: "codex-eventmsg#turn-aborted-submission", line: 451, run: r_turn_aborted_submission },
+        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 475, run: r_turn_aborted_unnamed },
       ],
       "turn_diff": [
-        { rule: "codex-eventmsg#turn-diff", line: 487, run: r_turn_diff },
+        { rule: "codex-eventmsg#turn-diff", line: 497, run: r_turn_diff },
       ],
       "plan_update": [
-        { rule: "codex-eventmsg#plan-update", line: 523, run: r_plan_update },
+        { rule: "codex-eventmsg#plan-update", line: 533, run: r_plan_update },
       ],
       "plan_delta": [
-        { rule: "codex-eventmsg#plan-delta", line: 535, run: r_plan_delta },
+        { rule: "codex-eventmsg#plan-delta", line: 545, run: r_plan_delta },
       ],
       "token_count": [
-        { rule: "codex-eventmsg#token-count", line: 550, run: r_token_count },
+        { rule: "codex-eventmsg#token-count", line: 560, run: r_token_count },
       ],
       "error": [
-        { rule: "codex-eventmsg#error", line: 570, run: r_error },
+        { rule: "codex-eventmsg#error", line: 581, run: r_error },
       ],
       "stream_error": [
-        { rule: "codex-eventmsg#stream-error", line: 584, run: r_stream_error },
+        { rule: "codex-eventmsg#stream-error", line: 595, run: r_stream_error },
       ],
       "warning": [
-        { rule: "codex-eventmsg#warning", line: 596, run: r_warning },
+        { rule: "codex-eventmsg#warning", line: 607, run: r_warning },
       ],
       "guardian_warning": [
-        { rule: "codex-eventmsg#guardian-warning", line: 607, run: r_guardian_warning },
+        { rule: "codex-eventmsg#guardian-warning", line: 618, run: r_guardian_warning },
       ],
       "deprecation_notice": [
-        { rule: "codex-eventmsg#deprecation-notice", line: 633, run: r_deprecation_notice },
+        { rule: "codex-eventmsg#deprecation-notice", line: 644, run: r_deprecation_notice },
       ],
       "model_reroute": [
-        { rule: "codex-eventmsg#model-reroute", line: 646, run: r_model_reroute },
+        { rule: "codex-eventmsg#model-reroute", line: 657, run: r_model_reroute },
       ],
       "model_verification": [
-        { rule: "codex-eventmsg#model-verification", line: 659, run: r_model_verification },
+        { rule: "codex-eventmsg#model-verification", line: 670, run: r_model_verification },
       ],
       "safety_buffering": [
-        { rule: "codex-eventmsg#safety-buffering", line: 672, run: r_safety_buffering },
+        { rule: "codex-eventmsg#safety-buffering", line: 683, run: r_safety_buffering },
       ],
       "auth_recovery_started": [
-        { rule: "codex-eventmsg#auth-recovery-started", line: 687, run: r_auth_recovery_started },
+        { rule: "codex-eventmsg#auth-recovery-started", line: 698, run: r_auth_recovery_started },
       ],
       "auth_recovery_completed": [
-        { rule: "codex-eventmsg#auth-recovery-completed", line: 699, run: r_auth_recovery_completed },
+        { rule: "codex-eventmsg#auth-recovery-completed", line: 710, run: r_auth_recovery_completed },
       ],
       "context_compacted": [
-        { rule: "codex-eventmsg#context-compacted", line: 712, run: r_context_compacted },
+        { rule: "codex-eventmsg#context-compacted", line: 723, run: r_context_compacted },
       ],
       "thread_rolled_back": [
-        { rule: "codex-eventmsg#thread-rolled-back", line: 725, run: r_thread_rolled_back },
+        { rule: "codex-eventmsg#thread-rolled-back", line: 736, run: r_thread_rolled_back },
       ],
       "thread_goal_updated": [
-        { rule: "codex-eventmsg#thread-goal-updated", line: 756, run: r_thread_goal_updated },
+        { rule: "codex-eventmsg#thread-goal-updated", line: 767, run: r_thread_goal_updated },
       ],
       "thread_settings_applied": [
-        { rule: "codex-eventmsg#thread-settings-applied", line: 770, run: r_thread_settings_applied },
+        { rule: "codex-eventmsg#thread-settings-applied", line: 781, run: r_thread_settings_applied },
       ],
       "environment_connected": [
-        { rule: "codex-eventmsg#environment-connected", line: 781, run: r_environment_connected },
+        { rule: "codex-eventmsg#environment-connected", line: 792, run: r_environment_connected },
       ],
       "environment_disconnected": [
-        { rule: "codex-eventmsg#environment-disconnected", line: 794, run: r_environment_disconnected },
+        { rule: "codex-eventmsg#environment-disconnected", line: 805, run: r_environment_disconnected },
       ],
       "agent_message_content_delta": [
-        { rule: "codex-eventmsg#agent-message-content-delta", line: 808, run: r_agent_message_content_delta },
+        { rule: "codex-eventmsg#agent-message-content-delta", line: 819, run: r_agent_message_content_delta },
       ],
       "agent_message": [
-        { rule: "codex-eventmsg#agent-message-restored", line: 853, run: r_agent_message_restored },
-        { rule: "codex-eventmsg#agent-message", line: 916, run: r_agent_message },
-        { rule: "codex-eventmsg#agent-message-unkeyed", line: 954, run: r_agent_message_unkeyed },
+        { rule: "codex-eventmsg#agent-message-restored", line: 864, run: r_agent_message_restored },
+        { rule: "codex-eventmsg#agent-message", line: 927, run: r_agent_message },
+        { rule: "codex-eventmsg#agent-message-unkeyed", line: 965, run: r_agent_message_unkeyed },
       ],
       "user_message": [
-        { rule: "codex-eventmsg#user-message", line: 971, run: r_user_message },
+        { rule: "codex-eventmsg#user-message", line: 982, run: r_user_message },
       ],
       "reasoning_content_delta": [
-        { rule: "codex-eventmsg#reasoning-content-delta", line: 997, run: r_reasoning_content_delta },
+        { rule: "codex-eventmsg#reasoning-content-delta", line: 1009, run: r_reasoning_content_delta },
       ],
       "reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1016, run: r_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1028, run: r_reasoning_raw_content_delta },
       ],
       "agent_reasoning": [
-        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1076, run: r_agent_reasoning_restored },
-        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1106, run: r_agent_reasoning_streamed },
-        { rule: "codex-eventmsg#agent-reasoning", line: 1138, run: r_agent_reasoning },
+        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1088, run: r_agent_reasoning_restored },
+        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1118, run: r_agent_reasoning_streamed },
+        { rule: "codex-eventmsg#agent-reasoning", line: 1150, run: r_agent_reasoning },
       ],
       "agent_reasoning_raw_content": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1158, run: r_agent_reasoning_raw_content_restored },
-        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1186, run: r_agent_reasoning_raw_content },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1170, run: r_agent_reasoning_raw_content_restored },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1198, run: r_agent_reasoning_raw_content },
       ],
       "agent_reasoning_section_break": [
-        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1207, run: r_agent_reasoning_section_break },
+        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1219, run: r_agent_reasoning_section_break },
       ],
       "item_started": [
-        { rule: "codex-eventmsg#item-started", line: 1229, run: r_item_started },
+        { rule: "codex-eventmsg#item-started", line: 1241, run: r_item_started },
       ],
       "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1254, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1284, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1360, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1392, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1422, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1445, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1469, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1492, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1272, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1303, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1380, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1413, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1452, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1476, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1501, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1525, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1518, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1560, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1547, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1591, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1564, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1608, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1580, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1624, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1619, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1637, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1668, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1687, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1654, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1705, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1671, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1723, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1686, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1738, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1705, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1757, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1720, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1772, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1741, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1793, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1777, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1831, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1791, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1846, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1849, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1907, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1865, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1926, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1885, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 1952, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 1899, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 1966, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 1916, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 1984, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 1931, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 1999, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 1950, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 2019, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 1973, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2044, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 1996, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2069, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2020, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2098, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2033, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2111, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2046, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2124, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2058, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2136, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2071, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2149, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2093, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2171, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2114, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2192, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2127, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2142, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2158, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2205, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2220, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2236, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2171, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2249, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2186, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2264, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2203, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2281, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2220, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2298, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2242, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2320, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2260, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2338, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2280, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2358, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2297, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2375, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2315, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2393, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2333, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2411, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2352, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2430, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2370, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2448, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2391, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2409, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2428, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2469, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2487, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2506, run: r_sub_agent_activity },
       ],
     },
     legacy: {
       "background_event": [
-        { rule: "codex-eventmsg#background-event", line: 620, run: r_background_event },
+        { rule: "codex-eventmsg#background-event", line: 631, run: r_background_event },
       ],
       "thread_name_updated": [
-        { rule: "codex-eventmsg#thread-name-updated", line: 738, run: r_thread_name_updated },
+        { rule: "codex-eventmsg#thread-name-updated", line: 749, run: r_thread_name_updated },
       ],
       "agent_message_delta": [
-        { rule: "codex-eventmsg#agent-message-delta", line: 824, run: r_agent_message_delta },
+        { rule: "codex-eventmsg#agent-message-delta", line: 835, run: r_agent_message_delta },
       ],
       "agent_reasoning_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1033, run: r_agent_reasoning_delta },
+        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1045, run: r_agent_reasoning_delta },
       ],
       "agent_reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1054, run: r_agent_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1066, run: r_agent_reasoning_raw_content_delta },
       ],
     },
   },
@@ -1907,14 +2035,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2444)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2447)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2450)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2453)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2456)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2459)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2462)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2465)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2522)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2525)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2528)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2531)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2534)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2537)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2540)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2543)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

@@ -4,6 +4,7 @@
 //   3cd0c9449c5aa2d468c8e4ccd400f41c67f1a983cde212e91346211bce1b4d99  schemas/upstream/codex-sdk/0.163.0/ThreadEvent.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-exec.gen.js";
 
@@ -109,11 +110,15 @@ function r_turn_started(m: View<Member<EventMessage, "type", "turn.started">>, c
 function r_turn_completed(m: View<Member<EventMessage, "type", "turn.completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", usage: m.usage });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "completed",
+    usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cached_input_tokens, cacheWriteTokens: m.usage?.cache_write_input_tokens, reasoningTokens: m.usage?.reasoning_output_tokens }),
+  });
   return true;
 }
 
-/** mappings/codex-exec.yaml:140 — event turn.failed → turn.completed, runtime.error */
+/** mappings/codex-exec.yaml:141 — event turn.failed → turn.completed, runtime.error */
 function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -123,7 +128,7 @@ function r_turn_failed(m: View<Member<EventMessage, "type", "turn.failed">>, cx:
   return true;
 }
 
-/** mappings/codex-exec.yaml:171 — event error → runtime.error */
+/** mappings/codex-exec.yaml:172 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -131,7 +136,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-exec.yaml:189 — event item.started → item.started, turn.plan.updated */
+/** mappings/codex-exec.yaml:190 — event item.started → item.started, turn.plan.updated */
 function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -144,7 +149,7 @@ function r_item_started_todo_list(m: View<Member<EventMessage, "type", "item.sta
   return true;
 }
 
-/** mappings/codex-exec.yaml:211 — event item.started → item.started */
+/** mappings/codex-exec.yaml:212 — event item.started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -154,11 +159,21 @@ function r_item_started(m: View<Member<EventMessage, "type", "item.started">>, c
     status: "inProgress",
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    text: m.item?.text,
+    command: m.item?.command,
+    output: str(m.item?.aggregated_output),
+    exitCode: h_content.num(m.item?.exit_code),
+    files: h_codex.codexFiles(m.item?.changes),
+    toolName: m.item?.tool,
+    server: m.item?.server,
+    input: m.item?.arguments,
+    error: m.item?.error?.message,
+    query: m.item?.query,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:243 — event item.updated → item.started, item.updated, turn.plan.updated */
+/** mappings/codex-exec.yaml:254 — event item.updated → item.started, item.updated, turn.plan.updated */
 function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -172,7 +187,7 @@ function r_item_updated_todo_list(m: View<Member<EventMessage, "type", "item.upd
   return true;
 }
 
-/** mappings/codex-exec.yaml:273 — event item.updated → item.started, item.updated */
+/** mappings/codex-exec.yaml:284 — event item.updated → item.started, item.updated */
 function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -182,17 +197,37 @@ function r_item_updated(m: View<Member<EventMessage, "type", "item.updated">>, c
     status: "inProgress",
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    text: m.item?.text,
+    command: m.item?.command,
+    output: str(m.item?.aggregated_output),
+    exitCode: h_content.num(m.item?.exit_code),
+    files: h_codex.codexFiles(m.item?.changes),
+    toolName: m.item?.tool,
+    server: m.item?.server,
+    input: m.item?.arguments,
+    error: m.item?.error?.message,
+    query: m.item?.query,
   });
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: map_itemType(m.item?.type),
     status: map_itemStatus(m.item?.status, "inProgress"),
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    text: m.item?.text,
+    command: m.item?.command,
+    output: str(m.item?.aggregated_output),
+    exitCode: h_content.num(m.item?.exit_code),
+    files: h_codex.codexFiles(m.item?.changes),
+    toolName: m.item?.tool,
+    server: m.item?.server,
+    input: m.item?.arguments,
+    error: m.item?.error?.message,
+    query: m.item?.query,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:302 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:333 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -206,11 +241,16 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
     streamKind: "assistant_text",
     delta: m.item?.text,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "assistant_message",
+    status: "completed",
+    data: m.item,
+    text: m.item?.text,
+  });
   return true;
 }
 
-/** mappings/codex-exec.yaml:344 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:376 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_current);
@@ -222,11 +262,16 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item.c
     summaryIndex: 0,
     delta: m.item?.text,
   });
-  if (!cx.isStale("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed", data: m.item });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: "reasoning",
+    status: "completed",
+    data: m.item,
+    text: m.item?.text,
+  });
   return true;
 }
 
-/** mappings/codex-exec.yaml:375 — event item.completed → item.started, content.delta, item.completed */
+/** mappings/codex-exec.yaml:408 — event item.completed → item.started, content.delta, item.completed */
 function r_item_completed_command_execution(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "command_execution")) return false;
   cx.ref(ID_thread_current);
@@ -246,11 +291,14 @@ function r_item_completed_command_execution(m: View<Member<EventMessage, "type",
     status: map_itemStatus(m.item?.status),
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    command: m.item?.command,
+    output: str(m.item?.aggregated_output),
+    exitCode: h_content.num(m.item?.exit_code),
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:418 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:454 — event item.completed → item.started, item.completed */
 function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "mcp_tool_call")) return false;
   cx.ref(ID_thread_current);
@@ -267,11 +315,16 @@ function r_item_completed_mcp_tool_call(m: View<Member<EventMessage, "type", "it
     title: h_codex.itemTitle(m.item),
     detail: m.item?.error?.message,
     data: m.item,
+    toolName: m.item?.tool,
+    server: m.item?.server,
+    input: m.item?.arguments,
+    output: m.item?.result,
+    error: m.item?.error?.message,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:448 — event item.completed → item.started, turn.plan.updated, item.completed */
+/** mappings/codex-exec.yaml:489 — event item.completed → item.started, turn.plan.updated, item.completed */
 function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "todo_list")) return false;
   cx.ref(ID_thread_current);
@@ -285,7 +338,7 @@ function r_item_completed_todo_list(m: View<Member<EventMessage, "type", "item.c
   return true;
 }
 
-/** mappings/codex-exec.yaml:476 — event item.completed → runtime.error, item.completed */
+/** mappings/codex-exec.yaml:517 — event item.completed → runtime.error, item.completed */
 function r_item_completed_error(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "error")) return false;
   cx.ref(ID_thread_current);
@@ -297,11 +350,12 @@ function r_item_completed_error(m: View<Member<EventMessage, "type", "item.compl
     status: "failed",
     detail: m.item?.message,
     data: m.item,
+    text: m.item?.message,
   });
   return true;
 }
 
-/** mappings/codex-exec.yaml:509 — event item.completed → item.started, item.completed */
+/** mappings/codex-exec.yaml:551 — event item.completed → item.started, item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -316,6 +370,16 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item.completed">
     status: map_itemStatus(m.item?.status),
     title: h_codex.itemTitle(m.item),
     data: m.item,
+    text: m.item?.text,
+    command: m.item?.command,
+    output: str(m.item?.aggregated_output),
+    exitCode: h_content.num(m.item?.exit_code),
+    files: h_codex.codexFiles(m.item?.changes),
+    toolName: m.item?.tool,
+    server: m.item?.server,
+    input: m.item?.arguments,
+    error: m.item?.error?.message,
+    query: m.item?.query,
   });
   return true;
 }
@@ -350,27 +414,27 @@ export const table: SurfaceTable = {
         { rule: "codex-exec#turn-completed", line: 119, run: r_turn_completed },
       ],
       "turn.failed": [
-        { rule: "codex-exec#turn-failed", line: 140, run: r_turn_failed },
+        { rule: "codex-exec#turn-failed", line: 141, run: r_turn_failed },
       ],
       "error": [
-        { rule: "codex-exec#error", line: 171, run: r_error },
+        { rule: "codex-exec#error", line: 172, run: r_error },
       ],
       "item.started": [
-        { rule: "codex-exec#item-started-todo-list", line: 189, run: r_item_started_todo_list },
-        { rule: "codex-exec#item-started", line: 211, run: r_item_started },
+        { rule: "codex-exec#item-started-todo-list", line: 190, run: r_item_started_todo_list },
+        { rule: "codex-exec#item-started", line: 212, run: r_item_started },
       ],
       "item.updated": [
-        { rule: "codex-exec#item-updated-todo-list", line: 243, run: r_item_updated_todo_list },
-        { rule: "codex-exec#item-updated", line: 273, run: r_item_updated },
+        { rule: "codex-exec#item-updated-todo-list", line: 254, run: r_item_updated_todo_list },
+        { rule: "codex-exec#item-updated", line: 284, run: r_item_updated },
       ],
       "item.completed": [
-        { rule: "codex-exec#item-completed-agent-message", line: 302, run: r_item_completed_agent_message },
-        { rule: "codex-exec#item-completed-reasoning", line: 344, run: r_item_completed_reasoning },
-        { rule: "codex-exec#item-completed-command-execution", line: 375, run: r_item_completed_command_execution },
-        { rule: "codex-exec#item-completed-mcp-tool-call", line: 418, run: r_item_completed_mcp_tool_call },
-        { rule: "codex-exec#item-completed-todo-list", line: 448, run: r_item_completed_todo_list },
-        { rule: "codex-exec#item-completed-error", line: 476, run: r_item_completed_error },
-        { rule: "codex-exec#item-completed", line: 509, run: r_item_completed },
+        { rule: "codex-exec#item-completed-agent-message", line: 333, run: r_item_completed_agent_message },
+        { rule: "codex-exec#item-completed-reasoning", line: 376, run: r_item_completed_reasoning },
+        { rule: "codex-exec#item-completed-command-execution", line: 408, run: r_item_completed_command_execution },
+        { rule: "codex-exec#item-completed-mcp-tool-call", line: 454, run: r_item_completed_mcp_tool_call },
+        { rule: "codex-exec#item-completed-todo-list", line: 489, run: r_item_completed_todo_list },
+        { rule: "codex-exec#item-completed-error", line: 517, run: r_item_completed_error },
+        { rule: "codex-exec#item-completed", line: 551, run: r_item_completed },
       ],
     },
   },

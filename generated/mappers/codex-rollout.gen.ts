@@ -4,6 +4,7 @@
 //   d22dfb279653499c289332d5ac41a6f2633e6f2c74d3ecb55a281b225aaa3042  schemas/upstream/codex-eventmsg/0.171.0/RolloutLine.json
 import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
@@ -95,18 +96,18 @@ function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx
 function r_turn_context(m: View<Member<LineMessage, "type", "turn_context">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.emit("session.configured", { config: m.payload });
+  cx.emit("session.configured", { config: m.payload, model: m.payload?.model });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:123 — line dynamic_tools_updated → thread.metadata.updated */
+/** mappings/codex-rollout.yaml:124 — line dynamic_tools_updated → thread.metadata.updated */
 function r_dynamic_tools_updated(m: View<Member<LineMessage, "type", "dynamic_tools_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.payload?.thread_id);
   cx.emit("thread.metadata.updated", { metadata: { dynamicTools: m.payload?.tools } });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:137 — line compacted → thread.state.changed */
+/** mappings/codex-rollout.yaml:138 — line compacted → thread.state.changed */
 function r_compacted(m: View<Member<LineMessage, "type", "compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -114,13 +115,13 @@ function r_compacted(m: View<Member<LineMessage, "type", "compacted">>, cx: RowC
   return true;
 }
 
-/** mappings/codex-rollout.yaml:156 — line event_msg */
+/** mappings/codex-rollout.yaml:157 — line event_msg */
 function r_event_msg(m: View<Member<LineMessage, "type", "event_msg">>, cx: RowContext): boolean {
   cx.delegate("codex-eventmsg", m.payload);
   return true;
 }
 
-/** mappings/codex-rollout.yaml:166 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:167 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "message")) return false;
   cx.ref(ID_thread_current);
@@ -142,7 +143,7 @@ function r_response_item_message(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:235 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:236 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "reasoning")) return false;
   cx.ref(ID_thread_current);
@@ -170,7 +171,7 @@ function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:283 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:284 — line response_item → item.started */
 function r_response_item_function_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call" || m.payload?.type === "custom_tool_call"))) return false;
   cx.ref(ID_thread_current);
@@ -181,11 +182,16 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
     status: "inProgress",
     title: m.payload?.name,
     data: m.payload,
+    toolName: m.payload?.name,
+    input: (json(m.payload?.arguments) ?? m.payload?.input),
+    command: h_content.when(map_toolItemType(m.payload?.name), "command_execution", h_codex.argsCommand(m.payload?.arguments)),
+    cwd: h_content.when(map_toolItemType(m.payload?.name), "command_execution", h_codex.argsCwd(m.payload?.arguments)),
+    files: h_content.when(map_toolItemType(m.payload?.name), "file_change", h_codex.codexPatchFiles(m.payload?.input)),
   });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:326 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:332 — line response_item → item.started */
 function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "local_shell_call")) return false;
   cx.ref(ID_thread_current);
@@ -196,11 +202,12 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
     status: map_itemStatus(m.payload?.status, "inProgress"),
     title: h_codex.itemTitle(m.payload?.action),
     data: m.payload,
+    command: h_codex.commandLine(m.payload?.action?.command),
   });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:346 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:353 — line response_item → item.started */
 function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "tool_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -211,11 +218,13 @@ function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "r
     status: "inProgress",
     title: "tool_search",
     data: m.payload,
+    toolName: "tool_search",
+    input: m.payload?.arguments,
   });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:368 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:378 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call_output" || m.payload?.type === "custom_tool_call_output" || m.payload?.type === "tool_search_output"))) return false;
   cx.ref(ID_thread_current);
@@ -228,11 +237,14 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     data: m.payload,
+    output: (h_codex.codexCallOutput(m.payload?.output, "output") ?? h_content.outputText(m.payload?.output)),
+    exitCode: h_content.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.codexCallOutput(m.payload?.output, "exitCode")),
+    durationMs: h_content.when((cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.codexCallOutput(m.payload?.output, "durationMs")),
   });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:416 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:429 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "web_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -242,17 +254,19 @@ function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "re
     itemType: "web_search",
     status: "inProgress",
     title: m.payload?.action?.query,
+    query: m.payload?.action?.query,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "web_search",
     status: map_itemStatus(m.payload?.status),
     title: m.payload?.action?.query,
+    query: m.payload?.action?.query,
     data: m.payload,
   });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:443 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:458 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "image_generation_call")) return false;
   cx.ref(ID_thread_current);
@@ -267,7 +281,7 @@ function r_response_item_image_generation_call(m: View<Member<LineMessage, "type
   return true;
 }
 
-/** mappings/codex-rollout.yaml:468 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:483 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
   cx.ref(ID_thread_current);
@@ -281,7 +295,7 @@ function r_response_item_compaction(m: View<Member<LineMessage, "type", "respons
   return true;
 }
 
-/** mappings/codex-rollout.yaml:492 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:507 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -299,7 +313,7 @@ function r_response_item_agent_message(m: View<Member<LineMessage, "type", "resp
   return true;
 }
 
-/** mappings/codex-rollout.yaml:517 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:532 — line response_item → session.configured */
 function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "additional_tools")) return false;
   cx.ref(ID_thread_current);
@@ -308,7 +322,7 @@ function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:533 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:548 — line response_item → session.configured */
 function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "configuration_update")) return false;
   cx.ref(ID_thread_current);
@@ -317,7 +331,7 @@ function r_response_item_configuration_update(m: View<Member<LineMessage, "type"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:552 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:567 — line response_item → runtime.warning */
 function r_response_item_markers(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction_trigger" || m.payload?.type === "other"))) return false;
   if (m.payload?.type === "other") cx.emit("runtime.warning", {
@@ -327,7 +341,7 @@ function r_response_item_markers(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:570 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:585 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_started")) return false;
   cx.ref(ID_thread_current);
@@ -335,7 +349,7 @@ function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtim
   return true;
 }
 
-/** mappings/codex-rollout.yaml:585 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:600 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_closed")) return false;
   cx.ref(ID_thread_current);
@@ -343,7 +357,7 @@ function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime
   return true;
 }
 
-/** mappings/codex-rollout.yaml:599 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:614 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
@@ -368,33 +382,33 @@ export const table: SurfaceTable = {
         { rule: "codex-rollout#turn-context", line: 108, run: r_turn_context },
       ],
       "dynamic_tools_updated": [
-        { rule: "codex-rollout#dynamic-tools-updated", line: 123, run: r_dynamic_tools_updated },
+        { rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated },
       ],
       "compacted": [
-        { rule: "codex-rollout#compacted", line: 137, run: r_compacted },
+        { rule: "codex-rollout#compacted", line: 138, run: r_compacted },
       ],
       "event_msg": [
-        { rule: "codex-rollout#event-msg", line: 156, run: r_event_msg },
+        { rule: "codex-rollout#event-msg", line: 157, run: r_event_msg },
       ],
       "response_item": [
-        { rule: "codex-rollout#response-item-message", line: 166, run: r_response_item_message },
-        { rule: "codex-rollout#response-item-reasoning", line: 235, run: r_response_item_reasoning },
-        { rule: "codex-rollout#response-item-function-call", line: 283, run: r_response_item_function_call },
-        { rule: "codex-rollout#response-item-local-shell-call", line: 326, run: r_response_item_local_shell_call },
-        { rule: "codex-rollout#response-item-tool-search-call", line: 346, run: r_response_item_tool_search_call },
-        { rule: "codex-rollout#response-item-call-output", line: 368, run: r_response_item_call_output },
-        { rule: "codex-rollout#response-item-web-search-call", line: 416, run: r_response_item_web_search_call },
-        { rule: "codex-rollout#response-item-image-generation-call", line: 443, run: r_response_item_image_generation_call },
-        { rule: "codex-rollout#response-item-compaction", line: 468, run: r_response_item_compaction },
-        { rule: "codex-rollout#response-item-agent-message", line: 492, run: r_response_item_agent_message },
-        { rule: "codex-rollout#response-item-additional-tools", line: 517, run: r_response_item_additional_tools },
-        { rule: "codex-rollout#response-item-configuration-update", line: 533, run: r_response_item_configuration_update },
-        { rule: "codex-rollout#response-item-markers", line: 552, run: r_response_item_markers },
+        { rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message },
+        { rule: "codex-rollout#response-item-reasoning", line: 236, run: r_response_item_reasoning },
+        { rule: "codex-rollout#response-item-function-call", line: 284, run: r_response_item_function_call },
+        { rule: "codex-rollout#response-item-local-shell-call", line: 332, run: r_response_item_local_shell_call },
+        { rule: "codex-rollout#response-item-tool-search-call", line: 353, run: r_response_item_tool_search_call },
+        { rule: "codex-rollout#response-item-call-output", line: 378, run: r_response_item_call_output },
+        { rule: "codex-rollout#response-item-web-search-call", line: 429, run: r_response_item_web_search_call },
+        { rule: "codex-rollout#response-item-image-generation-call", line: 458, run: r_response_item_image_generation_call },
+        { rule: "codex-rollout#response-item-compaction", line: 483, run: r_response_item_compaction },
+        { rule: "codex-rollout#response-item-agent-message", line: 507, run: r_response_item_agent_message },
+        { rule: "codex-rollout#response-item-additional-tools", line: 532, run: r_response_item_additional_tools },
+        { rule: "codex-rollout#response-item-configuration-update", line: 548, run: r_response_item_configuration_update },
+        { rule: "codex-rollout#response-item-markers", line: 567, run: r_response_item_markers },
       ],
       "realtime_item": [
-        { rule: "codex-rollout#realtime-session-started", line: 570, run: r_realtime_session_started },
-        { rule: "codex-rollout#realtime-session-closed", line: 585, run: r_realtime_session_closed },
-        { rule: "codex-rollout#realtime-item", line: 599, run: r_realtime_item },
+        { rule: "codex-rollout#realtime-session-started", line: 585, run: r_realtime_session_started },
+        { rule: "codex-rollout#realtime-session-closed", line: 600, run: r_realtime_session_closed },
+        { rule: "codex-rollout#realtime-item", line: 614, run: r_realtime_item },
       ],
     },
   },
@@ -409,10 +423,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:613)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:616)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:619)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:622)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:625)",
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:628)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:631)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:634)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:637)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:640)",
   },
 };

@@ -3,6 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
@@ -11,7 +12,46 @@ export type EventMessage = U.CursorStreamJsonEvent;
 /** Any message of the cursor-cli surface. */
 export type Message = EventMessage;
 
-// map "toolKind" (mappings/cursor-cli.yaml:51)
+// map "toolName" (mappings/cursor-cli.yaml:51)
+type V_toolName =
+  | "shell"
+  | "edit"
+  | "write"
+  | "delete"
+  | "patch"
+  | "read"
+  | "grep"
+  | "glob"
+  | "list"
+  | "code_search"
+  | "todo_write"
+  | "web_search"
+  | "web_fetch"
+  | "task";
+const M_toolName: ReadonlyMap<string, V_toolName> = new Map([
+  ["shellToolCall", "shell"],
+  ["editToolCall", "edit"],
+  ["writeToolCall", "write"],
+  ["deleteToolCall", "delete"],
+  ["applyPatchToolCall", "patch"],
+  ["readToolCall", "read"],
+  ["grepToolCall", "grep"],
+  ["globToolCall", "glob"],
+  ["lsToolCall", "list"],
+  ["semSearchToolCall", "code_search"],
+  ["updateTodosToolCall", "todo_write"],
+  ["webSearchToolCall", "web_search"],
+  ["webFetchToolCall", "web_fetch"],
+  ["taskToolCall", "task"],
+]);
+
+function map_toolName(v: unknown): V_toolName | undefined;
+function map_toolName<const D>(v: unknown, d: D): V_toolName | D;
+function map_toolName(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolKind" (mappings/cursor-cli.yaml:68)
 type V_toolKind =
   | "command_execution"
   | "file_change"
@@ -45,7 +85,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-cli.yaml:71)
+// map "todoStatus" (mappings/cursor-cli.yaml:88)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -70,7 +110,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "cursorResultStatus" (mappings/cursor-cli.yaml:75)
+// map "cursorResultStatus" (mappings/cursor-cli.yaml:92)
 type V_cursorResultStatus = "completed" | "declined";
 const M_cursorResultStatus: ReadonlyMap<string, V_cursorResultStatus> = new Map([
   ["(none)", "completed"],
@@ -98,7 +138,7 @@ const ID_item_close_2: IdRef = { role: "item", op: "close", field: "call_id", re
 const ID_item_use: IdRef = { role: "item", op: "use", field: "call_id", required: true };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 
-/** mappings/cursor-cli.yaml:80 — event system → session.started, thread.started, session.configured */
+/** mappings/cursor-cli.yaml:97 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -112,11 +152,13 @@ function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowC
       permissionMode: m.permissionMode,
       apiKeySource: m.apiKeySource,
     },
+    model: m.model,
+    mode: m.permissionMode,
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:104 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:123 — event system → runtime.warning */
 function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.emit("runtime.warning", {
@@ -126,7 +168,7 @@ function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: Row
   return true;
 }
 
-/** mappings/cursor-cli.yaml:119 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:138 — event user → turn.started, item.completed */
 function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_mint);
@@ -137,11 +179,12 @@ function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): 
     status: "completed",
     detail: text(m.message?.content, "", "untypedBlocks", false),
     data: m.message,
+    text: text(m.message?.content, "", "untypedBlocks", false),
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:142 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:162 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -155,7 +198,7 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:171 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:191 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -177,7 +220,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:214 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:234 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(m.subtype === "delta")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -188,7 +231,7 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
   return true;
 }
 
-/** mappings/cursor-cli.yaml:235 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:255 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -198,7 +241,7 @@ function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:262 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:282 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "started")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -212,6 +255,13 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
       kind: tagOf(m.tool_call),
       args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
     },
+    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
+    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
+    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
+    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
+    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
+    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolKind(tagOf(m.tool_call)),
@@ -221,11 +271,18 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
       kind: tagOf(m.tool_call),
       args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
     },
+    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
+    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
+    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
+    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
+    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
+    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:300 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:334 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -235,6 +292,8 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
     itemType: "plan",
     status: "inProgress",
     data: { kind: "updateTodosToolCall", args: m.tool_call?.updateTodosToolCall?.args },
+    toolName: "todo_write",
+    input: m.tool_call?.updateTodosToolCall?.args,
   });
   if (!cx.isStale("item")) cx.emit("turn.plan.updated", {
     plan: objects((m.tool_call?.updateTodosToolCall?.result?.success?.todos ?? m.tool_call?.updateTodosToolCall?.args?.todos)).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
@@ -247,11 +306,14 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
       args: m.tool_call?.updateTodosToolCall?.args,
       result: m.tool_call?.updateTodosToolCall?.result,
     },
+    toolName: "todo_write",
+    input: m.tool_call?.updateTodosToolCall?.args,
+    output: m.tool_call?.updateTodosToolCall?.result?.success,
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:329 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:368 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -265,6 +327,13 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
       kind: tagOf(m.tool_call),
       args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
     },
+    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
+    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
+    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
+    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
+    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
+    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
   });
   if (!cx.isStale("item") && m.tool_call?.shellToolCall?.result?.success?.stdout != null && m?.tool_call?.shellToolCall?.result?.success?.stdout !== "") cx.emit("content.delta", {
     streamKind: "command_output",
@@ -279,11 +348,22 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
       args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
       result: (variantOf(m.tool_call) as any)?.result,
     },
+    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
+    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
+    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
+    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
+    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
+    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
+    exitCode: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "exitCode")),
+    durationMs: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "durationMs")),
+    output: h_cursor.cursorToolContent(m.tool_call, "output"),
+    error: h_cursor.cursorToolContent(m.tool_call, "error"),
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:375 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:432 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -296,11 +376,18 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
       subtype: m.subtype,
       args: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
     },
+    toolName: (map_toolName(tagOf(m.tool_call)) ?? h_cursor.cursorToolContent(m.tool_call, "name")),
+    input: ((variantOf(m.tool_call) as any)?.args ?? json((variantOf(m.tool_call) as any)?.arguments) ?? (variantOf(m.tool_call) as any)?.arguments),
+    command: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "command")),
+    cwd: h_content.when(map_toolKind(tagOf(m.tool_call)), "command_execution", h_cursor.cursorToolContent(m.tool_call, "cwd")),
+    files: h_content.when(map_toolKind(tagOf(m.tool_call)), "file_change", h_cursor.cursorToolContent(m.tool_call, "files")),
+    query: h_content.when(map_toolKind(tagOf(m.tool_call)), "web_search", h_cursor.cursorToolContent(m.tool_call, "query")),
+    server: h_content.when(map_toolKind(tagOf(m.tool_call)), "mcp_tool_call", h_cursor.cursorToolContent(m.tool_call, "server")),
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:393 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:457 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -310,11 +397,12 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
     state: "completed",
     stopReason: m.subtype,
     usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage, requestId: m.request_id },
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cachedReadTokens, cacheWriteTokens: m.usage?.cachedWriteTokens, totalTokens: m.usage?.totalTokens }),
   });
   return true;
 }
 
-/** mappings/cursor-cli.yaml:422 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:487 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -329,6 +417,7 @@ function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: Ro
     stopReason: m.subtype,
     errorMessage: (str(m.result) ?? m.subtype),
     usage: { durationMs: m.duration_ms, durationApiMs: m.duration_api_ms, usage: m.usage },
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cachedReadTokens, cacheWriteTokens: m.usage?.cachedWriteTokens, totalTokens: m.usage?.totalTokens }),
   });
   return true;
 }
@@ -352,29 +441,29 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "system": [
-        { rule: "cursor-cli#system-init", line: 80, run: r_system_init },
-        { rule: "cursor-cli#system-other", line: 104, run: r_system_other },
+        { rule: "cursor-cli#system-init", line: 97, run: r_system_init },
+        { rule: "cursor-cli#system-other", line: 123, run: r_system_other },
       ],
       "user": [
-        { rule: "cursor-cli#user", line: 119, run: r_user },
+        { rule: "cursor-cli#user", line: 138, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-cli#assistant-delta", line: 142, run: r_assistant_delta },
-        { rule: "cursor-cli#assistant-message", line: 171, run: r_assistant_message },
+        { rule: "cursor-cli#assistant-delta", line: 162, run: r_assistant_delta },
+        { rule: "cursor-cli#assistant-message", line: 191, run: r_assistant_message },
       ],
       "thinking": [
-        { rule: "cursor-cli#thinking-delta", line: 214, run: r_thinking_delta },
-        { rule: "cursor-cli#thinking-completed", line: 235, run: r_thinking_completed },
+        { rule: "cursor-cli#thinking-delta", line: 234, run: r_thinking_delta },
+        { rule: "cursor-cli#thinking-completed", line: 255, run: r_thinking_completed },
       ],
       "tool_call": [
-        { rule: "cursor-cli#tool-call-started", line: 262, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 300, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 329, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 375, run: r_tool_call_other },
+        { rule: "cursor-cli#tool-call-started", line: 282, run: r_tool_call_started },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 334, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 368, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 432, run: r_tool_call_other },
       ],
       "result": [
-        { rule: "cursor-cli#result-success", line: 393, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 422, run: r_result_failed },
+        { rule: "cursor-cli#result-success", line: 457, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 487, run: r_result_failed },
       ],
     },
   },

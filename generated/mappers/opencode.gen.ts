@@ -3,6 +3,8 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import * as h_claude from "../../mappings/helpers/claude.js";
+import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
@@ -11,7 +13,23 @@ export type EventMessage = U.OpencodeEvent;
 /** Any message of the opencode surface. */
 export type Message = EventMessage;
 
-// map "toolItemType" (mappings/opencode.yaml:69)
+// map "decision" (mappings/opencode.yaml:69)
+type V_decision = "allow_once" | "allow_always" | "reject_once" | "answered" | "cancelled";
+const M_decision: ReadonlyMap<string, V_decision> = new Map([
+  ["once", "allow_once"],
+  ["always", "allow_always"],
+  ["reject", "reject_once"],
+  ["answered", "answered"],
+  ["rejected", "cancelled"],
+]);
+
+function map_decision(v: unknown): V_decision | undefined;
+function map_decision<const D>(v: unknown, d: D): V_decision | D;
+function map_decision(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolItemType" (mappings/opencode.yaml:77)
 type V_toolItemType = "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan";
 const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["bash", "command_execution"],
@@ -34,7 +52,48 @@ function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/opencode.yaml:86)
+// map "toolName" (mappings/opencode.yaml:93)
+type V_toolName =
+  | "shell"
+  | "read"
+  | "edit"
+  | "write"
+  | "patch"
+  | "glob"
+  | "grep"
+  | "list"
+  | "web_fetch"
+  | "web_search"
+  | "code_search"
+  | "task"
+  | "todo_write"
+  | "todo_read";
+const M_toolName: ReadonlyMap<string, V_toolName> = new Map([
+  ["bash", "shell"],
+  ["read", "read"],
+  ["edit", "edit"],
+  ["multiedit", "edit"],
+  ["write", "write"],
+  ["patch", "patch"],
+  ["apply_patch", "patch"],
+  ["glob", "glob"],
+  ["grep", "grep"],
+  ["list", "list"],
+  ["webfetch", "web_fetch"],
+  ["websearch", "web_search"],
+  ["codesearch", "code_search"],
+  ["task", "task"],
+  ["todowrite", "todo_write"],
+  ["todoread", "todo_read"],
+]);
+
+function map_toolName(v: unknown): V_toolName | undefined;
+function map_toolName<const D>(v: unknown, d: D): V_toolName | D;
+function map_toolName(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
+}
+
+// map "permissionType" (mappings/opencode.yaml:113)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["bash", "command_execution_approval"],
@@ -51,7 +110,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "partItemType" (mappings/opencode.yaml:96)
+// map "partItemType" (mappings/opencode.yaml:123)
 type V_partItemType = "collab_agent_tool_call" | "unknown";
 const M_partItemType: ReadonlyMap<string, V_partItemType> = new Map([
   ["subtask", "collab_agent_tool_call"],
@@ -65,7 +124,7 @@ function map_partItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/opencode.yaml:103)
+// map "planDone" (mappings/opencode.yaml:130)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -77,7 +136,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/opencode.yaml:106)
+// map "planStatus" (mappings/opencode.yaml:133)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -113,7 +172,7 @@ const ID_request_open: IdRef = { role: "request", op: "open", space: "server", f
 const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID|properties.permissionID" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID", required: true };
 
-/** mappings/opencode.yaml:111 — event session.created → thread.started, thread.metadata.updated */
+/** mappings/opencode.yaml:138 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.properties?.info?.id);
   cx.setVar(["parentSession", m.properties?.info?.id], m.properties?.info?.parentID);
@@ -129,7 +188,7 @@ function r_session_created(m: View<Member<EventMessage, "type", "session.created
   return true;
 }
 
-/** mappings/opencode.yaml:131 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:158 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.properties?.info?.id);
   cx.emit("thread.metadata.updated", {
@@ -139,7 +198,7 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
   return true;
 }
 
-/** mappings/opencode.yaml:146 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:173 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.properties?.info?.id);
   cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.info?.id]));
@@ -150,7 +209,7 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
   return true;
 }
 
-/** mappings/opencode.yaml:170 — event message.updated → turn.started */
+/** mappings/opencode.yaml:197 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.info?.role === "user")) return false;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
@@ -163,7 +222,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
   return true;
 }
 
-/** mappings/opencode.yaml:205 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:232 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.info?.sessionID]));
@@ -175,11 +234,12 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
       finish: m.properties?.info?.finish,
       scope: "message",
     },
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.properties?.info?.tokens?.input, outputTokens: m.properties?.info?.tokens?.output, reasoningTokens: m.properties?.info?.tokens?.reasoning, cachedInputTokens: m.properties?.info?.tokens?.cache?.read, cacheWriteTokens: m.properties?.info?.tokens?.cache?.write, totalTokens: m.properties?.info?.tokens?.total }),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:224 — event session.status → turn.completed */
+/** mappings/opencode.yaml:252 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -190,7 +250,7 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
   return true;
 }
 
-/** mappings/opencode.yaml:244 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:272 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -199,14 +259,14 @@ function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>,
   return true;
 }
 
-/** mappings/opencode.yaml:260 — event session.status */
+/** mappings/opencode.yaml:288 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.setVar(["status", m.properties?.sessionID], m.properties?.status?.type);
   return true;
 }
 
-/** mappings/opencode.yaml:270 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:298 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
@@ -216,7 +276,7 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:292 — event session.error → turn.completed */
+/** mappings/opencode.yaml:320 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
@@ -230,7 +290,7 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   return true;
 }
 
-/** mappings/opencode.yaml:309 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:337 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
@@ -248,14 +308,14 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   return true;
 }
 
-/** mappings/opencode.yaml:331 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:359 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
-/** mappings/opencode.yaml:343 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:371 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -266,7 +326,7 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:408 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:436 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -276,18 +336,18 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:424 — event message.part.updated */
+/** mappings/opencode.yaml:452 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:440 — event message.part.delta */
+/** mappings/opencode.yaml:468 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:448 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:476 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.getVar(["role", m.properties?.part?.messageID]) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -303,12 +363,13 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
     itemType: "user_message",
     status: "completed",
     detail: m.properties?.part?.text,
+    text: m.properties?.part?.text,
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:471 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:499 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -324,12 +385,13 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
     status: "completed",
+    text: m.properties?.part?.text,
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:504 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:532 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -342,7 +404,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:537 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:565 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -355,12 +417,13 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
+    text: m.properties?.part?.text,
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:559 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:587 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -373,7 +436,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:577 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:605 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   if (!(m.properties?.field === "text" && (cx.getVar(["part", m.properties?.partID]) === "assistant_text" || cx.getVar(["part", m.properties?.partID]) === "reasoning_text"))) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -387,7 +450,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:610 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:638 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -401,6 +464,9 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
     itemType: "collab_agent_tool_call",
     status: "inProgress",
     title: m.properties?.part?.tool,
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: str(m.properties?.part?.state?.output),
     data: m.properties?.part,
   });
   if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
@@ -422,6 +488,9 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
     itemType: "collab_agent_tool_call",
     status: "completed",
     title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: str(m.properties?.part?.state?.output),
     data: m.properties?.part,
   });
   if (!cx.isStale("item") && m.properties?.part?.state?.status === "error") cx.emit("item.completed", {
@@ -429,12 +498,16 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
     status: "failed",
     title: m.properties?.part?.tool,
     detail: str(m.properties?.part?.state?.error),
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: str(m.properties?.part?.state?.output),
+    error: str(m.properties?.part?.state?.error),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:645 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:673 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -448,12 +521,18 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
     itemType: "collab_agent_tool_call",
     status: "inProgress",
     title: m.properties?.part?.tool,
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: str(m.properties?.part?.state?.output),
     data: m.properties?.part,
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: "collab_agent_tool_call",
     status: "inProgress",
     title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: str(m.properties?.part?.state?.output),
     data: m.properties?.part,
   });
   if (cx.isNew("task")) cx.emit("task.started", {
@@ -464,7 +543,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:671 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:699 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -476,6 +555,13 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "inProgress",
     title: m.properties?.part?.tool,
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
+    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
+    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
+    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
+    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
     data: m.properties?.part,
   });
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
@@ -483,12 +569,20 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "completed",
     title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    detail: h_opencode.opencodeShellNote(m.properties?.part?.state?.output),
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
+    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
+    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
+    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
+    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:698 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:726 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -500,6 +594,13 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "inProgress",
     title: m.properties?.part?.tool,
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
+    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
+    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
+    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
+    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
     data: m.properties?.part,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
@@ -507,12 +608,20 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
     status: "failed",
     title: m.properties?.part?.tool,
     detail: str(m.properties?.part?.state?.error),
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
+    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
+    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
+    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
+    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
+    error: str(m.properties?.part?.state?.error),
     data: m.properties?.part,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:719 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:747 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -524,19 +633,33 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "inProgress",
     title: m.properties?.part?.tool,
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
+    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
+    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
+    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
+    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
     data: m.properties?.part,
   });
   if (cx.wasOpen("item")) cx.emit("item.updated", {
     itemType: map_toolItemType(m.properties?.part?.tool),
     status: "inProgress",
     title: (str(m.properties?.part?.state?.title) ?? m.properties?.part?.tool),
+    toolName: (map_toolName(m.properties?.part?.tool) ?? m.properties?.part?.tool),
+    input: m.properties?.part?.state?.input,
+    output: h_opencode.opencodeToolOutput(m.properties?.part?.state?.output),
+    command: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.inputString(m.properties?.part?.state?.input, "command")),
+    exitCode: h_content.when(map_toolItemType(m.properties?.part?.tool), "command_execution", h_content.num(m.properties?.part?.state?.metadata?.exit)),
+    files: h_content.when(map_toolItemType(m.properties?.part?.tool), "file_change", h_claude.editFiles(m.properties?.part?.state?.input)),
+    query: h_content.when(map_toolItemType(m.properties?.part?.tool), "web_search", h_content.inputString(m.properties?.part?.state?.input, "query", "url")),
     data: m.properties?.part,
   });
   cx.snapshot("command_output", m.properties?.part?.state?.metadata?.output, undefined);
   return true;
 }
 
-/** mappings/opencode.yaml:747 — event message.part.updated */
+/** mappings/opencode.yaml:775 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -544,7 +667,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:758 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:786 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -558,11 +681,12 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
       finish: m.properties?.part?.reason,
       scope: "step",
     },
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.properties?.part?.tokens?.input, outputTokens: m.properties?.part?.tokens?.output, reasoningTokens: m.properties?.part?.tokens?.reasoning, cachedInputTokens: m.properties?.part?.tokens?.cache?.read, cacheWriteTokens: m.properties?.part?.tokens?.cache?.write, totalTokens: m.properties?.part?.tokens?.total }),
   });
   return true;
 }
 
-/** mappings/opencode.yaml:775 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:804 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -573,7 +697,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:791 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:820 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -585,7 +709,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:807 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:836 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -604,7 +728,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:830 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:859 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -624,7 +748,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:858 — event message.part.updated */
+/** mappings/opencode.yaml:887 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -632,7 +756,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:870 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:899 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -642,11 +766,12 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
     requestType: map_permissionType(m.properties?.permission),
     detail: (text(m.properties?.patterns, ", ", "strings", true) ?? m.properties?.permission),
     args: m.properties,
+    options: [{ decision: "allow_once", providerOptionId: "once" }, { decision: "allow_always", providerOptionId: "always" }, { decision: "reject_once", providerOptionId: "reject" }],
   });
   return true;
 }
 
-/** mappings/opencode.yaml:892 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:922 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -656,11 +781,12 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
     requestType: map_permissionType(m.properties?.type),
     detail: m.properties?.title,
     args: m.properties,
+    options: [{ decision: "allow_once", providerOptionId: "once" }, { decision: "allow_always", providerOptionId: "always" }, { decision: "reject_once", providerOptionId: "reject" }],
   });
   return true;
 }
 
-/** mappings/opencode.yaml:911 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:942 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -669,37 +795,38 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
     requestType: map_permissionType(m.properties?.action),
     detail: (text(m.properties?.resources, ", ", "strings", true) ?? m.properties?.action),
     args: m.properties,
+    options: [{ decision: "allow_once", providerOptionId: "once" }, { decision: "allow_always", providerOptionId: "always" }, { decision: "reject_once", providerOptionId: "reject" }],
   });
   return true;
 }
 
-/** mappings/opencode.yaml:930 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:962 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
   cx.ref(ID_request_close, (m.properties?.requestID ?? m.properties?.permissionID));
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: (m.properties?.reply ?? m.properties?.response),
+    decision: map_decision((m.properties?.reply ?? m.properties?.response)),
     resolution: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:953 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:985 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
   cx.ref(ID_request_close_2, m.properties?.requestID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: m.properties?.reply,
+    decision: map_decision(m.properties?.reply),
     resolution: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:971 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1003 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -714,7 +841,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:995 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1027 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -722,13 +849,13 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: m.properties?.answers });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: "answered",
+    decision: map_decision("answered"),
     resolution: m.properties,
   });
   return true;
 }
 
-/** mappings/opencode.yaml:1017 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1049 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -736,7 +863,7 @@ function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   if (cx.wasOpen("request")) cx.emit("user-input.resolved", { answers: [] });
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
-    decision: "rejected",
+    decision: map_decision("rejected"),
     resolution: m.properties,
   });
   return true;
@@ -771,95 +898,95 @@ export const table: SurfaceTable = {
   rows: {
     event: {
       "session.created": [
-        { rule: "opencode#session-created", line: 111, run: r_session_created },
+        { rule: "opencode#session-created", line: 138, run: r_session_created },
       ],
       "session.updated": [
-        { rule: "opencode#session-updated", line: 131, run: r_session_updated },
+        { rule: "opencode#session-updated", line: 158, run: r_session_updated },
       ],
       "session.deleted": [
-        { rule: "opencode#session-deleted", line: 146, run: r_session_deleted },
+        { rule: "opencode#session-deleted", line: 173, run: r_session_deleted },
       ],
       "message.updated": [
-        { rule: "opencode#user-message", line: 170, run: r_user_message },
-        { rule: "opencode#assistant-message", line: 205, run: r_assistant_message },
+        { rule: "opencode#user-message", line: 197, run: r_user_message },
+        { rule: "opencode#assistant-message", line: 232, run: r_assistant_message },
       ],
       "session.status": [
-        { rule: "opencode#status-idle", line: 224, run: r_status_idle },
-        { rule: "opencode#status-retry", line: 244, run: r_status_retry },
-        { rule: "opencode#status-busy", line: 260, run: r_status_busy },
+        { rule: "opencode#status-idle", line: 252, run: r_status_idle },
+        { rule: "opencode#status-retry", line: 272, run: r_status_retry },
+        { rule: "opencode#status-busy", line: 288, run: r_status_busy },
       ],
       "session.idle": [
-        { rule: "opencode#session-idle", line: 270, run: r_session_idle },
+        { rule: "opencode#session-idle", line: 298, run: r_session_idle },
       ],
       "session.error": [
-        { rule: "opencode#session-error-aborted", line: 292, run: r_session_error_aborted },
-        { rule: "opencode#session-error", line: 309, run: r_session_error },
+        { rule: "opencode#session-error-aborted", line: 320, run: r_session_error_aborted },
+        { rule: "opencode#session-error", line: 337, run: r_session_error },
       ],
       "session.compacted": [
-        { rule: "opencode#session-compacted", line: 331, run: r_session_compacted },
+        { rule: "opencode#session-compacted", line: 359, run: r_session_compacted },
       ],
       "session.diff": [
-        { rule: "opencode#session-diff", line: 343, run: r_session_diff },
+        { rule: "opencode#session-diff", line: 371, run: r_session_diff },
       ],
       "todo.updated": [
-        { rule: "opencode#todo-updated", line: 408, run: r_todo_updated },
+        { rule: "opencode#todo-updated", line: 436, run: r_todo_updated },
       ],
       "message.part.updated": [
-        { rule: "opencode#text-part-waits-for-role", line: 424, run: r_text_part_waits_for_role },
-        { rule: "opencode#user-text-part", line: 448, run: r_user_text_part },
-        { rule: "opencode#text-part-done", line: 471, run: r_text_part_done },
-        { rule: "opencode#text-part", line: 504, run: r_text_part },
-        { rule: "opencode#reasoning-part-done", line: 537, run: r_reasoning_part_done },
-        { rule: "opencode#reasoning-part", line: 559, run: r_reasoning_part },
-        { rule: "opencode#task-tool-completed", line: 610, run: r_task_tool_completed },
-        { rule: "opencode#task-tool", line: 645, run: r_task_tool },
-        { rule: "opencode#tool-completed", line: 671, run: r_tool_completed },
-        { rule: "opencode#tool-error", line: 698, run: r_tool_error },
-        { rule: "opencode#tool", line: 719, run: r_tool },
-        { rule: "opencode#step-start-part", line: 747, run: r_step_start_part },
-        { rule: "opencode#step-finish-part", line: 758, run: r_step_finish_part },
-        { rule: "opencode#patch-part", line: 775, run: r_patch_part },
-        { rule: "opencode#retry-part", line: 791, run: r_retry_part },
-        { rule: "opencode#compaction-part", line: 807, run: r_compaction_part },
-        { rule: "opencode#other-part", line: 830, run: r_other_part },
-        { rule: "opencode#snapshot-part", line: 858, run: r_snapshot_part },
+        { rule: "opencode#text-part-waits-for-role", line: 452, run: r_text_part_waits_for_role },
+        { rule: "opencode#user-text-part", line: 476, run: r_user_text_part },
+        { rule: "opencode#text-part-done", line: 499, run: r_text_part_done },
+        { rule: "opencode#text-part", line: 532, run: r_text_part },
+        { rule: "opencode#reasoning-part-done", line: 565, run: r_reasoning_part_done },
+        { rule: "opencode#reasoning-part", line: 587, run: r_reasoning_part },
+        { rule: "opencode#task-tool-completed", line: 638, run: r_task_tool_completed },
+        { rule: "opencode#task-tool", line: 673, run: r_task_tool },
+        { rule: "opencode#tool-completed", line: 699, run: r_tool_completed },
+        { rule: "opencode#tool-error", line: 726, run: r_tool_error },
+        { rule: "opencode#tool", line: 747, run: r_tool },
+        { rule: "opencode#step-start-part", line: 775, run: r_step_start_part },
+        { rule: "opencode#step-finish-part", line: 786, run: r_step_finish_part },
+        { rule: "opencode#patch-part", line: 804, run: r_patch_part },
+        { rule: "opencode#retry-part", line: 820, run: r_retry_part },
+        { rule: "opencode#compaction-part", line: 836, run: r_compaction_part },
+        { rule: "opencode#other-part", line: 859, run: r_other_part },
+        { rule: "opencode#snapshot-part", line: 887, run: r_snapshot_part },
       ],
       "message.part.delta": [
-        { rule: "opencode#delta-waits-for-part", line: 440, run: r_delta_waits_for_part },
-        { rule: "opencode#text-delta", line: 577, run: r_text_delta },
+        { rule: "opencode#delta-waits-for-part", line: 468, run: r_delta_waits_for_part },
+        { rule: "opencode#text-delta", line: 605, run: r_text_delta },
       ],
       "permission.asked": [
-        { rule: "opencode#permission-asked", line: 870, run: r_permission_asked },
+        { rule: "opencode#permission-asked", line: 899, run: r_permission_asked },
       ],
       "permission.updated": [
-        { rule: "opencode#permission-updated-v1", line: 892, run: r_permission_updated_v1 },
+        { rule: "opencode#permission-updated-v1", line: 922, run: r_permission_updated_v1 },
       ],
       "permission.v2.asked": [
-        { rule: "opencode#permission-v2-asked", line: 911, run: r_permission_v2_asked },
+        { rule: "opencode#permission-v2-asked", line: 942, run: r_permission_v2_asked },
       ],
       "permission.replied": [
-        { rule: "opencode#permission-replied", line: 930, run: r_permission_replied },
+        { rule: "opencode#permission-replied", line: 962, run: r_permission_replied },
       ],
       "permission.v2.replied": [
-        { rule: "opencode#permission-v2-replied", line: 953, run: r_permission_v2_replied },
+        { rule: "opencode#permission-v2-replied", line: 985, run: r_permission_v2_replied },
       ],
       "question.asked": [
-        { rule: "opencode#question-asked", line: 971, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1003, run: r_question_asked },
       ],
       "question.v2.asked": [
-        { rule: "opencode#question-asked", line: 971, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1003, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 995, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1027, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 995, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1027, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1017, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1049, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1017, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1049, run: r_question_rejected },
       ],
     },
   },
@@ -936,15 +1063,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1040)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1043)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1046)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1049)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1052)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1055)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1058)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1061)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1064)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1072)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1075)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1078)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1081)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1084)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1087)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1090)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1093)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1096)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

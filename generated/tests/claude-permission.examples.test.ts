@@ -11,16 +11,16 @@ describe("claude-permission: table examples (mappings/claude-permission.yaml)", 
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"toolUseID":"toolu_1","decisionReason":"rm needs approval"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm needs approval"}}]);
   });
   it("allow #1 (mappings/claude-permission.yaml:50)", () => {
-    check([{"toolName":"Edit","input":{"file_path":"/w/a.py"},"options":{"toolUseID":"toolu_2"}}], {"behavior":"allow","updatedInput":{"file_path":"/w/a.py"},"toolUseID":"toolu_2"}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"allow"}}]);
+    check([{"toolName":"Edit","input":{"file_path":"/w/a.py"},"options":{"toolUseID":"toolu_2"}}], {"behavior":"allow","updatedInput":{"file_path":"/w/a.py"},"toolUseID":"toolu_2"}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"allow_once"}}]);
   });
   it("deny #1 (mappings/claude-permission.yaml:61)", () => {
-    check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_3"}}], {"behavior":"deny","message":"Not now.","toolUseID":"toolu_3"}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"deny"}}]);
+    check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_3"}}], {"behavior":"deny","message":"Not now.","toolUseID":"toolu_3"}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"reject_once"}}]);
   });
   it("control-request #1 (mappings/claude-permission.yaml:72)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Write","input":{"file_path":"/w/b.py"},"tool_use_id":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval"}}]);
   });
   it("control-response #1 (mappings/claude-permission.yaml:82)", () => {
-    check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_5"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"allow","updatedInput":{},"toolUseID":"toolu_5"}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"allow"}}]);
+    check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_5"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"allow","updatedInput":{},"toolUseID":"toolu_5"}}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
   it("control-cancel #1 (mappings/claude-permission.yaml:93)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_6"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}}]);

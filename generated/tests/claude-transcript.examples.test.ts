@@ -34,37 +34,37 @@ describe("claude-transcript: table examples (mappings/claude-transcript.yaml)", 
   it("user-interrupted-string #1 (mappings/claude-transcript.yaml:202)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Wait."}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"[Request interrupted by user]"}}, [{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-prompt #1 (mappings/claude-transcript.yaml:233)", () => {
+  it("user-prompt #1 (mappings/claude-transcript.yaml:234)", () => {
     check([], {"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","cwd":"/w","version":"2.1.62","uuid":"u1","message":{"role":"user","content":"Hi"}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"cwd":"/w","claudeCodeVersion":"2.1.62"}}},{"type":"turn.started","ids":["thread","turn"]},{"type":"item.started","payload":{"itemType":"user_message","title":"Hi"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("user-prompt #2 (mappings/claude-transcript.yaml:241)", () => {
+  it("user-prompt #2 (mappings/claude-transcript.yaml:242)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"role":"user","content":"Again"}}, [{"type":"turn.completed","payload":{"state":"completed"}},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Again"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("assistant-sidechain #1 (mappings/claude-transcript.yaml:258)", () => {
+  it("assistant-sidechain #1 (mappings/claude-transcript.yaml:259)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Search the web"}}]}}], {"type":"assistant","parentUuid":"u3","isSidechain":true,"sessionId":"s1","uuid":"u4","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"WebSearch","input":{"query":"q"}}]}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"web_search"}}]);
   });
-  it("assistant-api-error #1 (mappings/claude-transcript.yaml:273)", () => {
+  it("assistant-api-error #1 (mappings/claude-transcript.yaml:274)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","isApiErrorMessage":true,"error":"rate_limit","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"API Error: Rate limit reached"}],"stop_reason":"stop_sequence"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"API Error: Rate limit reached"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"rate_limit"}},{"type":"turn.completed","payload":{"state":"failed","errorMessage":"API Error: Rate limit reached"}},{"type":"runtime.error","payload":{"message":"API Error: Rate limit reached","detail":{"error":"rate_limit"}}}]);
   });
-  it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:292)", () => {
+  it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:293)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"Search","prompt":"Search the web"}}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:305)", () => {
+  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:306)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Hello."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Hello."}}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("assistant-block #1 (mappings/claude-transcript.yaml:321)", () => {
+  it("assistant-block #1 (mappings/claude-transcript.yaml:322)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"}],"stop_reason":null}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Greet back."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-block #2 (mappings/claude-transcript.yaml:327)", () => {
+  it("assistant-block #2 (mappings/claude-transcript.yaml:328)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}, [{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("summary #1 (mappings/claude-transcript.yaml:344)", () => {
+  it("summary #1 (mappings/claude-transcript.yaml:345)", () => {
     check([], {"type":"summary","summary":"Greeting","leafUuid":"u0"}, [{"type":"thread.metadata.updated","payload":{"name":"Greeting","metadata":{"summary":"Greeting","leafUuid":"u0"}}}]);
   });
-  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:360)", () => {
+  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:361)", () => {
     check([], {"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":150000},"sessionId":"s1","uuid":"u1"}, [{"type":"thread.state.changed","payload":{"state":"compacted","detail":{"trigger":"auto"}}}]);
   });
-  it("system-other #1 (mappings/claude-transcript.yaml:377)", () => {
+  it("system-other #1 (mappings/claude-transcript.yaml:378)", () => {
     check([], {"type":"system","subtype":"informational","content":"Retrying","level":"warning","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"Retrying","detail":{"subtype":"informational"}}}]);
   });
 });

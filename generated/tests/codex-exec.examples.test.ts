@@ -16,97 +16,97 @@ describe("codex-exec: table examples (mappings/codex-exec.yaml)", () => {
   it("turn-started #1 (mappings/codex-exec.yaml:114)", () => {
     check([{"type":"thread.started","thread_id":"t1"}], {"type":"turn.started"}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}}]);
   });
-  it("turn-completed #1 (mappings/codex-exec.yaml:129)", () => {
-    check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"turn.completed","usage":{"input_tokens":2946,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":7,"reasoning_output_tokens":0}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","usage":{"input_tokens":2946,"output_tokens":7}}}]);
+  it("turn-completed #1 (mappings/codex-exec.yaml:130)", () => {
+    check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"turn.completed","usage":{"input_tokens":2946,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":7,"reasoning_output_tokens":0}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","usage":{"input_tokens":2946,"output_tokens":7},"tokenUsage":{"inputTokens":2946,"outputTokens":7,"cachedInputTokens":0,"cacheWriteTokens":0,"reasoningTokens":0}}}]);
   });
-  it("turn-completed #2 (mappings/codex-exec.yaml:134)", () => {
+  it("turn-completed #2 (mappings/codex-exec.yaml:135)", () => {
     check([{"type":"turn.started"},{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0}}], {"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0}}, []);
   });
-  it("turn-failed #1 (mappings/codex-exec.yaml:156)", () => {
+  it("turn-failed #1 (mappings/codex-exec.yaml:157)", () => {
     check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"We’re currently experiencing high demand, which may cause temporary errors."}},{"type":"runtime.error","ids":["thread","turn"],"payload":{"class":"provider_error","message":"We’re currently experiencing high demand, which may cause temporary errors."}}]);
   });
-  it("turn-failed #2 (mappings/codex-exec.yaml:161)", () => {
+  it("turn-failed #2 (mappings/codex-exec.yaml:162)", () => {
     check([{"type":"turn.started"},{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"sleep 30","aggregated_output":"","status":"in_progress"}}], {"type":"turn.failed","error":{"message":"stream disconnected before completion"}}, [{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"command_execution","status":"failed","detail":"the turn failed before this item completed"}},{"type":"turn.completed","payload":{"state":"failed","errorMessage":"stream disconnected before completion"}},{"type":"runtime.error","payload":{"message":"stream disconnected before completion"}}]);
   });
-  it("error #1 (mappings/codex-exec.yaml:179)", () => {
+  it("error #1 (mappings/codex-exec.yaml:180)", () => {
     check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"error","message":"stream disconnected before completion"}, [{"type":"runtime.error","ids":["thread","turn"],"payload":{"class":"provider_error","message":"stream disconnected before completion"}}]);
   });
-  it("error #2 (mappings/codex-exec.yaml:183)", () => {
+  it("error #2 (mappings/codex-exec.yaml:184)", () => {
     check([], {"type":"error","message":"Reconnecting... 1/5"}, [{"type":"runtime.error","payload":{"message":"Reconnecting... 1/5"}}]);
   });
-  it("item-started-todo-list #1 (mappings/codex-exec.yaml:205)", () => {
+  it("item-started-todo-list #1 (mappings/codex-exec.yaml:206)", () => {
     check([{"type":"turn.started"}], {"type":"item.started","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read hello.py","completed":false},{"text":"Edit the greeting","completed":false}]}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"plan","status":"inProgress"}},{"type":"turn.plan.updated","ids":["turn","item"],"payload":{"plan":[{"step":"Read hello.py","status":"pending"},{"step":"Edit the greeting","status":"pending"}]}}]);
   });
-  it("item-started #1 (mappings/codex-exec.yaml:223)", () => {
+  it("item-started #1 (mappings/codex-exec.yaml:234)", () => {
     check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","status":"in_progress"}}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash -lc ls","data":{"command":"bash -lc ls"}}}]);
   });
-  it("item-started #2 (mappings/codex-exec.yaml:227)", () => {
+  it("item-started #2 (mappings/codex-exec.yaml:238)", () => {
     check([], {"type":"item.started","item":{"id":"item_1","type":"file_change","changes":[{"path":"/sandbox/work/hello.py","kind":"update"}],"status":"in_progress"}}, [{"type":"item.started","payload":{"itemType":"file_change","status":"inProgress","title":"/sandbox/work/hello.py"}}]);
   });
-  it("item-started #3 (mappings/codex-exec.yaml:230)", () => {
+  it("item-started #3 (mappings/codex-exec.yaml:241)", () => {
     check([], {"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"codex"},"status":"in_progress"}}, [{"type":"item.started","payload":{"itemType":"mcp_tool_call","status":"inProgress","title":"docs.search"}}]);
   });
-  it("item-started #4 (mappings/codex-exec.yaml:233)", () => {
+  it("item-started #4 (mappings/codex-exec.yaml:244)", () => {
     check([], {"type":"item.started","item":{"id":"item_3","type":"web_search","query":"codex exec json"}}, [{"type":"item.started","payload":{"itemType":"web_search","title":"codex exec json"}}]);
   });
-  it("item-started #5 (mappings/codex-exec.yaml:237)", () => {
+  it("item-started #5 (mappings/codex-exec.yaml:248)", () => {
     check([{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"","status":"in_progress"}}], {"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"","status":"in_progress"}}, []);
   });
-  it("item-updated-todo-list #1 (mappings/codex-exec.yaml:265)", () => {
+  it("item-updated-todo-list #1 (mappings/codex-exec.yaml:276)", () => {
     check([{"type":"turn.started"},{"type":"item.started","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":false},{"text":"Edit","completed":false}]}}], {"type":"item.updated","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":true},{"text":"Edit","completed":false}]}}, [{"type":"item.updated","ids":["turn","item"],"payload":{"itemType":"plan","status":"inProgress"}},{"type":"turn.plan.updated","payload":{"plan":[{"step":"Read","status":"completed"},{"step":"Edit","status":"pending"}]}}]);
   });
-  it("item-updated #1 (mappings/codex-exec.yaml:292)", () => {
+  it("item-updated #1 (mappings/codex-exec.yaml:323)", () => {
     check([{"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"status":"in_progress"}}], {"type":"item.updated","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"status":"in_progress"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"inProgress","title":"docs.search"}}]);
   });
-  it("item-updated #2 (mappings/codex-exec.yaml:296)", () => {
+  it("item-updated #2 (mappings/codex-exec.yaml:327)", () => {
     check([], {"type":"item.updated","item":{"id":"item_5","type":"command_execution","command":"sleep 5","aggregated_output":"","status":"in_progress"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress"}},{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress"}}]);
   });
-  it("item-completed-agent-message #1 (mappings/codex-exec.yaml:324)", () => {
+  it("item-completed-agent-message #1 (mappings/codex-exec.yaml:356)", () => {
     check([{"type":"thread.started","thread_id":"t1"},{"type":"turn.started"}], {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Files here: `test.js`."}}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"assistant_text","delta":"Files here: `test.js`."}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Files here: `test.js`."}}}]);
   });
-  it("item-completed-agent-message #2 (mappings/codex-exec.yaml:331)", () => {
+  it("item-completed-agent-message #2 (mappings/codex-exec.yaml:363)", () => {
     check([], {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":""}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("item-completed-agent-message #3 (mappings/codex-exec.yaml:336)", () => {
+  it("item-completed-agent-message #3 (mappings/codex-exec.yaml:368)", () => {
     check([{"type":"item.started","item":{"id":"item_1","type":"agent_message","text":""}}], {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"Done."}}, [{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Done."}},{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("item-completed-reasoning #1 (mappings/codex-exec.yaml:367)", () => {
+  it("item-completed-reasoning #1 (mappings/codex-exec.yaml:400)", () => {
     check([{"type":"turn.started"}], {"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"**Providing simple answer**"}}, [{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"inProgress"}},{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Providing simple answer**"}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("item-completed-command-execution #1 (mappings/codex-exec.yaml:399)", () => {
+  it("item-completed-command-execution #1 (mappings/codex-exec.yaml:435)", () => {
     check([{"type":"turn.started"},{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"test.js\n","exit_code":0,"status":"completed"}}, [{"type":"content.delta","ids":["turn","item"],"payload":{"streamKind":"command_output","delta":"test.js\n"}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"command_execution","status":"completed","title":"bash -lc ls","data":{"exit_code":0}}}]);
   });
-  it("item-completed-command-execution #2 (mappings/codex-exec.yaml:406)", () => {
+  it("item-completed-command-execution #2 (mappings/codex-exec.yaml:442)", () => {
     check([{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'cat missing.txt'","aggregated_output":"","exit_code":null,"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'cat missing.txt'","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1,"status":"failed"}}, [{"type":"content.delta","payload":{"streamKind":"command_output","delta":"cat: missing.txt: No such file or directory\n"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","data":{"exit_code":1}}}]);
   });
-  it("item-completed-command-execution #3 (mappings/codex-exec.yaml:412)", () => {
+  it("item-completed-command-execution #3 (mappings/codex-exec.yaml:448)", () => {
     check([], {"type":"item.completed","item":{"id":"item_4","type":"command_execution","command":"true","aggregated_output":"","exit_code":0,"status":"completed"}}, [{"type":"item.started","payload":{"itemType":"command_execution","status":"inProgress","title":"true"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("item-completed-mcp-tool-call #1 (mappings/codex-exec.yaml:438)", () => {
+  it("item-completed-mcp-tool-call #1 (mappings/codex-exec.yaml:479)", () => {
     check([{"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"3 hits"}],"structured_content":null},"status":"completed"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"mcp_tool_call","status":"completed","title":"docs.search","data":{"result":{"content":[{"type":"text","text":"3 hits"}]}}}}]);
   });
-  it("item-completed-mcp-tool-call #2 (mappings/codex-exec.yaml:442)", () => {
+  it("item-completed-mcp-tool-call #2 (mappings/codex-exec.yaml:483)", () => {
     check([{"type":"item.started","item":{"id":"item_3","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_3","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{},"error":{"message":"tool timed out"},"status":"failed"}}, [{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"failed","detail":"tool timed out"}}]);
   });
-  it("item-completed-todo-list #1 (mappings/codex-exec.yaml:468)", () => {
+  it("item-completed-todo-list #1 (mappings/codex-exec.yaml:509)", () => {
     check([{"type":"item.started","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":false}]}}], {"type":"item.completed","item":{"id":"item_0","type":"todo_list","items":[{"text":"Read","completed":true}]}}, [{"type":"turn.plan.updated","ids":["item"],"payload":{"plan":[{"step":"Read","status":"completed"}]}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"plan","status":"completed"}}]);
   });
-  it("item-completed-error #1 (mappings/codex-exec.yaml:498)", () => {
+  it("item-completed-error #1 (mappings/codex-exec.yaml:540)", () => {
     check([{"type":"turn.started"}], {"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `gpt-5` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}, [{"type":"runtime.error","ids":["turn","item"],"payload":{"class":"provider_error","message":"Model metadata for `gpt-5` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}]);
   });
-  it("item-completed-error #2 (mappings/codex-exec.yaml:502)", () => {
+  it("item-completed-error #2 (mappings/codex-exec.yaml:544)", () => {
     check([{"type":"item.started","item":{"id":"item_2","type":"error","message":"tool output truncated"}}], {"type":"item.completed","item":{"id":"item_2","type":"error","message":"tool output truncated"}}, [{"type":"runtime.error","ids":["item"],"payload":{"message":"tool output truncated"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"error","status":"failed","detail":"tool output truncated"}}]);
   });
-  it("item-completed #1 (mappings/codex-exec.yaml:526)", () => {
+  it("item-completed #1 (mappings/codex-exec.yaml:578)", () => {
     check([{"type":"item.started","item":{"id":"item_1","type":"file_change","changes":[{"path":"/sandbox/work/hello.py","kind":"update"}],"status":"in_progress"}}], {"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[{"path":"/sandbox/work/hello.py","kind":"update"}],"status":"completed"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"file_change","status":"completed","title":"/sandbox/work/hello.py","data":{"changes":[{"path":"/sandbox/work/hello.py","kind":"update"}]}}}]);
   });
-  it("item-completed #2 (mappings/codex-exec.yaml:531)", () => {
+  it("item-completed #2 (mappings/codex-exec.yaml:583)", () => {
     check([], {"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[{"path":"/tmp/hello.txt","kind":"add"}],"status":"failed"}}, [{"type":"item.started","payload":{"itemType":"file_change","status":"inProgress","title":"/tmp/hello.txt"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"failed"}}]);
   });
-  it("item-completed #3 (mappings/codex-exec.yaml:535)", () => {
+  it("item-completed #3 (mappings/codex-exec.yaml:587)", () => {
     check([{"type":"item.started","item":{"id":"item_3","type":"web_search","query":"codex exec json"}}], {"type":"item.completed","item":{"id":"item_3","type":"web_search","query":"codex exec json"}}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed","title":"codex exec json"}}]);
   });
-  it("item-completed #4 (mappings/codex-exec.yaml:540)", () => {
+  it("item-completed #4 (mappings/codex-exec.yaml:592)", () => {
     check([], {"type":"item.completed","item":{"id":"item_7","type":"collab_tool_call","tool":"spawn_agent","status":"completed"}}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}},{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","status":"completed"}}]);
   });
 });

@@ -4,6 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
 
 /**
  * ACP `session/request_permission` answer → a decision string: the selected option's `kind`
@@ -44,4 +45,54 @@ export function acpUnifiedDiff(prev: unknown, content: unknown): string | undefi
     for (const l of newL) out += `+${l}\n`;
   }
   return out === "" ? before : out;
+}
+
+/** ACP tool call content: its `diff` blocks (`{path, oldText?, newText}`) → canonical files (no oldText: a new file). */
+export function acpFiles(content: unknown): FileChange[] | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const out: FileChange[] = [];
+  for (const c of content) {
+    if (!c || typeof c !== "object" || (c as any).type !== "diff" || typeof (c as any).path !== "string") continue;
+    const { path, oldText, newText } = c as { path: string; oldText?: unknown; newText?: unknown };
+    const isNew = oldText === undefined || oldText === null;
+    out.push({ path, change: isNew ? "add" : "update", diff: wholeFileDiff(path.replace(/^\//, ""), typeof oldText === "string" ? oldText : "", typeof newText === "string" ? newText : "") });
+  }
+  return out.length ? out : undefined;
+}
+
+/** The terminal an ACP tool call's content embeds (`{type: "terminal", terminalId}`): its output lives with the client. */
+export function acpTerminalId(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  for (const c of content) if (c && typeof c === "object" && (c as any).type === "terminal" && typeof (c as any).terminalId === "string") return (c as any).terminalId;
+  return undefined;
+}
+
+/** ACP permission options (`[{optionId, name, kind}]`) → canonical request options: the kind is the decision. */
+export function acpOptions(options: unknown): { decision: "allow_once" | "allow_always" | "reject_once" | "reject_always"; label?: string; providerOptionId: string }[] | undefined {
+  if (!Array.isArray(options)) return undefined;
+  const kinds = ["allow_once", "allow_always", "reject_once", "reject_always"] as const;
+  const out = options.filter((o) => o && typeof o.optionId === "string" && (kinds as readonly string[]).includes(o.kind))
+    .map((o) => ({ decision: o.kind, providerOptionId: o.optionId as string, ...(typeof o.name === "string" ? { label: o.name as string } : {}) }));
+  return out.length ? out : undefined;
+}
+
+/** An ACP prompt's text (`session/prompt` params.prompt: its text blocks joined), else undefined. */
+export function acpPromptText(prompt: unknown): string | undefined {
+  if (!Array.isArray(prompt)) return undefined;
+  const parts = prompt.filter((b) => b && b.type === "text" && typeof b.text === "string").map((b) => b.text as string);
+  return parts.length ? parts.join("") : undefined;
+}
+
+/** An ACP prompt's other blocks (resource links, resources, images), as sent; undefined when it has none. */
+export function acpPromptInput(prompt: unknown): unknown[] | undefined {
+  if (!Array.isArray(prompt)) return undefined;
+  const rest = prompt.filter((b) => !(b && b.type === "text"));
+  return rest.length ? rest : undefined;
+}
+
+/** A local path: a `file://` URL's path (percent-decoded), a plain path as is. */
+export function localPath(x: unknown): string | undefined {
+  if (typeof x !== "string") return undefined;
+  if (!x.startsWith("file://")) return x;
+  try { return decodeURIComponent(x.slice("file://".length).replace(/^[^/]*/, "")); } catch { return x; }
 }

@@ -4,6 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
 
 /**
  * The messages a Claude message with several content blocks is mapped as, one per block: message i is the message
@@ -62,4 +63,22 @@ export function claudeToolTitle(name: unknown, input: unknown): string | undefin
 
 function clip(s: string, n = 160): string {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
+
+/**
+ * The files an edit tool's input describes (Claude Edit / MultiEdit / Write / NotebookEdit, opencode edit / write):
+ * `file_path`|`filePath`|`path` with old/new strings or the whole new content. Undefined for other inputs.
+ */
+export function editFiles(input: unknown): FileChange[] | undefined {
+  if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
+  const i = input as Record<string, any>;
+  const path = [i.file_path, i.filePath, i.notebook_path, i.path].find((x) => typeof x === "string");
+  if (typeof path !== "string") return undefined;
+  const rel = path.replace(/^\//, "");
+  const s = (x: unknown) => (typeof x === "string" ? x : "");
+  if (Array.isArray(i.edits)) return [{ path, change: "update", diff: i.edits.map((e: any) => wholeFileDiff(rel, s(e?.old_string ?? e?.oldString), s(e?.new_string ?? e?.newString))).join("\n") }];
+  const oldT = i.old_string ?? i.oldString, newT = i.new_string ?? i.newString ?? i.new_source;
+  if (typeof newT === "string") return [{ path, change: "update", diff: wholeFileDiff(rel, s(oldT), newT) }];
+  if (typeof i.content === "string") return [{ path, change: "update", diff: wholeFileDiff(rel, "", i.content) }];
+  return [{ path, change: "update" }];
 }

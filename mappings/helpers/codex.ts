@@ -4,6 +4,10 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { num, outputText } from "./content.js";
+import { localPath } from "./acp.js";
+import { json as parseJson, str } from "../../src/normalize/row-util.js";
 
 /** A short human title for a provider item: the command, the changed paths, the tool, the query… */
 export function itemTitle(item: unknown): string | undefined {
@@ -51,4 +55,163 @@ export function decodeChunk(chunk: unknown): string | undefined {
   } catch {
     return chunk;
   }
+}
+
+/** Codex `fileChange.changes` (`[{path, kind: {type: add|delete|update, move_path?}, diff}]`) → canonical files. */
+export function codexFiles(changes: unknown): FileChange[] | undefined {
+  if (!Array.isArray(changes)) return undefined;
+  const out: FileChange[] = [];
+  for (const c of changes) {
+    if (!c || typeof c !== "object" || typeof (c as any).path !== "string") continue;
+    const kind = (c as any).kind;
+    const type = typeof kind === "string" ? kind : kind?.type;
+    const move = typeof kind?.move_path === "string" ? kind.move_path : undefined;
+    const f: FileChange = { path: (c as any).path, change: move ? "move" : type === "add" || type === "delete" ? type : "update" };
+    if (move) f.movePath = move;
+    if (typeof (c as any).diff === "string") f.diff = (c as any).diff;
+    out.push(f);
+  }
+  return out.length ? out : undefined;
+}
+
+/** A command as one line: a string as is, an argv array shell-quoted as Codex shows it (["bash","-lc","ls -la"] → bash -lc 'ls -la'). */
+export function commandLine(cmd: unknown): string | undefined {
+  if (typeof cmd === "string") return cmd;
+  if (!Array.isArray(cmd)) return undefined;
+  const args = cmd.filter((x): x is string => typeof x === "string");
+  return args.length ? args.map(shellQuote).join(" ") : undefined;
+}
+
+/** Milliseconds: a number as is, a Rust Duration `{secs, nanos}` converted. */
+export function durationMs(d: unknown): number | undefined {
+  if (typeof d === "number" && Number.isFinite(d)) return d;
+  if (!d || typeof d !== "object") return undefined;
+  const { secs, nanos } = d as { secs?: unknown; nanos?: unknown };
+  if (typeof secs !== "number" && typeof nanos !== "number") return undefined;
+  return (typeof secs === "number" ? secs * 1000 : 0) + (typeof nanos === "number" ? Math.round(nanos / 1e6) : 0);
+}
+
+/**
+ * Codex EventMsg patch changes — a map `{path: {type: add, content} | {type: delete, content} | {type: update,
+ * unified_diff, move_path?}}` — or a thread item's change list → canonical files, each with a unified diff.
+ */
+export function codexChangeMap(changes: unknown): FileChange[] | undefined {
+  if (Array.isArray(changes)) return codexFiles(changes);
+  if (!changes || typeof changes !== "object") return undefined;
+  const out: FileChange[] = [];
+  for (const [path, c] of Object.entries(changes as Record<string, any>)) {
+    if (!c || typeof c !== "object") continue;
+    const rel = path.replace(/^\//, "");
+    if (c.type === "add") out.push({ path, change: "add", ...(typeof c.content === "string" ? { diff: wholeFileDiff(rel, "", c.content) } : {}) });
+    else if (c.type === "delete") out.push({ path, change: "delete", ...(typeof c.content === "string" ? { diff: wholeFileDiff(rel, c.content, "") } : {}) });
+    else {
+      const move = typeof c.move_path === "string" ? c.move_path : undefined;
+      out.push({ path, change: move ? "move" : "update", ...(move ? { movePath: move } : {}), ...(typeof c.unified_diff === "string" ? { diff: c.unified_diff } : {}) });
+    }
+  }
+  return out.length ? out : undefined;
+}
+
+/** An MCP call's result `{Ok: CallToolResult} | {Err: string}` (Codex): the result's text content, else its content as sent. */
+export function mcpOutput(result: unknown): unknown {
+  if (!result || typeof result !== "object") return undefined;
+  const ok = (result as any).Ok;
+  if (!ok || typeof ok !== "object") return undefined;
+  return outputText(ok.content) ?? ok.structuredContent ?? ok.content;
+}
+
+/** The error of an MCP call's result: `Err`, or the text of an `Ok` result flagged isError. */
+export function mcpError(result: unknown): string | undefined {
+  if (!result || typeof result !== "object") return undefined;
+  const r = result as any;
+  if (typeof r.Err === "string") return r.Err;
+  if (r.Ok?.isError === true) return outputText(r.Ok.content) ?? "error";
+  return undefined;
+}
+
+/**
+ * A typed field of a Codex 0.171 CommandExecution / FileChange turn item. Codex persists and sends these items
+ * (`{command: argv, cwd: file URL, aggregated_output, exit_code, duration, changes}`, as recorded), but the pinned
+ * EventMsg schema's TurnItem union does not declare the two variants, so a row cannot name their fields by path.
+ */
+export function codexToolItemField(item: unknown, field: "command" | "cwd" | "output"): string | undefined;
+export function codexToolItemField(item: unknown, field: "exitCode" | "durationMs"): number | undefined;
+export function codexToolItemField(item: unknown, field: "files"): FileChange[] | undefined;
+export function codexToolItemField(item: unknown, field: "command" | "cwd" | "exitCode" | "output" | "durationMs" | "files"): unknown {
+  if (!item || typeof item !== "object") return undefined;
+  const it = item as Record<string, unknown>;
+  if (it.type !== "CommandExecution" && it.type !== "FileChange") return undefined;
+  switch (field) {
+    case "command": return commandLine(it.command);
+    case "cwd": return localPath(it.cwd);
+    case "exitCode": return num(it.exit_code);
+    case "output": return str(it.aggregated_output);
+    case "durationMs": return durationMs(it.duration);
+    case "files": return codexChangeMap(it.changes);
+  }
+}
+
+/**
+ * The command a tool call's arguments (an object, or JSON text) name: `cmd` (Codex exec_command) or `command` (an
+ * argv array, or a string: Codex shell, ACP agents' rawInput); undefined for other arguments.
+ */
+export function argsCommand(args: unknown): string | undefined {
+  const a = typeof args === "string" ? parseJson(args) : args;
+  if (!a || typeof a !== "object" || Array.isArray(a)) return undefined;
+  const o = a as Record<string, unknown>;
+  return commandLine(o.cmd) ?? commandLine(o.command);
+}
+
+/** The working directory a tool call's arguments name (`workdir`, as Codex sends it), else undefined. */
+export function argsCwd(args: unknown): string | undefined {
+  const a = typeof args === "string" ? parseJson(args) : args;
+  return a && typeof a === "object" && typeof (a as any).workdir === "string" ? (a as any).workdir : undefined;
+}
+
+/**
+ * A field of a Codex call output as the model saw it: the JSON envelope of older versions (`{output, metadata:
+ * {exit_code, duration_seconds}}`) or the text form of 0.171 (header lines — `Process exited with code N` / `Exit
+ * code: N`, `Wall time: S seconds` — then `Output:` and the output). Undefined when the text has neither form.
+ */
+export function codexCallOutput(out: unknown, field: "output"): string | undefined;
+export function codexCallOutput(out: unknown, field: "exitCode" | "durationMs"): number | undefined;
+export function codexCallOutput(out: unknown, field: "output" | "exitCode" | "durationMs"): string | number | undefined {
+  if (typeof out !== "string") return undefined;
+  const env = out.startsWith("{") ? parseJson(out) : undefined;
+  if (env && typeof env === "object" && typeof (env as any).output === "string") {
+    const md = (env as any).metadata ?? {};
+    if (field === "output") return (env as any).output;
+    if (field === "exitCode") return num(md.exit_code);
+    const s = num(md.duration_seconds);
+    return s === undefined ? undefined : Math.round(s * 1000);
+  }
+  const at = out.indexOf("Output:\n");
+  if (at < 0) return undefined;
+  const head = out.slice(0, at);
+  if (field === "output") return out.slice(at + "Output:\n".length);
+  if (field === "exitCode") { const m = /(?:Process exited with code|Exit code:) (-?\d+)/.exec(head); return m ? Number(m[1]) : undefined; }
+  const m = /Wall time: ([\d.]+) seconds/.exec(head);
+  return m && Number.isFinite(Number(m[1])) ? Math.round(Number(m[1]) * 1000) : undefined;
+}
+
+/**
+ * The files a Codex `apply_patch` input names (`*** Add File: p`, `*** Update File: p` with an optional `*** Move to:
+ * q`, `*** Delete File: p`), each with its hunk lines as the diff.
+ */
+export function codexPatchFiles(patch: unknown): FileChange[] | undefined {
+  if (typeof patch !== "string") return undefined;
+  const out: FileChange[] = [];
+  let cur: FileChange | undefined;
+  let body: string[] = [];
+  const flush = () => { if (cur) { if (body.length) cur.diff = body.join("\n"); out.push(cur); } cur = undefined; body = []; };
+  for (const line of patch.split("\n")) {
+    const m = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
+    if (m) { flush(); cur = { path: m[2].trim(), change: m[1] === "Add" ? "add" : m[1] === "Delete" ? "delete" : "update" }; continue; }
+    const mv = /^\*\*\* Move to: (.+)$/.exec(line);
+    if (mv && cur) { cur.change = "move"; cur.movePath = mv[1].trim(); continue; }
+    if (/^\*\*\* (Begin|End) Patch/.test(line)) { if (line.startsWith("*** End")) flush(); continue; }
+    if (cur) body.push(line);
+  }
+  flush();
+  return out.length ? out : undefined;
 }

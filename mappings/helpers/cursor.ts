@@ -4,6 +4,9 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
+import type { FileChange } from "./lib/shared.js";
+import { num } from "./content.js";
+import { editFiles } from "./claude.js";
 import { json } from "../../src/normalize/row-util.js";
 
 /**
@@ -54,4 +57,48 @@ function cursorToolArgs(toolCall: unknown): unknown {
 
 function clip(s: string, n = 160): string {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
+
+/**
+ * Typed content of a cursor-agent `tool_call` (`{<kind>: {args, result?}}`), read from its arguments and its
+ * `result.success` (a shell: `{command, workingDirectory, exitCode, stdout, stderr, executionTime}`) or the other
+ * outcome's details: `name` is the tool's own name (a `function` tool's or an MCP tool's `name`/`toolName`, else
+ * the kind); `files` come from an edit/write input (editFiles) or a delete's path.
+ */
+export function cursorToolContent(toolCall: unknown, field: "name" | "command" | "cwd" | "output" | "error" | "query" | "server"): string | undefined;
+export function cursorToolContent(toolCall: unknown, field: "exitCode" | "durationMs"): number | undefined;
+export function cursorToolContent(toolCall: unknown, field: "files"): FileChange[] | undefined;
+export function cursorToolContent(toolCall: unknown, field: string): unknown {
+  const kind = cursorToolKind(toolCall);
+  const p = cursorToolPart(toolCall);
+  if (!kind || !p) return undefined;
+  const a: any = cursorToolArgs(toolCall) ?? {};
+  const r: any = p.result && typeof p.result === "object" ? p.result : {};
+  const ok: any = r.success && typeof r.success === "object" ? r.success : undefined;
+  const s = (x: unknown) => (typeof x === "string" && x !== "" ? x : undefined);
+  switch (field) {
+    case "name": return s(p.name) ?? s(a.toolName) ?? s(a.name) ?? kind;
+    case "command": return s(a.command) ?? s(ok?.command);
+    case "cwd": return s(a.workingDirectory) ?? s(ok?.workingDirectory);
+    case "exitCode": return num(ok?.exitCode);
+    case "durationMs": return num(ok?.executionTime);
+    case "output": {
+      if (!ok) return undefined;
+      if (typeof ok.interleavedOutput === "string") return ok.interleavedOutput;
+      if (typeof ok.stdout === "string" || typeof ok.stderr === "string") return [ok.stdout, ok.stderr].filter((x) => typeof x === "string" && x !== "").join("");
+      return s(ok.content) ?? s(ok.output);
+    }
+    case "error": {
+      if (ok) return undefined;
+      const k = Object.keys(r).find((x) => r[x] && typeof r[x] === "object");
+      return k === undefined ? undefined : s(r[k].message) ?? s(r[k].error) ?? k;
+    }
+    case "query": return s(a.searchTerm) ?? s(a.query) ?? s(a.url);
+    case "server": return s(a.providerIdentifier) ?? s(a.serverName) ?? s(a.server);
+    case "files": {
+      if (kind === "deleteToolCall") return typeof a.path === "string" ? [{ path: a.path, change: "delete" }] : undefined;
+      return editFiles({ ...a, content: a.content ?? a.fileText ?? a.contents });
+    }
+  }
+  return undefined;
 }

@@ -4,6 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
+import type { FileChange } from "./lib/shared.js";
 
 /**
  * The part of an opencode `session.diff` (the session's cumulative diff: v2 `{file?, patch?, status?}`, v1
@@ -50,3 +51,22 @@ export function opencodePatchFiles(files: unknown): string | undefined {
   const paths = [...new Set(files.filter((f): f is string => typeof f === "string" && f !== ""))];
   return paths.length ? paths.map((f) => `diff --git a/${f.replace(/^\//, "")} b/${f.replace(/^\//, "")}`).join("\n") : undefined;
 }
+
+/**
+ * An opencode tool's output without the `<shell_metadata>` note its bash tool appends for the model (e.g. "User
+ * aborted the command"; opencodeShellNote gives the note): the command's own output, as its metadata streamed it.
+ */
+export function opencodeToolOutput(output: unknown): string | undefined {
+  if (typeof output !== "string") return undefined;
+  const m = SHELL_NOTE.exec(output);
+  return m ? output.slice(0, m.index) : output;
+}
+
+/** The note of an opencode bash output's trailing `<shell_metadata>` block, else undefined. */
+export function opencodeShellNote(output: unknown): string | undefined {
+  if (typeof output !== "string") return undefined;
+  const m = SHELL_NOTE.exec(output);
+  return m ? m[1].trim() : undefined;
+}
+
+const SHELL_NOTE = /(?:\n\n)?<shell_metadata>\n?([\s\S]*?)\n?<\/shell_metadata>\s*$/;

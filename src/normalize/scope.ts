@@ -121,6 +121,7 @@ export class Scope implements RowContext {
   }
 
   emit(type: string, payload: any, rule = this.rule): void {
+    dropUndefined(payload, 0);
     const life = EVENT_LIFE.get(type);
     const e = life ? this.ids[life.role] : undefined;
     if (life && e) {
@@ -334,4 +335,19 @@ export function emitRuntime(rt: NormalizerState, o: RuntimeEventOptions): void {
   const s = new Scope(rt, { out: o.out, message: o.raw, request: undefined, source: o.source ?? "agentnorm.runtime", method: o.method, depth: 0, ct: rt.main, raw: o.raw, meta: undefined, line: o.raw }, o.rule ?? RUNTIME_RULE);
   if (o.ids) for (const r in o.ids) s.ids[r as Role] = o.ids[r as Role];
   s.emit(o.type, o.payload);
+}
+
+/**
+ * Keys a row's expressions left undefined are absent from the payload (closed canonical objects — the typed item
+ * variants, usage, options — reject present-but-undefined keys). Walks the row-built levels, not provider `data`.
+ */
+function dropUndefined(o: any, depth: number): void {
+  if (depth > 3 || !o || typeof o !== "object") return;
+  if (Array.isArray(o)) { for (const x of o) dropUndefined(x, depth + 1); return; }
+  for (const k in o) {
+    const v = o[k];
+    if (v === undefined) delete o[k];
+    else if (depth === 0 && (k === "data" || k === "input" || k === "output" || k === "resolution" || k === "args")) continue;
+    else if (v && typeof v === "object") dropUndefined(v, depth + 1);
+  }
 }

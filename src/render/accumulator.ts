@@ -16,7 +16,6 @@
  * The snapshot shape is documented in docs/accumulator.md.
  */
 import type { CanonicalItemType, CanonicalRuntimeEventType, ProviderKind, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
-import { INPUT_KEYS, MODE_KEYS, MODEL_KEYS, pick, RESULT_KEYS } from "./item-data.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -50,12 +49,26 @@ export interface ToolBlock extends BlockBase {
   status: ToolStatus;
   title?: string;
   detail?: string;
-  /** The tool's input when the item data carries one (input / rawInput / arguments / command). */
+  /** The canonical tool name (the item's `toolName`). */
+  toolName?: string;
+  /** The tool's input (the item's `input`). */
   input?: unknown;
-  /** The tool's result when the item data carries one (result / output / rawOutput / content). */
+  /** The tool's result (the item's `output`; a command's output goes to its terminal block instead). */
   result?: unknown;
-  /** The latest item data snapshot (provider-shaped, as the canonical event carried it). */
-  data?: unknown;
+  /** The tool's error message (the item's `error`). */
+  error?: string;
+  /** command_execution: the command, its working directory and exit code. */
+  command?: string;
+  cwd?: string;
+  exitCode?: number;
+  /** How long the tool ran, as the provider reports it. */
+  durationMs?: number;
+  /** mcp_tool_call: the MCP server. */
+  server?: string;
+  /** web_search: the query (or URL); image_view: the image's path or URL. */
+  query?: string;
+  path?: string;
+  url?: string;
   /** Streamed output of kind `unknown` for this tool. */
   output: string;
   /** Ids (blockId) of this tool's open permission/question requests. */
@@ -69,7 +82,8 @@ export interface TerminalBlock extends BlockBase {
   /** A terminal the client runs for the tool, referenced by id (ACP tool content `{type: "terminal", terminalId}`). */
   terminalId?: string;
 }
-export interface DiffFile { path: string; kind?: string; diff?: string; oldText?: string; newText?: string }
+/** One file of a file_change item (the item's `files`): `kind` is the change (add, update, delete, move). */
+export interface DiffFile { path: string; kind?: string; movePath?: string; diff?: string }
 export interface DiffBlock extends BlockBase {
   kind: "diff";
   /** "turn": the turn's cumulative diff (turn.diff.updated); "item": one file change. */
@@ -112,7 +126,9 @@ export interface TaskBlock extends BlockBase {
   summary?: string;
   usage?: unknown;
 }
-export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; updates: number }
+/** Canonical token counts (the `tokenUsage` of the usage events). */
+export interface TokenUsage { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number }
+export interface UsageBlock extends BlockBase { kind: "usage"; usage: unknown; tokens?: TokenUsage; updates: number }
 export interface ModeBlock extends BlockBase { kind: "mode"; mode?: string; model?: string; config: Record<string, unknown> }
 export interface StatusBlock extends BlockBase {
   kind: "status";
@@ -155,6 +171,8 @@ export interface Turn {
   errorMessage?: string;
   abortReason?: string;
   usage?: unknown;
+  /** Canonical token counts of the turn's last usage event or its completion. */
+  tokens?: TokenUsage;
   totalCostUsd?: number;
   steps: Step[];
   /** `sequence` of the turn's own lifecycle events (turn.started / completed / aborted). */
@@ -170,6 +188,8 @@ export interface Session {
   config: Record<string, unknown>;
   /** Latest token usage seen for the session (thread.token-usage.updated). */
   usage?: unknown;
+  /** Its canonical token counts, when the provider reports counts. */
+  tokens?: TokenUsage;
   /** Session-level steps: records outside any turn (status, warnings, mode, usage before a turn…). */
   steps: Step[];
   turns: Turn[];
@@ -353,6 +373,7 @@ interface SessionState {
   state?: string;
   config: Record<string, unknown>;
   usage?: unknown;
+  tokens?: TokenUsage;
   steps: StepState[];
   turns: TurnState[];
   turnIndex: Map<string, TurnState>;
@@ -744,31 +765,10 @@ const DELTA_ITEM_TYPE: Record<string, CanonicalItemType> = {
 const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
 
 
-/** File diffs a file_change item's data carries, in the shapes canonical data has (changes[], content[] diff parts, input edit fields). */
-function diffFiles(data: any): DiffFile[] {
-  const out: DiffFile[] = [];
-  if (!data || typeof data !== "object") return out;
-  if (Array.isArray(data.changes)) {
-    for (const ch of data.changes) if (ch && typeof ch.path === "string") out.push(clean({ path: ch.path, kind: typeof ch.kind === "string" ? ch.kind : ch.kind?.type, diff: typeof ch.diff === "string" ? ch.diff : undefined }));
-  }
-  if (Array.isArray(data.content)) {
-    for (const part of data.content) if (part?.type === "diff" && typeof part.path === "string") out.push(clean({ path: part.path, oldText: part.oldText ?? undefined, newText: part.newText }));
-  }
-  const input = data.input ?? data.rawInput;
-  if (!out.length && input && typeof input === "object") {
-    const path = input.file_path ?? input.filePath ?? input.path;
-    if (typeof path === "string" && (typeof input.new_string === "string" || typeof input.content === "string" || typeof input.newString === "string")) {
-      out.push(clean({ path, oldText: input.old_string ?? input.oldString, newText: input.new_string ?? input.newString ?? input.content }));
-    }
-  }
-  return out;
-}
-
-/** The id of a terminal a tool's content references (`content: [{type: "terminal", terminalId}]`). */
-export function terminalRef(data: any): string | undefined {
-  if (!data || !Array.isArray(data.content)) return undefined;
-  for (const part of data.content) if (part?.type === "terminal" && typeof part.terminalId === "string") return part.terminalId;
-  return undefined;
+/** The item's canonical `files` as diff files. */
+function diffFiles(files: unknown): DiffFile[] {
+  if (!Array.isArray(files)) return [];
+  return files.filter((f) => f && typeof f.path === "string").map((f) => clean({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
 }
 
 function clean<T extends object>(o: T): T {
@@ -795,25 +795,27 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     if (b.kind === "tool") {
       if (p.title !== undefined) f.title = p.title;
       if (p.detail !== undefined) f.detail = p.detail;
-      if (p.data !== undefined) {
-        f.data = p.data;
-        const input = pick(p.data, INPUT_KEYS);
-        if (input !== undefined) f.input = input;
-        if (phase !== "started") {
-          const result = pick(p.data, RESULT_KEYS);
-          if (result !== undefined && result !== f.input) f.result = result;
-        }
+      for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) f[k] = p[k];
+      if (p.input !== undefined) f.input = p.input;
+      const isCommand = step.itemType === "command_execution";
+      if (p.output !== undefined && p.output !== null) {
+        if (isCommand && typeof p.output === "string") {
+          // The command's whole output: its terminal block shows what the deltas did not already stream. A start's
+          // output (restored history: the item arrives complete) is left to the completion, which repeats it after
+          // the history's output deltas. The terminal block is this event's only when it adds text.
+          const have = step.bySuffix.get("terminal")?.chunks.text.join("") ?? "";
+          if (phase !== "started" && p.output.length > have.length && p.output.startsWith(have)) itemBlock(S, c, step, "terminal").chunks.text.push(p.output.slice(have.length));
+        } else f.result = p.output;
       }
       const done = f.status === "completed" || f.status === "failed" || f.status === "declined";
       const next = p.status ? ITEM_TO_TOOL_STATUS[p.status] : phase === "completed" ? "completed" : "running";
       if (!(done && phase === "updated")) f.status = next ?? f.status;
-      const terminalId = terminalRef(p.data);
-      if (terminalId !== undefined) {
+      if (typeof p.terminalId === "string") {
         const t = itemBlock(S, c, step, "terminal");
-        t.fields.terminalId = terminalId;
+        t.fields.terminalId = p.terminalId;
       }
       if (step.itemType === "file_change") {
-        const files = diffFiles(p.data);
+        const files = diffFiles(p.files);
         if (files.length) {
           const d = itemBlock(S, c, step, "diff");
           d.fields.files = files;
@@ -821,8 +823,8 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
       }
     } else {
       if (b.kind === "text" && b.chunks.text.length === 0 && phase !== "updated") {
-        // A user message usually arrives whole in its item data, without deltas.
-        const t = userText(p.data, p.title);
+        // A user message usually arrives whole, without deltas.
+        const t = typeof p.text === "string" ? p.text : typeof p.title === "string" ? p.title : undefined;
         if (t !== undefined && f.role === "user") b.chunks.text.push(t);
       }
     }
@@ -833,16 +835,8 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
   };
 }
 
-function userText(data: any, title: unknown): string | undefined {
-  const c = data?.content ?? data?.message?.content;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) {
-    const t = c.map((x: any) => (typeof x?.text === "string" ? x.text : "")).filter(Boolean).join("\n");
-    if (t) return t;
-  }
-  if (typeof data?.text === "string") return data.text;
-  return typeof title === "string" ? title : undefined;
-}
+/** Typed item fields a tool block copies as they are. */
+const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
 
 function contentDelta(S: State, c: Ctx) {
   const { e, p } = c;
@@ -936,12 +930,10 @@ function parentStep(S: State, c: Ctx): StepState {
 // ───────────────────────────── side-channel records ─────────────────────────────
 
 
-function modeOf(config: any): { mode?: string; model?: string } {
+function modeOf(p: any): { mode?: string; model?: string } {
   const out: { mode?: string; model?: string } = {};
-  const m = pick(config, MODE_KEYS) ?? pick(config?.modes, ["currentModeId"]);
-  if (typeof m === "string") out.mode = m;
-  const model = pick(config, MODEL_KEYS) ?? pick(config?.models, ["currentModelId"]);
-  if (typeof model === "string") out.model = model;
+  if (typeof p.mode === "string") out.mode = p.mode;
+  if (typeof p.model === "string") out.model = p.model;
   return out;
 }
 
@@ -960,14 +952,17 @@ function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent
 /** A record kept on a session/turn field only (no block): the event is still listed in the event log. */
 const noBlock = () => undefined;
 
-function usageBlock(S: State, c: Ctx, usage: unknown) {
+function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined) {
   const t = S.turnOf(c, !!c.e.turnId);
   c.session.usage = usage;
+  if (tokens !== undefined) c.session.tokens = tokens;
   if (t) t.fields.usage = usage;
+  if (t && tokens !== undefined) t.fields.tokens = tokens;
   const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
   c.change.stepId = step.stepId;
   const b = S.block(c, step, step.stepId, "usage", () => ({ updates: 0 }));
   b.fields.usage = usage;
+  if (tokens !== undefined) b.fields.tokens = tokens;
   b.fields.updates = (b.fields.updates as number) + 1;
 }
 
@@ -982,7 +977,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "session.configured": (S, c) => {
     const config = (c.p.config ?? {}) as Record<string, unknown>;
     Object.assign(c.session.config, config);
-    const { mode, model } = modeOf(config);
+    const { mode, model } = modeOf(c.p);
     if (mode === undefined && model === undefined) return;
     const t = S.turnOf(c, false);
     const step = S.syntheticStep(c, `${c.e.eventId}`, !!t);
@@ -996,7 +991,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "thread.started": noBlock,
   "thread.state.changed": noBlock,
   "thread.metadata.updated": noBlock,
-  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage),
+  "thread.token-usage.updated": (S, c) => usageBlock(S, c, c.p.usage, c.p.tokenUsage),
   "thread.realtime.started": noBlock,
   "thread.realtime.item-added": noBlock,
   "thread.realtime.audio.delta": noBlock,
@@ -1121,6 +1116,7 @@ function endTurn(S: State, c: Ctx, state: string) {
   if (p.errorMessage !== undefined) t.fields.errorMessage = p.errorMessage;
   if (p.reason !== undefined) t.fields.abortReason = p.reason;
   if (p.usage !== undefined) t.fields.usage = p.usage;
+  if (p.tokenUsage !== undefined) t.fields.tokens = p.tokenUsage;
   if (p.totalCostUsd !== undefined) t.fields.totalCostUsd = p.totalCostUsd;
   if (session.openTurn === t) session.openTurn = undefined;
   if (S.retain !== undefined && !t.ended) { t.ended = true; session.endedTurns.push(t); }
@@ -1254,6 +1250,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
           const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepJson), turns: turns.map(turnJson) };
           if (s.state !== undefined) out.state = s.state;
           if (s.usage !== undefined) out.usage = s.usage;
+          if (s.tokens !== undefined) out.tokens = s.tokens;
           return out;
         }),
         problems: S.problems.map((p) => ({ ...p })),

@@ -13,8 +13,6 @@
  * Pure; no Node APIs. The dispatch is a table keyed by canonical event type.
  */
 import type { CanonicalRuntimeEventType, ProviderKind, ProviderRefs, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
-import { terminalRef } from "./accumulator.js";
-import { INPUT_KEYS, MODE_KEYS, MODEL_KEYS, pick, RESULT_KEYS } from "./item-data.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -24,8 +22,8 @@ export const CHAT_EVENT_PHASES = ["started", "delta", "updated", "completed", "f
 export type ChatEventKind = (typeof CHAT_EVENT_KINDS)[number];
 export type ChatEventPhase = (typeof CHAT_EVENT_PHASES)[number];
 
-export interface ChatEventTool { name: string; itemType: string; status: "pending" | "running" | "completed" | "failed" | "declined"; title?: string; detail?: string; input?: unknown; result?: unknown }
-export interface ChatEventDiffFile { path: string; kind?: string; diff?: string; oldText?: string; newText?: string }
+export interface ChatEventTool { name: string; itemType: string; status: "pending" | "running" | "completed" | "failed" | "declined"; title?: string; detail?: string; toolName?: string; input?: unknown; result?: unknown; error?: string; command?: string; cwd?: string; exitCode?: number; durationMs?: number; server?: string; query?: string; path?: string; url?: string }
+export interface ChatEventDiffFile { path: string; kind?: string; movePath?: string; diff?: string }
 export interface ChatEventDiff { scope: "turn" | "item"; files?: ChatEventDiffFile[]; unifiedDiff?: string }
 export interface ChatEventPermission { requestId: string; providerRequestId?: string; requestType: string; detail?: string; args?: unknown; decision?: string; resolution?: unknown }
 export interface ChatEventQuestion { requestId: string; providerRequestId?: string; questions?: unknown; answers?: unknown; decision?: string }
@@ -64,6 +62,8 @@ export interface ChatEvent {
   plan?: ChatEventPlan;
   task?: ChatEventTask;
   usage?: unknown;
+  /** kind usage: the canonical token counts, when the provider reports counts. */
+  tokens?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number };
   mode?: ChatEventMode;
   status?: ChatEventStatus;
   providerRefs?: ProviderRefs;
@@ -73,7 +73,7 @@ export interface ChatEvent {
 
 // ───────────────────────────── projection ─────────────────────────────
 
-interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean; turnId?: string }
+interface ItemInfo { itemType: string; name?: string; closed: boolean; started: boolean; turnId?: string; streamed?: string }
 /** `turnId`: the event's turn — its own, else its item's, else the session's open turn (as the accumulator groups). */
 interface P { e: CanonicalEvent; p: any; turnId?: string; items: Map<string, ItemInfo>; out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[] }
 
@@ -111,18 +111,12 @@ function ids(x: P) {
   return o;
 }
 
-function diffFiles(data: any): ChatEventDiffFile[] {
-  const out: ChatEventDiffFile[] = [];
-  if (!data || typeof data !== "object") return out;
-  if (Array.isArray(data.changes)) for (const ch of data.changes) if (ch && typeof ch.path === "string") out.push(strip({ path: ch.path, kind: typeof ch.kind === "string" ? ch.kind : ch.kind?.type, diff: typeof ch.diff === "string" ? ch.diff : undefined }));
-  if (Array.isArray(data.content)) for (const part of data.content) if (part?.type === "diff" && typeof part.path === "string") out.push(strip({ path: part.path, oldText: part.oldText ?? undefined, newText: part.newText }));
-  const input = data.input ?? data.rawInput;
-  if (!out.length && input && typeof input === "object") {
-    const path = input.file_path ?? input.filePath ?? input.path;
-    if (typeof path === "string" && (typeof input.new_string === "string" || typeof input.content === "string" || typeof input.newString === "string")) out.push(strip({ path, oldText: input.old_string ?? input.oldString, newText: input.new_string ?? input.newString ?? input.content }));
-  }
-  return out;
+function diffFiles(files: unknown): ChatEventDiffFile[] {
+  if (!Array.isArray(files)) return [];
+  return files.filter((f) => f && typeof f.path === "string").map((f) => strip({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
 }
+/** Typed item fields a tool record copies as they are. */
+const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
 function strip<T extends object>(o: T): T {
   for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
   return o;
@@ -144,7 +138,7 @@ function item(phase: "started" | "updated" | "completed") {
       const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:${msg.suffix}`, phase: ph, kind: msg.kind };
       if (msg.role) rec.role = msg.role;
       if (msg.role === "user" && phase === "completed") {
-        const t = userText(p.data, p.title);
+        const t = typeof p.text === "string" ? p.text : typeof p.title === "string" ? p.title : undefined;
         if (t !== undefined) rec.text = t;
       }
       x.out.push(rec);
@@ -155,25 +149,25 @@ function item(phase: "started" | "updated" | "completed") {
     const tool: ChatEventTool = { name: info.name ?? info.itemType, itemType: info.itemType, status: (p.status && TOOL_STATUS[p.status]) || (phase === "completed" ? "completed" : "running") };
     if (p.title !== undefined) tool.title = p.title;
     if (p.detail !== undefined) tool.detail = p.detail;
-    const input = pick(p.data, INPUT_KEYS);
-    if (input !== undefined) tool.input = input;
-    if (phase !== "started") { const r = pick(p.data, RESULT_KEYS); if (r !== undefined && r !== input) tool.result = r; }
+    for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) (tool as any)[k] = p[k];
+    if (p.input !== undefined) tool.input = p.input;
+    if (phase !== "started" && p.output !== undefined && p.output !== null) tool.result = p.output;
     x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:tool`, toolCallId: e.itemId, phase: ph, kind: "tool", tool });
-    const terminalId = terminalRef(p.data);
-    if (terminalId !== undefined) x.out.push({ ...ids(x), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId });
+    if (info.itemType === "command_execution" && phase !== "started" && typeof p.output === "string") {
+      // the command's whole output: the part its terminal deltas did not carry, as one more terminal delta (a start's
+      // output — restored history — is left to the completion, which repeats it after the history's output deltas)
+      const have = info.streamed ?? "";
+      if (p.output.length > have.length && p.output.startsWith(have)) {
+        x.out.push({ ...ids(x), ...nativeIds(e), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "delta", kind: "terminal", text: p.output.slice(have.length) });
+        info.streamed = p.output;
+      }
+    }
+    if (typeof p.terminalId === "string") x.out.push({ ...ids(x), blockId: `${e.itemId}:terminal`, toolCallId: e.itemId, parentId: e.itemId, phase: "updated", kind: "terminal", terminalId: p.terminalId });
     if (info.itemType === "file_change") {
-      const files = diffFiles(p.data);
+      const files = diffFiles(p.files);
       if (files.length) x.out.push({ ...ids(x), blockId: `${e.itemId}:diff`, toolCallId: e.itemId, parentId: e.itemId, phase: ph, kind: "diff", diff: { scope: "item", files } });
     }
   };
-}
-
-function userText(data: any, title: unknown): string | undefined {
-  const c = data?.content ?? data?.message?.content;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) { const t = c.map((v: any) => (typeof v?.text === "string" ? v.text : "")).filter(Boolean).join("\n"); if (t) return t; }
-  if (typeof data?.text === "string") return data.text;
-  return typeof title === "string" ? title : undefined;
 }
 
 function request(phase: "started" | "completed", forceQuestion = false) {
@@ -222,9 +216,7 @@ const none = () => {};
 const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "session.started": none,
   "session.configured": (x) => {
-    const c = x.p.config ?? {};
-    const mode = pick(c, MODE_KEYS) ?? pick(c.modes, ["currentModeId"]);
-    const model = pick(c, MODEL_KEYS) ?? pick(c.models, ["currentModelId"]);
+    const { mode, model } = x.p;
     if (typeof mode !== "string" && typeof model !== "string") return;
     const m: ChatEventMode = {};
     if (typeof mode === "string") m.mode = mode;
@@ -236,7 +228,7 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
   "thread.started": none,
   "thread.state.changed": none,
   "thread.metadata.updated": none,
-  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage }),
+  "thread.token-usage.updated": (x) => x.out.push({ ...ids(x), stepId: undefined, blockId: `${x.turnId ?? x.e.sessionId}:usage`, phase: "updated", kind: "usage", usage: x.p.usage, ...(x.p.tokenUsage !== undefined ? { tokens: x.p.tokenUsage } : {}) }),
   "thread.realtime.started": none,
   "thread.realtime.item-added": none,
   "thread.realtime.audio.delta": none,
@@ -263,6 +255,7 @@ const PROJECT: Record<CanonicalRuntimeEventType, (x: P) => void> = {
     const step = e.itemId ?? `${x.turnId ?? e.sessionId}:stream:${p.streamKind}`;
     const rec: P["out"][number] = { ...ids(x), ...nativeIds(e), blockId: `${step}:${k.suffix}`, phase: "delta", kind: k.kind, text: p.delta };
     if (k.kind === "text") rec.role = info?.itemType === "user_message" ? "user" : "assistant";
+    if (k.kind === "terminal" && info) info.streamed = (info.streamed ?? "") + p.delta;
     if ((k.kind === "terminal" || k.kind === "diff" || k.kind === "tool") && e.itemId) { rec.toolCallId = e.itemId; if (k.kind !== "tool") rec.parentId = e.itemId; }
     x.out.push(rec);
   },

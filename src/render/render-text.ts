@@ -3,7 +3,7 @@
  * their lifecycle status, terminal output, diffs, permissions and questions, plans and todos, tasks, usage, mode and
  * status lines. Pure (no Node APIs); colour is an option (ANSI SGR), decided by the caller.
  */
-import type { AccumulatorSnapshot, Block, Step, Turn } from "./accumulator.js";
+import type { AccumulatorSnapshot, Block, Step, TokenUsage, Turn } from "./accumulator.js";
 
 export interface RenderTextOptions {
   /** ANSI colours (default false). */
@@ -62,6 +62,8 @@ export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTex
         const waiting = b.awaitingRequests.length ? st.yellow(" awaiting approval") : "";
         line(`${st.magenta(icon)} ${st.bold(oneLine(b.title ?? b.itemType))}${kind} ${status(b.status)}${waiting}`);
         if (b.detail) body(b.detail, st.dim);
+        // a command's output and error are its terminal's text; other tools show their error here
+        if (b.error && b.itemType !== "command_execution" && b.error !== b.detail) body(b.error, st.dim);
         if (b.output) body(b.output);
         return;
       }
@@ -75,8 +77,8 @@ export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTex
           return;
         }
         for (const f of b.files) {
-          line(`${st.magenta("±")} ${f.path}${f.kind ? st.dim(` (${f.kind})`) : ""}`);
-          const lines = f.diff ?? [...textLines(f.oldText).map((x) => "-" + x), ...textLines(f.newText).map((x) => "+" + x)].join("\n");
+          line(`${st.magenta("±")} ${f.path}${f.kind ? st.dim(` (${f.kind}${f.movePath ? ` → ${f.movePath}` : ""})`) : ""}`);
+          const lines = f.diff ?? "";
           for (const l of clipLines(lines, maxLines)) out.push(pad + st.dim("  │ ") + (l.startsWith("+") ? st.green(l) : l.startsWith("-") ? st.red(l) : l.startsWith("@@") ? st.cyan(l) : l));
         }
         if (b.output) body(b.output, st.dim);
@@ -107,7 +109,7 @@ export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTex
         if (b.summary) body(b.summary, st.dim);
         return;
       case "usage":
-        line(st.dim(`usage: ${usageText(b.usage)}`));
+        line(st.dim(`usage: ${b.tokens ? tokensText(b.tokens) : usageText(b.usage)}`));
         return;
       case "mode":
         line(st.dim(`mode: ${[b.mode, b.model && `model ${b.model}`].filter(Boolean).join(", ")}`));
@@ -184,10 +186,15 @@ function answerText(a: unknown): string {
   }
   return oneLine(a);
 }
-/** The numbers of a usage record, top level or under `total`, as `key value` pairs. */
+/** Canonical token counts as one line: "input 1000, cached 200, output 40, reasoning 12, total 1040". */
+function tokensText(t: TokenUsage): string {
+  const parts: [string, number | undefined][] = [["input", t.inputTokens], ["cached", t.cachedInputTokens], ["cache write", t.cacheWriteTokens], ["output", t.outputTokens], ["reasoning", t.reasoningTokens], ["total", t.totalTokens], ["context window", t.contextWindow]];
+  return parts.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+/** A usage record without token counts (e.g. a context-window reading): its top-level numbers as `key value` pairs. */
 function usageText(u: unknown): string {
-  const src: any = u && typeof u === "object" ? ((u as any).total ?? (u as any).total_token_usage ?? (u as any).usage ?? u) : u;
-  if (!src || typeof src !== "object") return oneLine(u);
-  const nums = Object.entries(src).filter(([, v]) => typeof v === "number" && v !== 0).map(([k, v]) => `${k} ${v}`);
+  if (!u || typeof u !== "object") return oneLine(u);
+  const nums = Object.entries(u).filter(([, v]) => typeof v === "number" && v !== 0).map(([k, v]) => `${k} ${v}`);
   return nums.length ? nums.join(", ") : oneLine(u);
 }

@@ -74,9 +74,7 @@ function merge(b: TranscriptBlock, seqs: number[]): void {
 
 function diffText(b: Extract<Block, { kind: "diff" }>): string {
   if (b.unifiedDiff) return b.unifiedDiff;
-  return b.files.map((f) => f.diff ?? (f.oldText !== undefined || f.newText !== undefined
-    ? [`--- ${f.path}`, `+++ ${f.path}`, ...(f.oldText ? f.oldText.split("\n").map((l) => `-${l}`) : []), ...(f.newText ? f.newText.split("\n").map((l) => `+${l}`) : [])].join("\n")
-    : `${f.kind ?? "changed"} ${f.path}`)).join("\n") + (b.output ? `\n${b.output}` : "");
+  return b.files.map((f) => f.diff ?? `${f.kind ?? "changed"} ${f.path}${f.movePath ? ` → ${f.movePath}` : ""}`).join("\n") + (b.output ? `\n${b.output}` : "");
 }
 
 function str(v: unknown): string | undefined {
@@ -92,15 +90,15 @@ function card(b: Block, times: Map<number, number>): TranscriptBlock {
     case "thinking":
       return { ...base, kind: "thinking", text: [b.summary, b.text].filter(Boolean).join("\n\n") };
     case "tool": {
-      const data: any = b.data;
       const t: TranscriptBlock = { ...base, kind: "tool", subtype: b.itemType, status: b.status };
-      const title = b.title ?? (typeof data?.command === "string" ? data.command : undefined) ?? b.detail;
+      const title = b.title ?? b.command ?? b.detail;
       if (title) t.title = title;
       if (b.input !== undefined) t.input = b.input;
-      const output = [str(b.result), b.output].filter(Boolean).join("\n");
+      const output = [str(b.result), b.output, b.error].filter(Boolean).join("\n");
       if (output) t.output = output;
-      if (b.data !== undefined) t.detail = b.data;
-      const d = data?.durationMs ?? data?.duration_ms;
+      const facts = Object.fromEntries(Object.entries({ tool: b.toolName, server: b.server, command: b.command, cwd: b.cwd, exitCode: b.exitCode, query: b.query, path: b.path, url: b.url }).filter(([, v]) => v !== undefined));
+      if (Object.keys(facts).length) t.detail = facts;
+      const d = b.durationMs;
       if (typeof d === "number") t.durationMs = d;
       else if (b.status === "completed" || b.status === "failed") {
         const t0 = times.get(base.seqs[0]);
@@ -130,7 +128,7 @@ function card(b: Block, times: Map<number, number>): TranscriptBlock {
     case "task":
       return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
     case "usage":
-      return { ...base, kind: "usage", title: "token usage", detail: b.usage };
+      return { ...base, kind: "usage", title: "token usage", detail: b.tokens ?? b.usage };
     case "mode":
       return { ...base, kind: "status", subtype: "mode", title: [b.mode && `mode ${b.mode}`, b.model && `model ${b.model}`].filter(Boolean).join(" · ") || "configuration", detail: b.config };
     case "status":

@@ -59,10 +59,10 @@ export function problemStream(): any[] {
   return [
     ev("session.started", {}),
     ev("turn.started", {}, { turnId: "trn_1" }),
-    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "echo </script><script>alert(1)</script>", data: { command: "echo \u2028hi" } }, { turnId: "trn_1", itemId: "itm_1" }),
+    ev("item.started", { itemType: "command_execution", status: "inProgress", title: "echo </script><script>alert(1)</script>", command: "echo \u2028hi", data: { command: "echo \u2028hi" } }, { turnId: "trn_1", itemId: "itm_1" }),
     ev("content.delta", { streamKind: "command_output", delta: "hi\n" }, { turnId: "trn_1", itemId: "itm_1" }),
     ev("runtime.warning", { message: "codex-app-server: unknown notification method \"x/y\"" }, { turnId: "trn_1" }, { source: "agentnorm.runtime", rule: "agentnorm#unknown", method: "x/y", payload: { method: "x/y", params: {} } }),
-    ev("item.completed", { itemType: "command_execution", status: "completed", data: { command: "echo hi", aggregatedOutput: "hi\n", durationMs: 12 } }, { turnId: "trn_1", itemId: "itm_1" }),
+    ev("item.completed", { itemType: "command_execution", status: "completed", command: "echo hi", output: "hi\n", durationMs: 12, data: { command: "echo hi", aggregatedOutput: "hi\n", durationMs: 12 } }, { turnId: "trn_1", itemId: "itm_1" }),
     ev("runtime.warning", { message: "stream ended with item itm_9 still open" }, { turnId: "trn_1" }, { source: "agentnorm.runtime", rule: "agentnorm#end", payload: null }),
     ev("runtime.error", { message: "line 9: not JSON", class: "validation_error" }, {}, { source: "agentnorm.runtime", rule: "agentnorm#runtime", payload: "{oops" }),
     ev("item.updated", { itemType: "command_execution", status: "inProgress" }, { turnId: "trn_1", itemId: "itm_1" }),

@@ -1,0 +1,56 @@
+/**
+ * Helpers shared by the tables for typed item content (the canonical fields of item payloads): text of tool output,
+ * a string field of a tool input, token counts, a value only for one item type.
+ * Every exported function is callable from a table as `{ $helper: NAME, args: [...] }` (codegen checks the name and
+ * the argument count, and reports helpers no table calls). Pure; never throw on provider data.
+ */
+import type { FileChange } from "./lib/shared.js";
+
+/** A number when the value is a finite number (or a numeric string), else undefined. */
+export function num(x: unknown): number | undefined {
+  if (typeof x === "number" && Number.isFinite(x)) return x;
+  if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
+  return undefined;
+}
+
+/** Only when `a` equals `b`: the value `v` (a typed field a row sets for one item type only). */
+export function when<T>(a: unknown, b: unknown, v: T): T | undefined {
+  return a === b ? v : undefined;
+}
+
+/** A field of a tool input object (`input[key]` for the first key it has as a string); undefined otherwise. */
+export function inputString(input: unknown, ...keys: unknown[]): string | undefined {
+  if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
+  for (const k of keys) if (typeof k === "string" && typeof (input as any)[k] === "string") return (input as any)[k];
+  return undefined;
+}
+
+/** Tool output as text: a string as is, text blocks / ACP content blocks joined, else undefined. */
+export function outputText(x: unknown): string | undefined {
+  if (typeof x === "string") return x;
+  if (!Array.isArray(x)) return undefined;
+  const parts: string[] = [];
+  for (const b of x) {
+    if (typeof b === "string") parts.push(b);
+    else if (b && typeof b === "object") {
+      const t = (b as any).type === "content" ? (b as any).content : b;
+      if (typeof t?.text === "string") parts.push(t.text);
+    }
+  }
+  return parts.length ? parts.join("\n") : undefined;
+}
+
+/**
+ * Canonical token usage from counts a row picked out of the provider's usage object: the counts that are numbers
+ * (integers), or undefined when the input or output count is missing (an empty usage object says nothing).
+ */
+export function tokenUsage(counts: unknown): { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number; totalTokens?: number; contextWindow?: number } | undefined {
+  if (!counts || typeof counts !== "object") return undefined;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(counts as Record<string, unknown>)) {
+    const n = num(v);
+    if (n !== undefined && Number.isInteger(n)) out[k] = n;
+  }
+  if (out.inputTokens === undefined || out.outputTokens === undefined) return undefined;
+  return out as ReturnType<typeof tokenUsage> & object;
+}

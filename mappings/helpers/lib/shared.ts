@@ -1,0 +1,17 @@
+/** Types and small utilities the helper modules share (not helpers themselves: this folder is not scanned). */
+
+export type FileChange = { path: string; change: "add" | "update" | "delete" | "move"; movePath?: string; diff?: string };
+
+/** A whole-file diff: every old line removed, every new line added (for tools that carry texts, not patches). */
+export function wholeFileDiff(file: string, before: string, after: string): string {
+  const lines = (s: string) => (s === "" ? [] : s.replace(/\n$/, "").split("\n"));
+  const a = lines(before);
+  const b = lines(after);
+  return [`--- a/${file}`, `+++ b/${file}`, `@@ -${a.length ? 1 : 0},${a.length} +${b.length ? 1 : 0},${b.length} @@`, ...a.map((l) => `-${l}`), ...b.map((l) => `+${l}`)].join("\n");
+}
+
+/** POSIX shell quoting of one argv element. */
+export function shellQuote(arg: string): string {
+  if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
+  return "'" + arg.replace(/'/g, `'"'"'`) + "'";
+}

@@ -1,0 +1,125 @@
+/**
+ * One reverse API for every surface with requests: a `request.opened` event and a canonical decision (or a user-input
+ * request's answers) → exactly what that provider expects back.
+ *
+ * The provider's word for a decision is not known here: it is the `providerOptionId` of the opened event's
+ * `payload.options`, which the surface's table fills (a value list per request kind). What this module adds is the
+ * envelope each protocol answers in:
+ * - Codex app-server and ACP: the JSON-RPC response to the server request (`id` = the request's providerRequestId;
+ *   numeric ids are sent back as numbers, as both servers number their requests);
+ * - Claude: the `canUseTool` PermissionResult (Agent SDK) or the stdio wire's `control_response` for the request_id;
+ * - opencode: the HTTP call — method, path and body — of its permission and question endpoints.
+ */
+import type { ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import { toClaudePermissionResult, type ClaudePermissionResult } from "./claude-permission.js";
+
+/** A permission's canonical decision (the request's `options` say which ones the provider offers). */
+export type PermissionDecision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
+
+/** What the host answers: a permission decision, or the answers to a user-input request (or its cancellation). */
+export type RequestReply =
+  | { decision: PermissionDecision; /** why (a refusal), for providers that pass it on */ message?: string; /** Claude: the input to run with */ updatedInput?: Record<string, unknown> }
+  | { decision: "answered"; answers: unknown }
+  | { decision: "cancelled" };
+
+export type RequestAnswer =
+  | { kind: "jsonrpc"; message: { jsonrpc: "2.0"; id: string | number; result: unknown } }
+  | { kind: "claude-can-use-tool"; result: ClaudePermissionResult }
+  | { kind: "claude-control-response"; message: { type: "control_response"; response: { subtype: "success"; request_id: string; response: ClaudePermissionResult | Record<string, unknown> } } }
+  | { kind: "http"; method: "POST"; path: string; body?: unknown };
+
+export interface AnswerOptions {
+  /** Claude only: answer the Agent SDK's canUseTool callback (`sdk`) or the stdio wire's control_request (`wire`). Default: from the event's raw source (the SDK's when unknown). */
+  claude?: "sdk" | "wire";
+  /** opencode only: `v2` (`POST /permission/{id}/reply`, default) or `v1` (`POST /session/{sessionID}/permissions/{id}`). */
+  opencode?: "v1" | "v2";
+}
+
+type Opened = Pick<ProviderRuntimeEventV2, "type" | "provider" | "payload" | "providerRefs"> & { raw?: { source?: string } };
+
+/** A decision's fallbacks when the provider does not offer it: the same polarity first, never the opposite one. */
+const FALLBACK: Record<PermissionDecision, PermissionDecision[]> = {
+  allow_once: ["allow_once", "allow_always"],
+  allow_always: ["allow_always", "allow_once"],
+  reject_once: ["reject_once", "reject_always", "cancelled"],
+  reject_always: ["reject_always", "reject_once", "cancelled"],
+  cancelled: ["cancelled", "reject_once", "reject_always"],
+};
+
+/** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line Error on a misuse (wrong event, no id, a decision the request cannot take). */
+export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
+  if (opened?.type !== "request.opened") throw new Error(`answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
+  const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
+  const id = opened.providerRefs?.providerRequestId;
+  if (id === undefined) throw new Error("answerRequest: the request.opened event has no providerRefs.providerRequestId");
+  const question = p.requestType === "tool_user_input";
+  /** The provider's word for the decision, from the table-filled options (undefined: cancelled where no option says it). */
+  const word = (d: string): string | undefined => {
+    const chain = (FALLBACK as Record<string, string[]>)[d] ?? [d];
+    for (const c of chain) {
+      const o = p.options?.find((x) => x.decision === c && typeof x.providerOptionId === "string");
+      if (o) return o.providerOptionId;
+    }
+    return undefined;
+  };
+  switch (opened.provider) {
+    case "codex": {
+      let result: unknown;
+      if (question) result = reply.decision === "answered" ? { answers: reply.answers } : { answers: {} };
+      else {
+        const w = word(reply.decision);
+        if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+        result = { decision: w };
+      }
+      return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
+    }
+    case "acp": {
+      if (question || reply.decision === "answered") throw new Error("answerRequest: ACP user-input requests are answered with their own result shape (elicitation / extension methods), not supported here");
+      const w = reply.decision === "cancelled" ? undefined : word(reply.decision);
+      const outcome = w === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: w };
+      return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result: { outcome } } };
+    }
+    case "claude": {
+      const input = (p.args?.input ?? {}) as Record<string, unknown>;
+      let result: ClaudePermissionResult;
+      if (question) {
+        result = reply.decision === "answered"
+          ? { behavior: "allow", updatedInput: { ...input, answers: reply.answers } }
+          : { behavior: "deny", message: "The user dismissed the question." };
+      } else {
+        const w = word(reply.decision);
+        const always = reply.decision === "allow_always";
+        result = toClaudePermissionResult({
+          decision: w === "allow" ? (always ? "allow_always" : "allow") : reply.decision === "cancelled" ? "deny_and_interrupt" : "deny",
+          input: "updatedInput" in reply && reply.updatedInput ? reply.updatedInput : input,
+          message: "message" in reply ? reply.message : undefined,
+          updatedPermissions: always && Array.isArray(p.args?.suggestions) ? p.args.suggestions : undefined,
+        });
+      }
+      const transport = opts.claude ?? (opened.raw?.source && !opened.raw.source.startsWith("claude.sdk.permission") ? "wire" : "sdk");
+      if (transport === "sdk") return { kind: "claude-can-use-tool", result };
+      return { kind: "claude-control-response", message: { type: "control_response", response: { subtype: "success", request_id: id, response: result } } };
+    }
+    case "opencode": {
+      if (question) {
+        return reply.decision === "answered"
+          ? { kind: "http", method: "POST", path: `/question/${enc(id)}/reply`, body: { answers: reply.answers } }
+          : { kind: "http", method: "POST", path: `/question/${enc(id)}/reject` };
+      }
+      const w = word(reply.decision);
+      if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+      if (opts.opencode === "v1") {
+        const session = opened.providerRefs?.providerThreadId;
+        if (session === undefined) throw new Error("answerRequest: a v1 opencode answer needs the session (providerRefs.providerThreadId)");
+        return { kind: "http", method: "POST", path: `/session/${enc(session)}/permissions/${enc(id)}`, body: { response: w } };
+      }
+      const message = "message" in reply && reply.message && w === "reject" ? { message: reply.message } : {};
+      return { kind: "http", method: "POST", path: `/permission/${enc(id)}/reply`, body: { reply: w, ...message } };
+    }
+    default:
+      throw new Error(`answerRequest: ${opened.provider} requests are not answered through agentnorm`);
+  }
+}
+
+const rpcId = (id: string): string | number => (/^(0|[1-9]\d{0,15})$/.test(id) ? Number(id) : id);
+const enc = (s: string): string => encodeURIComponent(s);

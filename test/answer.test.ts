@@ -1,0 +1,91 @@
+/**
+ * answerRequest: one reverse API for every surface with requests. Each answer is fed back through the surface's own
+ * table (as the message the provider would see, or the event it would emit) and must resolve the request with the
+ * decision that was asked for — the round trip holds the options the tables fill and the envelopes together.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { answerRequest } from "../src/answer/answer.js";
+import { createNormalizer } from "../src/normalize/normalizer.js";
+import { counterIds, steppingClock } from "../src/normalize/ids.js";
+
+const REC = join(__dirname, "..", "fixtures/recorded");
+
+/** The recording's lines up to and including the one that opened the first request, normalized; the normalizer stays open. */
+function untilFirstRequest(surface: string, file: string) {
+  const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock() });
+  const lines = readFileSync(join(REC, file), "utf8").split("\n").filter((l) => l.trim());
+  for (let i = 0; i < lines.length; i++) {
+    const opened = n.pushLine(lines[i], { lineNumber: i + 1 }).find((e) => e.type === "request.opened");
+    if (opened) return { n, opened };
+  }
+  throw new Error(`no request in ${file}`);
+}
+const resolvedOf = (evs: any[]) => evs.filter((e) => e.type === "request.resolved").map((e) => [e.requestId, e.payload.decision]);
+
+describe("answerRequest", () => {
+  it("codex-app-server: the JSON-RPC response with the request's id; it resolves the request as asked", () => {
+    for (const decision of ["allow_once", "allow_always", "reject_once", "cancelled"] as const) {
+      const { n, opened } = untilFirstRequest("codex-app-server", "codex-app-server/approval.ndjson");
+      const a = answerRequest(opened, { decision });
+      expect(a.kind).toBe("jsonrpc");
+      if (a.kind !== "jsonrpc") continue;
+      expect(a.message.id).toBe(0);
+      expect(resolvedOf(n.push(a.message, { direction: "out" }))).toEqual([[opened.requestId, decision]]);
+    }
+  });
+
+  it("acp: the selected option (or cancelled) for session/request_permission; it resolves the request as asked", () => {
+    for (const decision of ["allow_once", "allow_always", "reject_once", "cancelled"] as const) {
+      const { n, opened } = untilFirstRequest("acp", "acp/approval.ndjson");
+      const a = answerRequest(opened, { decision });
+      if (a.kind !== "jsonrpc") throw new Error(a.kind);
+      expect(resolvedOf(n.push(a.message, { direction: "out" }))).toEqual([[opened.requestId, decision]]);
+    }
+  });
+
+  it("acp: a decision the request does not offer falls back to the same polarity, never the opposite", () => {
+    const { opened } = untilFirstRequest("acp", "acp/approval.ndjson");
+    const only = { ...opened, payload: { ...opened.payload, options: [{ decision: "reject_once", providerOptionId: "no" }] } } as typeof opened;
+    expect(answerRequest(only, { decision: "allow_once" })).toMatchObject({ message: { result: { outcome: { outcome: "cancelled" } } } });
+    expect(answerRequest(only, { decision: "reject_always" })).toMatchObject({ message: { result: { outcome: { outcome: "selected", optionId: "no" } } } });
+  });
+
+  it("claude-sdk: the canUseTool PermissionResult; fed back, it resolves the request as asked", () => {
+    for (const decision of ["allow_once", "reject_once"] as const) {
+      const { n, opened } = untilFirstRequest("claude-sdk", "claude-sdk/approval.ndjson");
+      const a = answerRequest(opened, { decision, message: "Not now." }, { claude: "sdk" });
+      if (a.kind !== "claude-can-use-tool") throw new Error(a.kind);
+      expect(a.result.behavior).toBe(decision === "allow_once" ? "allow" : "deny");
+      expect(resolvedOf(n.push({ ...a.result, toolUseID: opened.providerRefs?.providerRequestId }, { direction: "out" }))).toEqual([[opened.requestId, decision]]);
+    }
+  });
+
+  it("claude: on the stdio wire, a control_response for the request_id", () => {
+    const { opened } = untilFirstRequest("claude-sdk", "claude-sdk/approval.ndjson");
+    const a = answerRequest(opened, { decision: "allow_once" }, { claude: "wire" });
+    expect(a).toMatchObject({ kind: "claude-control-response", message: { type: "control_response", response: { subtype: "success", request_id: opened.providerRefs?.providerRequestId, response: { behavior: "allow" } } } });
+  });
+
+  it("opencode: the HTTP call; the reply it sends, reported back by the server, resolves the request as asked", () => {
+    for (const decision of ["allow_once", "allow_always", "reject_once"] as const) {
+      const { n, opened } = untilFirstRequest("opencode", "opencode/approval.ndjson");
+      const a = answerRequest(opened, { decision });
+      if (a.kind !== "http") throw new Error(a.kind);
+      const id = opened.providerRefs!.providerRequestId!;
+      expect(a).toMatchObject({ method: "POST", path: `/permission/${id}/reply` });
+      const reply = (a.body as { reply: string }).reply;
+      const echoed = n.push({ type: "permission.replied", properties: { sessionID: opened.providerRefs!.providerThreadId, requestID: id, reply } });
+      expect(resolvedOf(echoed)).toEqual([[opened.requestId, decision]]);
+    }
+    const { opened } = untilFirstRequest("opencode", "opencode/approval.ndjson");
+    expect(answerRequest(opened, { decision: "reject_once" }, { opencode: "v1" })).toMatchObject({ path: `/session/${opened.providerRefs!.providerThreadId}/permissions/${opened.providerRefs!.providerRequestId}`, body: { response: "reject" } });
+  });
+
+  it("misuse is a one-line error: not a request.opened, or a decision the request cannot take", () => {
+    const { opened } = untilFirstRequest("codex-app-server", "codex-app-server/approval.ndjson");
+    expect(() => answerRequest({ ...opened, type: "request.resolved" } as any, { decision: "allow_once" })).toThrow(/expected a request.opened event/);
+    expect(() => answerRequest({ ...opened, payload: { ...opened.payload, options: [] } } as typeof opened, { decision: "allow_once" })).toThrow(/offers no choice for "allow_once"/);
+  });
+});
