@@ -85,6 +85,8 @@ interface Entity {
   resolved?: boolean;
   asked?: boolean;
   answered?: boolean;
+  /** Requests: the turn and item the first of request.opened / user-input.requested named (its answer names them too). */
+  openedIn?: { turnId?: string; itemId?: string; providerTurnId?: string; providerItemId?: string };
 }
 
 const ROLE_KIND: Record<Role, IdKind> = {
@@ -429,6 +431,18 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
           }
         }
       }
+      if (request && (type === "request.resolved" || type === "user-input.resolved") && request.openedIn) {
+        // An answer belongs where its request was asked, whether or not the answering message says so.
+        const o = request.openedIn;
+        if (ev.turnId === undefined && o.turnId !== undefined) {
+          ev.turnId = o.turnId;
+          if (o.providerTurnId !== undefined) (refs ??= {}).providerTurnId ??= o.providerTurnId;
+        }
+        if (ev.itemId === undefined && o.itemId !== undefined) {
+          ev.itemId = o.itemId;
+          if (o.providerItemId !== undefined) (refs ??= {}).providerItemId ??= o.providerItemId;
+        }
+      }
       if (refs) ev.providerRefs = refs;
       ev.payload = payload;
       const msg = this.raw === undefined ? null : this.raw;
@@ -454,6 +468,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       stats.rules[rule] = (stats.rules[rule] ?? 0) + 1;
       this.out.push(ev as CanonicalEvent);
+      if (request && (type === "request.opened" || type === "user-input.requested")) request.openedIn ??= { turnId: ev.turnId, itemId: ev.itemId, providerTurnId: ev.providerRefs?.providerTurnId, providerItemId: ev.providerRefs?.providerItemId };
       if (type === "item.started" && item) item.started = true;
       else if (request && type === "request.opened") request.opened = true;
       else if (request && type === "request.resolved") request.resolved = true;

@@ -49,6 +49,7 @@ export const VERIFY_RULES = {
   "request-reopened": "a request opens once",
   "request-not-opened": "request.resolved only for a request that request.opened opened",
   "request-resolved-twice": "a request resolves once (resolved, withdrawn and cancelled are all one request.resolved)",
+  "request-correlation": "request.resolved names the turnId and itemId its request.opened named",
   "request-open-at-end": "(warning) a request neither resolved nor withdrawn when the stream stops (reported open, or cut short)",
   "user-input-not-requested": "user-input.resolved only after a user-input.requested with the same requestId",
   "user-input-twice": "user input is requested once and resolved once per request",
@@ -65,7 +66,7 @@ const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 /** Which providerRefs field belongs to which canonical field (for id-stable). */
 const REF_OF: Record<string, string> = { threadId: "providerThreadId", turnId: "providerTurnId", itemId: "providerItemId", requestId: "providerRequestId" };
 
-interface Lifecycle { started?: number; ended?: number; endedBy?: string; reportedOpen?: boolean }
+interface Lifecycle { started?: number; ended?: number; endedBy?: string; reportedOpen?: boolean; /** requests: the turn and item the opening named */ turnId?: string; itemId?: string }
 
 interface SessionState {
   lastSequence?: number;
@@ -153,7 +154,7 @@ const CHECKS: Record<string, Check> = {
     if (typeof id !== "string") return;
     const r = s.requests.get(id);
     if (r) f("request-reopened", `request.opened for request ${id}, already opened at #${r.started}`);
-    else s.requests.set(id, { started: e.sequence });
+    else s.requests.set(id, { started: e.sequence, turnId: e.turnId, itemId: e.itemId });
   },
   "request.resolved": (e, s, f) => {
     const id = e.requestId;
@@ -161,7 +162,12 @@ const CHECKS: Record<string, Check> = {
     const r = s.requests.get(id);
     if (!r) { f("request-not-opened", `request.resolved for request ${id}, which no request.opened opened`); s.requests.set(id, { ended: e.sequence }); }
     else if (r.ended !== undefined) f("request-resolved-twice", `request ${id} resolved again (first at #${r.ended})`);
-    else r.ended = e.sequence;
+    else {
+      r.ended = e.sequence;
+      for (const k of ["turnId", "itemId"] as const) {
+        if (r[k] !== undefined && e[k] !== r[k]) f("request-correlation", `request.resolved for request ${id} names ${k} ${e[k] ?? "(none)"}, its request.opened (#${r.started}) ${r[k]}`);
+      }
+    }
   },
   "user-input.requested": (e, s, f) => {
     const id = e.requestId;
