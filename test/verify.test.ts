@@ -148,6 +148,17 @@ describe("verifier rules", () => {
     expect(r.warnings[1].reason).toContain("reported it open");
   });
 
+  it("request correlation: the resolution names the turn and item its opening named", () => {
+    const s = goodSession();
+    s.add("request.opened", { requestType: "unknown" }, { requestId: "req_5", turnId: "trn_1", itemId: "itm_1" });
+    s.add("request.resolved", { requestType: "unknown" }, { requestId: "req_5" });
+    s.add("request.opened", { requestType: "unknown" }, { requestId: "req_6", turnId: "trn_1" });
+    s.add("request.resolved", { requestType: "unknown" }, { requestId: "req_6", turnId: "trn_1" });
+    const r = verifyEvents(s.out);
+    expect(r.violations.map((v) => [v.sequence, v.rule])).toEqual([[12, "request-correlation"], [12, "request-correlation"]]);
+    expect(r.violations[0].reason).toContain("names turnId (none), its request.opened (#11) trn_1");
+  });
+
   it("user input: resolved only after requested, each once; unanswered at end is a warning", () => {
     const s = goodSession();
     s.add("user-input.resolved", { answers: {} }, { requestId: "req_2" });

@@ -17,6 +17,8 @@ export interface Entity {
   turn?: Entity;
   /** The key the entity is stored under (absent for minted entities). */
   key?: string;
+  /** Requests: the turn and item the first of request.opened / user-input.requested named (its answer names them too). */
+  openedIn?: { turnId?: string; itemId?: string; providerTurnId?: string; providerItemId?: string };
 }
 
 const RECENT_LIMIT = 1024;

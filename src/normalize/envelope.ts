@@ -34,6 +34,8 @@ export interface EnvelopeInput {
   rule: string;
   ids: Partial<Record<Role, Entity>>;
   flags: Partial<Record<Role, number>>;
+  /** An answer to a request: the turn and item its opening named (used when the answering message names none). */
+  answerOf?: Entity["openedIn"];
 }
 
 export class Envelope {
@@ -80,6 +82,17 @@ export class Envelope {
           const v = payload[k];
           if (v === null || typeof v !== "object") e.state[k] = v;
         }
+      }
+    }
+    const o = x.answerOf;
+    if (o) {
+      if (ev.turnId === undefined && o.turnId !== undefined) {
+        ev.turnId = o.turnId;
+        if (o.providerTurnId !== undefined) (refs ??= {}).providerTurnId ??= o.providerTurnId;
+      }
+      if (ev.itemId === undefined && o.itemId !== undefined) {
+        ev.itemId = o.itemId;
+        if (o.providerItemId !== undefined) (refs ??= {}).providerItemId ??= o.providerItemId;
       }
     }
     if (refs) ev.providerRefs = refs;

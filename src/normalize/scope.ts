@@ -167,7 +167,10 @@ export class Scope implements RowContext {
       }
     }
     const at = this.at;
-    const ev = this.rt.envelope.build({ type, payload, provider: at.ct.table.provider, source: at.source, method: at.method, raw: at.raw, rule, ids: this.ids, flags: this.flags });
+    const request = this.ids.request;
+    // An answer belongs where its request was asked, whether or not the answering message says so.
+    const answerOf = request?.openedIn && (type === "request.resolved" || type === "user-input.resolved") ? request.openedIn : undefined;
+    const ev = this.rt.envelope.build({ type, payload, provider: at.ct.table.provider, source: at.source, method: at.method, raw: at.raw, rule, ids: this.ids, flags: this.flags, answerOf });
     const item = this.ids.item;
     if (type === "content.delta" && item && typeof payload.delta === "string") {
       const k = `${payload.streamKind}:${payload.summaryIndex ?? payload.contentIndex ?? ""}`;
@@ -186,6 +189,7 @@ export class Scope implements RowContext {
     const rules = this.rt.stats.rules;
     rules[rule] = (rules[rule] ?? 0) + 1;
     at.out.push(ev as CanonicalEvent);
+    if (request && (type === "request.opened" || type === "user-input.requested")) request.openedIn ??= { turnId: ev.turnId, itemId: ev.itemId, providerTurnId: ev.providerRefs?.providerTurnId, providerItemId: ev.providerRefs?.providerItemId };
     if (life && e) {
       if (life.phase === "opens") e.life |= life.began;
       else if (life.phase === "ends") e.life |= life.ended;

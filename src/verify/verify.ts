@@ -50,6 +50,7 @@ export const VERIFY_RULES = {
   "request-reopened": "a request opens once",
   "request-not-opened": "request.resolved only for a request that request.opened opened",
   "request-resolved-twice": "a request resolves once (resolved, withdrawn and cancelled are all one request.resolved)",
+  "request-correlation": "request.resolved names the turnId and itemId its request.opened named",
   "request-open-at-end": "(warning) a request neither resolved nor withdrawn when the stream stops (reported open, or cut short)",
   "user-input-not-requested": "user-input.resolved only after a user-input.requested with the same requestId",
   "user-input-twice": "user input is requested once and resolved once per request",
@@ -68,7 +69,7 @@ const REF_OF: Record<string, string> = Object.fromEntries(
   Object.entries(ENVELOPE_FIELD).flatMap(([role, f]) => (REF_FIELD[role as GrammarRole] ? [[f, REF_FIELD[role as GrammarRole]!]] : [])),
 );
 
-interface Lifecycle { started?: number; ended?: number; endedBy?: string }
+interface Lifecycle { started?: number; ended?: number; endedBy?: string; /** requests: the turn and item the opening named */ turnId?: string; itemId?: string }
 
 interface SessionState {
   lastSequence?: number;
@@ -146,7 +147,7 @@ function checkLifecycle(e: any, entity: LifecycleName, phase: LifecyclePhase, s:
   if (phase === "opens") {
     if (x?.ended !== undefined && say("afterEnd", { id, x })) { /* reported */ }
     else if (x) say("again", { id, x });
-    else m.set(id, { started: e.sequence });
+    else m.set(id, l.role === "request" ? { started: e.sequence, turnId: e.turnId, itemId: e.itemId } : { started: e.sequence });
     if (l.within && rules.withinEnded) {
       const pid = e[fieldOf(l.within)];
       const p = typeof pid === "string" ? s.life[l.within].get(pid) : undefined;
@@ -163,7 +164,13 @@ function checkLifecycle(e: any, entity: LifecycleName, phase: LifecyclePhase, s:
     if (!say("afterEnd", { id, x })) say("again", { id, x });
     return;
   }
-  if (phase === "ends") { x.ended = e.sequence; x.endedBy = e.type; }
+  if (phase === "ends") {
+    x.ended = e.sequence; x.endedBy = e.type;
+    // an answer names the turn and item its request named (whichever message answered it)
+    if (l.role === "request") for (const k of ["turnId", "itemId"] as const) {
+      if (x[k] !== undefined && e[k] !== x[k]) report("request-correlation", `${e.type} for request ${id} names ${k} ${e[k] ?? "(none)"}, its ${l.opens[0]} (#${x.started}) ${x[k]}`);
+    }
+  }
 }
 
 export interface StreamVerifier {
