@@ -293,7 +293,7 @@ export function buildJsonSchema(m: CanonicalModel): any {
     $schema: "http://json-schema.org/draft-07/schema#",
     $id: "agentnorm:canonical-event.schema.json",
     title: "ProviderRuntimeEventV2",
-    description: "One canonical agentnorm runtime event (EVENTS.md §1, plus sequence, parentId and raw.rule). Generated from schemas/canonical/canonical.yaml.",
+    description: "One canonical agentnorm runtime event (the envelope with sequence, parentId and raw.rule, and one payload per type). Generated from schemas/canonical/canonical.yaml.",
     allOf: [
       { $ref: "#/definitions/RuntimeEventEnvelope" },
       {
@@ -351,7 +351,7 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
   // The synthetic root only exists to reach every definition.
   ts = ts.replace(/export interface CanonicalModelTypes \{[\s\S]*?\n\}\n/, "");
   const brands = Object.entries(m.ids)
-    .map(([name, prefix]) => `/** Canonical id (prefix \`${prefix}_\`), minted by agentnorm; never a provider id (EVENTS.md §1.6). */\nexport type ${name} = string & { readonly __brand: "${name}" };`)
+    .map(([name, prefix]) => `/** Canonical id (prefix \`${prefix}_\`), minted by agentnorm; never a provider id. */\nexport type ${name} = string & { readonly __brand: "${name}" };`)
     .join("\n");
   const lines: string[] = [];
   lines.push(brands, "", ts.trim(), "");
@@ -361,12 +361,12 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
   for (const [name, values] of Object.entries(m.enums)) {
     lines.push(`export const ${constName(name)} = ${JSON.stringify(values)} as const;`);
   }
-  lines.push("", "/** Payload of each canonical event type (EVENTS.md §1.5). */", "export interface RuntimeEventPayloadByType {");
+  lines.push("", "/** Payload of each canonical event type. */", "export interface RuntimeEventPayloadByType {");
   for (const t of m.eventTypes) lines.push(`  ${JSON.stringify(t)}: ${payloadDefName(t)};`);
   lines.push("}", "");
   const env = m.envelope.properties;
   const req = new Set(m.envelope.required);
-  lines.push("/** The envelope every event shares (EVENTS.md §1.1 + sequence, parentId, raw.rule). */");
+  lines.push("/** The envelope every event shares (ids, sequence, parentId, raw.rule). */");
   lines.push("export interface RuntimeEventBase<TType extends CanonicalRuntimeEventType, TPayload> {");
   for (const [k, s] of Object.entries<any>(env)) {
     if (s.description) lines.push(`  /** ${s.description} */`);

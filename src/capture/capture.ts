@@ -1,5 +1,5 @@
 /**
- * Capture logs (seed 001 "Streaming Event Capture"; envelope from ../shared/research/anchors.md): one JSON
+ * Capture logs (README "Capture logs, sanitize and replay"): one JSON
  * envelope per line, recording what went through a bridge at three stages —
  *   native_in       the provider message as received (or sent: `direction`),
  *   normalized_out  each canonical event emitted,

@@ -1,5 +1,5 @@
 /**
- * Redaction for capture logs (issue 8 item 3, issue 9 item 4). On by default in every capture writer.
+ * Redaction for capture logs. On by default in every capture writer.
  *
  * What it replaces (never the names around it, never anything outside string values and object keys):
  *  - secrets by shape, anywhere in a string: OpenAI/Anthropic `sk-…`, AWS `AKIA…`/`ASIA…`, GitHub `ghp_…`/`gho_…`/

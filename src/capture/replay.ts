@@ -1,5 +1,5 @@
 /**
- * Capture → fixture → replay (seed 001 "Streaming Event Logs And Replay Fixtures"):
+ * Capture → fixture → replay (fixtures/replay/README.md):
  *  - capturingNormalizer: a normalizer that records every stage (native_in, normalized_out, legacy_out) while it
  *    normalizes (`agentnorm normalize --capture`, the recording converter);
  *  - sanitizeCapture: a capture → a deterministic fixture (no timestamp/captureId, sequences 1..N, canonical ids
@@ -94,7 +94,7 @@ const CANONICAL_ID = new RegExp(`^(${Object.values(ID_PREFIXES).join("|")})_[A-Z
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const BASE_MS = Date.UTC(2026, 0, 1);
 
-/** The canonical id fields of an event envelope (EVENTS.md §1.6); provider ids live in providerRefs/raw. */
+/** The canonical id fields of an event envelope (minted by agentnorm); provider ids live in providerRefs/raw. */
 const ID_FIELDS = ["eventId", "sessionId", "threadId", "turnId", "itemId", "requestId", "parentId"] as const;
 const NOT_CANONICAL = new Set(["raw", "providerRefs"]);
 /** Canonical-id-looking tokens inside text (legacy_out lines carry ids inside their JSON: ids, blockIds "itm_1:text"). */

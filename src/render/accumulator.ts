@@ -1,8 +1,8 @@
 /**
  * The render accumulator: canonical events in, render groups out (session → turns → steps → blocks).
  *
- * Pure TypeScript, no Node APIs: it runs unchanged in a browser or a webview. It follows seed 001's
- * "Accumulator Rules": events are grouped by identity (session, turn, item, request, task), never by
+ * Pure TypeScript, no Node APIs: it runs unchanged in a browser or a webview. It follows these
+ * rules: events are grouped by identity (session, turn, item, request, task), never by
  * merge guesses; a delta appends only to its own block; a snapshot (item.updated / item.completed, a plan or
  * diff update) changes only its own block, in place, so a tool card never moves below later text; tools
  * render from lifecycle state; requests are open or resolved; nested activity (parentId) hangs under its

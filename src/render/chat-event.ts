@@ -1,5 +1,5 @@
 /**
- * The chat_event projection (seed 001, "Proposed Event Contract"): canonical events → `chat_event` records for a
+ * The chat_event projection (docs/chat-event.md): canonical events → `chat_event` records for a
  * render host (e.g. a webview behind the `[CHAT_EVENT] {json}` bridge marker), plus the legacy marker lines
  * (`[MESSAGE_START]`, `[CONTENT_DELTA]`, …) derived from them for hosts still on the marker protocol.
  *
@@ -333,7 +333,7 @@ export function toChatEvents(events: Iterable<CanonicalEvent>): ChatEvent[] {
 // ───────────────────────────── invariants ─────────────────────────────
 
 /**
- * The contract invariants (seed 001, "Contract Invariants") checked over a record list; returns the violations
+ * The contract invariants (docs/chat-event.md, "Invariants") checked over a record list; returns the violations
  * (empty = the list keeps the contract):
  * - sequence strictly increasing per session; schemaVersion known; kind and phase from the lists;
  * - deltas name a blockId; tool records name a toolCallId; permission/question records carry a requestId;

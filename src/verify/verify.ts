@@ -1,6 +1,6 @@
 /**
  * The stream verifier: checks a canonical event stream against the grammar of the canonical model
- * (EVENTS.md §1 + the lifecycle rules the normalizer promises). Feed it events one at a time (push) and call
+ * (the canonical model and the lifecycle grammar of schemas/canonical/canonical.yaml). Feed it events one at a time (push) and call
  * end(); or verifyEvents(array). Uses no Node APIs.
  *
  * A finding is a **violation** (the stream breaks the grammar: a normalizer or table bug) or a **warning**
@@ -35,8 +35,8 @@ export const VERIFY_RULES = {
   "schema": "every event validates against the canonical JSON Schema (generated/canonical.schema.json)",
   "sequence": "`sequence` strictly increases within a session",
   "event-id-unique": "no two events share an eventId",
-  "id-format": "canonical id fields (eventId, sessionId, threadId, turnId, itemId, requestId, parentId, payload.taskId) carry a minted id with their kind's prefix (EVENTS.md §1.6)",
-  "provider-id": "no provider id in a canonical id field: a canonical id never equals a providerRefs value (EVENTS.md §1.6)",
+  "id-format": "canonical id fields (eventId, sessionId, threadId, turnId, itemId, requestId, parentId, payload.taskId) carry a minted id with their kind's prefix",
+  "provider-id": "no provider id in a canonical id field: a canonical id never equals a providerRefs value",
   "id-stable": "a canonical id keeps the provider id it was minted for (providerRefs never changes for the same canonical id)",
   "item-not-started": "item.updated / item.completed / content.delta only for an item that item.started opened",
   "item-restarted": "an item starts once",
@@ -222,7 +222,7 @@ export function createVerifier(): StreamVerifier {
         if (eventIds.has(e.eventId)) f("event-id-unique", `eventId ${e.eventId} was already used`);
         eventIds.add(e.eventId);
       }
-      // §1.6: canonical ids are minted and prefixed; provider ids live in providerRefs.
+      // canonical ids are minted and prefixed; provider ids live in providerRefs.
       const refs = e.providerRefs && typeof e.providerRefs === "object" ? e.providerRefs : undefined;
       if (refs) for (const k in refs) if (typeof refs[k] === "string") s.providerIds.add(refs[k]);
       const ids: [string, IdKind, unknown][] = ID_FIELDS.map(([field, kind]) => [field, kind, e[field]]);

@@ -1,5 +1,5 @@
 /**
- * The transcript pane's data: canonical events → the accumulator (src/render/accumulator.ts, issue 8) → cards. This is
+ * The transcript pane's data: canonical events → the accumulator (src/render/accumulator.ts) → cards. This is
  * the one function the pane's data flows through (`transcriptView`); the page only knows TranscriptView.
  * No Node APIs.
  */

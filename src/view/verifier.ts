@@ -1,5 +1,5 @@
 /**
- * Verifier findings for the viewer's badges: src/verify/verify.ts (issue 9) run over the stream the page shows.
+ * Verifier findings for the viewer's badges: src/verify/verify.ts run over the stream the page shows.
  * Violations badge as "violation"; the verifier's warnings (legal but worth knowing, e.g. a request still open
  * when the stream stops) as "warning". No Node APIs.
  */
