@@ -170,7 +170,7 @@ console.log(JSON.stringify({
   accumulatorLinearity: Number(linearity.toFixed(2)),
 }));
 
-// ───────────────────────────── resource bounds (issue 9.5) ─────────────────────────────
+// ───────────────────────────── resource bounds ─────────────────────────────
 // Heap after 1M canonical events vs after 100k, for a session whose turns complete: memory must be bounded by what
 // is open, not by history (target: within 2×). Lines are generated on the fly (fresh provider ids per copy) and
 // outputs dropped, so the heap holds only what the subject keeps. Needs --expose-gc (npm run bench passes it).

@@ -1,5 +1,5 @@
 /**
- * The render accumulator (src/render/accumulator.ts) against seed 001's acceptance criteria, on hand-built canonical
+ * The render accumulator (src/render/accumulator.ts) against its acceptance criteria, on hand-built canonical
  * streams: every case asserts the render groups (turn → step → block), the block's content and state, and the
  * events that built it.
  */
@@ -346,7 +346,7 @@ describe("accumulator: ordering by identity and sequence; repairs are determinis
   });
 });
 
-describe("accumulator: retainTurns bounds memory by open state (issue 9.5)", () => {
+describe("accumulator: retainTurns bounds memory by open state", () => {
   /** `turns` complete turns in one session: a session-level status between turns, per turn a tool with a request,
    *  a text delta, a task and a turn plan. */
   function longSession(turns: number) {

@@ -18,7 +18,7 @@ try {
 } catch { /* not installed */ }
 if (!dts) console.warn("claude-schema-vs-sdk: @anthropic-ai/claude-agent-sdk is not installed (devDependency); skipped");
 
-/** Two members the 0.2.62 typings name in the union but never declare (see upstream-surfaces.md §1). */
+/** Two members the 0.2.62 typings name in the union but never declare (the CLI's runtime validator declares them). */
 const UNDECLARED = new Set(["SDKRateLimitEvent", "SDKPromptSuggestionMessage"]);
 
 interface Member { name: string; types: string[]; subtypes: string[]; fields: string[] }

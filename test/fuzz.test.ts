@@ -1,5 +1,5 @@
 /**
- * Fuzzing every surface (issue 9.2) with a fixed seed and a bounded count (test/fuzz/fuzz.ts has the generators;
+ * Fuzzing every surface with a fixed seed and a bounded count (test/fuzz/fuzz.ts has the generators;
  * `npm run fuzz` runs the long version). New surfaces are picked up from SURFACE_NAMES.
  */
 import { describe, expect, it } from "vitest";

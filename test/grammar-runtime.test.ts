@@ -1,5 +1,5 @@
 /**
- * Runtime guarantees the stream verifier found missing (issue 9): an item's body never comes before its start
+ * Runtime guarantees the stream verifier found missing: an item's body never comes before its start
  * (a stream joined mid-way), and a JSON-RPC request id reused while still pending is a new canonical request.
  */
 import { describe, expect, it } from "vitest";

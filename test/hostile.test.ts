@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 9.3): prototype keys never reach prototypes (every surface, through push, pushLine, raw
+ * Hostile input: prototype keys never reach prototypes (every surface, through push, pushLine, raw
  * payloads and session variables); lines of many megabytes and nesting thousands deep are handled or rejected
  * with the line number, without blowing the stack; invalid UTF-8 and NUL bytes; a malformed line is reported with
  * its number and the stream goes on; the CLI never leaves a partial output line (a signal mid-stream, a reader

@@ -1,5 +1,5 @@
 /**
- * Redaction (src/capture/redact.ts) and the redaction audit (issue 9 item 4): a seeded corpus of secrets placed in
+ * Redaction (src/capture/redact.ts) and the redaction audit: a seeded corpus of secrets placed in
  * payloads of every capture stage, at varying depths and keys, driven through capture (and sanitize); the
  * written bytes must contain none of them.
  */
@@ -200,7 +200,7 @@ function needles(s: Secret): string[] {
   return [...new Set([core, JSON.stringify(core).slice(1, -1)])];
 }
 
-describe("redaction audit (issue 9 item 4)", () => {
+describe("redaction audit", () => {
   const SEED = 20261130;
   const PER_KIND = 6;
   const { secrets, r } = corpus(SEED, PER_KIND);

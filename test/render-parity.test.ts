@@ -1,5 +1,5 @@
 /**
- * Live/restored render parity (issue 8 item 5): for every surface with a restored-history form, the live stream of a
+ * Live/restored render parity: for every surface with a restored-history form, the live stream of a
  * session and its restored form produce the same accumulator render groups (test/support/render-view.ts: timing and
  * event bookkeeping left out, minted canonical ids renamed by first appearance).
  *

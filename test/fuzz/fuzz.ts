@@ -1,5 +1,5 @@
 /**
- * Fuzzing the normalizers (issue 9.2), shared by test/fuzz.test.ts (fixed seed, bounded) and `npm run fuzz`
+ * Fuzzing the normalizers, shared by test/fuzz.test.ts (fixed seed, bounded) and `npm run fuzz`
  * (test/fuzz/cli.ts, long). For every surface of SURFACE_NAMES:
  *
  * - generated messages: fast-check arbitraries built from the upstream schemas of the surface's table (the
