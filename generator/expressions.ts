@@ -6,7 +6,8 @@ import { didYouMean, type Diagnostic, type SourcedYaml } from "./diagnostics.ts"
 import type { Cond, Expr, MapIR, Role, TableContext } from "./tables.ts";
 import { ANY, type SchemaRef } from "./upstream.ts";
 
-const ROLES: Role[] = ["session", "thread", "turn", "item", "request", "task", "parent"];
+/** The identity roles (generator/dsl.ts `Role`). */
+export const ROLES: Role[] = ["session", "thread", "turn", "item", "request", "task", "parent"];
 
 export type ExprParser = (val: unknown, path: (string | number)[], scope: Map<string, SchemaRef[]>, on: ExprEnv) => Expr;
 /** How an expression's `$path` resolves (and is checked) where it stands, which roles the row declares, and whether the row's ids are resolved there yet (not in a row's `when`). */

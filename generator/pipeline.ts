@@ -36,8 +36,11 @@ export const HELPERS = "mappings/helpers";
 
 type HelperSignatures = Map<string, { min: number; max: number; line: number; file: string; module: string }>;
 
-/** The helpers (exported functions of mappings/helpers/*.ts): how many arguments each accepts, where it is declared. */
-export function helperSignatures(root: string): HelperSignatures {
+/**
+ * The helpers (exported functions of mappings/helpers/*.ts): how many arguments each accepts, where it is declared.
+ * A name two modules export is ambiguous in a table: the first module keeps it, and `problems` gets an E403.
+ */
+export function helperSignatures(root: string, problems: Diagnostic[] = []): HelperSignatures {
   const out: HelperSignatures = new Map();
   const dir = join(root, HELPERS);
   if (!existsSync(dir)) return out;
@@ -49,8 +52,10 @@ export function helperSignatures(root: string): HelperSignatures {
         if (!name || !fn.isExported()) continue;
         const ps = fn.getParameters();
         const rest = ps.some((p) => p.isRestParameter());
-        // (a name two modules export would be ambiguous in a table: the first module keeps it, the pipeline reports it)
-        if (out.has(name)) { dupHelpers.push({ file, line: fn.getStartLineNumber(), name, first: out.get(name)!.file }); continue; }
+        if (out.has(name)) {
+          problems.push({ file, line: fn.getStartLineNumber(), col: 1, code: "E403", message: `helper "${name}" is already exported by ${out.get(name)!.file} (helper names are one namespace)` });
+          continue;
+        }
         out.set(name, { min: ps.filter((p) => !p.isOptional() && !p.hasInitializer() && !p.isRestParameter()).length, max: rest ? Infinity : ps.length, line: fn.getStartLineNumber(), file, module: f.replace(/\.ts$/, "") });
       }
     });
@@ -72,7 +77,6 @@ function readInput(root: string, rel: string, ds: Diagnostic[], what: string): s
     return undefined;
   }
 }
-const dupHelpers: { file: string; line: number; name: string; first: string }[] = [];
 
 export async function buildAll(root: string, only?: { tables?: string[] }): Promise<CodegenResult> {
   const canonicalFile = "schemas/canonical/canonical.yaml";
@@ -91,8 +95,9 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   const dsl = await dslSchema(root);
   const dslSchemaObject = dsl.schema;
   let helpers: HelperSignatures;
+  const helperProblems: Diagnostic[] = [];
   try {
-    helpers = helperSignatures(root);
+    helpers = helperSignatures(root, helperProblems);
   } catch (e) {
     return { diagnostics: [{ file: HELPERS, line: 1, col: 1, code: "E404", message: `cannot read the helper modules: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }] };
   }
@@ -159,7 +164,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
       if (!usedHelpers.has(name)) diagnostics.push({ file: helpers.get(name)!.file, line: helpers.get(name)!.line, col: 1, code: "E402", message: `helper "${name}" is never used by a table (remove it, or call it with $helper)` });
     }
   }
-  for (const d of dupHelpers.splice(0)) diagnostics.push({ file: d.file, line: d.line, col: 1, code: "E403", message: `helper "${d.name}" is already exported by ${d.first} (helper names are one namespace)` });
+  diagnostics.push(...helperProblems);
   // Every pinned folder's PROVENANCE.md lists its files with their sha256, and they match.
   const used = new Map<string, string[]>();
   for (const f of tableFiles) for (const [p] of readBy(f)) used.set(p, [...(used.get(p) ?? []), f]);

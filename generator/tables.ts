@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import { ANSWERS, UpstreamSchemas, type Kind, type UpstreamMethod } from "./upstream.ts";
-import { expressionParsers } from "./expressions.ts";
+import { expressionParsers, ROLES } from "./expressions.ts";
 import { parseRow, type TableEnv } from "./rows.ts";
 export { lifecycleGuard } from "./rows.ts";
 
@@ -304,7 +304,7 @@ function unionErrors(errors: ErrorObject[], doc: unknown): (ErrorObject & { code
     for (const e of under) handled.add(e);
     const what = u.schemaPath.includes("IdSpec") || (path.length >= 2 && path[path.length - 2] === "ids")
       ? { code: "E245", message: `an id is a path, a list of paths (the first present), "none", or { path | value, op, space, scope }` }
-      : { code: "E234", message: `a condition is a value, {in: [...]}, {exists: true|false} or {not: value} (state words take a role: ${["session", "thread", "turn", "item", "request", "task", "parent"].join(", ")})` };
+      : { code: "E234", message: `a condition is a value, {in: [...]}, {exists: true|false} or {not: value} (state words take a role: ${ROLES.join(", ")})` };
     out.push({ ...what, path, instancePath: u.instancePath });
   }
   for (const e of errors) if (!handled.has(e)) out.push(e);

@@ -4,7 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { clip, wholeFileDiff, type FileChange } from "./lib/shared.js";
 
 /**
  * The messages a Claude message with several content blocks is mapped as, one per block: message i is the message
@@ -59,10 +59,6 @@ export function claudeToolTitle(name: unknown, input: unknown): string | undefin
     if (typeof i[k] === "string" && i[k] !== "") return clip(i[k] as string);
   }
   return typeof name === "string" ? name : undefined;
-}
-
-function clip(s: string, n = 160): string {
-  return s.length > n ? s.slice(0, n - 1) + "…" : s;
 }
 
 /**

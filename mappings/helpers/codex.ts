@@ -4,7 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import { wholeFileDiff, type FileChange } from "./lib/shared.js";
+import { clip, shellQuote, wholeFileDiff, type FileChange } from "./lib/shared.js";
 import { num, outputText } from "./content.js";
 import { localPath } from "./acp.js";
 import { json as parseJson, str } from "../../src/normalize/row-util.js";
@@ -24,16 +24,6 @@ export function itemTitle(item: unknown): string | undefined {
   if (typeof it.query === "string") return clip(it.query);
   if (typeof it.path === "string") return clip(it.path);
   return undefined;
-}
-
-/** POSIX shell quoting of one argv element (as Codex shows a command: argv ["bash","-lc","cat a b"] → bash -lc 'cat a b'). */
-function shellQuote(arg: string): string {
-  if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return "'" + arg.replace(/'/g, `'"'"'`) + "'";
-}
-
-function clip(s: string, n = 160): string {
-  return s.length > n ? s.slice(0, n - 1) + "…" : s;
 }
 
 /**

@@ -4,7 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import type { FileChange } from "./lib/shared.js";
+import { clip, type FileChange } from "./lib/shared.js";
 import { num } from "./content.js";
 import { editFiles } from "./claude.js";
 import { json } from "../../src/normalize/row-util.js";
@@ -54,10 +54,6 @@ function cursorToolArgs(toolCall: unknown): unknown {
   return typeof p.arguments === "string" ? json(p.arguments) ?? p.arguments : p.arguments;
 }
 
-
-function clip(s: string, n = 160): string {
-  return s.length > n ? s.slice(0, n - 1) + "…" : s;
-}
 
 /**
  * Typed content of a cursor-agent `tool_call` (`{<kind>: {args, result?}}`), read from its arguments and its

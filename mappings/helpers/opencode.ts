@@ -4,7 +4,7 @@
  * the argument count, and reports helpers no table calls). Pure; never throw on provider data; undefined when there is
  * nothing to say.
  */
-import type { FileChange } from "./lib/shared.js";
+import { wholeFileDiff, type FileChange } from "./lib/shared.js";
 
 /**
  * The part of an opencode `session.diff` (the session's cumulative diff: v2 `{file?, patch?, status?}`, v1
@@ -33,13 +33,6 @@ export function opencodeTurnDiff(diff: unknown, baseline: unknown): string | und
     out.set(k, t);
   });
   return out.size ? [...out.values()].join("\n") : undefined;
-}
-
-function wholeFileDiff(file: string, before: string, after: string): string {
-  const lines = (s: string) => (s === "" ? [] : s.replace(/\n$/, "").split("\n"));
-  const a = lines(before);
-  const b = lines(after);
-  return [`--- a/${file}`, `+++ b/${file}`, `@@ -${a.length ? 1 : 0},${a.length} +${b.length ? 1 : 0},${b.length} @@`, ...a.map((l) => `-${l}`), ...b.map((l) => `+${l}`)].join("\n");
 }
 
 /**

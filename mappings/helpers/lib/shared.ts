@@ -15,3 +15,8 @@ export function shellQuote(arg: string): string {
   if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
   return "'" + arg.replace(/'/g, `'"'"'`) + "'";
 }
+
+/** A title-length text: longer texts end with "…". */
+export function clip(s: string, n = 160): string {
+  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
