@@ -253,11 +253,15 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   // The identities rows resolve: one constant per distinct IdRef (role, op and how the id is read), shared by rows.
   const refNames = new Map<string, string>();
   const refDecls: string[] = [];
+  const refCount = new Map<string, number>();
   const refOf = (id: IdIR): string => {
     const literal = idRefLiteral(id);
     let name = refNames.get(literal);
     if (!name) {
-      name = `ID_${id.role}_${id.op}${refDecls.filter((d) => d.startsWith(`const ID_${id.role}_${id.op}`)).length ? `_${refDecls.filter((d) => d.startsWith(`const ID_${id.role}_${id.op}`)).length + 1}` : ""}`;
+      const base = `ID_${id.role}_${id.op}`;
+      const n = (refCount.get(base) ?? 0) + 1;
+      refCount.set(base, n);
+      name = n === 1 ? base : `${base}_${n}`;
       refNames.set(literal, name);
       refDecls.push(`const ${name}: IdRef = ${literal};`);
     }

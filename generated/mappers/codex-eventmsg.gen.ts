@@ -266,7 +266,7 @@ const ID_turn_close: IdRef = { role: "turn", op: "close", field: "turn_id", requ
 const ID_request_closeCurrent: IdRef = { role: "request", op: "closeCurrent", space: "server" };
 const ID_turn_close_2: IdRef = { role: "turn", op: "close", field: "meta.id" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
-const ID_turn_close_4: IdRef = { role: "turn", op: "close", field: "turn_id" };
+const ID_turn_close_3: IdRef = { role: "turn", op: "close", field: "turn_id" };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_use: IdRef = { role: "thread", op: "use", field: "thread_id", required: true };
 const ID_item_use: IdRef = { role: "item", op: "use", field: "item_id", required: true };
@@ -278,13 +278,13 @@ const ID_item_use_2: IdRef = { role: "item", op: "use", field: "item (value)" };
 const ID_item_open_2: IdRef = { role: "item", op: "open", field: "item.id", required: true };
 const ID_item_close_2: IdRef = { role: "item", op: "close", field: "item.id", required: true };
 const ID_item_open_3: IdRef = { role: "item", op: "open", field: "call_id", required: true };
-const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "call_id", required: true };
+const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "call_id", required: true };
 const ID_item_use_3: IdRef = { role: "item", op: "use", field: "call_id", required: true };
 const ID_item_close_3: IdRef = { role: "item", op: "close", field: "call_id", required: true };
 const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "approval_id" };
 const ID_request_open_2: IdRef = { role: "request", op: "open", space: "server", field: "call_id", required: true };
 const ID_request_open_3: IdRef = { role: "request", op: "open", space: "server", field: "id", required: true };
-const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "id", required: true };
+const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "id", required: true };
 const ID_item_open_4: IdRef = { role: "item", op: "open", field: "callId", required: true };
 const ID_request_open_4: IdRef = { role: "request", op: "open", space: "server", field: "callId", required: true };
 const ID_item_use_4: IdRef = { role: "item", op: "use", field: "msg.target_item_id" };
@@ -405,7 +405,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
-  cx.ref(ID_turn_close_4, m.turn_id);
+  cx.ref(ID_turn_close_3, m.turn_id);
   cx.ref(ID_request_closeCurrent);
   cx.closeOpen("failed", "the turn was aborted before this item completed", ["reasoning"]);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
@@ -1029,7 +1029,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_3, m.call_id);
-  cx.ref(ID_request_close_2, m.call_id);
+  cx.ref(ID_request_close, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: map_decision("approved"),
@@ -1069,7 +1069,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, m.call_id);
-  cx.ref(ID_request_close_2, m.call_id);
+  cx.ref(ID_request_close, m.call_id);
   cx.snapshot("command_output", m.aggregated_output, undefined);
   cx.snapshot("command_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
@@ -1169,7 +1169,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close_3, m.id);
+  cx.ref(ID_request_close_2, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: map_decision("abandoned"),
@@ -1183,7 +1183,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_3, m.call_id);
-  cx.ref(ID_request_close_2, m.call_id);
+  cx.ref(ID_request_close, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
     decision: map_decision("approved"),
@@ -1222,7 +1222,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, m.call_id);
-  cx.ref(ID_request_close_2, m.call_id);
+  cx.ref(ID_request_close, m.call_id);
   cx.snapshot("file_change_output", m.stdout, undefined);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -1374,7 +1374,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, m.call_id);
-  cx.ref(ID_request_close_2, m.call_id);
+  cx.ref(ID_request_close, m.call_id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "dynamic_tool_call",
     resolution: { success: m.success, contentItems: m.content_items, error: m.error },
