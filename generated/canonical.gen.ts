@@ -827,6 +827,8 @@ export const ID_PREFIXES = {
   "RuntimeTaskId": "tsk"
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
+/** The canonical stream's contract version (every event's schemaVersion); changes only for a breaking change. */
+export const CANONICAL_SCHEMA_VERSION = 1 as const;
 export const PROVIDER_KIND_VALUES = ["codex","claude","cursor","acp","opencode"] as const;
 export const RUNTIME_EVENT_SOURCE_VALUES = ["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","opencode.event","agentnorm.runtime"] as const;
 export const CANONICAL_ITEM_TYPE_VALUES = ["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"] as const;
@@ -839,6 +841,18 @@ export const PLAN_STEP_STATUS_VALUES = ["pending","inProgress","completed"] as c
 export const CONTENT_STREAM_KIND_VALUES = ["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"] as const;
 export const REQUEST_DECISION_VALUES = ["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"] as const;
 export const RUNTIME_ERROR_CLASS_VALUES = ["provider_error","transport_error","permission_error","validation_error","unknown"] as const;
+/** What a request asks of the host: a renderer picks its card by this (canonical.yaml `requestKinds`). */
+export type RequestKind = "permission" | "question" | "host_call";
+export const REQUEST_KIND: { readonly [T in CanonicalRequestType]: RequestKind } = {
+  "command_execution_approval": "permission",
+  "file_change_approval": "permission",
+  "apply_patch_approval": "permission",
+  "exec_command_approval": "permission",
+  "unknown": "permission",
+  "tool_user_input": "question",
+  "dynamic_tool_call": "host_call",
+  "auth_tokens_refresh": "host_call"
+};
 
 /** Payload of each canonical event type. */
 export interface RuntimeEventPayloadByType {
@@ -892,9 +906,11 @@ export interface RuntimeEventPayloadByType {
 /** The envelope every event shares (ids, sequence, parentId, raw.rule). */
 export interface RuntimeEventBase<TType extends CanonicalRuntimeEventType, TPayload> {
   eventId: EventId;
+  /** The canonical stream's contract version; changes only for a breaking change. */
+  schemaVersion: 1;
   provider: ProviderKind;
   sessionId: RuntimeSessionId;
-  /** ISO 8601 date-time */
+  /** When the event happened (RFC 3339 date-time, UTC): the time the provider's message carries, else the normalizer's clock. Not an ordering: use sequence. */
   createdAt: string;
   /** Monotonic per session; the only ordering used for replay. */
   sequence: number;

@@ -34,9 +34,9 @@ export const REF_FIELD: Partial<Record<GrammarRole, string>> = {
   parent: "providerParentId",
 };
 
-export type LifecycleName = "request" | "user-input" | "item" | "turn" | "task";
+export type LifecycleName = "request" | "user-input" | "item" | "turn" | "thread" | "task";
 export type LifecyclePhase = "opens" | "body" | "ends";
-export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded";
+export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";
 export interface LifecycleEntry {
   /** The role whose id names the entity. */
   role: GrammarRole;
@@ -98,12 +98,25 @@ export const LIFECYCLE: Record<LifecycleName, LifecycleEntry> = {
     opens: ["turn.started"],
     body: [],
     ends: ["turn.completed", "turn.aborted"],
+    within: "thread",
     needsId: false,
     verify: {
-      opens: { afterEnd: "after-turn-end", again: "turn-restarted" },
+      opens: { afterEnd: "after-turn-end", again: "turn-restarted", withinNotOpened: "turn-before-thread" },
       body: {},
       ends: { notOpen: "turn-not-started", again: "turn-terminal" },
       openAtEnd: "turn-open-at-end",
+    },
+  },
+  "thread": {
+    role: "thread",
+    opens: ["thread.started"],
+    body: [],
+    ends: [],
+    needsId: false,
+    verify: {
+      opens: {},
+      body: {},
+      ends: {},
     },
   },
   "task": {
@@ -133,6 +146,7 @@ export const EVENT_LIFECYCLE: Partial<Record<CanonicalRuntimeEventType, { entity
   "turn.started": { entity: "turn", phase: "opens" },
   "turn.completed": { entity: "turn", phase: "ends" },
   "turn.aborted": { entity: "turn", phase: "ends" },
+  "thread.started": { entity: "thread", phase: "opens" },
   "task.started": { entity: "task", phase: "opens" },
   "task.progress": { entity: "task", phase: "body" },
   "task.completed": { entity: "task", phase: "ends" },

@@ -23,14 +23,16 @@ export interface CanonicalModel {
   roles: Record<string, { id: string; field?: string; ref?: string }>;
   /** entity → its lifecycle: opening, body and ending event types, and the tables' default guards. */
   lifecycle: Record<string, LifecycleEntity>;
+  /** What each request type asks of the host (kind → CanonicalRequestType values), for renderers. */
+  requestKinds: Record<string, string[]>;
 }
 
 export type GuardKind = "once" | "open" | "notStale";
 export type LifecyclePhase = "opens" | "body" | "ends";
 export const LIFECYCLE_PHASES: readonly LifecyclePhase[] = ["opens", "body", "ends"];
 /** The verifier's findings per lifecycle part (values: VERIFY_RULES names). */
-export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded";
-export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded"];
+export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";
+export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded", "withinNotOpened"];
 export interface LifecycleVerify {
   opens: Partial<Record<VerifyFindingKind, string>>;
   body: Partial<Record<VerifyFindingKind, string>>;
@@ -68,7 +70,24 @@ export function loadCanonical(file: string, text: string): { model?: CanonicalMo
       ...(l.within !== undefined ? { within: l.within } : {}), needsId: l.needsId === true,
       verify: { opens: l.verify?.opens ?? {}, body: l.verify?.body ?? {}, ends: l.verify?.ends ?? {}, ...(l.verify?.openAtEnd !== undefined ? { openAtEnd: l.verify.openAtEnd } : {}) },
     }])),
+    requestKinds: v.requestKinds ?? {},
   };
+  // Every request type has exactly one request kind (renderers pick the card by it).
+  if (v.requestKinds !== undefined) {
+    const types = new Set(model.enums.CanonicalRequestType ?? []);
+    const kindOf = new Map<string, string>();
+    if (!isMap(v.requestKinds)) ds.push(src.diag(["requestKinds"], "E114", `requestKinds must be a mapping of kind → list of CanonicalRequestType values`));
+    else for (const [k, list] of Object.entries<any>(v.requestKinds)) {
+      if (!/^[a-z][a-z_]*$/.test(k)) ds.push(src.diag(["requestKinds", k], "E114", `request kind "${k}" must be a lower-case name (letters and _)`));
+      if (!Array.isArray(list)) { ds.push(src.diag(["requestKinds", k], "E114", `request kind "${k}" takes a list of CanonicalRequestType values`)); continue; }
+      list.forEach((t: unknown, i: number) => {
+        if (typeof t !== "string" || !types.has(t)) ds.push(src.diag(["requestKinds", k, i], "E114", `"${String(t)}" is not a CanonicalRequestType value`));
+        else if (kindOf.has(t)) ds.push(src.diag(["requestKinds", k, i], "E114", `"${t}" is already of request kind "${kindOf.get(t)}"`));
+        else kindOf.set(t, k);
+      });
+    }
+    for (const t of types) if (isMap(v.requestKinds) && !kindOf.has(t)) ds.push(src.diag(["requestKinds"], "E114", `CanonicalRequestType "${t}" has no request kind`));
+  }
   const eventOf = new Map<string, string>();
   // The lifecycle names event types of the model, roles of `roles`, and guards from its own vocabulary.
   for (const [name, l] of Object.entries(model.lifecycle)) {
@@ -358,8 +377,18 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
   lines.push(`export const CANONICAL_EVENT_TYPES = ${JSON.stringify(m.eventTypes, null, 2)} as const;`);
   lines.push(`export const ID_PREFIXES = ${JSON.stringify(m.ids, null, 2)} as const;`);
   lines.push(`export type IdKind = keyof typeof ID_PREFIXES;`);
+  const sv = m.envelope.properties.schemaVersion?.const;
+  if (sv !== undefined) lines.push(`/** The canonical stream's contract version (every event's schemaVersion); changes only for a breaking change. */`, `export const CANONICAL_SCHEMA_VERSION = ${JSON.stringify(sv)} as const;`);
   for (const [name, values] of Object.entries(m.enums)) {
     lines.push(`export const ${constName(name)} = ${JSON.stringify(values)} as const;`);
+  }
+  if (Object.keys(m.requestKinds).length) {
+    const byType = Object.fromEntries(Object.entries(m.requestKinds).flatMap(([k, ts]) => ts.map((t) => [t, k])));
+    lines.push(
+      "/** What a request asks of the host: a renderer picks its card by this (canonical.yaml `requestKinds`). */",
+      `export type RequestKind = ${Object.keys(m.requestKinds).map((k) => JSON.stringify(k)).join(" | ")};`,
+      `export const REQUEST_KIND: { readonly [T in CanonicalRequestType]: RequestKind } = ${JSON.stringify(byType, null, 2)};`,
+    );
   }
   lines.push("", "/** Payload of each canonical event type. */", "export interface RuntimeEventPayloadByType {");
   for (const t of m.eventTypes) lines.push(`  ${JSON.stringify(t)}: ${payloadDefName(t)};`);
@@ -396,6 +425,7 @@ function constName(enumName: string): string {
 }
 
 function envType(key: string, s: any): string {
+  if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.$ref) return REF.exec(s.$ref)![2];
   if (s.type === "object") return key === "raw" ? "RuntimeEventRaw" : pascal(key);
   if (s.type === "integer" || s.type === "number") return "number";
@@ -403,9 +433,12 @@ function envType(key: string, s: any): string {
   return "unknown";
 }
 
+/** RFC 3339 date-time (the `date-time` format), as a RegExp so the standalone validator inlines it (no import). */
+const DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
 /** ajv standalone ESM code for the published schema; must import nothing at run time. */
 export function buildValidator(schema: any, model?: CanonicalModel): string {
-  const ajv = new Ajv({ code: { source: true, esm: true, lines: false }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"] });
+  const ajv = new Ajv({ code: { source: true, esm: true, lines: false }, inlineRefs: false, discriminator: true, strict: true, allErrors: false, messages: true, keywords: ["tsType"], formats: { "date-time": DATE_TIME } });
   const published = publishedSchema(schema);
   // A schema written wrong in canonical.yaml is the user's mistake: report it there (E112), not as a stack trace.
   if (!ajv.validateSchema(published)) {

@@ -197,6 +197,17 @@ export interface Defaults {
   ids?: Ids;
 }
 
+/**
+ * Where a message carries its own time, which becomes its events' `createdAt`: paths tried in order (the first that
+ * holds a valid time wins), on the message, or `meta.<key>` for what the input wrapper extracted. A string is read as
+ * a date (ISO 8601); a number as epoch milliseconds, or seconds with `numbers: s`. When none holds a time, the
+ * normalizer's clock gives it.
+ */
+export interface TimeSpec {
+  from: Path | Path[];
+  numbers?: "ms" | "s";
+}
+
 /** A mapping table: mappings/<surface>.yaml. */
 export interface Table {
   /** The name users pass to --from. */
@@ -218,6 +229,7 @@ export interface Table {
   /** How pushLine reports a line that is not JSON (default error; warning for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
   defaults?: Defaults;
+  time?: TimeSpec;
   maps?: Record<string, MapSpec>;
   rows: Row[];
   ignored?: Ignored[];

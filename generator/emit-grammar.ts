@@ -48,7 +48,7 @@ export function emitGrammar(m: CanonicalModel, hdr: string): string {
   L.push("};", "");
   L.push("export type LifecycleName = " + entities.map(([n]) => q(n)).join(" | ") + ";");
   L.push("export type LifecyclePhase = " + LIFECYCLE_PHASES.map(q).join(" | ") + ";");
-  L.push(`export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded";`);
+  L.push(`export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";`);
   L.push("export interface LifecycleEntry {");
   L.push("  /** The role whose id names the entity. */");
   L.push("  role: GrammarRole;");

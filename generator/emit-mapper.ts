@@ -196,7 +196,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   };
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["IdRef", "InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["IdRef", "Member", "RowContext", "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
-  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", "variantOf"] });
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), "variantOf"] });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.
@@ -322,12 +322,19 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     sf.addFunction({ name: "input", docs: ["Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any."], parameters: [{ name: "line", type: "any" }, { name: "capture", type: "any", hasQuestionToken: true }], returnType: "InputMatch | undefined", statements: body.join("\n") });
   }
 
+  if (t.time) {
+    // The message's own time (`time:` of the table): read unchecked like the input line (codegen checked each path
+    // is a field of some message of the table); the first that holds a valid time wins.
+    const tries = t.time.from.map((e) => `timeOf(${exprCode(e, new Set())}, ${lit(t.time!.numbers)})`).join(" ?? ");
+    sf.addFunction({ name: "time", docs: [`The time a message carries (${t.file}:${t.time.line}), as an ISO date-time; undefined when it carries none.`], parameters: [{ name: "m", type: "any" }, { name: "cx", type: "{ readonly meta: any }" }], returnType: "string | undefined", statements: `return ${tries};` });
+  }
+
   statements.push(`\n/** The ${t.surface} mapping table (${t.file}), compiled. */\nexport const table: SurfaceTable = {
   surface: ${lit(t.surface)},
   provider: ${lit(t.provider)},
   protocol: ${lit(t.protocol)},
   file: ${lit(t.file)},
-  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
+  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
   sources: { ${sources} },
   rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},

@@ -301,6 +301,18 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   }
 }
 
+/** Whether `segs` is a field of at least one message the table's kinds declare (a table-wide path, e.g. `time`). */
+export function fieldOfSomeMessage(segs: string[], methodMaps: Map<Kind, Map<string, UpstreamMethod>>, up: UpstreamSchemas, tagged: boolean): boolean {
+  for (const [kind, methods] of methodMaps) {
+    if (!tagged && ANSWERS[kind]) continue;
+    for (const um of methods.values()) {
+      const rooted = rootResolver(kind, um, um.up ?? up, tagged)(segs[0]);
+      if (rooted?.refs.some((r) => resolvePath(r, segs.slice(1)).ok)) return true;
+    }
+  }
+  return false;
+}
+
 function hint(known?: string[]): string {
   return known && known.length ? `; known here: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""}` : "";
 }

@@ -9,7 +9,7 @@ import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
 import { ANSWERS, UpstreamSchemas, type Kind, type UpstreamMethod } from "./upstream.ts";
 import { expressionParsers, ROLES } from "./expressions.ts";
-import { parseRow, type TableEnv } from "./rows.ts";
+import { fieldOfSomeMessage, parseRow, type TableEnv } from "./rows.ts";
 export { lifecycleGuard } from "./rows.ts";
 
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
@@ -75,7 +75,10 @@ export interface TableIR {
   /** tagged protocols: how to find the message inside an input line, tried in order. */
   input: InputIR[];
   nonJsonLines: "error" | "warning";
+  /** Where a message carries its own time (paths on the message, or `meta.<key>`), first that holds one. */
+  time?: TimeIR;
 }
+export interface TimeIR { from: (Expr & { k: "path" })[]; numbers: "ms" | "s"; line: number }
 
 export interface TableContext {
   canonical: CanonicalModel;
@@ -230,6 +233,24 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     };
   });
 
+  // 4c. The message's own time: each path must be a field of some message of the table (or a wrapper's meta key).
+  let time: TimeIR | undefined;
+  if (v.time) {
+    const from: string[] = Array.isArray(v.time.from) ? v.time.from : [v.time.from];
+    const metaKeys = new Set(input.flatMap((w) => w.meta.map(([k]) => k)));
+    const paths = from.map((x, xi) => {
+      const at = Array.isArray(v.time.from) ? ["time", "from", xi] : ["time", "from"];
+      const segs = String(x).split(".");
+      if (segs[0] === "meta") {
+        if (segs.length < 2 || !metaKeys.has(segs[1])) ds.push(src.diag(at, "E320", `time path "${x}": no input wrapper extracts meta "${segs[1] ?? ""}"${metaKeys.size ? ` (known: ${[...metaKeys].join(", ")})` : ""}`));
+        return { k: "path", root: "meta", segs: segs.slice(1) } as Expr & { k: "path" };
+      }
+      if (!fieldOfSomeMessage(segs, methodMaps, up, tagged)) ds.push(src.diag(at, "E321", `time path "${x}" is a field of no message of this table's upstream schema`));
+      return { k: "path", root: "msg", segs } as Expr & { k: "path" };
+    });
+    time = { from: paths, numbers: v.time.numbers ?? "ms", line: src.pos(["time"]).line };
+  }
+
   // 5. Ignored.
   const ignored: IgnoredIR[] = (v.ignored ?? []).map((g: any, gi: number) => {
     const known = methodMaps.get(g.kind);
@@ -252,7 +273,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const table: TableIR = {
     file, surface: v.surface, provider: v.provider, protocol: v.protocol,
     upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}) },
-    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error",
+    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}),
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
   return { table, diagnostics: dedupe(ds) };

@@ -91,7 +91,9 @@ export class UpstreamSchemas {
       const m = t?.enum?.[0] ?? t?.const;
       if (typeof m !== "string") throw schemaError(f, "E504", `oneOf member ${i} has no string "${tag}" (properties.${tag}.enum[0] or .const names the message)`, ["oneOf", i]);
       const pref: string | undefined = variant.properties?.params?.$ref;
-      out.set(m, { method: m, message: { file, doc, node: variant }, paramsRefName: pref?.split("/").pop(), up: this });
+      // Properties beside the union (e.g. a timestamp every notification carries) belong to every member.
+      const node = doc.properties && typeof doc.properties === "object" ? { ...variant, properties: { ...doc.properties, ...variant.properties } } : variant;
+      out.set(m, { method: m, message: { file, doc, node }, paramsRefName: pref?.split("/").pop(), up: this });
     });
     return out;
   }

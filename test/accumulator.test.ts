@@ -13,7 +13,7 @@ function stream(provider: CanonicalEvent["provider"] = "codex") {
   const events: CanonicalEvent[] = [];
   const ev = (type: string, payload: object = {}, ids: Partial<Record<"turnId" | "itemId" | "requestId" | "parentId" | "threadId", string>> = {}) => {
     seq++;
-    const e = { eventId: `evt_${seq}`, sequence: seq, type, provider, sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload } as unknown as CanonicalEvent;
+    const e = { eventId: `evt_${seq}`, schemaVersion: 1, sequence: seq, type, provider, sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload } as unknown as CanonicalEvent;
     events.push(e);
     return e;
   };
@@ -311,8 +311,10 @@ describe("accumulator: ordering by identity and sequence; repairs are determinis
     expect(() => { a.apply(null); a.apply({ type: 5 }); a.apply("x"); a.apply({ ...events[2], eventId: "evt_x", sequence: 9, type: "item.completed", payload: null }); a.apply({ ...events[2], eventId: "evt_y", sequence: 10, type: "no.such.type" }); }).not.toThrow();
     const s = a.snapshot();
     expect(byId(s, "itm_1:text").text).toBe("ba");
-    expect(s.problems.map((p) => p.kind)).toEqual(["out-of-order", "duplicate-event", "invalid-event", "invalid-event", "invalid-event"]);
-    expect(blocks(s).some((b) => b.kind === "status" && (b as any).message.includes("no.such.type"))).toBe(true);
+    expect(s.problems.map((p) => p.kind)).toEqual(["out-of-order", "duplicate-event", "invalid-event", "invalid-event", "invalid-event", "unknown-event-type"]);
+    // an event type this version does not know (a later contract version's) is skipped and reported, not rendered
+    expect(s.problems.at(-1)?.message).toContain("no.such.type");
+    expect(blocks(s).some((b) => b.kind === "status" && (b as any).message.includes("no.such.type"))).toBe(false);
     expect(s.eventCount).toBe(5);
   });
 

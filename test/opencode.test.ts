@@ -235,6 +235,6 @@ describe("opencode: CLI", () => {
     ];
     const r = cli(["normalize", "--from", "opencode-run", "--quiet", "-"], lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     expect(r.status, r.stderr).toBe(0);
-    expect(parse(r.stdout).map((e) => e.type)).toEqual(["turn.started", "item.started", "content.delta", "item.completed", "thread.token-usage.updated", "turn.completed"]);
+    expect(parse(r.stdout).map((e) => e.type)).toEqual(["thread.started", "turn.started", "item.started", "content.delta", "item.completed", "thread.token-usage.updated", "turn.completed"]);
   });
 });

@@ -27,7 +27,7 @@ function stream() {
   const out: any[] = [];
   const add = (type: string, payload: any, ids: Record<string, string> = {}, extra: Record<string, unknown> = {}) => {
     seq++;
-    out.push({ eventId: `evt_${seq}`, sequence: seq, type, provider: "codex", sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload, raw: { source: "agentnorm.runtime", rule: "t#r", payload: null }, ...extra });
+    out.push({ eventId: `evt_${seq}`, schemaVersion: 1, sequence: seq, type, provider: "codex", sessionId: "ses_1", createdAt: "2026-01-01T00:00:00.000Z", ...ids, payload, raw: { source: "agentnorm.runtime", rule: "t#r", payload: null }, ...extra });
     return out[out.length - 1];
   };
   return { out, add };
@@ -117,6 +117,17 @@ describe("verifier rules", () => {
       [15, "item-not-started"], [16, "item-not-started"], [18, "item-restarted"],
     ]);
     expect(r.violations[0].reason).toContain("after its item.completed (#9)");
+  });
+
+  it("turn-before-thread: a turn may start only in a thread whose thread.started came first", () => {
+    const s = goodSession();
+    s.add("turn.started", {}, { threadId: "thr_2", turnId: "trn_2" });
+    s.add("thread.started", {}, { threadId: "thr_2" });
+    s.add("turn.started", {}, { threadId: "thr_2", turnId: "trn_3" });
+    s.add("turn.started", {}, { turnId: "trn_4" });
+    const r = verifyEvents(s.out);
+    expect(r.violations.map((v) => [v.sequence, v.rule])).toEqual([[11, "turn-before-thread"]]);
+    expect(r.violations[0].reason).toBe("turn trn_2 starts in thread thr_2, which no thread.started opened before it");
   });
 
   it("turns: one terminal event — completed or aborted, not both; nothing starts after it", () => {

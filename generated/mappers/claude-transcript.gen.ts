@@ -3,7 +3,7 @@
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
 export type LineMessage = U.TranscriptLine;
@@ -17,13 +17,13 @@ const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 
-/** mappings/claude-transcript.yaml:66 — notification sdk */
+/** mappings/claude-transcript.yaml:69 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m.params);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:76 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:79 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -33,7 +33,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:93 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:96 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -52,7 +52,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:116 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:119 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -62,28 +62,28 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:135 — line user */
+/** mappings/claude-transcript.yaml:138 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:153 — line user */
+/** mappings/claude-transcript.yaml:156 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:164 — line user */
+/** mappings/claude-transcript.yaml:167 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:181 — line user */
+/** mappings/claude-transcript.yaml:184 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -91,7 +91,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:195 — line user */
+/** mappings/claude-transcript.yaml:198 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -99,7 +99,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:212 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:215 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -115,14 +115,14 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:251 — line assistant */
+/** mappings/claude-transcript.yaml:254 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:267 — line assistant */
+/** mappings/claude-transcript.yaml:270 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -130,7 +130,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:284 — line assistant */
+/** mappings/claude-transcript.yaml:287 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -138,7 +138,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:299 — line assistant */
+/** mappings/claude-transcript.yaml:302 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -146,20 +146,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:315 — line assistant */
+/** mappings/claude-transcript.yaml:318 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:335 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:338 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:349 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:352 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -168,7 +168,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:367 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:370 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -187,6 +187,11 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
+/** The time a message carries (mappings/claude-transcript.yaml:65), as an ISO date-time; undefined when it carries none. */
+function time(m: any, cx: { readonly meta: any }): string | undefined {
+  return timeOf(m?.timestamp, "ms");
+}
+
 /** The claude-transcript mapping table (mappings/claude-transcript.yaml), compiled. */
 export const table: SurfaceTable = {
   surface: "claude-transcript",
@@ -195,45 +200,46 @@ export const table: SurfaceTable = {
   file: "mappings/claude-transcript.yaml",
   tags: { line: "type", notification: "method" },
   input,
+  time,
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.2.62" },
   sources: { line: "claude.sdk.message", notification: "claude.sdk.message" },
   rows: {
     notification: {
       "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 66, run: r_step_sdk },
+        { rule: "claude-transcript#step-sdk", line: 69, run: r_step_sdk },
       ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 76, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 79, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 93, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 96, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 116, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 119, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 135, run: r_user_sidechain },
-        { rule: "claude-transcript#user-meta", line: 153, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 164, run: r_user_tool_result },
-        { rule: "claude-transcript#user-interrupted", line: 181, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 195, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-prompt", line: 212, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 138, run: r_user_sidechain },
+        { rule: "claude-transcript#user-meta", line: 156, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 167, run: r_user_tool_result },
+        { rule: "claude-transcript#user-interrupted", line: 184, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 198, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-prompt", line: 215, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain", line: 251, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 267, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 284, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 299, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 315, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain", line: 254, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 270, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 287, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 302, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 318, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 335, run: r_summary },
+        { rule: "claude-transcript#summary", line: 338, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 349, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-other", line: 367, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 352, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-other", line: 370, run: r_system_other },
       ],
     },
   },
@@ -244,7 +250,7 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:383)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:386)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:386)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:389)",
   },
 };

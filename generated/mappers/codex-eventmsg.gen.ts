@@ -7,7 +7,7 @@ import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -15,7 +15,7 @@ export type LegacyMessage = U.LegacyEventMsg;
 /** Any message of the codex-eventmsg surface. */
 export type Message = EventMessage | LegacyMessage;
 
-// map "decision" (mappings/codex-eventmsg.yaml:86)
+// map "decision" (mappings/codex-eventmsg.yaml:89)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["approved", "allow_once"],
@@ -32,7 +32,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "turnItemType" (mappings/codex-eventmsg.yaml:95)
+// map "turnItemType" (mappings/codex-eventmsg.yaml:98)
 type V_turnItemType =
   | "user_message"
   | "assistant_message"
@@ -77,7 +77,7 @@ function map_turnItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-eventmsg.yaml:118)
+// map "itemStatus" (mappings/codex-eventmsg.yaml:121)
 type V_itemStatus = "completed" | "failed" | "declined" | "inProgress";
 const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["completed", "completed"],
@@ -96,7 +96,7 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endStatus" (mappings/codex-eventmsg.yaml:130)
+// map "endStatus" (mappings/codex-eventmsg.yaml:133)
 type V_endStatus = "completed" | "failed" | "declined";
 const M_endStatus: ReadonlyMap<string, V_endStatus> = new Map([
   ["completed", "completed"],
@@ -110,7 +110,7 @@ function map_endStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:133)
+// map "exitCodeStatus" (mappings/codex-eventmsg.yaml:136)
 type V_exitCodeStatus = "completed";
 const M_exitCodeStatus: ReadonlyMap<string, V_exitCodeStatus> = new Map([
   ["0", "completed"],
@@ -122,7 +122,7 @@ function map_exitCodeStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_exitCodeStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "successStatus" (mappings/codex-eventmsg.yaml:137)
+// map "successStatus" (mappings/codex-eventmsg.yaml:140)
 type V_successStatus = "completed" | "failed";
 const M_successStatus: ReadonlyMap<string, V_successStatus> = new Map([
   ["true", "completed"],
@@ -135,7 +135,7 @@ function map_successStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_successStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:141)
+// map "mcpResultStatus" (mappings/codex-eventmsg.yaml:144)
 type V_mcpResultStatus = "completed" | "failed";
 const M_mcpResultStatus: ReadonlyMap<string, V_mcpResultStatus> = new Map([
   ["Ok", "completed"],
@@ -148,7 +148,7 @@ function map_mcpResultStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_mcpResultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "endDecision" (mappings/codex-eventmsg.yaml:145)
+// map "endDecision" (mappings/codex-eventmsg.yaml:148)
 type V_endDecision = "denied";
 const M_endDecision: ReadonlyMap<string, V_endDecision> = new Map([
   ["declined", "denied"],
@@ -160,7 +160,7 @@ function map_endDecision(v: unknown, d: unknown = "approved"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_endDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "requestEndDecision" (mappings/codex-eventmsg.yaml:150)
+// map "requestEndDecision" (mappings/codex-eventmsg.yaml:153)
 type V_requestEndDecision = "denied";
 const M_requestEndDecision: ReadonlyMap<string, V_requestEndDecision> = new Map([
   ["exec_command_approval", "denied"],
@@ -173,7 +173,7 @@ function map_requestEndDecision(v: unknown, d: unknown = "unanswered"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_requestEndDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-eventmsg.yaml:154)
+// map "hookOutcome" (mappings/codex-eventmsg.yaml:157)
 type V_hookOutcome = "success" | "error" | "cancelled";
 const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
   ["completed", "success"],
@@ -188,7 +188,7 @@ function map_hookOutcome(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "collabCallStatus" (mappings/codex-eventmsg.yaml:158)
+// map "collabCallStatus" (mappings/codex-eventmsg.yaml:161)
 type V_collabCallStatus = "failed";
 const M_collabCallStatus: ReadonlyMap<string, V_collabCallStatus> = new Map([
   ["errored", "failed"],
@@ -201,7 +201,7 @@ function map_collabCallStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_collabCallStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:162)
+// map "subAgentEndStatus" (mappings/codex-eventmsg.yaml:165)
 type V_subAgentEndStatus = "completed" | "failed";
 const M_subAgentEndStatus: ReadonlyMap<string, V_subAgentEndStatus> = new Map([
   ["completed", "completed"],
@@ -214,7 +214,7 @@ function map_subAgentEndStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_subAgentEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:166)
+// map "guardianActionItemType" (mappings/codex-eventmsg.yaml:169)
 type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call";
 const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
   ["command", "command_execution"],
@@ -230,7 +230,7 @@ function map_guardianActionItemType(v: unknown, d: unknown = "unknown"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/codex-eventmsg.yaml:175)
+// map "planDone" (mappings/codex-eventmsg.yaml:178)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -242,7 +242,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/codex-eventmsg.yaml:178)
+// map "planStatus" (mappings/codex-eventmsg.yaml:181)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -295,7 +295,7 @@ const ID_item_open_5: IdRef = { role: "item", op: "open", field: "agent_thread_i
 const ID_item_close_4: IdRef = { role: "item", op: "close", field: "agent_thread_id", required: true };
 const ID_item_use_5: IdRef = { role: "item", op: "use", field: "agent_thread_id", required: true };
 
-/** mappings/codex-eventmsg.yaml:183 — event session_configured → thread.started, session.configured */
+/** mappings/codex-eventmsg.yaml:186 — event session_configured → thread.started, session.configured */
 function r_session_configured(m: View<Member<EventMessage, "type", "session_configured">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.session_id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
@@ -303,14 +303,14 @@ function r_session_configured(m: View<Member<EventMessage, "type", "session_conf
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:207 — event shutdown_complete → session.exited */
+/** mappings/codex-eventmsg.yaml:210 — event shutdown_complete → session.exited */
 function r_shutdown_complete(m: View<Member<EventMessage, "type", "shutdown_complete">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.exited", { reason: "shutdown_complete", exitKind: "graceful" });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:223 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:226 — event task_started, turn_started → turn.started */
 function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -319,7 +319,7 @@ function r_task_started(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:245 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:248 — event task_started, turn_started → turn.started */
 function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -328,7 +328,7 @@ function r_task_started_submission(m: View<EventMessage>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:262 — event task_started, turn_started → turn.started */
+/** mappings/codex-eventmsg.yaml:265 — event task_started, turn_started → turn.started */
 function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_mint);
@@ -336,7 +336,7 @@ function r_task_started_unnamed(m: View<EventMessage>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:277 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:280 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -370,7 +370,7 @@ function r_task_complete(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:354 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:357 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -386,7 +386,7 @@ function r_task_complete_submission(m: View<EventMessage>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:392 — event task_complete, turn_complete → request.resolved, turn.completed */
+/** mappings/codex-eventmsg.yaml:395 — event task_complete, turn_complete → request.resolved, turn.completed */
 function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -401,7 +401,7 @@ function r_task_complete_unnamed(m: View<EventMessage>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:417 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:420 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(m.turn_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -417,7 +417,7 @@ function r_turn_aborted(m: View<Member<EventMessage, "type", "turn_aborted">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:451 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:454 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -433,7 +433,7 @@ function r_turn_aborted_submission(m: View<Member<EventMessage, "type", "turn_ab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:475 — event turn_aborted → request.resolved, turn.aborted */
+/** mappings/codex-eventmsg.yaml:478 — event turn_aborted → request.resolved, turn.aborted */
 function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_aborted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -448,7 +448,7 @@ function r_turn_aborted_unnamed(m: View<Member<EventMessage, "type", "turn_abort
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:497 — event turn_diff → turn.diff.updated */
+/** mappings/codex-eventmsg.yaml:500 — event turn_diff → turn.diff.updated */
 function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -456,7 +456,7 @@ function r_turn_diff(m: View<Member<EventMessage, "type", "turn_diff">>, cx: Row
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:533 — event plan_update → turn.plan.updated */
+/** mappings/codex-eventmsg.yaml:536 — event plan_update → turn.plan.updated */
 function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -467,7 +467,7 @@ function r_plan_update(m: View<Member<EventMessage, "type", "plan_update">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:545 — event plan_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:548 — event plan_delta → content.delta */
 function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -476,7 +476,7 @@ function r_plan_delta(m: View<Member<EventMessage, "type", "plan_delta">>, cx: R
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:560 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
+/** mappings/codex-eventmsg.yaml:563 — event token_count → thread.token-usage.updated, account.rate-limits.updated */
 function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -488,7 +488,7 @@ function r_token_count(m: View<Member<EventMessage, "type", "token_count">>, cx:
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:581 — event error → runtime.error */
+/** mappings/codex-eventmsg.yaml:584 — event error → runtime.error */
 function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -496,7 +496,7 @@ function r_error(m: View<Member<EventMessage, "type", "error">>, cx: RowContext)
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:595 — event stream_error → runtime.warning */
+/** mappings/codex-eventmsg.yaml:598 — event stream_error → runtime.warning */
 function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -507,7 +507,7 @@ function r_stream_error(m: View<Member<EventMessage, "type", "stream_error">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:607 — event warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:610 — event warning → runtime.warning */
 function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -515,7 +515,7 @@ function r_warning(m: View<Member<EventMessage, "type", "warning">>, cx: RowCont
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:618 — event guardian_warning → runtime.warning */
+/** mappings/codex-eventmsg.yaml:621 — event guardian_warning → runtime.warning */
 function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -523,7 +523,7 @@ function r_guardian_warning(m: View<Member<EventMessage, "type", "guardian_warni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:631 — legacy background_event → runtime.warning */
+/** mappings/codex-eventmsg.yaml:634 — legacy background_event → runtime.warning */
 function r_background_event(m: View<Member<LegacyMessage, "type", "background_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -531,13 +531,13 @@ function r_background_event(m: View<Member<LegacyMessage, "type", "background_ev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:644 — event deprecation_notice → deprecation.notice */
+/** mappings/codex-eventmsg.yaml:647 — event deprecation_notice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<EventMessage, "type", "deprecation_notice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.summary, details: text(m.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:657 — event model_reroute → model.rerouted */
+/** mappings/codex-eventmsg.yaml:660 — event model_reroute → model.rerouted */
 function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -545,7 +545,7 @@ function r_model_reroute(m: View<Member<EventMessage, "type", "model_reroute">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:670 — event model_verification → runtime.warning */
+/** mappings/codex-eventmsg.yaml:673 — event model_verification → runtime.warning */
 function r_model_verification(m: View<Member<EventMessage, "type", "model_verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -556,7 +556,7 @@ function r_model_verification(m: View<Member<EventMessage, "type", "model_verifi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:683 — event safety_buffering → runtime.warning */
+/** mappings/codex-eventmsg.yaml:686 — event safety_buffering → runtime.warning */
 function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_buffering">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -567,7 +567,7 @@ function r_safety_buffering(m: View<Member<EventMessage, "type", "safety_bufferi
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:698 — event auth_recovery_started → auth.status */
+/** mappings/codex-eventmsg.yaml:701 — event auth_recovery_started → auth.status */
 function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_recovery_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -575,7 +575,7 @@ function r_auth_recovery_started(m: View<Member<EventMessage, "type", "auth_reco
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:710 — event auth_recovery_completed → auth.status */
+/** mappings/codex-eventmsg.yaml:713 — event auth_recovery_completed → auth.status */
 function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_recovery_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -583,7 +583,7 @@ function r_auth_recovery_completed(m: View<Member<EventMessage, "type", "auth_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:723 — event context_compacted → thread.state.changed */
+/** mappings/codex-eventmsg.yaml:726 — event context_compacted → thread.state.changed */
 function r_context_compacted(m: View<Member<EventMessage, "type", "context_compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -591,21 +591,21 @@ function r_context_compacted(m: View<Member<EventMessage, "type", "context_compa
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:736 — event thread_rolled_back → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:739 — event thread_rolled_back → thread.metadata.updated */
 function r_thread_rolled_back(m: View<Member<EventMessage, "type", "thread_rolled_back">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true, rolledBackTurns: m.num_turns } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:749 — legacy thread_name_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:752 — legacy thread_name_updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<LegacyMessage, "type", "thread_name_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.emit("thread.metadata.updated", { name: (m.thread_name ?? "") });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:767 — event thread_goal_updated → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:770 — event thread_goal_updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.threadId);
   cx.ref(ID_turn_current);
@@ -613,7 +613,7 @@ function r_thread_goal_updated(m: View<Member<EventMessage, "type", "thread_goal
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:781 — event thread_settings_applied → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:784 — event thread_settings_applied → thread.metadata.updated */
 function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_settings_applied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -621,21 +621,21 @@ function r_thread_settings_applied(m: View<Member<EventMessage, "type", "thread_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:792 — event environment_connected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:795 — event environment_connected → thread.metadata.updated */
 function r_environment_connected(m: View<Member<EventMessage, "type", "environment_connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: true } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:805 — event environment_disconnected → thread.metadata.updated */
+/** mappings/codex-eventmsg.yaml:808 — event environment_disconnected → thread.metadata.updated */
 function r_environment_disconnected(m: View<Member<EventMessage, "type", "environment_disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { environment: { environmentId: m.environment_id, connected: false } } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:819 — event agent_message_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:822 — event agent_message_content_delta → content.delta */
 function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "agent_message_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -644,7 +644,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:835 — legacy agent_message_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:838 — legacy agent_message_delta → item.started, content.delta */
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -654,7 +654,7 @@ function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_mess
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:864 — event agent_message → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:867 — event agent_message → item.started, content.delta, item.completed */
 function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -670,7 +670,7 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:927 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:930 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -686,7 +686,7 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:965 — event agent_message → item.completed */
+/** mappings/codex-eventmsg.yaml:968 — event agent_message → item.completed */
 function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -700,7 +700,7 @@ function r_agent_message_unkeyed(m: View<Member<EventMessage, "type", "agent_mes
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:982 — event user_message → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:985 — event user_message → item.started, item.completed */
 function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -715,7 +715,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "user_message">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1009 — event reasoning_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1012 — event reasoning_content_delta → content.delta */
 function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoning_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -724,7 +724,7 @@ function r_reasoning_content_delta(m: View<Member<EventMessage, "type", "reasoni
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1028 — event reasoning_raw_content_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1031 — event reasoning_raw_content_delta → content.delta */
 function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -733,7 +733,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1045 — legacy agent_reasoning_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1048 — legacy agent_reasoning_delta → item.started, content.delta */
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -743,7 +743,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1066 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
+/** mappings/codex-eventmsg.yaml:1069 — legacy agent_reasoning_raw_content_delta → item.started, content.delta */
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -753,7 +753,7 @@ function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1088 — event agent_reasoning → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1091 — event agent_reasoning → item.started, content.delta, item.completed */
 function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -765,7 +765,7 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1118 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1121 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
@@ -781,7 +781,7 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1150 — event agent_reasoning → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1153 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -791,7 +791,7 @@ function r_agent_reasoning(m: View<Member<EventMessage, "type", "agent_reasoning
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1170 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1173 — event agent_reasoning_raw_content → item.started, content.delta, item.completed */
 function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_current);
@@ -803,7 +803,7 @@ function r_agent_reasoning_raw_content_restored(m: View<Member<EventMessage, "ty
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1198 — event agent_reasoning_raw_content → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1201 — event agent_reasoning_raw_content → item.started, item.completed */
 function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "agent_reasoning_raw_content">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -813,7 +813,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1219 — event agent_reasoning_section_break → item.updated */
+/** mappings/codex-eventmsg.yaml:1222 — event agent_reasoning_section_break → item.updated */
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -822,7 +822,7 @@ function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1241 — event item_started → item.started */
+/** mappings/codex-eventmsg.yaml:1244 — event item_started → item.started */
 function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -842,7 +842,7 @@ function r_item_started(m: View<Member<EventMessage, "type", "item_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1272 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1275 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -865,7 +865,7 @@ function r_item_completed_agent_message_restored(m: View<Member<EventMessage, "t
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1303 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1306 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -906,7 +906,7 @@ function r_item_completed_reasoning_restored(m: View<Member<EventMessage, "type"
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1380 — event item_completed → item.started, content.delta, item.completed */
+/** mappings/codex-eventmsg.yaml:1383 — event item_completed → item.started, content.delta, item.completed */
 function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg" && m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -923,7 +923,7 @@ function r_item_completed_plan_restored(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1413 — event item_completed → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:1416 — event item_completed → item.started, item.completed */
 function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(cx.line?.type === "event_msg")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -952,7 +952,7 @@ function r_item_completed_restored(m: View<Member<EventMessage, "type", "item_co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1452 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1455 — event item_completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "AgentMessage")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -968,7 +968,7 @@ function r_item_completed_agent_message(m: View<Member<EventMessage, "type", "it
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1476 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1479 — event item_completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Reasoning")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -985,7 +985,7 @@ function r_item_completed_reasoning(m: View<Member<EventMessage, "type", "item_c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1501 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1504 — event item_completed → item.completed */
 function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   if (!(m.item?.type === "Plan")) return false;
   cx.ref(ID_thread_use, m.thread_id);
@@ -1001,7 +1001,7 @@ function r_item_completed_plan(m: View<Member<EventMessage, "type", "item_comple
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1525 — event item_completed → item.completed */
+/** mappings/codex-eventmsg.yaml:1528 — event item_completed → item.completed */
 function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.thread_id);
   cx.ref(ID_turn_current);
@@ -1024,7 +1024,7 @@ function r_item_completed(m: View<Member<EventMessage, "type", "item_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1560 — event exec_command_begin → request.resolved, item.started */
+/** mappings/codex-eventmsg.yaml:1563 — event exec_command_begin → request.resolved, item.started */
 function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1046,7 +1046,7 @@ function r_exec_command_begin(m: View<Member<EventMessage, "type", "exec_command
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1591 — event exec_command_output_delta → content.delta */
+/** mappings/codex-eventmsg.yaml:1594 — event exec_command_output_delta → content.delta */
 function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_command_output_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1055,7 +1055,7 @@ function r_exec_command_output_delta(m: View<Member<EventMessage, "type", "exec_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1608 — event terminal_interaction → item.updated */
+/** mappings/codex-eventmsg.yaml:1611 — event terminal_interaction → item.updated */
 function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_interaction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1064,7 +1064,7 @@ function r_terminal_interaction(m: View<Member<EventMessage, "type", "terminal_i
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1624 — event exec_command_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1627 — event exec_command_end → request.resolved, item.completed */
 function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1091,7 +1091,7 @@ function r_exec_command_end(m: View<Member<EventMessage, "type", "exec_command_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1668 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1671 — event exec_approval_request → request.opened */
 function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   if (!(m.approval_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1107,7 +1107,7 @@ function r_exec_approval_request_subcommand(m: View<Member<EventMessage, "type",
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1687 — event exec_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1690 — event exec_approval_request → request.opened */
 function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1122,7 +1122,7 @@ function r_exec_approval_request(m: View<Member<EventMessage, "type", "exec_appr
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1705 — event apply_patch_approval_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1708 — event apply_patch_approval_request → request.opened */
 function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "apply_patch_approval_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1137,7 +1137,7 @@ function r_apply_patch_approval_request(m: View<Member<EventMessage, "type", "ap
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1723 — event request_permissions → request.opened */
+/** mappings/codex-eventmsg.yaml:1726 — event request_permissions → request.opened */
 function r_request_permissions(m: View<Member<EventMessage, "type", "request_permissions">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1146,7 +1146,7 @@ function r_request_permissions(m: View<Member<EventMessage, "type", "request_per
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1738 — event request_user_input → user-input.requested, request.opened */
+/** mappings/codex-eventmsg.yaml:1741 — event request_user_input → user-input.requested, request.opened */
 function r_request_user_input(m: View<Member<EventMessage, "type", "request_user_input">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1156,7 +1156,7 @@ function r_request_user_input(m: View<Member<EventMessage, "type", "request_user
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1757 — event elicitation_request → request.opened */
+/** mappings/codex-eventmsg.yaml:1760 — event elicitation_request → request.opened */
 function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1165,7 +1165,7 @@ function r_elicitation_request(m: View<Member<EventMessage, "type", "elicitation
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1772 — event elicitation_abandoned → request.resolved */
+/** mappings/codex-eventmsg.yaml:1775 — event elicitation_abandoned → request.resolved */
 function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitation_abandoned">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1178,7 +1178,7 @@ function r_elicitation_abandoned(m: View<Member<EventMessage, "type", "elicitati
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1793 — event patch_apply_begin → request.resolved, item.started, item.updated */
+/** mappings/codex-eventmsg.yaml:1796 — event patch_apply_begin → request.resolved, item.started, item.updated */
 function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1204,7 +1204,7 @@ function r_patch_apply_begin(m: View<Member<EventMessage, "type", "patch_apply_b
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1831 — event patch_apply_updated → item.updated */
+/** mappings/codex-eventmsg.yaml:1834 — event patch_apply_updated → item.updated */
 function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1217,7 +1217,7 @@ function r_patch_apply_updated(m: View<Member<EventMessage, "type", "patch_apply
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1846 — event patch_apply_end → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:1849 — event patch_apply_end → request.resolved, item.completed */
 function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1240,7 +1240,7 @@ function r_patch_apply_end(m: View<Member<EventMessage, "type", "patch_apply_end
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1907 — event mcp_tool_call_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1910 — event mcp_tool_call_begin → item.started */
 function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_call_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1257,7 +1257,7 @@ function r_mcp_tool_call_begin(m: View<Member<EventMessage, "type", "mcp_tool_ca
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1926 — event mcp_tool_call_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1929 — event mcp_tool_call_end → item.completed */
 function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1277,7 +1277,7 @@ function r_mcp_tool_call_end(m: View<Member<EventMessage, "type", "mcp_tool_call
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1952 — event web_search_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1955 — event web_search_begin → item.started */
 function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1286,7 +1286,7 @@ function r_web_search_begin(m: View<Member<EventMessage, "type", "web_search_beg
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1966 — event web_search_end → item.completed */
+/** mappings/codex-eventmsg.yaml:1969 — event web_search_end → item.completed */
 function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1301,7 +1301,7 @@ function r_web_search_end(m: View<Member<EventMessage, "type", "web_search_end">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1984 — event image_generation_begin → item.started */
+/** mappings/codex-eventmsg.yaml:1987 — event image_generation_begin → item.started */
 function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_generation_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1314,7 +1314,7 @@ function r_image_generation_begin(m: View<Member<EventMessage, "type", "image_ge
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:1999 — event image_generation_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2002 — event image_generation_end → item.completed */
 function r_image_generation_end(m: View<Member<EventMessage, "type", "image_generation_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1330,7 +1330,7 @@ function r_image_generation_end(m: View<Member<EventMessage, "type", "image_gene
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2019 — event view_image_tool_call → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2022 — event view_image_tool_call → item.started, item.completed */
 function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image_tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1351,7 +1351,7 @@ function r_view_image_tool_call(m: View<Member<EventMessage, "type", "view_image
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2044 — event dynamic_tool_call_request → item.started, request.opened */
+/** mappings/codex-eventmsg.yaml:2047 — event dynamic_tool_call_request → item.started, request.opened */
 function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynamic_tool_call_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1369,7 +1369,7 @@ function r_dynamic_tool_call_request(m: View<Member<EventMessage, "type", "dynam
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2069 — event dynamic_tool_call_response → request.resolved, item.completed */
+/** mappings/codex-eventmsg.yaml:2072 — event dynamic_tool_call_response → request.resolved, item.completed */
 function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dynamic_tool_call_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1393,7 +1393,7 @@ function r_dynamic_tool_call_response(m: View<Member<EventMessage, "type", "dyna
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2098 — event hook_started → hook.started */
+/** mappings/codex-eventmsg.yaml:2101 — event hook_started → hook.started */
 function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1401,7 +1401,7 @@ function r_hook_started(m: View<Member<EventMessage, "type", "hook_started">>, c
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2111 — event hook_completed → hook.completed */
+/** mappings/codex-eventmsg.yaml:2114 — event hook_completed → hook.completed */
 function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1413,19 +1413,19 @@ function r_hook_completed(m: View<Member<EventMessage, "type", "hook_completed">
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2124 — event mcp_startup_update → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2127 — event mcp_startup_update → mcp.status.updated */
 function r_mcp_startup_update(m: View<Member<EventMessage, "type", "mcp_startup_update">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { name: m.server, status: m.status?.state, error: m.status?.error } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2136 — event mcp_startup_complete → mcp.status.updated */
+/** mappings/codex-eventmsg.yaml:2139 — event mcp_startup_complete → mcp.status.updated */
 function r_mcp_startup_complete(m: View<Member<EventMessage, "type", "mcp_startup_complete">>, cx: RowContext): boolean {
   cx.emit("mcp.status.updated", { status: { ready: m.ready, failed: m.failed, cancelled: m.cancelled } });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2149 — event entered_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2152 — event entered_review_mode → item.started, item.completed */
 function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1444,7 +1444,7 @@ function r_entered_review_mode(m: View<Member<EventMessage, "type", "entered_rev
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2171 — event exited_review_mode → item.started, item.completed */
+/** mappings/codex-eventmsg.yaml:2174 — event exited_review_mode → item.started, item.completed */
 function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_review_mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1454,14 +1454,14 @@ function r_exited_review_mode(m: View<Member<EventMessage, "type", "exited_revie
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2192 — event realtime_conversation_started → thread.realtime.started */
+/** mappings/codex-eventmsg.yaml:2195 — event realtime_conversation_started → thread.realtime.started */
 function r_realtime_conversation_started(m: View<Member<EventMessage, "type", "realtime_conversation_started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.session_id, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2205 — event realtime_conversation_realtime → thread.realtime.audio.delta */
+/** mappings/codex-eventmsg.yaml:2208 — event realtime_conversation_realtime → thread.realtime.audio.delta */
 function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.AudioOut != null)) return false;
   cx.ref(ID_thread_current);
@@ -1469,7 +1469,7 @@ function r_realtime_conversation_audio(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2220 — event realtime_conversation_realtime → thread.realtime.error */
+/** mappings/codex-eventmsg.yaml:2223 — event realtime_conversation_realtime → thread.realtime.error */
 function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   if (!(m.payload?.Error != null)) return false;
   cx.ref(ID_thread_current);
@@ -1477,21 +1477,21 @@ function r_realtime_conversation_error(m: View<Member<EventMessage, "type", "rea
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2236 — event realtime_conversation_realtime → thread.realtime.item-added */
+/** mappings/codex-eventmsg.yaml:2239 — event realtime_conversation_realtime → thread.realtime.item-added */
 function r_realtime_conversation_item(m: View<Member<EventMessage, "type", "realtime_conversation_realtime">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2249 — event realtime_conversation_closed → thread.realtime.closed */
+/** mappings/codex-eventmsg.yaml:2252 — event realtime_conversation_closed → thread.realtime.closed */
 function r_realtime_conversation_closed(m: View<Member<EventMessage, "type", "realtime_conversation_closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.closed", { reason: text(m.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2264 — event guardian_assessment → item.updated */
+/** mappings/codex-eventmsg.yaml:2267 — event guardian_assessment → item.updated */
 function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_assessment">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1511,7 +1511,7 @@ function r_guardian_assessment(m: View<Member<EventMessage, "type", "guardian_as
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2281 — event collab_agent_spawn_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2284 — event collab_agent_spawn_begin → item.started */
 function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab_agent_spawn_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1525,7 +1525,7 @@ function r_collab_agent_spawn_begin(m: View<Member<EventMessage, "type", "collab
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2298 — event collab_agent_spawn_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2301 — event collab_agent_spawn_end → item.completed */
 function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_agent_spawn_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1540,7 +1540,7 @@ function r_collab_agent_spawn_end(m: View<Member<EventMessage, "type", "collab_a
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2320 — event collab_agent_interaction_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2323 — event collab_agent_interaction_begin → item.started */
 function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "collab_agent_interaction_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1555,7 +1555,7 @@ function r_collab_agent_interaction_begin(m: View<Member<EventMessage, "type", "
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2338 — event collab_agent_interaction_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2341 — event collab_agent_interaction_end → item.completed */
 function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "collab_agent_interaction_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1570,7 +1570,7 @@ function r_collab_agent_interaction_end(m: View<Member<EventMessage, "type", "co
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2358 — event collab_waiting_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2361 — event collab_waiting_begin → item.started */
 function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_waiting_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1584,7 +1584,7 @@ function r_collab_waiting_begin(m: View<Member<EventMessage, "type", "collab_wai
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2375 — event collab_waiting_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2378 — event collab_waiting_end → item.completed */
 function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiting_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1598,7 +1598,7 @@ function r_collab_waiting_end(m: View<Member<EventMessage, "type", "collab_waiti
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2393 — event collab_close_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2396 — event collab_close_begin → item.started */
 function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1613,7 +1613,7 @@ function r_collab_close_begin(m: View<Member<EventMessage, "type", "collab_close
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2411 — event collab_close_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2414 — event collab_close_end → item.completed */
 function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1628,7 +1628,7 @@ function r_collab_close_end(m: View<Member<EventMessage, "type", "collab_close_e
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2430 — event collab_resume_begin → item.started */
+/** mappings/codex-eventmsg.yaml:2433 — event collab_resume_begin → item.started */
 function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resume_begin">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1643,7 +1643,7 @@ function r_collab_resume_begin(m: View<Member<EventMessage, "type", "collab_resu
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2448 — event collab_resume_end → item.completed */
+/** mappings/codex-eventmsg.yaml:2451 — event collab_resume_end → item.completed */
 function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume_end">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.sender_thread_id);
   cx.ref(ID_turn_current);
@@ -1658,7 +1658,7 @@ function r_collab_resume_end(m: View<Member<EventMessage, "type", "collab_resume
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2469 — event sub_agent_activity → item.started */
+/** mappings/codex-eventmsg.yaml:2472 — event sub_agent_activity → item.started */
 function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!(m.kind === "started")) return false;
   cx.ref(ID_thread_current);
@@ -1673,7 +1673,7 @@ function r_sub_agent_activity_started(m: View<Member<EventMessage, "type", "sub_
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2487 — event sub_agent_activity → item.completed */
+/** mappings/codex-eventmsg.yaml:2490 — event sub_agent_activity → item.completed */
 function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   if (!((m.kind === "completed" || m.kind === "interrupted"))) return false;
   cx.ref(ID_thread_current);
@@ -1688,7 +1688,7 @@ function r_sub_agent_activity_ended(m: View<Member<EventMessage, "type", "sub_ag
   return true;
 }
 
-/** mappings/codex-eventmsg.yaml:2506 — event sub_agent_activity → item.updated */
+/** mappings/codex-eventmsg.yaml:2509 — event sub_agent_activity → item.updated */
 function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_activity">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1700,7 +1700,7 @@ function r_sub_agent_activity(m: View<Member<EventMessage, "type", "sub_agent_ac
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
   // mappings/codex-eventmsg.yaml:55 — input wrapper "tui-log"
-  if (line?.kind === "codex_event" && line?.dir != null) return { wrapper: "tui-log", message: line?.payload?.msg, meta: { id: line?.payload?.id } };
+  if (line?.kind === "codex_event" && line?.dir != null) return { wrapper: "tui-log", message: line?.payload?.msg, meta: { id: line?.payload?.id, ts: line?.ts } };
   // mappings/codex-eventmsg.yaml:59 — input wrapper "tui-other"
   if (line?.kind != null && line?.dir != null) return { ignore: "codex-eventmsg#input-tui-other" };
   // mappings/codex-eventmsg.yaml:62 — input wrapper "rollout"
@@ -1714,6 +1714,11 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return undefined;
 }
 
+/** The time a message carries (mappings/codex-eventmsg.yaml:79), as an ISO date-time; undefined when it carries none. */
+function time(m: any, cx: { readonly meta: any }): string | undefined {
+  return timeOf(cx.meta?.timestamp, "ms") ?? timeOf(cx.meta?.ts, "ms");
+}
+
 /** The codex-eventmsg mapping table (mappings/codex-eventmsg.yaml), compiled. */
 export const table: SurfaceTable = {
   surface: "codex-eventmsg",
@@ -1722,294 +1727,295 @@ export const table: SurfaceTable = {
   file: "mappings/codex-eventmsg.yaml",
   tags: { event: "type", legacy: "type" },
   input,
+  time,
   nonJsonLines: "warning",
   upstream: { package: "@openai/codex", version: "0.171.0" },
   sources: { event: "codex.eventmsg", legacy: "codex.eventmsg" },
   rows: {
     event: {
       "session_configured": [
-        { rule: "codex-eventmsg#session-configured", line: 183, run: r_session_configured },
+        { rule: "codex-eventmsg#session-configured", line: 186, run: r_session_configured },
       ],
       "shutdown_complete": [
-        { rule: "codex-eventmsg#shutdown-complete", line: 207, run: r_shutdown_complete },
+        { rule: "codex-eventmsg#shutdown-complete", line: 210, run: r_shutdown_complete },
       ],
       "task_started": [
-        { rule: "codex-eventmsg#task-started", line: 223, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 245, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 262, run: r_task_started_unnamed },
+        { rule: "codex-eventmsg#task-started", line: 226, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 248, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 265, run: r_task_started_unnamed },
       ],
       "turn_started": [
-        { rule: "codex-eventmsg#task-started", line: 223, run: r_task_started },
-        { rule: "codex-eventmsg#task-started-submission", line: 245, run: r_task_started_submission },
-        { rule: "codex-eventmsg#task-started-unnamed", line: 262, run: r_task_started_unnamed },
+        { rule: "codex-eventmsg#task-started", line: 226, run: r_task_started },
+        { rule: "codex-eventmsg#task-started-submission", line: 248, run: r_task_started_submission },
+        { rule: "codex-eventmsg#task-started-unnamed", line: 265, run: r_task_started_unnamed },
       ],
       "task_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 277, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 354, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 392, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete", line: 280, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 357, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 395, run: r_task_complete_unnamed },
       ],
       "turn_complete": [
-        { rule: "codex-eventmsg#task-complete", line: 277, run: r_task_complete },
-        { rule: "codex-eventmsg#task-complete-submission", line: 354, run: r_task_complete_submission },
-        { rule: "codex-eventmsg#task-complete-unnamed", line: 392, run: r_task_complete_unnamed },
+        { rule: "codex-eventmsg#task-complete", line: 280, run: r_task_complete },
+        { rule: "codex-eventmsg#task-complete-submission", line: 357, run: r_task_complete_submission },
+        { rule: "codex-eventmsg#task-complete-unnamed", line: 395, run: r_task_complete_unnamed },
       ],
       "turn_aborted": [
-        { rule: "codex-eventmsg#turn-aborted", line: 417, run: r_turn_aborted },
-        { rule: "codex-eventmsg#turn-aborted-submission", line: 451, run: r_turn_aborted_submission },
-        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 475, run: r_turn_aborted_unnamed },
+        { rule: "codex-eventmsg#turn-aborted", line: 420, run: r_turn_aborted },
+        { rule: "codex-eventmsg#turn-aborted-submission", line: 454, run: r_turn_aborted_submission },
+        { rule: "codex-eventmsg#turn-aborted-unnamed", line: 478, run: r_turn_aborted_unnamed },
       ],
       "turn_diff": [
-        { rule: "codex-eventmsg#turn-diff", line: 497, run: r_turn_diff },
+        { rule: "codex-eventmsg#turn-diff", line: 500, run: r_turn_diff },
       ],
       "plan_update": [
-        { rule: "codex-eventmsg#plan-update", line: 533, run: r_plan_update },
+        { rule: "codex-eventmsg#plan-update", line: 536, run: r_plan_update },
       ],
       "plan_delta": [
-        { rule: "codex-eventmsg#plan-delta", line: 545, run: r_plan_delta },
+        { rule: "codex-eventmsg#plan-delta", line: 548, run: r_plan_delta },
       ],
       "token_count": [
-        { rule: "codex-eventmsg#token-count", line: 560, run: r_token_count },
+        { rule: "codex-eventmsg#token-count", line: 563, run: r_token_count },
       ],
       "error": [
-        { rule: "codex-eventmsg#error", line: 581, run: r_error },
+        { rule: "codex-eventmsg#error", line: 584, run: r_error },
       ],
       "stream_error": [
-        { rule: "codex-eventmsg#stream-error", line: 595, run: r_stream_error },
+        { rule: "codex-eventmsg#stream-error", line: 598, run: r_stream_error },
       ],
       "warning": [
-        { rule: "codex-eventmsg#warning", line: 607, run: r_warning },
+        { rule: "codex-eventmsg#warning", line: 610, run: r_warning },
       ],
       "guardian_warning": [
-        { rule: "codex-eventmsg#guardian-warning", line: 618, run: r_guardian_warning },
+        { rule: "codex-eventmsg#guardian-warning", line: 621, run: r_guardian_warning },
       ],
       "deprecation_notice": [
-        { rule: "codex-eventmsg#deprecation-notice", line: 644, run: r_deprecation_notice },
+        { rule: "codex-eventmsg#deprecation-notice", line: 647, run: r_deprecation_notice },
       ],
       "model_reroute": [
-        { rule: "codex-eventmsg#model-reroute", line: 657, run: r_model_reroute },
+        { rule: "codex-eventmsg#model-reroute", line: 660, run: r_model_reroute },
       ],
       "model_verification": [
-        { rule: "codex-eventmsg#model-verification", line: 670, run: r_model_verification },
+        { rule: "codex-eventmsg#model-verification", line: 673, run: r_model_verification },
       ],
       "safety_buffering": [
-        { rule: "codex-eventmsg#safety-buffering", line: 683, run: r_safety_buffering },
+        { rule: "codex-eventmsg#safety-buffering", line: 686, run: r_safety_buffering },
       ],
       "auth_recovery_started": [
-        { rule: "codex-eventmsg#auth-recovery-started", line: 698, run: r_auth_recovery_started },
+        { rule: "codex-eventmsg#auth-recovery-started", line: 701, run: r_auth_recovery_started },
       ],
       "auth_recovery_completed": [
-        { rule: "codex-eventmsg#auth-recovery-completed", line: 710, run: r_auth_recovery_completed },
+        { rule: "codex-eventmsg#auth-recovery-completed", line: 713, run: r_auth_recovery_completed },
       ],
       "context_compacted": [
-        { rule: "codex-eventmsg#context-compacted", line: 723, run: r_context_compacted },
+        { rule: "codex-eventmsg#context-compacted", line: 726, run: r_context_compacted },
       ],
       "thread_rolled_back": [
-        { rule: "codex-eventmsg#thread-rolled-back", line: 736, run: r_thread_rolled_back },
+        { rule: "codex-eventmsg#thread-rolled-back", line: 739, run: r_thread_rolled_back },
       ],
       "thread_goal_updated": [
-        { rule: "codex-eventmsg#thread-goal-updated", line: 767, run: r_thread_goal_updated },
+        { rule: "codex-eventmsg#thread-goal-updated", line: 770, run: r_thread_goal_updated },
       ],
       "thread_settings_applied": [
-        { rule: "codex-eventmsg#thread-settings-applied", line: 781, run: r_thread_settings_applied },
+        { rule: "codex-eventmsg#thread-settings-applied", line: 784, run: r_thread_settings_applied },
       ],
       "environment_connected": [
-        { rule: "codex-eventmsg#environment-connected", line: 792, run: r_environment_connected },
+        { rule: "codex-eventmsg#environment-connected", line: 795, run: r_environment_connected },
       ],
       "environment_disconnected": [
-        { rule: "codex-eventmsg#environment-disconnected", line: 805, run: r_environment_disconnected },
+        { rule: "codex-eventmsg#environment-disconnected", line: 808, run: r_environment_disconnected },
       ],
       "agent_message_content_delta": [
-        { rule: "codex-eventmsg#agent-message-content-delta", line: 819, run: r_agent_message_content_delta },
+        { rule: "codex-eventmsg#agent-message-content-delta", line: 822, run: r_agent_message_content_delta },
       ],
       "agent_message": [
-        { rule: "codex-eventmsg#agent-message-restored", line: 864, run: r_agent_message_restored },
-        { rule: "codex-eventmsg#agent-message", line: 927, run: r_agent_message },
-        { rule: "codex-eventmsg#agent-message-unkeyed", line: 965, run: r_agent_message_unkeyed },
+        { rule: "codex-eventmsg#agent-message-restored", line: 867, run: r_agent_message_restored },
+        { rule: "codex-eventmsg#agent-message", line: 930, run: r_agent_message },
+        { rule: "codex-eventmsg#agent-message-unkeyed", line: 968, run: r_agent_message_unkeyed },
       ],
       "user_message": [
-        { rule: "codex-eventmsg#user-message", line: 982, run: r_user_message },
+        { rule: "codex-eventmsg#user-message", line: 985, run: r_user_message },
       ],
       "reasoning_content_delta": [
-        { rule: "codex-eventmsg#reasoning-content-delta", line: 1009, run: r_reasoning_content_delta },
+        { rule: "codex-eventmsg#reasoning-content-delta", line: 1012, run: r_reasoning_content_delta },
       ],
       "reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1028, run: r_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#reasoning-raw-content-delta", line: 1031, run: r_reasoning_raw_content_delta },
       ],
       "agent_reasoning": [
-        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1088, run: r_agent_reasoning_restored },
-        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1118, run: r_agent_reasoning_streamed },
-        { rule: "codex-eventmsg#agent-reasoning", line: 1150, run: r_agent_reasoning },
+        { rule: "codex-eventmsg#agent-reasoning-restored", line: 1091, run: r_agent_reasoning_restored },
+        { rule: "codex-eventmsg#agent-reasoning-streamed", line: 1121, run: r_agent_reasoning_streamed },
+        { rule: "codex-eventmsg#agent-reasoning", line: 1153, run: r_agent_reasoning },
       ],
       "agent_reasoning_raw_content": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1170, run: r_agent_reasoning_raw_content_restored },
-        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1198, run: r_agent_reasoning_raw_content },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-restored", line: 1173, run: r_agent_reasoning_raw_content_restored },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content", line: 1201, run: r_agent_reasoning_raw_content },
       ],
       "agent_reasoning_section_break": [
-        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1219, run: r_agent_reasoning_section_break },
+        { rule: "codex-eventmsg#agent-reasoning-section-break", line: 1222, run: r_agent_reasoning_section_break },
       ],
       "item_started": [
-        { rule: "codex-eventmsg#item-started", line: 1241, run: r_item_started },
+        { rule: "codex-eventmsg#item-started", line: 1244, run: r_item_started },
       ],
       "item_completed": [
-        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1272, run: r_item_completed_agent_message_restored },
-        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1303, run: r_item_completed_reasoning_restored },
-        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1380, run: r_item_completed_plan_restored },
-        { rule: "codex-eventmsg#item-completed-restored", line: 1413, run: r_item_completed_restored },
-        { rule: "codex-eventmsg#item-completed-agent-message", line: 1452, run: r_item_completed_agent_message },
-        { rule: "codex-eventmsg#item-completed-reasoning", line: 1476, run: r_item_completed_reasoning },
-        { rule: "codex-eventmsg#item-completed-plan", line: 1501, run: r_item_completed_plan },
-        { rule: "codex-eventmsg#item-completed", line: 1525, run: r_item_completed },
+        { rule: "codex-eventmsg#item-completed-agent-message-restored", line: 1275, run: r_item_completed_agent_message_restored },
+        { rule: "codex-eventmsg#item-completed-reasoning-restored", line: 1306, run: r_item_completed_reasoning_restored },
+        { rule: "codex-eventmsg#item-completed-plan-restored", line: 1383, run: r_item_completed_plan_restored },
+        { rule: "codex-eventmsg#item-completed-restored", line: 1416, run: r_item_completed_restored },
+        { rule: "codex-eventmsg#item-completed-agent-message", line: 1455, run: r_item_completed_agent_message },
+        { rule: "codex-eventmsg#item-completed-reasoning", line: 1479, run: r_item_completed_reasoning },
+        { rule: "codex-eventmsg#item-completed-plan", line: 1504, run: r_item_completed_plan },
+        { rule: "codex-eventmsg#item-completed", line: 1528, run: r_item_completed },
       ],
       "exec_command_begin": [
-        { rule: "codex-eventmsg#exec-command-begin", line: 1560, run: r_exec_command_begin },
+        { rule: "codex-eventmsg#exec-command-begin", line: 1563, run: r_exec_command_begin },
       ],
       "exec_command_output_delta": [
-        { rule: "codex-eventmsg#exec-command-output-delta", line: 1591, run: r_exec_command_output_delta },
+        { rule: "codex-eventmsg#exec-command-output-delta", line: 1594, run: r_exec_command_output_delta },
       ],
       "terminal_interaction": [
-        { rule: "codex-eventmsg#terminal-interaction", line: 1608, run: r_terminal_interaction },
+        { rule: "codex-eventmsg#terminal-interaction", line: 1611, run: r_terminal_interaction },
       ],
       "exec_command_end": [
-        { rule: "codex-eventmsg#exec-command-end", line: 1624, run: r_exec_command_end },
+        { rule: "codex-eventmsg#exec-command-end", line: 1627, run: r_exec_command_end },
       ],
       "exec_approval_request": [
-        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1668, run: r_exec_approval_request_subcommand },
-        { rule: "codex-eventmsg#exec-approval-request", line: 1687, run: r_exec_approval_request },
+        { rule: "codex-eventmsg#exec-approval-request-subcommand", line: 1671, run: r_exec_approval_request_subcommand },
+        { rule: "codex-eventmsg#exec-approval-request", line: 1690, run: r_exec_approval_request },
       ],
       "apply_patch_approval_request": [
-        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1705, run: r_apply_patch_approval_request },
+        { rule: "codex-eventmsg#apply-patch-approval-request", line: 1708, run: r_apply_patch_approval_request },
       ],
       "request_permissions": [
-        { rule: "codex-eventmsg#request-permissions", line: 1723, run: r_request_permissions },
+        { rule: "codex-eventmsg#request-permissions", line: 1726, run: r_request_permissions },
       ],
       "request_user_input": [
-        { rule: "codex-eventmsg#request-user-input", line: 1738, run: r_request_user_input },
+        { rule: "codex-eventmsg#request-user-input", line: 1741, run: r_request_user_input },
       ],
       "elicitation_request": [
-        { rule: "codex-eventmsg#elicitation-request", line: 1757, run: r_elicitation_request },
+        { rule: "codex-eventmsg#elicitation-request", line: 1760, run: r_elicitation_request },
       ],
       "elicitation_abandoned": [
-        { rule: "codex-eventmsg#elicitation-abandoned", line: 1772, run: r_elicitation_abandoned },
+        { rule: "codex-eventmsg#elicitation-abandoned", line: 1775, run: r_elicitation_abandoned },
       ],
       "patch_apply_begin": [
-        { rule: "codex-eventmsg#patch-apply-begin", line: 1793, run: r_patch_apply_begin },
+        { rule: "codex-eventmsg#patch-apply-begin", line: 1796, run: r_patch_apply_begin },
       ],
       "patch_apply_updated": [
-        { rule: "codex-eventmsg#patch-apply-updated", line: 1831, run: r_patch_apply_updated },
+        { rule: "codex-eventmsg#patch-apply-updated", line: 1834, run: r_patch_apply_updated },
       ],
       "patch_apply_end": [
-        { rule: "codex-eventmsg#patch-apply-end", line: 1846, run: r_patch_apply_end },
+        { rule: "codex-eventmsg#patch-apply-end", line: 1849, run: r_patch_apply_end },
       ],
       "mcp_tool_call_begin": [
-        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1907, run: r_mcp_tool_call_begin },
+        { rule: "codex-eventmsg#mcp-tool-call-begin", line: 1910, run: r_mcp_tool_call_begin },
       ],
       "mcp_tool_call_end": [
-        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1926, run: r_mcp_tool_call_end },
+        { rule: "codex-eventmsg#mcp-tool-call-end", line: 1929, run: r_mcp_tool_call_end },
       ],
       "web_search_begin": [
-        { rule: "codex-eventmsg#web-search-begin", line: 1952, run: r_web_search_begin },
+        { rule: "codex-eventmsg#web-search-begin", line: 1955, run: r_web_search_begin },
       ],
       "web_search_end": [
-        { rule: "codex-eventmsg#web-search-end", line: 1966, run: r_web_search_end },
+        { rule: "codex-eventmsg#web-search-end", line: 1969, run: r_web_search_end },
       ],
       "image_generation_begin": [
-        { rule: "codex-eventmsg#image-generation-begin", line: 1984, run: r_image_generation_begin },
+        { rule: "codex-eventmsg#image-generation-begin", line: 1987, run: r_image_generation_begin },
       ],
       "image_generation_end": [
-        { rule: "codex-eventmsg#image-generation-end", line: 1999, run: r_image_generation_end },
+        { rule: "codex-eventmsg#image-generation-end", line: 2002, run: r_image_generation_end },
       ],
       "view_image_tool_call": [
-        { rule: "codex-eventmsg#view-image-tool-call", line: 2019, run: r_view_image_tool_call },
+        { rule: "codex-eventmsg#view-image-tool-call", line: 2022, run: r_view_image_tool_call },
       ],
       "dynamic_tool_call_request": [
-        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2044, run: r_dynamic_tool_call_request },
+        { rule: "codex-eventmsg#dynamic-tool-call-request", line: 2047, run: r_dynamic_tool_call_request },
       ],
       "dynamic_tool_call_response": [
-        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2069, run: r_dynamic_tool_call_response },
+        { rule: "codex-eventmsg#dynamic-tool-call-response", line: 2072, run: r_dynamic_tool_call_response },
       ],
       "hook_started": [
-        { rule: "codex-eventmsg#hook-started", line: 2098, run: r_hook_started },
+        { rule: "codex-eventmsg#hook-started", line: 2101, run: r_hook_started },
       ],
       "hook_completed": [
-        { rule: "codex-eventmsg#hook-completed", line: 2111, run: r_hook_completed },
+        { rule: "codex-eventmsg#hook-completed", line: 2114, run: r_hook_completed },
       ],
       "mcp_startup_update": [
-        { rule: "codex-eventmsg#mcp-startup-update", line: 2124, run: r_mcp_startup_update },
+        { rule: "codex-eventmsg#mcp-startup-update", line: 2127, run: r_mcp_startup_update },
       ],
       "mcp_startup_complete": [
-        { rule: "codex-eventmsg#mcp-startup-complete", line: 2136, run: r_mcp_startup_complete },
+        { rule: "codex-eventmsg#mcp-startup-complete", line: 2139, run: r_mcp_startup_complete },
       ],
       "entered_review_mode": [
-        { rule: "codex-eventmsg#entered-review-mode", line: 2149, run: r_entered_review_mode },
+        { rule: "codex-eventmsg#entered-review-mode", line: 2152, run: r_entered_review_mode },
       ],
       "exited_review_mode": [
-        { rule: "codex-eventmsg#exited-review-mode", line: 2171, run: r_exited_review_mode },
+        { rule: "codex-eventmsg#exited-review-mode", line: 2174, run: r_exited_review_mode },
       ],
       "realtime_conversation_started": [
-        { rule: "codex-eventmsg#realtime-conversation-started", line: 2192, run: r_realtime_conversation_started },
+        { rule: "codex-eventmsg#realtime-conversation-started", line: 2195, run: r_realtime_conversation_started },
       ],
       "realtime_conversation_realtime": [
-        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2205, run: r_realtime_conversation_audio },
-        { rule: "codex-eventmsg#realtime-conversation-error", line: 2220, run: r_realtime_conversation_error },
-        { rule: "codex-eventmsg#realtime-conversation-item", line: 2236, run: r_realtime_conversation_item },
+        { rule: "codex-eventmsg#realtime-conversation-audio", line: 2208, run: r_realtime_conversation_audio },
+        { rule: "codex-eventmsg#realtime-conversation-error", line: 2223, run: r_realtime_conversation_error },
+        { rule: "codex-eventmsg#realtime-conversation-item", line: 2239, run: r_realtime_conversation_item },
       ],
       "realtime_conversation_closed": [
-        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2249, run: r_realtime_conversation_closed },
+        { rule: "codex-eventmsg#realtime-conversation-closed", line: 2252, run: r_realtime_conversation_closed },
       ],
       "guardian_assessment": [
-        { rule: "codex-eventmsg#guardian-assessment", line: 2264, run: r_guardian_assessment },
+        { rule: "codex-eventmsg#guardian-assessment", line: 2267, run: r_guardian_assessment },
       ],
       "collab_agent_spawn_begin": [
-        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2281, run: r_collab_agent_spawn_begin },
+        { rule: "codex-eventmsg#collab-agent-spawn-begin", line: 2284, run: r_collab_agent_spawn_begin },
       ],
       "collab_agent_spawn_end": [
-        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2298, run: r_collab_agent_spawn_end },
+        { rule: "codex-eventmsg#collab-agent-spawn-end", line: 2301, run: r_collab_agent_spawn_end },
       ],
       "collab_agent_interaction_begin": [
-        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2320, run: r_collab_agent_interaction_begin },
+        { rule: "codex-eventmsg#collab-agent-interaction-begin", line: 2323, run: r_collab_agent_interaction_begin },
       ],
       "collab_agent_interaction_end": [
-        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2338, run: r_collab_agent_interaction_end },
+        { rule: "codex-eventmsg#collab-agent-interaction-end", line: 2341, run: r_collab_agent_interaction_end },
       ],
       "collab_waiting_begin": [
-        { rule: "codex-eventmsg#collab-waiting-begin", line: 2358, run: r_collab_waiting_begin },
+        { rule: "codex-eventmsg#collab-waiting-begin", line: 2361, run: r_collab_waiting_begin },
       ],
       "collab_waiting_end": [
-        { rule: "codex-eventmsg#collab-waiting-end", line: 2375, run: r_collab_waiting_end },
+        { rule: "codex-eventmsg#collab-waiting-end", line: 2378, run: r_collab_waiting_end },
       ],
       "collab_close_begin": [
-        { rule: "codex-eventmsg#collab-close-begin", line: 2393, run: r_collab_close_begin },
+        { rule: "codex-eventmsg#collab-close-begin", line: 2396, run: r_collab_close_begin },
       ],
       "collab_close_end": [
-        { rule: "codex-eventmsg#collab-close-end", line: 2411, run: r_collab_close_end },
+        { rule: "codex-eventmsg#collab-close-end", line: 2414, run: r_collab_close_end },
       ],
       "collab_resume_begin": [
-        { rule: "codex-eventmsg#collab-resume-begin", line: 2430, run: r_collab_resume_begin },
+        { rule: "codex-eventmsg#collab-resume-begin", line: 2433, run: r_collab_resume_begin },
       ],
       "collab_resume_end": [
-        { rule: "codex-eventmsg#collab-resume-end", line: 2448, run: r_collab_resume_end },
+        { rule: "codex-eventmsg#collab-resume-end", line: 2451, run: r_collab_resume_end },
       ],
       "sub_agent_activity": [
-        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2469, run: r_sub_agent_activity_started },
-        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2487, run: r_sub_agent_activity_ended },
-        { rule: "codex-eventmsg#sub-agent-activity", line: 2506, run: r_sub_agent_activity },
+        { rule: "codex-eventmsg#sub-agent-activity-started", line: 2472, run: r_sub_agent_activity_started },
+        { rule: "codex-eventmsg#sub-agent-activity-ended", line: 2490, run: r_sub_agent_activity_ended },
+        { rule: "codex-eventmsg#sub-agent-activity", line: 2509, run: r_sub_agent_activity },
       ],
     },
     legacy: {
       "background_event": [
-        { rule: "codex-eventmsg#background-event", line: 631, run: r_background_event },
+        { rule: "codex-eventmsg#background-event", line: 634, run: r_background_event },
       ],
       "thread_name_updated": [
-        { rule: "codex-eventmsg#thread-name-updated", line: 749, run: r_thread_name_updated },
+        { rule: "codex-eventmsg#thread-name-updated", line: 752, run: r_thread_name_updated },
       ],
       "agent_message_delta": [
-        { rule: "codex-eventmsg#agent-message-delta", line: 835, run: r_agent_message_delta },
+        { rule: "codex-eventmsg#agent-message-delta", line: 838, run: r_agent_message_delta },
       ],
       "agent_reasoning_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1045, run: r_agent_reasoning_delta },
+        { rule: "codex-eventmsg#agent-reasoning-delta", line: 1048, run: r_agent_reasoning_delta },
       ],
       "agent_reasoning_raw_content_delta": [
-        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1066, run: r_agent_reasoning_raw_content_delta },
+        { rule: "codex-eventmsg#agent-reasoning-raw-content-delta", line: 1069, run: r_agent_reasoning_raw_content_delta },
       ],
     },
   },
@@ -2035,14 +2041,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2522)",
-    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2525)",
-    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2528)",
-    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2531)",
-    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2534)",
-    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2537)",
-    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2540)",
-    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2543)",
+    "codex-eventmsg#ignored-event-1": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-eventmsg.yaml:2525)",
+    "codex-eventmsg#ignored-event-2": "opaque first-party moderation metadata meant for client presentation; no canonical event carries it (mappings/codex-eventmsg.yaml:2528)",
+    "codex-eventmsg#ignored-event-3": "the client's queue of not-yet-sent prompts changed (carries only the thread id) (mappings/codex-eventmsg.yaml:2531)",
+    "codex-eventmsg#ignored-event-4": "answers the client's request for the realtime voice catalog; not conversation activity (mappings/codex-eventmsg.yaml:2534)",
+    "codex-eventmsg#ignored-event-5": "raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) (mappings/codex-eventmsg.yaml:2537)",
+    "codex-eventmsg#ignored-legacy-6": "progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity (mappings/codex-eventmsg.yaml:2540)",
+    "codex-eventmsg#ignored-legacy-7": "answers the client's request for an entry of the prompt-history file (composer history), not conversation content (mappings/codex-eventmsg.yaml:2543)",
+    "codex-eventmsg#ignored-legacy-8": "answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity (mappings/codex-eventmsg.yaml:2546)",
     "codex-eventmsg#input-tui-other": "TUI session-log lines that are not agent events: the TUI's own operations (op), app/key events, history inserts, log lines and session markers (mappings/codex-eventmsg.yaml:59)",
     "codex-eventmsg#input-rollout-other": "rollout lines that are not event_msg (session_meta, response_item, turn_context, …): read rollout files with --from codex-rollout (mappings/codex-eventmsg.yaml:66)",
   },

@@ -5,14 +5,14 @@
 import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-rollout.gen.js";
 
 export type LineMessage = U.RolloutLine;
 /** Any message of the codex-rollout surface. */
 export type Message = LineMessage;
 
-// map "toolItemType" (mappings/codex-rollout.yaml:49)
+// map "toolItemType" (mappings/codex-rollout.yaml:52)
 type V_toolItemType =
   | "command_execution"
   | "file_change"
@@ -44,7 +44,7 @@ function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-rollout.yaml:68)
+// map "itemStatus" (mappings/codex-rollout.yaml:71)
 type V_itemStatus = "inProgress" | "completed" | "failed";
 const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["in_progress", "inProgress"],
@@ -71,7 +71,7 @@ const ID_item_close: IdRef = { role: "item", op: "close", field: "payload.id" };
 const ID_item_open: IdRef = { role: "item", op: "open", field: "payload.call_id" };
 const ID_item_close_2: IdRef = { role: "item", op: "close", field: "payload.call_id" };
 
-/** mappings/codex-rollout.yaml:79 — line session_meta → session.started, thread.started */
+/** mappings/codex-rollout.yaml:82 — line session_meta → session.started, thread.started */
 function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx: RowContext): boolean {
   cx.ref(ID_session_use, m.payload?.id);
   cx.ref(ID_thread_open, m.payload?.id);
@@ -92,7 +92,7 @@ function r_session_meta(m: View<Member<LineMessage, "type", "session_meta">>, cx
   return true;
 }
 
-/** mappings/codex-rollout.yaml:108 — line turn_context → session.configured */
+/** mappings/codex-rollout.yaml:111 — line turn_context → session.configured */
 function r_turn_context(m: View<Member<LineMessage, "type", "turn_context">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -100,14 +100,14 @@ function r_turn_context(m: View<Member<LineMessage, "type", "turn_context">>, cx
   return true;
 }
 
-/** mappings/codex-rollout.yaml:124 — line dynamic_tools_updated → thread.metadata.updated */
+/** mappings/codex-rollout.yaml:127 — line dynamic_tools_updated → thread.metadata.updated */
 function r_dynamic_tools_updated(m: View<Member<LineMessage, "type", "dynamic_tools_updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.payload?.thread_id);
   cx.emit("thread.metadata.updated", { metadata: { dynamicTools: m.payload?.tools } });
   return true;
 }
 
-/** mappings/codex-rollout.yaml:138 — line compacted → thread.state.changed */
+/** mappings/codex-rollout.yaml:141 — line compacted → thread.state.changed */
 function r_compacted(m: View<Member<LineMessage, "type", "compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -115,13 +115,13 @@ function r_compacted(m: View<Member<LineMessage, "type", "compacted">>, cx: RowC
   return true;
 }
 
-/** mappings/codex-rollout.yaml:157 — line event_msg */
+/** mappings/codex-rollout.yaml:160 — line event_msg */
 function r_event_msg(m: View<Member<LineMessage, "type", "event_msg">>, cx: RowContext): boolean {
   cx.delegate("codex-eventmsg", m.payload);
   return true;
 }
 
-/** mappings/codex-rollout.yaml:167 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:170 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "message")) return false;
   cx.ref(ID_thread_current);
@@ -143,7 +143,7 @@ function r_response_item_message(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:236 — line response_item → item.started, content.delta, item.completed */
+/** mappings/codex-rollout.yaml:239 — line response_item → item.started, content.delta, item.completed */
 function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "reasoning")) return false;
   cx.ref(ID_thread_current);
@@ -171,7 +171,7 @@ function r_response_item_reasoning(m: View<Member<LineMessage, "type", "response
   return true;
 }
 
-/** mappings/codex-rollout.yaml:284 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:287 — line response_item → item.started */
 function r_response_item_function_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call" || m.payload?.type === "custom_tool_call"))) return false;
   cx.ref(ID_thread_current);
@@ -191,7 +191,7 @@ function r_response_item_function_call(m: View<Member<LineMessage, "type", "resp
   return true;
 }
 
-/** mappings/codex-rollout.yaml:332 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:335 — line response_item → item.started */
 function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "local_shell_call")) return false;
   cx.ref(ID_thread_current);
@@ -207,7 +207,7 @@ function r_response_item_local_shell_call(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:353 — line response_item → item.started */
+/** mappings/codex-rollout.yaml:356 — line response_item → item.started */
 function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "tool_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -224,7 +224,7 @@ function r_response_item_tool_search_call(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:378 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:381 — line response_item → item.started, item.completed */
 function r_response_item_call_output(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "function_call_output" || m.payload?.type === "custom_tool_call_output" || m.payload?.type === "tool_search_output"))) return false;
   cx.ref(ID_thread_current);
@@ -244,7 +244,7 @@ function r_response_item_call_output(m: View<Member<LineMessage, "type", "respon
   return true;
 }
 
-/** mappings/codex-rollout.yaml:429 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:432 — line response_item → item.started, item.completed */
 function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "web_search_call")) return false;
   cx.ref(ID_thread_current);
@@ -266,7 +266,7 @@ function r_response_item_web_search_call(m: View<Member<LineMessage, "type", "re
   return true;
 }
 
-/** mappings/codex-rollout.yaml:458 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:461 — line response_item → item.started, item.completed */
 function r_response_item_image_generation_call(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "image_generation_call")) return false;
   cx.ref(ID_thread_current);
@@ -281,7 +281,7 @@ function r_response_item_image_generation_call(m: View<Member<LineMessage, "type
   return true;
 }
 
-/** mappings/codex-rollout.yaml:483 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:486 — line response_item → item.started, item.completed */
 function r_response_item_compaction(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction" || m.payload?.type === "context_compaction"))) return false;
   cx.ref(ID_thread_current);
@@ -295,7 +295,7 @@ function r_response_item_compaction(m: View<Member<LineMessage, "type", "respons
   return true;
 }
 
-/** mappings/codex-rollout.yaml:507 — line response_item → item.started, item.completed */
+/** mappings/codex-rollout.yaml:510 — line response_item → item.started, item.completed */
 function r_response_item_agent_message(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "agent_message")) return false;
   cx.ref(ID_thread_current);
@@ -313,7 +313,7 @@ function r_response_item_agent_message(m: View<Member<LineMessage, "type", "resp
   return true;
 }
 
-/** mappings/codex-rollout.yaml:532 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:535 — line response_item → session.configured */
 function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "additional_tools")) return false;
   cx.ref(ID_thread_current);
@@ -322,7 +322,7 @@ function r_response_item_additional_tools(m: View<Member<LineMessage, "type", "r
   return true;
 }
 
-/** mappings/codex-rollout.yaml:548 — line response_item → session.configured */
+/** mappings/codex-rollout.yaml:551 — line response_item → session.configured */
 function r_response_item_configuration_update(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "configuration_update")) return false;
   cx.ref(ID_thread_current);
@@ -331,7 +331,7 @@ function r_response_item_configuration_update(m: View<Member<LineMessage, "type"
   return true;
 }
 
-/** mappings/codex-rollout.yaml:567 — line response_item → runtime.warning */
+/** mappings/codex-rollout.yaml:570 — line response_item → runtime.warning */
 function r_response_item_markers(m: View<Member<LineMessage, "type", "response_item">>, cx: RowContext): boolean {
   if (!((m.payload?.type === "compaction_trigger" || m.payload?.type === "other"))) return false;
   if (m.payload?.type === "other") cx.emit("runtime.warning", {
@@ -341,7 +341,7 @@ function r_response_item_markers(m: View<Member<LineMessage, "type", "response_i
   return true;
 }
 
-/** mappings/codex-rollout.yaml:585 — line realtime_item → thread.realtime.started */
+/** mappings/codex-rollout.yaml:588 — line realtime_item → thread.realtime.started */
 function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_started")) return false;
   cx.ref(ID_thread_current);
@@ -349,7 +349,7 @@ function r_realtime_session_started(m: View<Member<LineMessage, "type", "realtim
   return true;
 }
 
-/** mappings/codex-rollout.yaml:600 — line realtime_item → thread.realtime.closed */
+/** mappings/codex-rollout.yaml:603 — line realtime_item → thread.realtime.closed */
 function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   if (!(m.payload?.type === "realtime_session_closed")) return false;
   cx.ref(ID_thread_current);
@@ -357,11 +357,16 @@ function r_realtime_session_closed(m: View<Member<LineMessage, "type", "realtime
   return true;
 }
 
-/** mappings/codex-rollout.yaml:614 — line realtime_item → thread.realtime.item-added */
+/** mappings/codex-rollout.yaml:617 — line realtime_item → thread.realtime.item-added */
 function r_realtime_item(m: View<Member<LineMessage, "type", "realtime_item">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.realtime.item-added", { item: m.payload });
   return true;
+}
+
+/** The time a message carries (mappings/codex-rollout.yaml:46), as an ISO date-time; undefined when it carries none. */
+function time(m: any, cx: { readonly meta: any }): string | undefined {
+  return timeOf(m?.timestamp, "ms");
 }
 
 /** The codex-rollout mapping table (mappings/codex-rollout.yaml), compiled. */
@@ -371,44 +376,45 @@ export const table: SurfaceTable = {
   protocol: "tagged",
   file: "mappings/codex-rollout.yaml",
   tags: { line: "type" },
+  time,
   upstream: { package: "@openai/codex", version: "0.171.0" },
   sources: { line: "codex.eventmsg" },
   rows: {
     line: {
       "session_meta": [
-        { rule: "codex-rollout#session-meta", line: 79, run: r_session_meta },
+        { rule: "codex-rollout#session-meta", line: 82, run: r_session_meta },
       ],
       "turn_context": [
-        { rule: "codex-rollout#turn-context", line: 108, run: r_turn_context },
+        { rule: "codex-rollout#turn-context", line: 111, run: r_turn_context },
       ],
       "dynamic_tools_updated": [
-        { rule: "codex-rollout#dynamic-tools-updated", line: 124, run: r_dynamic_tools_updated },
+        { rule: "codex-rollout#dynamic-tools-updated", line: 127, run: r_dynamic_tools_updated },
       ],
       "compacted": [
-        { rule: "codex-rollout#compacted", line: 138, run: r_compacted },
+        { rule: "codex-rollout#compacted", line: 141, run: r_compacted },
       ],
       "event_msg": [
-        { rule: "codex-rollout#event-msg", line: 157, run: r_event_msg },
+        { rule: "codex-rollout#event-msg", line: 160, run: r_event_msg },
       ],
       "response_item": [
-        { rule: "codex-rollout#response-item-message", line: 167, run: r_response_item_message },
-        { rule: "codex-rollout#response-item-reasoning", line: 236, run: r_response_item_reasoning },
-        { rule: "codex-rollout#response-item-function-call", line: 284, run: r_response_item_function_call },
-        { rule: "codex-rollout#response-item-local-shell-call", line: 332, run: r_response_item_local_shell_call },
-        { rule: "codex-rollout#response-item-tool-search-call", line: 353, run: r_response_item_tool_search_call },
-        { rule: "codex-rollout#response-item-call-output", line: 378, run: r_response_item_call_output },
-        { rule: "codex-rollout#response-item-web-search-call", line: 429, run: r_response_item_web_search_call },
-        { rule: "codex-rollout#response-item-image-generation-call", line: 458, run: r_response_item_image_generation_call },
-        { rule: "codex-rollout#response-item-compaction", line: 483, run: r_response_item_compaction },
-        { rule: "codex-rollout#response-item-agent-message", line: 507, run: r_response_item_agent_message },
-        { rule: "codex-rollout#response-item-additional-tools", line: 532, run: r_response_item_additional_tools },
-        { rule: "codex-rollout#response-item-configuration-update", line: 548, run: r_response_item_configuration_update },
-        { rule: "codex-rollout#response-item-markers", line: 567, run: r_response_item_markers },
+        { rule: "codex-rollout#response-item-message", line: 170, run: r_response_item_message },
+        { rule: "codex-rollout#response-item-reasoning", line: 239, run: r_response_item_reasoning },
+        { rule: "codex-rollout#response-item-function-call", line: 287, run: r_response_item_function_call },
+        { rule: "codex-rollout#response-item-local-shell-call", line: 335, run: r_response_item_local_shell_call },
+        { rule: "codex-rollout#response-item-tool-search-call", line: 356, run: r_response_item_tool_search_call },
+        { rule: "codex-rollout#response-item-call-output", line: 381, run: r_response_item_call_output },
+        { rule: "codex-rollout#response-item-web-search-call", line: 432, run: r_response_item_web_search_call },
+        { rule: "codex-rollout#response-item-image-generation-call", line: 461, run: r_response_item_image_generation_call },
+        { rule: "codex-rollout#response-item-compaction", line: 486, run: r_response_item_compaction },
+        { rule: "codex-rollout#response-item-agent-message", line: 510, run: r_response_item_agent_message },
+        { rule: "codex-rollout#response-item-additional-tools", line: 535, run: r_response_item_additional_tools },
+        { rule: "codex-rollout#response-item-configuration-update", line: 551, run: r_response_item_configuration_update },
+        { rule: "codex-rollout#response-item-markers", line: 570, run: r_response_item_markers },
       ],
       "realtime_item": [
-        { rule: "codex-rollout#realtime-session-started", line: 585, run: r_realtime_session_started },
-        { rule: "codex-rollout#realtime-session-closed", line: 600, run: r_realtime_session_closed },
-        { rule: "codex-rollout#realtime-item", line: 614, run: r_realtime_item },
+        { rule: "codex-rollout#realtime-session-started", line: 588, run: r_realtime_session_started },
+        { rule: "codex-rollout#realtime-session-closed", line: 603, run: r_realtime_session_closed },
+        { rule: "codex-rollout#realtime-item", line: 617, run: r_realtime_item },
       ],
     },
   },
@@ -423,10 +429,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:628)",
-    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:631)",
-    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:634)",
-    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:637)",
-    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:640)",
+    "codex-rollout#ignored-line-1": "per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice (mappings/codex-rollout.yaml:631)",
+    "codex-rollout#ignored-line-2": "a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity (mappings/codex-rollout.yaml:634)",
+    "codex-rollout#ignored-line-3": "bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own (mappings/codex-rollout.yaml:637)",
+    "codex-rollout#ignored-line-4": "scores of Codex's internal safety classifier for the session; no canonical event carries them (mappings/codex-rollout.yaml:640)",
+    "codex-rollout#ignored-line-5": "the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines (mappings/codex-rollout.yaml:643)",
   },
 };

@@ -5,14 +5,14 @@
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
 /** Any message of the cursor-cli surface. */
 export type Message = EventMessage;
 
-// map "toolName" (mappings/cursor-cli.yaml:51)
+// map "toolName" (mappings/cursor-cli.yaml:54)
 type V_toolName =
   | "shell"
   | "edit"
@@ -51,7 +51,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKind" (mappings/cursor-cli.yaml:68)
+// map "toolKind" (mappings/cursor-cli.yaml:71)
 type V_toolKind =
   | "command_execution"
   | "file_change"
@@ -85,7 +85,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-cli.yaml:88)
+// map "todoStatus" (mappings/cursor-cli.yaml:91)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -110,7 +110,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "cursorResultStatus" (mappings/cursor-cli.yaml:92)
+// map "cursorResultStatus" (mappings/cursor-cli.yaml:95)
 type V_cursorResultStatus = "completed" | "declined";
 const M_cursorResultStatus: ReadonlyMap<string, V_cursorResultStatus> = new Map([
   ["(none)", "completed"],
@@ -138,7 +138,7 @@ const ID_item_close_2: IdRef = { role: "item", op: "close", field: "call_id", re
 const ID_item_use: IdRef = { role: "item", op: "use", field: "call_id", required: true };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 
-/** mappings/cursor-cli.yaml:97 — event system → session.started, thread.started, session.configured */
+/** mappings/cursor-cli.yaml:100 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -158,7 +158,7 @@ function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:123 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:126 — event system → runtime.warning */
 function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.emit("runtime.warning", {
@@ -168,7 +168,7 @@ function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: Row
   return true;
 }
 
-/** mappings/cursor-cli.yaml:138 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:141 — event user → turn.started, item.completed */
 function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_mint);
@@ -184,7 +184,7 @@ function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:162 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:165 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -198,7 +198,7 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:191 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:194 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -220,7 +220,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:234 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:237 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(m.subtype === "delta")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -231,7 +231,7 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
   return true;
 }
 
-/** mappings/cursor-cli.yaml:255 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:258 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -241,7 +241,7 @@ function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:282 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:285 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "started")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -282,7 +282,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:334 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:337 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -313,7 +313,7 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:368 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:371 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -363,7 +363,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:432 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:435 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -387,7 +387,7 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:457 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:460 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -402,7 +402,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:487 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:490 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -428,6 +428,11 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
+/** The time a message carries (mappings/cursor-cli.yaml:44), as an ISO date-time; undefined when it carries none. */
+function time(m: any, cx: { readonly meta: any }): string | undefined {
+  return timeOf(m?.timestamp_ms, "ms");
+}
+
 /** The cursor-cli mapping table (mappings/cursor-cli.yaml), compiled. */
 export const table: SurfaceTable = {
   surface: "cursor-cli",
@@ -436,34 +441,35 @@ export const table: SurfaceTable = {
   file: "mappings/cursor-cli.yaml",
   tags: { event: "type" },
   input,
+  time,
   upstream: { package: "cursor-agent stream-json (agentnorm's schema)", version: "2026-11-30" },
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
       "system": [
-        { rule: "cursor-cli#system-init", line: 97, run: r_system_init },
-        { rule: "cursor-cli#system-other", line: 123, run: r_system_other },
+        { rule: "cursor-cli#system-init", line: 100, run: r_system_init },
+        { rule: "cursor-cli#system-other", line: 126, run: r_system_other },
       ],
       "user": [
-        { rule: "cursor-cli#user", line: 138, run: r_user },
+        { rule: "cursor-cli#user", line: 141, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-cli#assistant-delta", line: 162, run: r_assistant_delta },
-        { rule: "cursor-cli#assistant-message", line: 191, run: r_assistant_message },
+        { rule: "cursor-cli#assistant-delta", line: 165, run: r_assistant_delta },
+        { rule: "cursor-cli#assistant-message", line: 194, run: r_assistant_message },
       ],
       "thinking": [
-        { rule: "cursor-cli#thinking-delta", line: 234, run: r_thinking_delta },
-        { rule: "cursor-cli#thinking-completed", line: 255, run: r_thinking_completed },
+        { rule: "cursor-cli#thinking-delta", line: 237, run: r_thinking_delta },
+        { rule: "cursor-cli#thinking-completed", line: 258, run: r_thinking_completed },
       ],
       "tool_call": [
-        { rule: "cursor-cli#tool-call-started", line: 282, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 334, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 368, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 432, run: r_tool_call_other },
+        { rule: "cursor-cli#tool-call-started", line: 285, run: r_tool_call_started },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 337, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 371, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 435, run: r_tool_call_other },
       ],
       "result": [
-        { rule: "cursor-cli#result-success", line: 457, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 487, run: r_result_failed },
+        { rule: "cursor-cli#result-success", line: 460, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 490, run: r_result_failed },
       ],
     },
   },

@@ -6,14 +6,14 @@ import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
 /** Any message of the opencode surface. */
 export type Message = EventMessage;
 
-// map "decision" (mappings/opencode.yaml:69)
+// map "decision" (mappings/opencode.yaml:79)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "answered" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["once", "allow_once"],
@@ -29,7 +29,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolItemType" (mappings/opencode.yaml:77)
+// map "toolItemType" (mappings/opencode.yaml:87)
 type V_toolItemType = "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan";
 const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["bash", "command_execution"],
@@ -52,7 +52,7 @@ function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/opencode.yaml:93)
+// map "toolName" (mappings/opencode.yaml:103)
 type V_toolName =
   | "shell"
   | "read"
@@ -93,7 +93,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/opencode.yaml:113)
+// map "permissionType" (mappings/opencode.yaml:123)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["bash", "command_execution_approval"],
@@ -110,7 +110,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "partItemType" (mappings/opencode.yaml:123)
+// map "partItemType" (mappings/opencode.yaml:133)
 type V_partItemType = "collab_agent_tool_call" | "unknown";
 const M_partItemType: ReadonlyMap<string, V_partItemType> = new Map([
   ["subtask", "collab_agent_tool_call"],
@@ -124,7 +124,7 @@ function map_partItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/opencode.yaml:130)
+// map "planDone" (mappings/opencode.yaml:140)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -136,7 +136,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/opencode.yaml:133)
+// map "planStatus" (mappings/opencode.yaml:143)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -172,7 +172,7 @@ const ID_request_open: IdRef = { role: "request", op: "open", space: "server", f
 const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID|properties.permissionID" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID", required: true };
 
-/** mappings/opencode.yaml:138 — event session.created → thread.started, thread.metadata.updated */
+/** mappings/opencode.yaml:148 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.properties?.info?.id);
   cx.setVar(["parentSession", m.properties?.info?.id], m.properties?.info?.parentID);
@@ -188,7 +188,7 @@ function r_session_created(m: View<Member<EventMessage, "type", "session.created
   return true;
 }
 
-/** mappings/opencode.yaml:158 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:168 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.properties?.info?.id);
   cx.emit("thread.metadata.updated", {
@@ -198,7 +198,7 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
   return true;
 }
 
-/** mappings/opencode.yaml:173 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:183 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.properties?.info?.id);
   cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.info?.id]));
@@ -209,7 +209,7 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
   return true;
 }
 
-/** mappings/opencode.yaml:197 — event message.updated → turn.started */
+/** mappings/opencode.yaml:207 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.info?.role === "user")) return false;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
@@ -222,7 +222,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
   return true;
 }
 
-/** mappings/opencode.yaml:232 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:242 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.info?.sessionID]));
@@ -239,7 +239,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
   return true;
 }
 
-/** mappings/opencode.yaml:252 — event session.status → turn.completed */
+/** mappings/opencode.yaml:262 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -250,7 +250,7 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
   return true;
 }
 
-/** mappings/opencode.yaml:272 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:282 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -259,14 +259,14 @@ function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>,
   return true;
 }
 
-/** mappings/opencode.yaml:288 — event session.status */
+/** mappings/opencode.yaml:298 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.setVar(["status", m.properties?.sessionID], m.properties?.status?.type);
   return true;
 }
 
-/** mappings/opencode.yaml:298 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:308 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
@@ -276,7 +276,7 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:320 — event session.error → turn.completed */
+/** mappings/opencode.yaml:330 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
@@ -290,7 +290,7 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   return true;
 }
 
-/** mappings/opencode.yaml:337 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:347 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.getVar(["turn", m.properties?.sessionID]));
@@ -308,14 +308,14 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   return true;
 }
 
-/** mappings/opencode.yaml:359 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:369 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
-/** mappings/opencode.yaml:371 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:381 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -326,7 +326,7 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:436 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:446 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -336,18 +336,18 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:452 — event message.part.updated */
+/** mappings/opencode.yaml:462 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:468 — event message.part.delta */
+/** mappings/opencode.yaml:478 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:476 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:486 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.getVar(["role", m.properties?.part?.messageID]) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -369,7 +369,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:499 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:509 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -391,7 +391,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:532 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:542 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -404,7 +404,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:565 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:575 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -423,7 +423,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:587 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:597 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -436,7 +436,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:605 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:615 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   if (!(m.properties?.field === "text" && (cx.getVar(["part", m.properties?.partID]) === "assistant_text" || cx.getVar(["part", m.properties?.partID]) === "reasoning_text"))) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -450,7 +450,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:638 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:648 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -507,7 +507,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:673 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:683 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -543,7 +543,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:699 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:709 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -582,7 +582,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:726 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:736 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -621,7 +621,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:747 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:757 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -659,7 +659,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:775 — event message.part.updated */
+/** mappings/opencode.yaml:785 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -667,7 +667,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:786 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:796 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -686,7 +686,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:804 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:814 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -697,7 +697,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:820 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:830 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -709,7 +709,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:836 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:846 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -728,7 +728,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:859 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:869 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -748,7 +748,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:887 — event message.part.updated */
+/** mappings/opencode.yaml:897 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -756,7 +756,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:899 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:909 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -771,7 +771,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:922 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:932 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -786,7 +786,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:942 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:952 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -800,7 +800,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:962 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:972 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -813,7 +813,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:985 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:995 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -826,7 +826,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1003 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1013 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -841,7 +841,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1027 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1037 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -855,7 +855,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1049 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1059 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.getVar(["turn", m.properties?.sessionID]));
@@ -885,6 +885,11 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
+/** The time a message carries (mappings/opencode.yaml:69), as an ISO date-time; undefined when it carries none. */
+function time(m: any, cx: { readonly meta: any }): string | undefined {
+  return timeOf(m?.properties?.part?.time?.end, "ms") ?? timeOf(m?.properties?.part?.time?.start, "ms") ?? timeOf(m?.properties?.info?.time?.completed, "ms") ?? timeOf(m?.properties?.info?.time?.updated, "ms") ?? timeOf(m?.properties?.info?.time?.created, "ms");
+}
+
 /** The opencode mapping table (mappings/opencode.yaml), compiled. */
 export const table: SurfaceTable = {
   surface: "opencode",
@@ -893,100 +898,101 @@ export const table: SurfaceTable = {
   file: "mappings/opencode.yaml",
   tags: { event: "type" },
   input,
+  time,
   upstream: { package: "@opencode-ai/sdk", version: "1.18.33" },
   sources: { event: "opencode.event" },
   rows: {
     event: {
       "session.created": [
-        { rule: "opencode#session-created", line: 138, run: r_session_created },
+        { rule: "opencode#session-created", line: 148, run: r_session_created },
       ],
       "session.updated": [
-        { rule: "opencode#session-updated", line: 158, run: r_session_updated },
+        { rule: "opencode#session-updated", line: 168, run: r_session_updated },
       ],
       "session.deleted": [
-        { rule: "opencode#session-deleted", line: 173, run: r_session_deleted },
+        { rule: "opencode#session-deleted", line: 183, run: r_session_deleted },
       ],
       "message.updated": [
-        { rule: "opencode#user-message", line: 197, run: r_user_message },
-        { rule: "opencode#assistant-message", line: 232, run: r_assistant_message },
+        { rule: "opencode#user-message", line: 207, run: r_user_message },
+        { rule: "opencode#assistant-message", line: 242, run: r_assistant_message },
       ],
       "session.status": [
-        { rule: "opencode#status-idle", line: 252, run: r_status_idle },
-        { rule: "opencode#status-retry", line: 272, run: r_status_retry },
-        { rule: "opencode#status-busy", line: 288, run: r_status_busy },
+        { rule: "opencode#status-idle", line: 262, run: r_status_idle },
+        { rule: "opencode#status-retry", line: 282, run: r_status_retry },
+        { rule: "opencode#status-busy", line: 298, run: r_status_busy },
       ],
       "session.idle": [
-        { rule: "opencode#session-idle", line: 298, run: r_session_idle },
+        { rule: "opencode#session-idle", line: 308, run: r_session_idle },
       ],
       "session.error": [
-        { rule: "opencode#session-error-aborted", line: 320, run: r_session_error_aborted },
-        { rule: "opencode#session-error", line: 337, run: r_session_error },
+        { rule: "opencode#session-error-aborted", line: 330, run: r_session_error_aborted },
+        { rule: "opencode#session-error", line: 347, run: r_session_error },
       ],
       "session.compacted": [
-        { rule: "opencode#session-compacted", line: 359, run: r_session_compacted },
+        { rule: "opencode#session-compacted", line: 369, run: r_session_compacted },
       ],
       "session.diff": [
-        { rule: "opencode#session-diff", line: 371, run: r_session_diff },
+        { rule: "opencode#session-diff", line: 381, run: r_session_diff },
       ],
       "todo.updated": [
-        { rule: "opencode#todo-updated", line: 436, run: r_todo_updated },
+        { rule: "opencode#todo-updated", line: 446, run: r_todo_updated },
       ],
       "message.part.updated": [
-        { rule: "opencode#text-part-waits-for-role", line: 452, run: r_text_part_waits_for_role },
-        { rule: "opencode#user-text-part", line: 476, run: r_user_text_part },
-        { rule: "opencode#text-part-done", line: 499, run: r_text_part_done },
-        { rule: "opencode#text-part", line: 532, run: r_text_part },
-        { rule: "opencode#reasoning-part-done", line: 565, run: r_reasoning_part_done },
-        { rule: "opencode#reasoning-part", line: 587, run: r_reasoning_part },
-        { rule: "opencode#task-tool-completed", line: 638, run: r_task_tool_completed },
-        { rule: "opencode#task-tool", line: 673, run: r_task_tool },
-        { rule: "opencode#tool-completed", line: 699, run: r_tool_completed },
-        { rule: "opencode#tool-error", line: 726, run: r_tool_error },
-        { rule: "opencode#tool", line: 747, run: r_tool },
-        { rule: "opencode#step-start-part", line: 775, run: r_step_start_part },
-        { rule: "opencode#step-finish-part", line: 786, run: r_step_finish_part },
-        { rule: "opencode#patch-part", line: 804, run: r_patch_part },
-        { rule: "opencode#retry-part", line: 820, run: r_retry_part },
-        { rule: "opencode#compaction-part", line: 836, run: r_compaction_part },
-        { rule: "opencode#other-part", line: 859, run: r_other_part },
-        { rule: "opencode#snapshot-part", line: 887, run: r_snapshot_part },
+        { rule: "opencode#text-part-waits-for-role", line: 462, run: r_text_part_waits_for_role },
+        { rule: "opencode#user-text-part", line: 486, run: r_user_text_part },
+        { rule: "opencode#text-part-done", line: 509, run: r_text_part_done },
+        { rule: "opencode#text-part", line: 542, run: r_text_part },
+        { rule: "opencode#reasoning-part-done", line: 575, run: r_reasoning_part_done },
+        { rule: "opencode#reasoning-part", line: 597, run: r_reasoning_part },
+        { rule: "opencode#task-tool-completed", line: 648, run: r_task_tool_completed },
+        { rule: "opencode#task-tool", line: 683, run: r_task_tool },
+        { rule: "opencode#tool-completed", line: 709, run: r_tool_completed },
+        { rule: "opencode#tool-error", line: 736, run: r_tool_error },
+        { rule: "opencode#tool", line: 757, run: r_tool },
+        { rule: "opencode#step-start-part", line: 785, run: r_step_start_part },
+        { rule: "opencode#step-finish-part", line: 796, run: r_step_finish_part },
+        { rule: "opencode#patch-part", line: 814, run: r_patch_part },
+        { rule: "opencode#retry-part", line: 830, run: r_retry_part },
+        { rule: "opencode#compaction-part", line: 846, run: r_compaction_part },
+        { rule: "opencode#other-part", line: 869, run: r_other_part },
+        { rule: "opencode#snapshot-part", line: 897, run: r_snapshot_part },
       ],
       "message.part.delta": [
-        { rule: "opencode#delta-waits-for-part", line: 468, run: r_delta_waits_for_part },
-        { rule: "opencode#text-delta", line: 605, run: r_text_delta },
+        { rule: "opencode#delta-waits-for-part", line: 478, run: r_delta_waits_for_part },
+        { rule: "opencode#text-delta", line: 615, run: r_text_delta },
       ],
       "permission.asked": [
-        { rule: "opencode#permission-asked", line: 899, run: r_permission_asked },
+        { rule: "opencode#permission-asked", line: 909, run: r_permission_asked },
       ],
       "permission.updated": [
-        { rule: "opencode#permission-updated-v1", line: 922, run: r_permission_updated_v1 },
+        { rule: "opencode#permission-updated-v1", line: 932, run: r_permission_updated_v1 },
       ],
       "permission.v2.asked": [
-        { rule: "opencode#permission-v2-asked", line: 942, run: r_permission_v2_asked },
+        { rule: "opencode#permission-v2-asked", line: 952, run: r_permission_v2_asked },
       ],
       "permission.replied": [
-        { rule: "opencode#permission-replied", line: 962, run: r_permission_replied },
+        { rule: "opencode#permission-replied", line: 972, run: r_permission_replied },
       ],
       "permission.v2.replied": [
-        { rule: "opencode#permission-v2-replied", line: 985, run: r_permission_v2_replied },
+        { rule: "opencode#permission-v2-replied", line: 995, run: r_permission_v2_replied },
       ],
       "question.asked": [
-        { rule: "opencode#question-asked", line: 1003, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1013, run: r_question_asked },
       ],
       "question.v2.asked": [
-        { rule: "opencode#question-asked", line: 1003, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1013, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 1027, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1037, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 1027, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1037, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1049, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1059, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1049, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1059, run: r_question_rejected },
       ],
     },
   },
@@ -1063,15 +1069,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1072)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1075)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1078)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1081)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1084)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1087)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1090)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1093)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1096)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1082)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1085)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1088)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1091)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1094)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1097)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1100)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1103)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1106)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

@@ -7,103 +7,103 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("codex-rollout: table examples (mappings/codex-rollout.yaml)", () => {
-  it("session-meta #1 (mappings/codex-rollout.yaml:102)", () => {
+  it("session-meta #1 (mappings/codex-rollout.yaml:105)", () => {
     check([], {"timestamp":"2025-09-25T02:12:23.966Z","type":"session_meta","payload":{"id":"01997ea4-a70d-7da3-8c20-c736db82a7c5","timestamp":"2025-09-25T02:12:23.949Z","cwd":"/Users/u/repo","originator":"codex_vscode","cli_version":"0.40.0","instructions":null,"git":{"branch":"main"}}}, [{"type":"session.started","payload":{"message":"codex_vscode","resume":{"id":"01997ea4-a70d-7da3-8c20-c736db82a7c5","cwd":"/Users/u/repo","cliVersion":"0.40.0","git":{"branch":"main"}}}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"01997ea4-a70d-7da3-8c20-c736db82a7c5"}}]);
   });
-  it("turn-context #1 (mappings/codex-rollout.yaml:119)", () => {
+  it("turn-context #1 (mappings/codex-rollout.yaml:122)", () => {
     check([{"timestamp":"t","type":"session_meta","payload":{"id":"s1","timestamp":"t","cwd":"/w","originator":"codex_exec","cli_version":"0.171.0"}}], {"timestamp":"t","type":"turn_context","payload":{"turn_id":"u1","cwd":"/w","approval_policy":"never","model":"gpt-5.5","permission_profile":{"type":"disabled"},"summary":"none"}}, [{"type":"session.configured","ids":["thread"],"payload":{"config":{"model":"gpt-5.5","approval_policy":"never"}}}]);
   });
-  it("dynamic-tools-updated #1 (mappings/codex-rollout.yaml:133)", () => {
+  it("dynamic-tools-updated #1 (mappings/codex-rollout.yaml:136)", () => {
     check([], {"timestamp":"t","type":"dynamic_tools_updated","payload":{"thread_id":"s1","tools":[{"type":"function","name":"lookup","description":"Look a word up","inputSchema":null}]}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"dynamicTools":[{"name":"lookup"}]}}}]);
   });
-  it("compacted #1 (mappings/codex-rollout.yaml:149)", () => {
+  it("compacted #1 (mappings/codex-rollout.yaml:152)", () => {
     check([], {"timestamp":"t","type":"compacted","payload":{"message":"Summary: the user asked for a greeting change; hello.py was edited."}}, [{"type":"thread.state.changed","payload":{"state":"compacted","detail":{"message":"Summary: the user asked for a greeting change; hello.py was edited."}}}]);
   });
-  it("event-msg #1 (mappings/codex-rollout.yaml:162)", () => {
+  it("event-msg #1 (mappings/codex-rollout.yaml:165)", () => {
     check([], {"timestamp":"2026-01-01T00:00:02.000Z","type":"event_msg","payload":{"type":"thread_queue_changed","threadId":"00000000-0000-7000-8000-000000000001"}}, []);
   });
-  it("response-item-message #1 (mappings/codex-rollout.yaml:194)", () => {
+  it("response-item-message #1 (mappings/codex-rollout.yaml:197)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"message","status":"completed","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Done: the command printed line 1.","annotations":[]}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"Done: the command printed line 1."}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"id":"msg_1"}}}]);
   });
-  it("response-item-message #2 (mappings/codex-rollout.yaml:200)", () => {
+  it("response-item-message #2 (mappings/codex-rollout.yaml:203)", () => {
     check([{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"AgentMessage","id":"msg_1","content":[{"type":"Text","text":"Hi."}]}}}], {"timestamp":"t","type":"response_item","payload":{"type":"message","status":"completed","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}, []);
   });
-  it("response-item-message #3 (mappings/codex-rollout.yaml:203)", () => {
+  it("response-item-message #3 (mappings/codex-rollout.yaml:206)", () => {
     check([{"timestamp":"t","type":"response_item","payload":{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}], {"timestamp":"t","type":"response_item","payload":{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}, []);
   });
-  it("response-item-message #4 (mappings/codex-rollout.yaml:207)", () => {
+  it("response-item-message #4 (mappings/codex-rollout.yaml:210)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi."}]}}, []);
   });
-  it("response-item-message #5 (mappings/codex-rollout.yaml:210)", () => {
+  it("response-item-message #5 (mappings/codex-rollout.yaml:213)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"message","id":"msg_4","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"}]}}, []);
   });
-  it("response-item-message #6 (mappings/codex-rollout.yaml:233)", () => {
+  it("response-item-message #6 (mappings/codex-rollout.yaml:236)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"message","id":"msg_0","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>…"}]}}, []);
   });
-  it("response-item-reasoning #1 (mappings/codex-rollout.yaml:269)", () => {
+  it("response-item-reasoning #1 (mappings/codex-rollout.yaml:272)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"**Reading**"},{"type":"summary_text","text":"Then edit."}],"content":null,"encrypted_content":null}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Reading**"}},{"type":"content.delta","payload":{"streamKind":"reasoning_summary_text","summaryIndex":1,"delta":"Then edit."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("response-item-reasoning #2 (mappings/codex-rollout.yaml:276)", () => {
+  it("response-item-reasoning #2 (mappings/codex-rollout.yaml:279)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"**Analyzing**"}],"content":null,"encrypted_content":"gAAAA"}}, []);
   });
-  it("response-item-reasoning #3 (mappings/codex-rollout.yaml:279)", () => {
+  it("response-item-reasoning #3 (mappings/codex-rollout.yaml:282)", () => {
     check([{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"Reasoning","id":"rs_1","summary_text":["**Reading**"],"raw_content":[]}}}], {"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"**Reading**"}],"content":null,"encrypted_content":null}}, []);
   });
-  it("response-item-function-call #1 (mappings/codex-rollout.yaml:305)", () => {
+  it("response-item-function-call #1 (mappings/codex-rollout.yaml:308)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"function_call","status":"completed","id":"fc_1","name":"exec_command","arguments":"{\"cmd\":\"cat missing.txt\",\"yield_time_ms\":10000}","call_id":"call_1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"exec_command","toolName":"exec_command","command":"cat missing.txt","input":{"cmd":"cat missing.txt"},"data":{"arguments":"{\"cmd\":\"cat missing.txt\",\"yield_time_ms\":10000}"}}}]);
   });
-  it("response-item-function-call #2 (mappings/codex-rollout.yaml:308)", () => {
+  it("response-item-function-call #2 (mappings/codex-rollout.yaml:311)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call","id":"ctc_1","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** Update File: hello.py\n*** End Patch"}}, [{"type":"item.started","payload":{"itemType":"file_change","title":"apply_patch","files":[{"path":"hello.py","change":"update"}]}}]);
   });
-  it("response-item-function-call #3 (mappings/codex-rollout.yaml:328)", () => {
+  it("response-item-function-call #3 (mappings/codex-rollout.yaml:331)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"lookup_word","arguments":"{}","call_id":"call_3"}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","title":"lookup_word"}}]);
   });
-  it("response-item-local-shell-call #1 (mappings/codex-rollout.yaml:349)", () => {
+  it("response-item-local-shell-call #1 (mappings/codex-rollout.yaml:352)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_9","status":"in_progress","action":{"type":"exec","command":["bash","-lc","ls"]}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash -lc ls","command":"bash -lc ls"}}]);
   });
-  it("response-item-tool-search-call #1 (mappings/codex-rollout.yaml:371)", () => {
+  it("response-item-tool-search-call #1 (mappings/codex-rollout.yaml:374)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"tool_search_call","call_id":"call_5","execution":"server","arguments":{"query":"docs"}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"dynamic_tool_call","title":"tool_search"}}]);
   });
-  it("response-item-call-output #1 (mappings/codex-rollout.yaml:399)", () => {
+  it("response-item-call-output #1 (mappings/codex-rollout.yaml:402)", () => {
     check([{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"call_1"}}], {"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"app\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.0}}"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","output":"app\n","exitCode":0,"durationMs":0,"data":{"call_id":"call_1"}}}]);
   });
-  it("response-item-call-output #2 (mappings/codex-rollout.yaml:404)", () => {
+  it("response-item-call-output #2 (mappings/codex-rollout.yaml:407)", () => {
     check([{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat missing.txt\"}","call_id":"call_2"}},{"timestamp":"t","type":"event_msg","payload":{"type":"item_completed","thread_id":"t1","turn_id":"u1","item":{"type":"CommandExecution","id":"call_2","command":["/bin/bash","-lc","cat missing.txt"],"status":"failed","aggregated_output":"cat: missing.txt: No such file or directory\n","exit_code":1}}}], {"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_2","output":"Process exited with code 1\nOutput:\ncat: missing.txt: No such file or directory\n"}}, []);
   });
-  it("response-item-call-output #3 (mappings/codex-rollout.yaml:424)", () => {
+  it("response-item-call-output #3 (mappings/codex-rollout.yaml:427)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_7","output":"Exit code: 0"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"dynamic_tool_call"}}]);
   });
-  it("response-item-web-search-call #1 (mappings/codex-rollout.yaml:452)", () => {
+  it("response-item-web-search-call #1 (mappings/codex-rollout.yaml:455)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"codex rollout format"}}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"web_search","title":"codex rollout format"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"web_search","status":"completed","title":"codex rollout format","query":"codex rollout format"}}]);
   });
-  it("response-item-image-generation-call #1 (mappings/codex-rollout.yaml:477)", () => {
+  it("response-item-image-generation-call #1 (mappings/codex-rollout.yaml:480)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"image_generation_call","id":"ig_1","status":"completed","result":"iVBORw0KGgo=","revised_prompt":"a red square"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"image_view"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"image_view","status":"completed","data":{"revisedPrompt":"a red square"}}}]);
   });
-  it("response-item-compaction #1 (mappings/codex-rollout.yaml:501)", () => {
+  it("response-item-compaction #1 (mappings/codex-rollout.yaml:504)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"compaction","id":"cmp_1","encrypted_content":"gAAAA"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"context_compaction"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("response-item-agent-message #1 (mappings/codex-rollout.yaml:526)", () => {
+  it("response-item-agent-message #1 (mappings/codex-rollout.yaml:529)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"agent_message","id":"am_1","author":"/root","recipient":"/root/worker","content":[{"type":"input_text","text":"Count the files."}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"collab_agent_tool_call","data":{"recipient":"/root/worker"}}}]);
   });
-  it("response-item-additional-tools #1 (mappings/codex-rollout.yaml:544)", () => {
+  it("response-item-additional-tools #1 (mappings/codex-rollout.yaml:547)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"additional_tools","role":"developer","tools":[{"type":"function","name":"lookup"}]}}, [{"type":"session.configured","payload":{"config":{"additionalTools":[{"name":"lookup"}]}}}]);
   });
-  it("response-item-configuration-update #1 (mappings/codex-rollout.yaml:560)", () => {
+  it("response-item-configuration-update #1 (mappings/codex-rollout.yaml:563)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"configuration_update","reasoning":{"effort":"high"}}}, [{"type":"session.configured","payload":{"config":{"reasoning":{"effort":"high"}}}}]);
   });
-  it("response-item-markers #1 (mappings/codex-rollout.yaml:578)", () => {
+  it("response-item-markers #1 (mappings/codex-rollout.yaml:581)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"other"}}, [{"type":"runtime.warning","payload":{"detail":{"type":"other"}}}]);
   });
-  it("response-item-markers #2 (mappings/codex-rollout.yaml:581)", () => {
+  it("response-item-markers #2 (mappings/codex-rollout.yaml:584)", () => {
     check([], {"timestamp":"t","type":"response_item","payload":{"type":"compaction_trigger"}}, []);
   });
-  it("realtime-session-started #1 (mappings/codex-rollout.yaml:596)", () => {
+  it("realtime-session-started #1 (mappings/codex-rollout.yaml:599)", () => {
     check([], {"timestamp":"t","type":"realtime_item","payload":{"id":"rt_1","realtime_session_id":"rs_9","type":"realtime_session_started"}}, [{"type":"thread.realtime.started","payload":{"realtimeSessionId":"rs_9"}}]);
   });
-  it("realtime-session-closed #1 (mappings/codex-rollout.yaml:610)", () => {
+  it("realtime-session-closed #1 (mappings/codex-rollout.yaml:613)", () => {
     check([], {"timestamp":"t","type":"realtime_item","payload":{"id":"rt_2","realtime_session_id":"rs_9","type":"realtime_session_closed"}}, [{"type":"thread.realtime.closed","payload":{}}]);
   });
-  it("realtime-item #1 (mappings/codex-rollout.yaml:623)", () => {
+  it("realtime-item #1 (mappings/codex-rollout.yaml:626)", () => {
     check([], {"timestamp":"t","type":"realtime_item","payload":{"id":"rt_3","realtime_session_id":"rs_9","type":"transcript_segment","text":"hello"}}, [{"type":"thread.realtime.item-added","payload":{"item":{"type":"transcript_segment","text":"hello"}}}]);
   });
 });

@@ -10,7 +10,7 @@
  * - Claude: the `canUseTool` PermissionResult (Agent SDK) or the stdio wire's `control_response` for the request_id;
  * - opencode: the HTTP call — method, path and body — of its permission and question endpoints.
  */
-import type { ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import { REQUEST_KIND, type CanonicalRequestType, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 import { toClaudePermissionResult, type ClaudePermissionResult } from "./claude-permission.js";
 
 /** A permission's canonical decision (the request's `options` say which ones the provider offers). */
@@ -20,10 +20,14 @@ export type PermissionDecision = "allow_once" | "allow_always" | "reject_once" |
 export type RequestReply =
   | { decision: PermissionDecision; /** why (a refusal), for providers that pass it on */ message?: string; /** Claude: the input to run with */ updatedInput?: Record<string, unknown> }
   | { decision: "answered"; answers: unknown }
-  | { decision: "cancelled" };
+  | { decision: "cancelled" }
+  /** A host call (the host ran the tool the agent defined, or refreshed tokens): its output as text or the
+   *  provider's content items, or the provider's whole `result` object. */
+  | { decision: "completed"; output?: unknown; result?: unknown }
+  | { decision: "failed"; message?: string };
 
 export type RequestAnswer =
-  | { kind: "jsonrpc"; message: { jsonrpc: "2.0"; id: string | number; result: unknown } }
+  | { kind: "jsonrpc"; message: { jsonrpc: "2.0"; id: string | number; result: unknown } | { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string } } }
   | { kind: "claude-can-use-tool"; result: ClaudePermissionResult }
   | { kind: "claude-control-response"; message: { type: "control_response"; response: { subtype: "success"; request_id: string; response: ClaudePermissionResult | Record<string, unknown> } } }
   | { kind: "http"; method: "POST"; path: string; body?: unknown };
@@ -52,7 +56,11 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
   const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
   const id = opened.providerRefs?.providerRequestId;
   if (id === undefined) throw new Error("answerRequest: the request.opened event has no providerRefs.providerRequestId");
-  const question = p.requestType === "tool_user_input";
+  const kind = REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
+  const question = kind === "question";
+  if (kind === "host_call" ? reply.decision !== "completed" && reply.decision !== "failed" : reply.decision === "completed" || reply.decision === "failed") {
+    throw new Error(`answerRequest: a ${p.requestType} request takes ${kind === "host_call" ? "completed or failed" : "a permission decision, answered or cancelled"}, not "${reply.decision}"`);
+  }
   /** The provider's word for the decision, from the table-filled options (undefined: cancelled where no option says it). */
   const word = (d: string): string | undefined => {
     const chain = (FALLBACK as Record<string, string[]>)[d] ?? [d];
@@ -65,6 +73,16 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
   switch (opened.provider) {
     case "codex": {
       let result: unknown;
+      if (kind === "host_call") {
+        if (reply.decision === "completed" && reply.result !== undefined) result = reply.result;
+        else if (p.requestType === "dynamic_tool_call") {
+          const out = reply.decision === "completed" ? reply.output : reply.decision === "failed" ? reply.message : undefined;
+          result = { success: reply.decision === "completed", contentItems: typeof out === "string" ? [{ type: "inputText", text: out }] : Array.isArray(out) ? out : [] };
+        } else if (reply.decision === "failed") {
+          return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), error: { code: -32000, message: ("message" in reply && reply.message) || `${p.requestType} failed` } } };
+        } else throw new Error(`answerRequest: a ${p.requestType} answer needs the provider's result object (reply.result)`);
+        return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
+      }
       if (question) result = reply.decision === "answered" ? { answers: reply.answers } : { answers: {} };
       else {
         const w = word(reply.decision);

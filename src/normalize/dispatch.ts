@@ -173,6 +173,21 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
     }
     return false;
   };
+  // The message's own time (the table's `time`) dates its events, nested dispatches included; else the clock.
+  const env = rt.envelope;
+  const outer = env.messageTime;
+  const t = ct.table.time?.(at.message, at);
+  if (t !== undefined) env.messageTime = t;
+  try {
+    mapMessage(rt, ct, at, kind, method, tryRows);
+  } finally {
+    env.messageTime = outer;
+  }
+}
+
+function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind, method: string, tryRows: (rows: readonly Row[] | undefined) => boolean): void {
+  const { out, raw, source } = at;
+  const { stats } = rt;
   const byKind = ct.rowsOf.get(kind);
   if (tryRows(byKind?.get(method))) return;
   const ign = ct.ignoredOf.get(kind)?.get(method);

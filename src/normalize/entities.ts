@@ -11,6 +11,8 @@ export interface Entity {
   state: Record<string, unknown>;
   /** Lifecycle bits (lifecycle.ts): which of the grammar's entities began / ended on this id. */
   life: number;
+  /** Lifecycle bits of the openings the runtime synthesized (the provider's own opening, when it comes, is not new). */
+  implied?: number;
   /** content.delta text delivered so far, per "<streamKind>:<index>". */
   delivered?: Map<string, string[]>;
   /** Items: the turn they were opened in (for closeOpen). */

@@ -3,7 +3,7 @@
  * entities (fields from the grammar's roles), and raw (the provider message, or its own text via pushLine).
  */
 import type { IdKind, ProviderKind, RuntimeEventSource, RuntimeSessionId } from "../../generated/canonical.gen.js";
-import { ID_PREFIXES } from "../../generated/canonical.gen.js";
+import { CANONICAL_SCHEMA_VERSION, ID_PREFIXES } from "../../generated/canonical.gen.js";
 import { ENVELOPE_FIELD, REF_FIELD } from "../../generated/grammar.gen.js";
 import type { Entity } from "./entities.js";
 import type { IdFactory } from "./ids.js";
@@ -46,6 +46,8 @@ export class Envelope {
   /** The message pushLine is pushing, and its source text (raw.payload keeps the provider's own bytes). */
   lineMessage: unknown;
   lineText: string | undefined;
+  /** The time the message being mapped carries (the table's `time`), else undefined: the clock gives createdAt. */
+  messageTime: string | undefined;
 
   constructor(private readonly o: EnvelopeOptions) {
     this.sessionId = this.mint("RuntimeSessionId") as RuntimeSessionId;
@@ -68,7 +70,7 @@ export class Envelope {
 
   /** The event, envelope first; a row's new entities remember the payload's scalar fields (their state). */
   build(x: EnvelopeInput): any {
-    const ev: any = { eventId: this.mint("EventId"), sequence: ++this.sequence, type: x.type, provider: x.provider, sessionId: this.sessionId, createdAt: this.now() };
+    const ev: any = { eventId: this.mint("EventId"), schemaVersion: CANONICAL_SCHEMA_VERSION, sequence: ++this.sequence, type: x.type, provider: x.provider, sessionId: this.sessionId, createdAt: this.messageTime ?? this.now() };
     let refs: Record<string, string> | undefined;
     const payload = x.payload;
     for (const role in x.ids) {

@@ -20,8 +20,9 @@ export interface EventLife {
   began: number;
   /** Entity.life bit: an ending event of this entity was emitted. */
   ended: number;
-  /** Opening events: the entity it belongs to (an opening after that one ended belongs to none). */
-  within?: { role: Role; ended: number };
+  /** Opening events: the entity it belongs to (an opening after that one ended belongs to none; one that never
+   *  began is opened first when the runtime knows how: `implicit`). */
+  within?: { role: Role; began: number; ended: number; implicit?: ImplicitStart };
   /** Body and ending events: how the runtime opens the entity first, when it did not begin. */
   implicit?: ImplicitStart;
 }
@@ -52,6 +53,8 @@ const IMPLICIT_PAYLOAD: Partial<Record<LifecycleName, Omit<ImplicitStart, "type"
   },
   request: { payload: (p) => ({ requestType: typeof p.requestType === "string" ? p.requestType : "unknown" }), failure: "its request could not be opened" },
   "user-input": { payload: () => ({ questions: null }), failure: "its user-input request could not be made" },
+  // a turn in a thread that never started (a stream joined mid-session): the thread starts first
+  thread: { payload: (_p, e) => (e.providerId !== undefined ? { providerThreadId: String(e.providerId) } : {}), failure: "its thread could not be started" },
 };
 
 const NAMES = Object.keys(LIFECYCLE) as LifecycleName[];
@@ -62,7 +65,9 @@ const ENDED = (n: LifecycleName) => 2 << (2 * NAMES.indexOf(n));
 export const EVENT_LIFE = new Map<string, EventLife>(
   Object.entries(EVENT_LIFECYCLE).map(([type, { entity, phase }]) => {
     const l = LIFECYCLE[entity];
-    const within = phase === "opens" && l.within ? { role: LIFECYCLE[l.within].role as Role, ended: ENDED(l.within) } : undefined;
+    const wi = phase === "opens" ? l.within : undefined;
+    const wImp = wi ? IMPLICIT_PAYLOAD[wi] : undefined;
+    const within = wi ? { role: LIFECYCLE[wi].role as Role, began: BEGAN(wi), ended: ENDED(wi), ...(wImp ? { implicit: { type: LIFECYCLE[wi].opens[0], ...wImp } } : {}) } : undefined;
     const imp = phase !== "opens" ? IMPLICIT_PAYLOAD[entity] : undefined;
     return [type, {
       entity, role: l.role as Role, phase, began: BEGAN(entity), ended: ENDED(entity),

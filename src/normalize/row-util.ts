@@ -85,3 +85,16 @@ export function add(...xs: unknown[]): number {
 export function objects(x: unknown): any[] {
   return Array.isArray(x) ? x.filter((e) => e !== null && typeof e === "object") : [];
 }
+
+/**
+ * A provider timestamp as an ISO date-time: a date string, or a number of epoch milliseconds (`s`: seconds).
+ * Undefined for anything else, or a date outside years 1970–9999 (so the normalizer's clock gives the time).
+ */
+export function timeOf(x: unknown, numbers: "ms" | "s"): string | undefined {
+  let ms: number;
+  if (typeof x === "number") ms = numbers === "s" ? x * 1000 : x;
+  else if (typeof x === "string" && x.length >= 10 && /^\d{4}-\d{2}-\d{2}/.test(x)) ms = Date.parse(x);
+  else return undefined;
+  if (!Number.isFinite(ms) || ms <= 0 || ms >= 253402300800000) return undefined;
+  return new Date(ms).toISOString();
+}

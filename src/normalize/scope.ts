@@ -20,6 +20,8 @@ export const RUNTIME_RULE = "agentnorm#runtime";
 export const LATE = "agentnorm#late";
 /** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
 export const IMPLICIT_START = "agentnorm#implicit-start";
+/** Ignore count: a provider's opening event for an entity the runtime had already started for it. */
+export const IMPLIED_LATER = "agentnorm#implicit-start: the provider's own opening came after the runtime started the entity";
 /** How deep dispatch steps may nest (a row dispatching to rows that dispatch…); tables iterate with `each`, not by nesting. */
 const MAX_DISPATCH_DEPTH = 64;
 const INDEX_FIELD: Record<string, "summaryIndex" | "contentIndex"> = { reasoning_summary_text: "summaryIndex", reasoning_text: "contentIndex" };
@@ -128,6 +130,14 @@ export class Scope implements RowContext {
       // Late or repeated (a duplicated or reordered line): the entity already ended (or began).
       // Reported, not re-emitted: an entity's opening and ending events come once each.
       const opening = life.phase === "opens";
+      if (opening && !(e.life & life.ended) && (e.implied ?? 0) & life.began) {
+        // The provider's own opening of an entity the runtime had to start for it (a thread whose turn came
+        // first): what it says is already in the synthesized start. Counted, not repeated, not a warning.
+        e.implied! &= ~life.began;
+        const ig = this.rt.stats.ignored;
+        ig[IMPLIED_LATER] = (ig[IMPLIED_LATER] ?? 0) + 1;
+        return;
+      }
       if (e.life & life.ended || (opening && e.life & life.began)) {
         this.warn(`${rule}: ${type} for ${article(life.role)} that already ${opening ? "began" : "ended"} (a late or repeated message) — not emitted`, { type }, LATE);
         return;
@@ -141,6 +151,14 @@ export class Scope implements RowContext {
         this.ids = ids;
         try { this.emit(type, payload, rule); } finally { this.ids = saved; }
         return;
+      }
+      const we = w?.implicit ? this.ids[w.role] : undefined;
+      if (we && !(we.life & w!.began)) {
+        // The entity it belongs to never began (a turn in a thread that never started): it starts first.
+        const ids = this.ids;
+        this.ids = { [w!.role]: we, ...(ids.session ? { session: ids.session } : {}) };
+        try { this.emit(w!.implicit!.type, w!.implicit!.payload(payload, we), IMPLICIT_START); } finally { this.ids = ids; }
+        if (we.life & w!.began) we.implied = (we.implied ?? 0) | w!.began;
       }
     }
     const needs = NEEDS.get(type);

@@ -137,6 +137,8 @@ export interface SurfaceTable {
   input?: (line: unknown, capture?: unknown) => InputMatch | undefined;
   /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
+  /** The time a message carries (its events' createdAt), as an ISO date-time; undefined when it carries none. */
+  time?: (message: any, cx: { readonly meta: any }) => string | undefined;
   upstream: { package: string; version: string };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
   /** kind → method → rows, tried in order; a key ending in "*" is a pattern (a method prefix; "*" matches any),

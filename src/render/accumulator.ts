@@ -15,7 +15,7 @@
  * The dispatch is a table keyed by canonical event type (our own model, not a provider's): HANDLERS below.
  * The snapshot shape is documented in docs/accumulator.md.
  */
-import type { CanonicalItemType, CanonicalRuntimeEventType, ProviderKind, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import { REQUEST_KIND, type CanonicalItemType, type CanonicalRequestType, type CanonicalRuntimeEventType, type ProviderKind, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
@@ -25,7 +25,7 @@ export const ACCUMULATOR_SNAPSHOT_VERSION = 1;
 
 export type BlockKind =
   | "text" | "thinking" | "tool" | "diff" | "terminal" | "plan" | "todo"
-  | "permission" | "question" | "task" | "usage" | "mode" | "status";
+  | "permission" | "question" | "host_call" | "task" | "usage" | "mode" | "status";
 
 /** Tool lifecycle as rendered: pending (known, not started), running, completed, failed, declined. */
 export type ToolStatus = "pending" | "running" | "completed" | "failed" | "declined";
@@ -103,13 +103,17 @@ export interface PlanBlock extends BlockBase {
   text: string;
   updates: number;
 }
+/** A request: a permission (allow / reject), a question (answers) or a host call (the host runs something and
+ *  returns the result), by the canonical request kind of its requestType. */
 export interface RequestBlock extends BlockBase {
-  kind: "permission" | "question";
+  kind: "permission" | "question" | "host_call";
   requestId?: string;
   requestType?: string;
   state: "open" | "resolved";
   detail?: string;
   args?: unknown;
+  /** The choices a permission offers (canonical decisions, the provider's labels and option ids). */
+  options?: { decision: string; label?: string; providerOptionId?: string }[];
   questions?: unknown;
   answers?: unknown;
   decision?: string;
@@ -197,6 +201,7 @@ export interface Session {
 
 export type ProblemKind =
   | "duplicate-event"      // same eventId applied twice: ignored
+  | "unknown-event-type"   // an event type this version does not know (a later version's): ignored, not rendered
   | "out-of-order"         // sequence not above the last one of its session: applied where it lands
   | "late-start"           // item.started after a delta/update/completion of the same item: merged in place
   | "completion-without-start" // item.completed for an item never seen: rendered as a completed step
@@ -723,7 +728,7 @@ function itemBlock(S: State, c: Ctx, step: StepState, suffix: ItemSuffix): Block
   if (suffix === "tool") {
     // Requests that arrived before the tool card: link the open ones to it.
     for (const r of step.blocks) {
-      if ((r.kind === "permission" || r.kind === "question") && r.fields.state === "open") {
+      if ((r.kind === "permission" || r.kind === "question" || r.kind === "host_call") && r.fields.state === "open") {
         (created.fields.awaitingRequests as string[]).push(r.blockId);
         c.session.requestTool.set(r.blockId, created.blockId);
       }
@@ -867,7 +872,10 @@ function contentDelta(S: State, c: Ctx) {
 
 // ───────────────────────────── requests, questions, tasks ─────────────────────────────
 
-function requestBlock(S: State, c: Ctx, kind: "permission" | "question"): BlockState {
+/** The block kind of a request event: its request kind (canonical.yaml requestKinds), a permission when unknown. */
+const requestKind = (p: any): RequestBlock["kind"] => REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
+
+function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState {
   const { e } = c;
   const id = e.requestId ?? `${e.eventId}`;
   const blockId = id + ":request";
@@ -878,7 +886,7 @@ function requestBlock(S: State, c: Ctx, kind: "permission" | "question"): BlockS
   else step = S.syntheticStep(c, id);
   c.change.stepId = step.stepId;
   const b = S.block(c, step, blockId, kind, () => ({ state: "open", requestId: e.requestId }));
-  if (kind === "question") b.kind = "question";
+  if (kind !== "permission") b.kind = kind;
   if (e.itemId && !existing) {
     const tool = primaryBlockIfTool(S, c, step);
     if (tool) {
@@ -1038,15 +1046,16 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "item.completed": itemLifecycle("completed"),
   "content.delta": contentDelta,
   "request.opened": (S, c) => {
-    const b = requestBlock(S, c, c.p.requestType === "tool_user_input" ? "question" : "permission");
+    const b = requestBlock(S, c, requestKind(c.p));
     b.fields.state = "open";
     b.fields.requestType = c.p.requestType;
     if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
     if (c.p.args !== undefined) b.fields.args = c.p.args;
+    if (Array.isArray(c.p.options)) b.fields.options = c.p.options;
   },
   "request.resolved": (S, c) => {
     const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
-    const b = requestBlock(S, c, c.p.requestType === "tool_user_input" ? "question" : "permission");
+    const b = requestBlock(S, c, requestKind(c.p));
     if (isNew) b.fields.state = "never-opened";
     resolveRequest(S, c, b);
     b.fields.requestType ??= c.p.requestType;
@@ -1216,7 +1225,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         S.problem(c, "invalid-event", `${e.type} #${e.sequence} could not be applied: ${(err as Error)?.message ?? err}`);
       }
     } else {
-      status("warning", () => `unknown canonical event type ${e.type}`)(S, c);
+      // Forward compatibility: an event type of a later contract version is skipped, and said so.
+      S.problem(c, "unknown-event-type", `${e.type} #${e.sequence} is not an event type this version knows: ignored`);
     }
     if (change.turnId === undefined) {
       const t = change.stepId !== undefined ? session.stepIndex.get(change.stepId)?.turn : undefined;

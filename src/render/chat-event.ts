@@ -12,12 +12,12 @@
  * `agentnorm/chat-event.schema.json`). checkChatEvents() enforces the contract invariants over a record list.
  * Pure; no Node APIs. The dispatch is a table keyed by canonical event type.
  */
-import type { CanonicalRuntimeEventType, ProviderKind, ProviderRefs, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import { REQUEST_KIND, type CanonicalRequestType, type CanonicalRuntimeEventType, type ProviderKind, type ProviderRefs, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 
 type CanonicalEvent = ProviderRuntimeEventV2;
 
 export const CHAT_EVENT_SCHEMA_VERSION = 1;
-export const CHAT_EVENT_KINDS = ["text", "thinking", "tool", "diff", "status", "permission", "question", "plan", "terminal", "task", "todo", "usage", "mode"] as const;
+export const CHAT_EVENT_KINDS = ["text", "thinking", "tool", "diff", "status", "permission", "question", "host_call", "plan", "terminal", "task", "todo", "usage", "mode"] as const;
 export const CHAT_EVENT_PHASES = ["started", "delta", "updated", "completed", "failed"] as const;
 export type ChatEventKind = (typeof CHAT_EVENT_KINDS)[number];
 export type ChatEventPhase = (typeof CHAT_EVENT_PHASES)[number];
@@ -25,7 +25,11 @@ export type ChatEventPhase = (typeof CHAT_EVENT_PHASES)[number];
 export interface ChatEventTool { name: string; itemType: string; status: "pending" | "running" | "completed" | "failed" | "declined"; title?: string; detail?: string; toolName?: string; input?: unknown; result?: unknown; error?: string; command?: string; cwd?: string; exitCode?: number; durationMs?: number; server?: string; query?: string; path?: string; url?: string }
 export interface ChatEventDiffFile { path: string; kind?: string; movePath?: string; diff?: string }
 export interface ChatEventDiff { scope: "turn" | "item"; files?: ChatEventDiffFile[]; unifiedDiff?: string }
-export interface ChatEventPermission { requestId: string; providerRequestId?: string; requestType: string; detail?: string; args?: unknown; decision?: string; resolution?: unknown }
+/** A choice a permission request offers (request.opened's canonical options). */
+export interface ChatEventOption { decision: string; label?: string; providerOptionId?: string }
+export interface ChatEventPermission { requestId: string; providerRequestId?: string; requestType: string; detail?: string; args?: unknown; options?: ChatEventOption[]; decision?: string; resolution?: unknown }
+/** The host is asked to do something itself and return the result (run a tool the agent defined, refresh tokens). */
+export interface ChatEventHostCall { requestId: string; providerRequestId?: string; requestType: string; detail?: string; args?: unknown; decision?: string; resolution?: unknown }
 export interface ChatEventQuestion { requestId: string; providerRequestId?: string; questions?: unknown; answers?: unknown; decision?: string }
 export interface ChatEventPlan { steps: { step: string; status: string }[]; explanation?: string | null }
 export interface ChatEventTask { taskId: string; status: "running" | "completed" | "failed" | "stopped"; description?: string; taskType?: string; summary?: string; lastToolName?: string; usage?: unknown }
@@ -59,6 +63,7 @@ export interface ChatEvent {
   diff?: ChatEventDiff;
   permission?: ChatEventPermission;
   question?: ChatEventQuestion;
+  hostCall?: ChatEventHostCall;
   plan?: ChatEventPlan;
   task?: ChatEventTask;
   usage?: unknown;
@@ -174,7 +179,8 @@ function request(phase: "started" | "completed", forceQuestion = false) {
   return (x: P) => {
     const { e, p } = x;
     const rid = e.requestId ?? e.eventId;
-    const question = forceQuestion || p.requestType === "tool_user_input";
+    const kind = forceQuestion ? "question" : (REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission");
+    const question = kind === "question";
     const base = { ...ids(x), blockId: `${rid}:request`, ...(e.itemId && !MESSAGE_ITEMS[x.items.get(e.itemId)?.itemType ?? ""] ? { toolCallId: e.itemId } : {}) };
     const providerRequestId = e.providerRefs?.providerRequestId;
     if (question) {
@@ -186,11 +192,20 @@ function request(phase: "started" | "completed", forceQuestion = false) {
       else if (p.resolution?.updatedInput?.answers !== undefined) q.answers = p.resolution.updatedInput.answers;
       if (p.decision !== undefined) q.decision = p.decision;
       x.out.push({ ...base, phase, kind: "question", question: q });
+    } else if (kind === "host_call") {
+      const call: ChatEventHostCall = { requestId: rid, requestType: p.requestType };
+      if (providerRequestId) call.providerRequestId = providerRequestId;
+      if (p.detail !== undefined) call.detail = p.detail;
+      if (p.args !== undefined) call.args = p.args;
+      if (p.decision !== undefined) call.decision = p.decision;
+      if (p.resolution !== undefined) call.resolution = p.resolution;
+      x.out.push({ ...base, phase, kind: "host_call", hostCall: call });
     } else {
       const perm: ChatEventPermission = { requestId: rid, requestType: p.requestType ?? "unknown" };
       if (providerRequestId) perm.providerRequestId = providerRequestId;
       if (p.detail !== undefined) perm.detail = p.detail;
       if (p.args !== undefined) perm.args = p.args;
+      if (Array.isArray(p.options)) perm.options = p.options;
       if (p.decision !== undefined) perm.decision = p.decision;
       if (p.resolution !== undefined) perm.resolution = p.resolution;
       x.out.push({ ...base, phase, kind: "permission", permission: perm });
@@ -370,6 +385,7 @@ export function createChatEventChecker(): (record: ChatEvent) => string[] {
     if (r.kind === "tool" && !r.toolCallId) bad.push(`${at}: tool record without toolCallId`);
     if (r.kind === "permission" && !r.permission?.requestId) bad.push(`${at}: permission without requestId`);
     if (r.kind === "question" && !r.question?.requestId) bad.push(`${at}: question without requestId`);
+    if (r.kind === "host_call" && !r.hostCall?.requestId) bad.push(`${at}: host_call without requestId`);
     if (r.stepId) {
       const key = r.sessionId + "\u0000" + r.stepId;
       if (stepTurn.has(key) && r.turnId !== undefined && stepTurn.get(key) !== undefined && stepTurn.get(key) !== r.turnId) bad.push(`${at}: step ${r.stepId} moved from turn ${stepTurn.get(key)} to ${r.turnId}`);
@@ -378,7 +394,7 @@ export function createChatEventChecker(): (record: ChatEvent) => string[] {
     if (r.blockId) {
       const key = r.sessionId + "\u0000" + r.blockId;
       const k = blockKind.get(key);
-      const family = (x: string) => (x === "plan" || x === "todo" ? "plan" : x === "permission" || x === "question" ? "request" : x);
+      const family = (x: string) => (x === "plan" || x === "todo" ? "plan" : x === "permission" || x === "question" || x === "host_call" ? "request" : x);
       if (k && family(k) !== family(r.kind)) bad.push(`${at}: block ${r.blockId} changed kind ${k} → ${r.kind}`);
       blockKind.set(key, r.kind);
       if (r.phase === "delta" && closed.has(key)) bad.push(`${at}: delta to block ${r.blockId} after it completed`);

@@ -94,6 +94,14 @@ export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTex
       case "permission": {
         const what = b.detail ? `: ${oneLine(b.detail)}` : "";
         line(`${st.yellow("?")} permission ${b.requestType ?? ""}${what}${b.decision ? ` → ${st.bold(b.decision)}` : ""} ${status(b.state)}`);
+        // the choices offered, while the request is open (the answer replaces them once it is made)
+        if (!b.decision && b.options?.length) out.push(pad + "  " + st.dim(`choices: ${b.options.map((o) => o.label ? `${o.decision} (${oneLine(o.label)})` : o.decision).join(", ")}`));
+        return;
+      }
+      case "host_call": {
+        // the host is asked to do something itself (run a tool the agent defined, refresh tokens), not to allow it
+        const what = b.detail ? `: ${oneLine(b.detail)}` : "";
+        line(`${st.cyan("⇄")} host call ${b.requestType ?? ""}${what}${b.decision ? ` → ${st.bold(b.decision)}` : ""} ${status(b.state)}`);
         return;
       }
       case "question": {

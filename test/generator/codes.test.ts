@@ -61,6 +61,8 @@ const CASES: Record<string, [string, string]> = {
   E310: ["maps:", "input:\n  - name: bare\n    message: \".\"\n\nmaps:"],
   E311: ["maps:", "input:\n  - name: nothing\n\nmaps:"],
   E312: ["maps:", "input:\n  - name: bare\n    message: \".\"\n    kind: nope\n\nmaps:"],
+  E320: ["maps:", "time: { from: meta.ts }\n\nmaps:"],
+  E321: ["maps:", "time: { from: [params.thing.id, params.nope] }\n\nmaps:"],
 };
 
 function mutate(from: string, to: string): string {

@@ -95,7 +95,7 @@ describe("a changed lifecycle entry changes what is derived from it", () => {
     const d1 = load(twice).diagnostics.map(formatDiagnostic);
     expect(d1).toContainEqual(expect.stringMatching(new RegExp(`^${FILE}:${lineOf(twice, "body: [task.progress, item.updated]")}:\\d+ error E107 event type "item.updated" is already in the item lifecycle`)));
     const within = TEXT.replace("within: turn", "within: session");
-    expect(load(within).diagnostics.map(formatDiagnostic)).toContainEqual(`${FILE}:${lineOf(within, "within: session")}:13 error E109 "within" names "session", which is not a lifecycle entry (request, user-input, item, turn, task)`);
+    expect(load(within).diagnostics.map(formatDiagnostic)).toContainEqual(`${FILE}:${lineOf(within, "within: session")}:13 error E109 "within" names "session", which is not a lifecycle entry (request, user-input, item, turn, thread, task)`);
     const finding = TEXT.replace("opens: { again: request-reopened }", "opens: { twice: request-reopened }");
     expect(load(finding).diagnostics.map(formatDiagnostic)).toContainEqual(expect.stringMatching(new RegExp(`^${FILE}:${lineOf(finding, "twice: request-reopened")}:\\d+ error E109 unknown finding "twice"`)));
   });

@@ -87,6 +87,18 @@ describe("canonical model codes", () => {
       'E108 unknown guard "twice" (once, open, notStale)',
     ]);
   });
+
+  it("E114: a request kind naming an unknown request type, a type in two kinds, a type in none", () => {
+    const { ds } = load((m) => {
+      m.requestKinds.permission = [...m.requestKinds.permission.filter((t: string) => t !== "unknown"), "approve_everything"];
+      m.requestKinds.question = [...m.requestKinds.question, "dynamic_tool_call"];
+    });
+    expect(ds.map((d) => `${d.code} ${d.message}`).sort()).toEqual([
+      'E114 "approve_everything" is not a CanonicalRequestType value',
+      'E114 "dynamic_tool_call" is already of request kind "question"',
+      'E114 CanonicalRequestType "unknown" has no request kind',
+    ]);
+  });
 });
 
 describe("pipeline codes", () => {

@@ -43,7 +43,7 @@ export function embeddedData(html: string): ViewerData {
   return JSON.parse(m[1]);
 }
 
-const ENV = { provider: "codex", sessionId: "ses_1", threadId: "thr_1" };
+const ENV = { schemaVersion: 1, provider: "codex", sessionId: "ses_1", threadId: "thr_1" };
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n).toISOString();
 
 /**
@@ -57,7 +57,7 @@ export function problemStream(): any[] {
   const ev = (type: string, payload: unknown, extra: Record<string, unknown> = {}, raw: Record<string, unknown> = { source: "codex.app-server.notification", rule: "test#row", payload: { method: type } }) =>
     ({ eventId: `evt_${++seq}`, sequence: seq, type, ...ENV, createdAt: at(seq), ...extra, payload, raw });
   return [
-    ev("session.started", {}),
+    ev("thread.started", {}),
     ev("turn.started", {}, { turnId: "trn_1" }),
     ev("item.started", { itemType: "command_execution", status: "inProgress", title: "echo </script><script>alert(1)</script>", command: "echo \u2028hi", data: { command: "echo \u2028hi" } }, { turnId: "trn_1", itemId: "itm_1" }),
     ev("content.delta", { streamKind: "command_output", delta: "hi\n" }, { turnId: "trn_1", itemId: "itm_1" }),
