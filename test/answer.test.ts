@@ -89,3 +89,30 @@ describe("answerRequest", () => {
     expect(() => answerRequest({ ...opened, payload: { ...opened.payload, options: [] } } as typeof opened, { decision: "allow_once" })).toThrow(/offers no choice for "allow_once"/);
   });
 });
+
+describe("answerRequest on Codex EventMsg streams (codex-eventmsg)", () => {
+  const opened = (msg: unknown) => {
+    const n = createNormalizer({ surface: "codex-eventmsg", ids: counterIds(), clock: steppingClock() });
+    n.push({ id: "1", msg: { type: "task_started", turn_id: "1" } });
+    const e = n.push({ id: "1", msg }).find((x) => x.type === "request.opened");
+    if (!e) throw new Error("no request.opened");
+    return e;
+  };
+  it("an exec approval: the Submission with Op exec_approval, the call id and the provider's decision word", () => {
+    const e = opened({ type: "exec_approval_request", call_id: "call_1", command: ["npm", "test"], cwd: "/w", parsed_cmd: [] });
+    expect(answerRequest(e, { decision: "allow_always" })).toEqual({ kind: "codex-submission", submission: { id: "agentnorm-answer-call_1", op: { type: "exec_approval", id: "call_1", decision: "approved_for_session" } } });
+    expect(answerRequest(e, { decision: "reject_once" })).toMatchObject({ submission: { op: { decision: "denied" } } });
+    expect(answerRequest(e, { decision: "cancelled" })).toMatchObject({ submission: { op: { decision: "abort" } } });
+  });
+  it("a sub-command approval answers its approval_id; a patch approval is Op patch_approval", () => {
+    const sub = opened({ type: "exec_approval_request", call_id: "call_1", approval_id: "ap_1", command: ["git", "push"], cwd: "/w", parsed_cmd: [] });
+    expect(answerRequest(sub, { decision: "allow_once" })).toMatchObject({ submission: { op: { type: "exec_approval", id: "ap_1", decision: "approved" } } });
+    const patch = opened({ type: "apply_patch_approval_request", call_id: "call_2", changes: {}, reason: "edit", grant_root: null });
+    expect(answerRequest(patch, { decision: "allow_once" })).toMatchObject({ submission: { op: { type: "patch_approval", id: "call_2", decision: "approved" } } });
+  });
+  it("a request_user_input: Op user_input_answer with the answers", () => {
+    const q = opened({ type: "request_user_input", call_id: "call_5", turn_id: "1", questions: [{ id: "lang", header: "Language", question: "Which language?", options: [{ label: "Python", description: "py" }] }] });
+    const answers = { lang: { answers: ["Python"] } };
+    expect(answerRequest(q, { decision: "answered", answers })).toEqual({ kind: "codex-submission", submission: { id: "agentnorm-answer-call_5", op: { type: "user_input_answer", id: "call_5", response: { answers } } } });
+  });
+});

@@ -8,7 +8,8 @@
  * - Codex app-server and ACP: the JSON-RPC response to the server request (`id` = the request's providerRequestId;
  *   numeric ids are sent back as numbers, as both servers number their requests);
  * - Claude: the `canUseTool` PermissionResult (Agent SDK) or the stdio wire's `control_response` for the request_id;
- * - opencode: the HTTP call — method, path and body — of its permission and question endpoints.
+ * - opencode: the HTTP call — method, path and body — of its permission and question endpoints;
+ * - Codex EventMsg streams (codex-eventmsg): the Submission `{id, op}` with the Op that answers the event.
  */
 import { REQUEST_KIND, type CanonicalRequestType, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 import { toClaudePermissionResult, type ClaudePermissionResult } from "./claude-permission.js";
@@ -30,7 +31,9 @@ export type RequestAnswer =
   | { kind: "jsonrpc"; message: { jsonrpc: "2.0"; id: string | number; result: unknown } | { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string } } }
   | { kind: "claude-can-use-tool"; result: ClaudePermissionResult }
   | { kind: "claude-control-response"; message: { type: "control_response"; response: { subtype: "success"; request_id: string; response: ClaudePermissionResult | Record<string, unknown> } } }
-  | { kind: "http"; method: "POST"; path: string; body?: unknown };
+  | { kind: "http"; method: "POST"; path: string; body?: unknown }
+  /** Codex EventMsg streams (the core's event queue): the Submission carrying the answering Op. */
+  | { kind: "codex-submission"; submission: { id: string; op: Record<string, unknown> } };
 
 export interface AnswerOptions {
   /** Claude only: answer the Agent SDK's canUseTool callback (`sdk`) or the stdio wire's control_request (`wire`). Default: from the event's raw source (the SDK's when unknown). */
@@ -72,6 +75,18 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
   };
   switch (opened.provider) {
     case "codex": {
+      if (opened.raw?.source === "codex.eventmsg") {
+        // The core's submission queue: an Op answers the event (approvals by their call / approval id).
+        const requestType = p.requestType;
+        let op: Record<string, unknown>;
+        if (question) op = { type: "user_input_answer", id, response: { answers: reply.decision === "answered" ? reply.answers : {} } };
+        else {
+          const w = word(reply.decision);
+          if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+          op = { type: requestType === "apply_patch_approval" ? "patch_approval" : "exec_approval", id, decision: w };
+        }
+        return { kind: "codex-submission", submission: { id: `agentnorm-answer-${id}`, op } };
+      }
       let result: unknown;
       if (kind === "host_call") {
         if (reply.decision === "completed" && reply.result !== undefined) result = reply.result;
