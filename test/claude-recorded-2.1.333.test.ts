@@ -30,8 +30,6 @@ const GAPS: Record<string, Check[]> = {
   // the background agent's / command's late items and the CLI's own follow-up turn
   "background-agent": ["items"],
   "background-bash": ["items"],
-  // conversation_reset; the transcript keeps the /clear local command as lines of its own
-  clear: ["items", "last"],
   // the /compact local-command turn
   compact: ["turns"],
   // the /context turn (a <synthetic> answer): its end is not recognised in the transcript
