@@ -102,9 +102,13 @@ export interface SetStep {
   if?: Conditions;
 }
 
-/** Complete every item still open in the row's turn (`completes`: item types that simply end with their turn). */
+/**
+ * Complete every item still open in the row's turn (`completes`: item types that simply end with their turn;
+ * `statusVar`: an item whose session variable `<statusVar>:<its provider id>` holds completed | failed | declined ends
+ * with that status — the provider said how it ended before its output came).
+ */
 export interface CloseOpenStep {
-  closeOpen: { status: "completed" | "failed" | "declined"; detail?: string; completes?: string[] };
+  closeOpen: { status: "completed" | "failed" | "declined"; detail?: string; completes?: string[]; statusVar?: string };
 }
 
 /**

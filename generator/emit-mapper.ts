@@ -122,7 +122,7 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
         out.push(guarded(s.cond, `cx.setVar([${s.key.map((k) => exprCode(k, scope)).join(", ")}], ${exprCode(s.value, scope)});`));
         break;
       case "closeOpen":
-        out.push(`${indent}cx.closeOpen(${lit(s.status)}, ${lit(s.detail)}${s.completes?.length ? `, [${s.completes.map(lit).join(", ")}]` : ""});`);
+        out.push(`${indent}cx.closeOpen(${lit(s.status)}, ${lit(s.detail)}${s.completes?.length || s.statusVar ? `, [${(s.completes ?? []).map(lit).join(", ")}]` : ""}${s.statusVar ? `, ${lit(s.statusVar)}` : ""});`);
         break;
       case "dispatch":
         // raw original: the events keep the input line as raw, the target's input wrappers run (cx.delegate);

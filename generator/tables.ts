@@ -52,7 +52,7 @@ export type StepIR =
   | { k: "emit"; type: string; cond: Cond[]; payload: Expr; line: number }
   | { k: "snapshot"; snap: SnapIR; cond: Cond[] }
   | { k: "set"; key: Expr[]; value: Expr; cond: Cond[] }
-  | { k: "closeOpen"; status: string; detail?: string; completes?: string[] }
+  | { k: "closeOpen"; status: string; detail?: string; completes?: string[]; statusVar?: string }
   | { k: "dispatch"; message: Expr; surface?: string; raw: "dispatched" | "original"; line: number }
   | { k: "each"; each: Expr; as: string; index?: string; steps: StepIR[] };
 export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }

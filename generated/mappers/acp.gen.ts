@@ -132,7 +132,80 @@ function map_toolStatus(v: unknown, d: unknown = "inProgress"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:112)
+// map "chunkItem" (mappings/acp.yaml:112)
+type V_chunkItem = "assistant_message" | "reasoning";
+const M_chunkItem: ReadonlyMap<string, V_chunkItem> = new Map([
+  ["agent_message_chunk", "assistant_message"],
+  ["agent_thought_chunk", "reasoning"],
+]);
+
+function map_chunkItem(v: unknown): V_chunkItem;
+function map_chunkItem<const D>(v: unknown, d: D): V_chunkItem | D;
+function map_chunkItem(v: unknown, d: unknown = "assistant_message"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkItem.get(String(v)) : undefined) ?? d;
+}
+
+// map "chunkStream" (mappings/acp.yaml:115)
+type V_chunkStream = "assistant_text" | "reasoning_text";
+const M_chunkStream: ReadonlyMap<string, V_chunkStream> = new Map([
+  ["agent_message_chunk", "assistant_text"],
+  ["agent_thought_chunk", "reasoning_text"],
+]);
+
+function map_chunkStream(v: unknown): V_chunkStream;
+function map_chunkStream<const D>(v: unknown, d: D): V_chunkStream | D;
+function map_chunkStream(v: unknown, d: unknown = "assistant_text"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkStream.get(String(v)) : undefined) ?? d;
+}
+
+// map "historyMarker" (mappings/acp.yaml:121)
+type V_historyMarker = "session-context" | "tool-result" | "interrupted";
+const M_historyMarker: ReadonlyMap<string, V_historyMarker> = new Map([
+]);
+
+function map_historyMarker(v: unknown): V_historyMarker | undefined;
+function map_historyMarker<const D>(v: unknown, d: D): V_historyMarker | D;
+function map_historyMarker(v: unknown, d: unknown = undefined): unknown {
+  if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return d;
+  const k = String(v);
+  const hit = M_historyMarker.get(k);
+  if (hit !== undefined) return hit;
+  if (k.startsWith("[Request interrupted by user")) return "interrupted";
+  if (k.startsWith("[Function Response: ")) return "tool-result";
+  if (k.startsWith("<session_context>")) return "session-context";
+  return d;
+}
+
+// map "refused" (mappings/acp.yaml:128)
+type V_refused = "declined";
+const M_refused: ReadonlyMap<string, V_refused> = new Map([
+  ["reject_once", "declined"],
+  ["reject_always", "declined"],
+  ["cancelled", "declined"],
+]);
+
+function map_refused(v: unknown): V_refused | undefined;
+function map_refused<const D>(v: unknown, d: D): V_refused | D;
+function map_refused(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_refused.get(String(v)) : undefined) ?? d;
+}
+
+// map "permissionTypeKnown" (mappings/acp.yaml:131)
+type V_permissionTypeKnown = "command_execution_approval" | "file_change_approval";
+const M_permissionTypeKnown: ReadonlyMap<string, V_permissionTypeKnown> = new Map([
+  ["execute", "command_execution_approval"],
+  ["edit", "file_change_approval"],
+  ["delete", "file_change_approval"],
+  ["move", "file_change_approval"],
+]);
+
+function map_permissionTypeKnown(v: unknown): V_permissionTypeKnown | undefined;
+function map_permissionTypeKnown<const D>(v: unknown, d: D): V_permissionTypeKnown | D;
+function map_permissionTypeKnown(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionTypeKnown.get(String(v)) : undefined) ?? d;
+}
+
+// map "permissionType" (mappings/acp.yaml:138)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["execute", "command_execution_approval"],
@@ -147,7 +220,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:120)
+// map "stopReason" (mappings/acp.yaml:146)
 type V_stopReason = "completed" | "failed" | "cancelled";
 const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
   ["end_turn", "completed"],
@@ -163,7 +236,7 @@ function map_stopReason(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/acp.yaml:129)
+// map "planDone" (mappings/acp.yaml:155)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -175,7 +248,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/acp.yaml:132)
+// map "planStatus" (mappings/acp.yaml:158)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -189,7 +262,7 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/acp.yaml:136)
+// map "todoStatus" (mappings/acp.yaml:162)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -216,34 +289,67 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
 
 // identities the rows resolve (mappings/README.md "Identities")
 const ID_thread_use: IdRef = { role: "thread", op: "use", field: "params.sessionId" };
+const ID_turn_mint: IdRef = { role: "turn", op: "mint" };
+const ID_item_mint: IdRef = { role: "item", op: "mint" };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_item_open: IdRef = { role: "item", op: "open", field: "item (value)" };
-const ID_item_mint: IdRef = { role: "item", op: "mint" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
-const ID_turn_mint: IdRef = { role: "turn", op: "mint" };
-const ID_item_close: IdRef = { role: "item", op: "close", field: "params.update.toolCallId" };
 const ID_item_open_2: IdRef = { role: "item", op: "open", field: "params.update.toolCallId" };
+const ID_item_close: IdRef = { role: "item", op: "close", field: "params.update.toolCallId" };
 const ID_item_use: IdRef = { role: "item", op: "use", field: "params.update.toolCallId" };
 const ID_item_close_2: IdRef = { role: "item", op: "close", field: "params.update.compactionId" };
 const ID_item_open_3: IdRef = { role: "item", op: "open", field: "params.update.compactionId" };
 const ID_item_use_2: IdRef = { role: "item", op: "use", field: "params.update.compactionId" };
-const ID_item_use_3: IdRef = { role: "item", op: "use", field: "params.toolCall.toolCallId" };
+const ID_item_open_4: IdRef = { role: "item", op: "open", field: "params.toolCall.toolCallId" };
 const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "id", required: true };
 const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "request.params.sessionId" };
-const ID_item_use_4: IdRef = { role: "item", op: "use", field: "request.params.toolCall.toolCallId" };
+const ID_item_close_3: IdRef = { role: "item", op: "close", field: "request.params.toolCall.toolCallId" };
 const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "id", required: true };
+const ID_item_use_3: IdRef = { role: "item", op: "use", field: "request.params.toolCall.toolCallId" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "id" };
 const ID_thread_current: IdRef = { role: "thread", op: "current" };
-const ID_item_use_5: IdRef = { role: "item", op: "use", field: "params.toolCallId" };
-const ID_item_use_6: IdRef = { role: "item", op: "use", field: "request.params.toolCallId" };
+const ID_item_use_4: IdRef = { role: "item", op: "use", field: "params.toolCallId" };
+const ID_item_use_5: IdRef = { role: "item", op: "use", field: "request.params.toolCallId" };
 const ID_parent_use: IdRef = { role: "parent", op: "use", field: "params.toolCallId" };
 const ID_task_close: IdRef = { role: "task", op: "close", field: "params.agentId|params.toolCallId" };
 const ID_task_open: IdRef = { role: "task", op: "open", field: "params.agentId|params.toolCallId" };
-const ID_item_close_3: IdRef = { role: "item", op: "close", field: "params.toolCallId" };
+const ID_item_close_4: IdRef = { role: "item", op: "close", field: "params.toolCallId" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
-/** mappings/acp.yaml:141 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:171 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
+function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) == null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_mint);
+  cx.ref(ID_item_mint);
+  cx.emit("turn.started", {});
+  cx.emit("item.started", { itemType: map_chunkItem(m.params?.update?.sessionUpdate), status: "inProgress" });
+  cx.emit("content.delta", {
+    streamKind: map_chunkStream(m.params?.update?.sessionUpdate),
+    delta: m.params?.update?.content?.text,
+  });
+  cx.emit("item.completed", { itemType: map_chunkItem(m.params?.update?.sessionUpdate), status: "completed" });
+  cx.emit("turn.completed", { state: "completed" });
+  return true;
+}
+
+/** mappings/acp.yaml:223 — notification session/update → item.started, content.delta, item.completed */
+function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
+  cx.emit("item.started", { itemType: map_chunkItem(m.params?.update?.sessionUpdate), status: "inProgress" });
+  cx.emit("content.delta", {
+    streamKind: map_chunkStream(m.params?.update?.sessionUpdate),
+    delta: m.params?.update?.content?.text,
+  });
+  cx.emit("item.completed", { itemType: map_chunkItem(m.params?.update?.sessionUpdate), status: "completed" });
+  return true;
+}
+
+/** mappings/acp.yaml:260 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -254,7 +360,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:181 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:301 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -265,7 +371,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:211 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:332 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -281,25 +387,27 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:241 — notification session/update → turn.completed */
+/** mappings/acp.yaml:362 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.setVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId], true);
-  cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"]);
+  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ method: "session/update", params: m.params });
   return true;
 }
 
-/** mappings/acp.yaml:280 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:402 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
   cx.setVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId], true);
+  cx.setVar(["replay-turn", m.params?.sessionId], cx.id("turn"));
   cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
   cx.setVar(["seg", m.params?.sessionId], 0);
   cx.emit("turn.started", {});
@@ -314,7 +422,57 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:323 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:447 — notification session/update → item.started, item.completed */
+function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_mint);
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: str(m.params?.update?.content?.text),
+    detail: str(m.params?.update?.content?.text),
+    data: { update: m.params?.update, historyMarker: map_historyMarker(m.params?.update?.content?.text) },
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:481 — notification session/update → turn.completed */
+function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  cx.replay({ method: "session/update", params: m.params });
+  return true;
+}
+
+/** mappings/acp.yaml:512 — notification session/update → turn.started, item.started, item.completed */
+function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_mint);
+  cx.ref(ID_item_mint);
+  cx.setVar(["replay-turn", m.params?.sessionId], cx.id("turn"));
+  cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
+  cx.setVar(["seg", m.params?.sessionId], 0);
+  cx.emit("turn.started", {});
+  cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
+  cx.emit("item.completed", {
+    itemType: "user_message",
+    status: "completed",
+    title: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
+    detail: (str(m.params?.update?.content?.text) ?? str(m.params?.update?.content?.resource?.text)),
+    data: m.params?.update,
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:555 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -331,7 +489,32 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:357 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:591 — notification session/update → item.started */
+function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
+  cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
+  cx.setVar(["tool-final", m.params?.update?.toolCallId], m.params?.update?.status);
+  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], h_acp.acpDiffContent(m.params?.update?.content));
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_toolKind(m.params?.update?.kind),
+    status: "inProgress",
+    title: m.params?.update?.title,
+    data: m.params?.update,
+    toolName: m.params?.update?.kind,
+    input: m.params?.update?.rawInput,
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
+    terminalId: h_acp.acpTerminalId(m.params?.update?.content),
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:644 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -349,7 +532,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -364,7 +547,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -375,13 +558,15 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:429 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:716 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
   cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
+  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.getVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId])));
+  cx.setVar(["permission-opened", m.params?.sessionId, m.params?.update?.toolCallId], null);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
     status: "inProgress",
@@ -389,7 +574,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -403,7 +588,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -413,15 +598,22 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:485 — notification session/update → turn.diff.updated, item.completed */
+/** mappings/acp.yaml:776 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
-  if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
+  if (!cx.isStale("item")) cx.setVar(["call-diff"], (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.getVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId])));
+  if (!cx.isStale("item")) cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), cx.getVar(["call-diff"])));
+  if (!cx.isStale("item") && cx.getVar(["call-diff"]) != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+  });
+  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], null);
+  cx.setVar(["call-diff"], null);
+  if (cx.isStale("item")) cx.emit("runtime.warning", {
+    message: "a tool_call_update for a tool call that already ended (the update is kept here)",
+    detail: m.params?.update,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -430,7 +622,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -440,12 +632,17 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:575 — notification session/update → item.completed */
+/** mappings/acp.yaml:876 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
+  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], null);
+  if (cx.isStale("item")) cx.emit("runtime.warning", {
+    message: "a tool_call_update for a tool call that already ended (the update is kept here)",
+    detail: m.params?.update,
+  });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
@@ -453,7 +650,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -464,12 +661,16 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:606 — notification session/update → item.updated */
+/** mappings/acp.yaml:913 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use, m.params?.update?.toolCallId);
+  if (cx.isStale("item")) cx.emit("runtime.warning", {
+    message: "a tool_call_update for a tool call that already ended (the update is kept here)",
+    detail: m.params?.update,
+  });
   if (!cx.isStale("item")) cx.emit("item.updated", {
     itemType: (map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
@@ -477,7 +678,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output)),
+    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -487,7 +688,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:637 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:949 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -498,7 +699,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:653 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:965 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -509,7 +710,21 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:672 — notification session/update → session.configured */
+/** mappings/acp.yaml:986 — notification session/update → turn.completed, session.configured */
+function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.getVar(["replay-turn", m.params?.sessionId]) != null && cx.getVar(["loading", m.params?.sessionId]) == null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  cx.emit("session.configured", {
+    config: { sessionId: m.params?.sessionId, availableCommands: m.params?.update?.availableCommands },
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:1015 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -519,7 +734,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:687 — notification session/update → session.configured */
+/** mappings/acp.yaml:1030 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -530,7 +745,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:703 — notification session/update → session.configured */
+/** mappings/acp.yaml:1046 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -540,7 +755,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:718 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1061 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -551,7 +766,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:734 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1077 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -560,7 +775,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:753 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1096 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -569,7 +784,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:772 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1115 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -584,7 +799,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:798 — notification session/update → item.completed */
+/** mappings/acp.yaml:1141 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -599,7 +814,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:819 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1162 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -618,7 +833,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:844 — notification session/update → content.delta */
+/** mappings/acp.yaml:1187 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -631,15 +846,27 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:864 — request session/request_permission → request.opened */
+/** mappings/acp.yaml:1211 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_3, m.params?.toolCall?.toolCallId);
+  cx.ref(ID_item_open_4, m.params?.toolCall?.toolCallId);
   cx.ref(ID_request_open, m.id);
   cx.setVar(["permission-options", m.id], m.params?.options);
+  if (cx.isNew("item")) cx.setVar(["permission-opened", m.params?.sessionId, m.params?.toolCall?.toolCallId], true);
+  if (cx.isNew("item")) cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
+  if (cx.isNew("item")) cx.emit("item.started", {
+    itemType: map_toolKind(m.params?.toolCall?.kind),
+    status: "inProgress",
+    title: str(m.params?.toolCall?.title),
+    data: m.params?.toolCall,
+    toolName: m.params?.toolCall?.kind,
+    input: m.params?.toolCall?.rawInput,
+    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", h_codex.argsCommand(m.params?.toolCall?.rawInput)),
+    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput))),
+  });
   cx.emit("request.opened", {
-    requestType: map_permissionType(m.params?.toolCall?.kind),
+    requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
     detail: str(m.params?.toolCall?.title),
     args: m.params,
     options: h_acp.acpOptions(m.params?.options),
@@ -647,11 +874,32 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:888 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1254 — response session/request_permission → request.resolved, item.completed */
+function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
+  if (!(m.result != null && cx.getVar(["permission-opened", cx.request?.params?.sessionId, cx.request?.params?.toolCall?.toolCallId]) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])))) != null)) return false;
+  cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
+  cx.ref(ID_request_close, m.id);
+  cx.setVar(["permission-opened", cx.request?.params?.sessionId, cx.request?.params?.toolCall?.toolCallId], null);
+  if (cx.wasOpen("request")) cx.emit("request.resolved", {
+    requestType: cx.state("request", "requestType"),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id]))),
+    resolution: m.result,
+  });
+  if (!cx.isStale("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "declined",
+    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id]))),
+  });
+  return true;
+}
+
+/** mappings/acp.yaml:1293 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
-  cx.ref(ID_item_use_4, cx.request?.params?.toolCall?.toolCallId);
+  cx.ref(ID_item_use_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
@@ -661,7 +909,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:913 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1322 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -669,7 +917,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:933 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1342 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -682,7 +930,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:958 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1367 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -695,11 +943,11 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:994 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1403 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_5, m.params?.toolCallId);
+  cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", {
     requestType: "tool_user_input",
@@ -710,11 +958,11 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1018 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1427 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
-  cx.ref(ID_item_use_6, cx.request?.params?.toolCallId);
+  cx.ref(ID_item_use_5, cx.request?.params?.toolCallId);
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
@@ -725,11 +973,11 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1049 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1458 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_5, m.params?.toolCallId);
+  cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
   cx.setVar(["cursor-todos"], h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
   cx.emit("turn.plan.updated", {
@@ -744,11 +992,11 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1074 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1483 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
-  cx.ref(ID_item_use_6, cx.request?.params?.toolCallId);
+  cx.ref(ID_item_use_5, cx.request?.params?.toolCallId);
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
@@ -758,7 +1006,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1096 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1505 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -769,7 +1017,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1118 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1527 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -790,7 +1038,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1150 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1559 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -808,11 +1056,11 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1179 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1588 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, m.params?.toolCallId);
+  cx.ref(ID_item_close_4, m.params?.toolCallId);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "image_view",
     status: "inProgress",
@@ -829,7 +1077,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1206 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1615 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -838,7 +1086,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1221 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1630 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -847,7 +1095,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1234 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1643 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -857,7 +1105,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1250 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1659 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -866,7 +1114,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1263 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1672 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -876,7 +1124,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1279 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1688 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -885,11 +1133,24 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1293 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1703 — clientRequest session/prompt → turn.completed */
+function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
+  if (!(cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
+  cx.ref(ID_thread_use, m.params?.sessionId);
+  cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  cx.replay({ id: m.id, method: "session/prompt", params: m.params });
+  return true;
+}
+
+/** mappings/acp.yaml:1731 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
+  cx.setVar(["prompting", m.params?.sessionId], true);
   cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
   cx.setVar(["seg", m.params?.sessionId], 0);
   cx.emit("turn.started", {});
@@ -908,13 +1169,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1333 — clientRequest session/load */
+/** mappings/acp.yaml:1772 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVar(["loading", m.params?.sessionId], true);
   return true;
 }
 
-/** mappings/acp.yaml:1347 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1786 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -922,7 +1183,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1364 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1803 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -936,7 +1197,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1383 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1822 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -944,13 +1205,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1405 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1844 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1418 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1857 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -960,22 +1221,25 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
     config: {
       sessionId: m.result?.sessionId,
       modes: m.result?.modes,
+      models: (m.result as any)?.models,
       configOptions: m.result?.configOptions,
       cwd: cx.request?.params?.cwd,
     },
     mode: m.result?.modes?.currentModeId,
+    model: str((m.result as any)?.models?.currentModelId),
   });
   cx.emit("session.state.changed", { state: "ready" });
   return true;
 }
 
-/** mappings/acp.yaml:1448 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1888 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.setVar(["loading", cx.request?.params?.sessionId], null);
-  cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"]);
+  cx.setVar(["replay-turn", cx.request?.params?.sessionId], null);
+  cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: cx.request?.params?.sessionId });
@@ -992,19 +1256,20 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:1500 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:1941 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.setVar(["loading", cx.request?.params?.sessionId], null);
-  cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"]);
+  cx.setVar(["replay-turn", cx.request?.params?.sessionId], null);
+  cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
   return true;
 }
 
-/** mappings/acp.yaml:1534 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1976 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1012,7 +1277,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1552 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:1994 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1023,7 +1288,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:1570 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2012 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1033,34 +1298,36 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1587 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2029 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["prompting", cx.request?.params?.sessionId], null);
   cx.closeOpen("failed", "the prompt turn failed before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
   return true;
 }
 
-/** mappings/acp.yaml:1614 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2057 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["prompting", cx.request?.params?.sessionId], null);
   cx.closeOpen("failed", "the prompt turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("turn.completed", { state: map_stopReason(m.result?.stopReason), stopReason: m.result?.stopReason });
   return true;
 }
 
-/** mappings/acp.yaml:1666 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2110 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:1682 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2126 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1079,158 +1346,167 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "session/update": [
-        { rule: "acp#agent-message-chunk", line: 141, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 181, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 211, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 241, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 280, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk", line: 323, run: r_user_message_chunk },
-        { rule: "acp#tool-call-finished", line: 357, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 429, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 485, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 575, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 606, run: r_tool_call_update },
-        { rule: "acp#plan", line: 637, run: r_plan },
-        { rule: "acp#usage-update", line: 653, run: r_usage_update },
-        { rule: "acp#available-commands-update", line: 672, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 687, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 703, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 718, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 734, run: r_notice_error },
-        { rule: "acp#notice", line: 753, run: r_notice },
-        { rule: "acp#compaction-completed", line: 772, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 798, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 819, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 844, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-chunk-outside-turn", line: 171, run: r_agent_chunk_outside_turn },
+        { rule: "acp#agent-chunk-replayed", line: 223, run: r_agent_chunk_replayed },
+        { rule: "acp#agent-message-chunk", line: 260, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 301, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 332, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 362, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 402, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk-history-marker", line: 447, run: r_user_message_chunk_history_marker },
+        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 481, run: r_user_message_chunk_replayed_ends_turn },
+        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 512, run: r_user_message_chunk_replayed_starts_turn },
+        { rule: "acp#user-message-chunk", line: 555, run: r_user_message_chunk },
+        { rule: "acp#tool-call-replayed-finished", line: 591, run: r_tool_call_replayed_finished },
+        { rule: "acp#tool-call-finished", line: 644, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 716, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 776, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 876, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 913, run: r_tool_call_update },
+        { rule: "acp#plan", line: 949, run: r_plan },
+        { rule: "acp#usage-update", line: 965, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 986, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1015, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1030, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1046, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1061, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1077, run: r_notice_error },
+        { rule: "acp#notice", line: 1096, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1115, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1141, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1162, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1187, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1096, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1505, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1118, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1150, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1527, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1559, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1179, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1588, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1206, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1615, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1206, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1615, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 864, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1211, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 913, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1322, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 994, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1403, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1049, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1458, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1221, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1630, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1221, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1630, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-response", line: 888, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1254, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1293, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 933, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1342, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 958, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1367, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1018, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1427, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1074, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1483, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1234, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1643, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1234, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1643, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1250, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1659, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1250, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1659, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt", line: 1293, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1703, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1731, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1333, run: r_load },
+        { rule: "acp#load", line: 1772, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1263, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1672, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1263, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1672, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1364, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1803, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1383, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1405, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1822, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1844, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1418, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1857, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1448, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 1500, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 1888, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 1941, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1448, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 1888, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 1534, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1976, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 1534, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1976, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 1552, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 1994, run: r_set_mode_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 1570, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2012, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 1587, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 1614, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2029, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2057, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 1666, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 1682, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2110, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2126, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1279, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1688, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1279, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1688, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1347, run: r_cancel },
+        { rule: "acp#cancel", line: 1786, run: r_cancel },
       ],
     },
   },
@@ -1265,13 +1541,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:1700)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1703)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:1706)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:1709)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:1712)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:1715)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:1718)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:1721)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2144)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2147)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2150)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2153)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2156)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2159)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2162)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2165)",
   },
 };

@@ -34,6 +34,8 @@ export interface MessageAt {
   method: string | undefined;
   /** Dispatch nesting (0: a pushed message). */
   depth: number;
+  /** The direction the message came with (JSON-RPC: "out" is the client's). */
+  direction?: "in" | "out";
   ct: Compiled;
   /** The events' raw.payload. */
   raw: unknown;
@@ -252,7 +254,9 @@ export class Scope implements RowContext {
   replay(message: unknown, surface?: string): void {
     if (this.tooDeep(message)) return;
     const at = this.at;
-    this.rt.dispatch(message, { direction: "in", out: at.out, depth: at.depth + 1, ct: surface === undefined ? at.ct : this.rt.table(surface), raw: message, skipInput: true });
+    // A message re-fed to its own table keeps the client's direction (a client request dispatched again); else "in".
+    const direction = surface === undefined && at.direction === "out" ? "out" : "in";
+    this.rt.dispatch(message, { direction, out: at.out, depth: at.depth + 1, ct: surface === undefined ? at.ct : this.rt.table(surface), raw: message, skipInput: true });
   }
 
   delegate(surface: string, message: unknown): void {
@@ -284,7 +288,7 @@ export class Scope implements RowContext {
     return true;
   }
 
-  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void {
+  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[], statusVar?: string): void {
     const turn = this.ids.turn;
     if (!turn) return;
     const items = this.rt.entities.item;
@@ -295,7 +299,9 @@ export class Scope implements RowContext {
       this.ids.item = e;
       this.flags.item = WAS_OPEN;
       const itemType = (e.state.itemType as string) ?? "unknown";
-      if (completes?.includes(itemType)) this.emit(ITEM_END, { itemType, status: "completed" });
+      const said = statusVar !== undefined && e.providerId !== undefined ? this.getVar([statusVar, e.providerId]) : undefined;
+      if (said === "completed" || said === "failed" || said === "declined") this.emit(ITEM_END, { itemType, status: said });
+      else if (completes?.includes(itemType)) this.emit(ITEM_END, { itemType, status: "completed" });
       else this.emit(ITEM_END, { itemType, status, ...(detail ? { detail } : {}) });
       items.close(e.key, e);
     }

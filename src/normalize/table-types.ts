@@ -47,7 +47,7 @@ export interface RowContext {
   /** Hand a message to another surface's table (wrapped payloads), sharing this normalizer's state. */
   delegate(surface: string, message: unknown): void;
   /** Complete the row turn's open items with `status` (items whose itemType is in `completes`: completed, no detail). */
-  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void;
+  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[], statusVar?: string): void;
   /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */
   setVar(key: unknown[], value: unknown): void;
   getVar(key: unknown[]): any;
