@@ -489,7 +489,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:591 — notification session/update → item.started */
+/** mappings/acp.yaml:591 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -497,7 +497,10 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
   cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
   cx.setVar(["tool-final", m.params?.update?.toolCallId], m.params?.update?.status);
-  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], h_acp.acpDiffContent(m.params?.update?.content));
+  if (m.params?.update?.status === "completed") cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  if (m.params?.update?.status === "completed" && m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
+    unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+  });
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
     status: "inProgress",
@@ -514,7 +517,7 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   return true;
 }
 
-/** mappings/acp.yaml:644 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:649 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -558,7 +561,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:716 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:721 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -588,7 +591,6 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
     command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
@@ -598,7 +600,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:776 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:782 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -632,7 +634,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:876 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:882 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -661,7 +663,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:913 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:919 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -688,7 +690,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:949 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:955 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -699,7 +701,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:965 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:971 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -710,7 +712,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:986 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:992 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.getVar(["replay-turn", m.params?.sessionId]) != null && cx.getVar(["loading", m.params?.sessionId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -724,7 +726,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1015 — notification session/update → session.configured */
+/** mappings/acp.yaml:1021 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -734,7 +736,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1030 — notification session/update → session.configured */
+/** mappings/acp.yaml:1036 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -745,7 +747,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1046 — notification session/update → session.configured */
+/** mappings/acp.yaml:1052 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -755,7 +757,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1061 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1067 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -766,7 +768,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1077 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1083 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -775,7 +777,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1096 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1102 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -784,7 +786,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1115 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1121 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -799,7 +801,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1141 — notification session/update → item.completed */
+/** mappings/acp.yaml:1147 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -814,7 +816,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1162 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1168 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -833,7 +835,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1187 — notification session/update → content.delta */
+/** mappings/acp.yaml:1193 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -846,7 +848,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1211 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1217 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -874,7 +876,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1254 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1260 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null && cx.getVar(["permission-opened", cx.request?.params?.sessionId, cx.request?.params?.toolCall?.toolCallId]) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -895,7 +897,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1293 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1299 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -909,7 +911,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1322 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1328 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -917,7 +919,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1342 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1348 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -930,7 +932,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1367 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1373 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -943,7 +945,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1403 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1409 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -958,7 +960,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1427 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1433 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -973,7 +975,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1458 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1464 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -992,7 +994,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1483 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1489 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1006,7 +1008,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1505 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1511 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1017,7 +1019,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1527 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1533 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1038,7 +1040,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1559 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1565 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1056,7 +1058,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1588 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1594 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1077,7 +1079,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1615 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1621 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1086,7 +1088,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1630 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1636 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1095,7 +1097,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1643 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1649 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1105,7 +1107,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1659 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1665 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1114,7 +1116,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1672 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1678 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1124,7 +1126,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1688 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1694 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1133,7 +1135,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1703 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1709 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1145,7 +1147,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1731 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1737 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1169,13 +1171,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1772 — clientRequest session/load */
+/** mappings/acp.yaml:1778 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVar(["loading", m.params?.sessionId], true);
   return true;
 }
 
-/** mappings/acp.yaml:1786 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1792 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1183,7 +1185,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1803 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1809 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1197,7 +1199,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1822 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1828 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1205,13 +1207,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1844 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1850 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1857 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1863 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1232,7 +1234,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1888 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1894 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1256,7 +1258,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:1941 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:1947 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1269,7 +1271,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1976 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:1982 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1277,7 +1279,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1994 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2000 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1288,7 +1290,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2012 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2018 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1298,7 +1300,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2029 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2035 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1310,7 +1312,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2057 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2063 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1320,14 +1322,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2110 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2116 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2126 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2132 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1358,155 +1360,155 @@ export const table: SurfaceTable = {
         { rule: "acp#user-message-chunk-replayed-starts-turn", line: 512, run: r_user_message_chunk_replayed_starts_turn },
         { rule: "acp#user-message-chunk", line: 555, run: r_user_message_chunk },
         { rule: "acp#tool-call-replayed-finished", line: 591, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 644, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 716, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 776, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 876, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 913, run: r_tool_call_update },
-        { rule: "acp#plan", line: 949, run: r_plan },
-        { rule: "acp#usage-update", line: 965, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 986, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1015, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1030, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1046, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1061, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1077, run: r_notice_error },
-        { rule: "acp#notice", line: 1096, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1115, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1141, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1162, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1187, run: r_compaction_summary_chunk },
+        { rule: "acp#tool-call-finished", line: 649, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 721, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 782, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 882, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 919, run: r_tool_call_update },
+        { rule: "acp#plan", line: 955, run: r_plan },
+        { rule: "acp#usage-update", line: 971, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 992, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1021, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1036, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1052, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1067, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1083, run: r_notice_error },
+        { rule: "acp#notice", line: 1102, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1121, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1147, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1168, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1193, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1505, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1511, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1527, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1559, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1533, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1565, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1588, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1594, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1615, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1621, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1615, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1621, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1211, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1217, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1322, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1328, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1403, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1409, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1458, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1464, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1630, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1636, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1630, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1636, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1254, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1293, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1260, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1299, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1342, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1348, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1367, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1373, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1427, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1433, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1483, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1489, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1643, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1649, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1643, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1649, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1659, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1665, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1659, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1665, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1703, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1731, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1709, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1737, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1772, run: r_load },
+        { rule: "acp#load", line: 1778, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1672, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1678, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1672, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1678, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1803, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1809, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1822, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1844, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1828, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1850, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1857, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1863, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1888, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 1941, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 1894, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 1947, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1888, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 1894, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 1976, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1982, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 1976, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 1982, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 1994, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2000, run: r_set_mode_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2012, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2018, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2029, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2057, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2035, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2063, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2110, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2126, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2116, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2132, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1688, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1694, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1688, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1694, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1786, run: r_cancel },
+        { rule: "acp#cancel", line: 1792, run: r_cancel },
       ],
     },
   },
@@ -1541,13 +1543,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2144)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2147)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2150)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2153)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2156)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2159)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2162)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2165)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2150)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2153)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2156)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2159)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2162)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2165)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2168)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2171)",
   },
 };
