@@ -185,7 +185,11 @@ export interface Extension {
   package: string;
   version: string;
   dir: string;
-  kinds: Record<string, { file: string }>;
+  /**
+   * Per declared kind: `file` lists more methods of the kind; `source` is the `raw.source` of the events of this
+   * extension's methods (default: the kind's). A response kind takes only `source` (for the answers to the extension's requests).
+   */
+  kinds: Record<string, { file?: string; source?: string }>;
 }
 
 export interface MapSpec {

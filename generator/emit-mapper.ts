@@ -301,6 +301,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     ...t.input.filter((w) => w.ignore).map((w) => `    ${lit(`${t.surface}#input-${w.name}`)}: ${lit(`${w.ignore} (${t.file}:${w.line})`)},\n`),
   ].join("");
   const sources = t.kinds.map((k) => `${k.kind}: ${lit(k.source)}`).join(", ");
+  const methodSources = t.kinds.filter((k) => k.methodSources).map((k) => `${k.kind}: { ${Object.entries(k.methodSources!).sort().map(([m, s]) => `${lit(m)}: ${lit(s)}`).join(", ")} }`).join(",\n    ");
   const tags = t.kinds.map((k) => `${k.kind}: ${lit(k.tag)}`).join(", ");
   if (t.input.length) {
     // An input line has no upstream schema (the wrappers are the table's own): `line` is read unchecked.
@@ -329,7 +330,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   file: ${lit(t.file)},
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
-  sources: { ${sources} },
+  sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
   rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},
   ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
   ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},

@@ -139,6 +139,8 @@ export interface SurfaceTable {
   nonJsonLines?: "error" | "warning";
   upstream: { package: string; version: string };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
+  /** kind → method → the raw.source of an extension's methods (upstream.extensions), where it is not the kind's. */
+  methodSources?: Partial<Record<Kind, Readonly<Record<string, RuntimeEventSource>>>>;
   /** kind → method → rows, tried in order; a key ending in "*" is a pattern (a method prefix; "*" matches any),
    *  tried after exact rows and ignore entries, longest prefix first. */
   rows: Partial<Record<Kind, Record<string, readonly Row[]>>>;
