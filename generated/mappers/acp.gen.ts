@@ -336,7 +336,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:242 — notification session/update → item.started, content.delta, item.completed */
+/** mappings/acp.yaml:252 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -351,7 +351,7 @@ function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:279 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:289 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -362,7 +362,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:320 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:330 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -373,7 +373,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:351 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:361 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -389,7 +389,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:381 — notification session/update → turn.completed */
+/** mappings/acp.yaml:391 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -402,7 +402,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:421 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:431 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -424,7 +424,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:466 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:476 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -441,7 +441,7 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/acp.yaml:500 — notification session/update → turn.completed */
+/** mappings/acp.yaml:510 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -453,7 +453,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:531 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:541 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -474,7 +474,7 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:574 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:584 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -491,7 +491,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:610 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:620 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -519,7 +519,7 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   return true;
 }
 
-/** mappings/acp.yaml:668 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:678 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -563,7 +563,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:740 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:750 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -602,7 +602,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:801 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:811 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -636,7 +636,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:901 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:926 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -665,7 +665,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:938 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:963 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -692,7 +692,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:974 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:999 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -703,7 +703,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:990 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1015 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -714,7 +714,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1011 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1036 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.getVar(["replay-turn", m.params?.sessionId]) != null && cx.getVar(["loading", m.params?.sessionId]) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -728,7 +728,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1040 — notification session/update → session.configured */
+/** mappings/acp.yaml:1065 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -738,7 +738,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1055 — notification session/update → session.configured */
+/** mappings/acp.yaml:1080 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -749,7 +749,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1071 — notification session/update → session.configured */
+/** mappings/acp.yaml:1096 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -759,7 +759,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1086 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1111 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -770,7 +770,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1102 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1127 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -779,7 +779,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1121 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1146 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -788,7 +788,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1140 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1165 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -803,7 +803,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1166 — notification session/update → item.completed */
+/** mappings/acp.yaml:1191 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -818,7 +818,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1187 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1212 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -837,7 +837,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1212 — notification session/update → content.delta */
+/** mappings/acp.yaml:1237 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -850,7 +850,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1236 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1261 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -878,7 +878,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1279 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1304 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null && cx.getVar(["permission-opened", cx.request?.params?.sessionId, cx.request?.params?.toolCall?.toolCallId]) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -899,7 +899,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1318 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1343 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -913,7 +913,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1347 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1372 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -921,7 +921,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1367 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1392 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -934,7 +934,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1392 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1417 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -947,7 +947,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1428 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1453 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -962,7 +962,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1452 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1477 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -977,7 +977,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1483 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1508 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -996,7 +996,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1508 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1533 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1010,7 +1010,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1530 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1555 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1021,7 +1021,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1552 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1577 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1042,7 +1042,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1584 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1609 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1060,7 +1060,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1613 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1638 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1081,7 +1081,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1640 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1665 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1090,7 +1090,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1655 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1680 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1099,7 +1099,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1668 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1693 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1109,7 +1109,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1684 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1709 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1118,7 +1118,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1697 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1722 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1128,7 +1128,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1713 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1738 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1137,7 +1137,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1728 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1753 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1149,7 +1149,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1756 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1781 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1173,13 +1173,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1797 — clientRequest session/load */
+/** mappings/acp.yaml:1822 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVar(["loading", m.params?.sessionId], true);
   return true;
 }
 
-/** mappings/acp.yaml:1811 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1836 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1187,7 +1187,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1828 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1853 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1201,7 +1201,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1847 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1872 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1209,13 +1209,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1869 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1894 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1882 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1907 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1236,7 +1236,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1921 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1946 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1262,7 +1262,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:1975 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2000 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1275,7 +1275,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2010 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2035 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1283,7 +1283,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2028 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2053 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1294,7 +1294,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2046 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2071 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1305,7 +1305,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2064 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2089 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1315,7 +1315,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2081 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2106 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1327,7 +1327,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2109 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2134 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1337,14 +1337,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2162 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2187 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2178 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2203 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1369,169 +1369,169 @@ export const table: SurfaceTable = {
     notification: {
       "session/update": [
         { rule: "acp#agent-chunk-outside-turn", line: 190, run: r_agent_chunk_outside_turn },
-        { rule: "acp#agent-chunk-replayed", line: 242, run: r_agent_chunk_replayed },
-        { rule: "acp#agent-message-chunk", line: 279, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 320, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 351, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 381, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 421, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk-history-marker", line: 466, run: r_user_message_chunk_history_marker },
-        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 500, run: r_user_message_chunk_replayed_ends_turn },
-        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 531, run: r_user_message_chunk_replayed_starts_turn },
-        { rule: "acp#user-message-chunk", line: 574, run: r_user_message_chunk },
-        { rule: "acp#tool-call-replayed-finished", line: 610, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 668, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 740, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 801, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 901, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 938, run: r_tool_call_update },
-        { rule: "acp#plan", line: 974, run: r_plan },
-        { rule: "acp#usage-update", line: 990, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1011, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1040, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1055, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1071, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1086, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1102, run: r_notice_error },
-        { rule: "acp#notice", line: 1121, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1140, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1166, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1187, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1212, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-chunk-replayed", line: 252, run: r_agent_chunk_replayed },
+        { rule: "acp#agent-message-chunk", line: 289, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 330, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 361, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 391, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 431, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk-history-marker", line: 476, run: r_user_message_chunk_history_marker },
+        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 510, run: r_user_message_chunk_replayed_ends_turn },
+        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 541, run: r_user_message_chunk_replayed_starts_turn },
+        { rule: "acp#user-message-chunk", line: 584, run: r_user_message_chunk },
+        { rule: "acp#tool-call-replayed-finished", line: 620, run: r_tool_call_replayed_finished },
+        { rule: "acp#tool-call-finished", line: 678, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 750, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 811, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 926, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 963, run: r_tool_call_update },
+        { rule: "acp#plan", line: 999, run: r_plan },
+        { rule: "acp#usage-update", line: 1015, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1036, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1065, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1080, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1096, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1111, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1127, run: r_notice_error },
+        { rule: "acp#notice", line: 1146, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1165, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1191, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1212, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1237, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1530, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1555, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1552, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1584, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1577, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1609, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1613, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1638, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1640, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1665, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1640, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1665, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1236, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1261, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1347, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1372, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1428, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1453, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1483, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1508, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1655, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1680, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1655, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1680, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1279, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1318, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1304, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1343, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1367, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1392, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1392, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1417, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1452, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1477, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1508, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1533, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1668, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1693, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1668, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1693, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1684, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1709, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1684, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1709, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1728, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1756, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1753, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1781, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1797, run: r_load },
+        { rule: "acp#load", line: 1822, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1697, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1722, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1697, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1722, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1828, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1853, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1847, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1869, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1872, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1894, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1882, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1907, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1921, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 1975, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 1946, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2000, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1921, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 1946, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2010, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2035, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2010, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2035, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2028, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2053, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2046, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2071, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2064, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2089, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2081, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2109, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2106, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2134, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2162, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2178, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2187, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2203, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1713, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1738, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1713, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1738, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1811, run: r_cancel },
+        { rule: "acp#cancel", line: 1836, run: r_cancel },
       ],
     },
   },
@@ -1567,13 +1567,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2196)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2199)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2202)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2205)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2208)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2211)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2214)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2217)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2221)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2224)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2227)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2230)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2233)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2236)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2239)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2242)",
   },
 };

@@ -9,7 +9,7 @@ import { validateCanonicalEvent } from "../../generated/validators/canonical-eve
 import type { Compiled } from "./dispatch.js";
 import type { Entity } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
-import { article, EVENT_LIFE, ITEM_END, NEEDS } from "./lifecycle.js";
+import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
 import type { IdRef, Op, Role, RowContext } from "./table-types.js";
 import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
@@ -66,7 +66,10 @@ export class Scope implements RowContext {
     const required = id.required === true;
     const t = this.rt.entities[role];
     if (op === "current" || op === "closeCurrent") {
-      const e = t.lastOpened?.open ? t.lastOpened : undefined;
+      // The current entity: the last one opened, while open and not ended (a turn a row minted and ended at once is
+      // no one's current turn).
+      const last = t.lastOpened;
+      const e = last?.open && !(last.life & (ROLE_ENDED[role] ?? 0)) ? last : undefined;
       if (e) {
         this.ids[role] = e;
         this.flags[role] = WAS_OPEN;
