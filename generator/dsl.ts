@@ -102,9 +102,13 @@ export interface SetStep {
   if?: Conditions;
 }
 
-/** Complete every item still open in the row's turn (`completes`: item types that simply end with their turn). */
+/**
+ * Complete every item still open in the row's turn (`completes`: item types that simply end with their turn;
+ * `statusVar`: an item whose session variable `<statusVar>:<its provider id>` holds completed | failed | declined ends
+ * with that status — the provider said how it ended before its output came).
+ */
 export interface CloseOpenStep {
-  closeOpen: { status: "completed" | "failed" | "declined"; detail?: string; completes?: string[] };
+  closeOpen: { status: "completed" | "failed" | "declined"; detail?: string; completes?: string[]; statusVar?: string };
 }
 
 /**
@@ -181,7 +185,11 @@ export interface Extension {
   package: string;
   version: string;
   dir: string;
-  kinds: Record<string, { file: string }>;
+  /**
+   * Per declared kind: `file` lists more methods of the kind; `source` is the `raw.source` of the events of this
+   * extension's methods (default: the kind's). A response kind takes only `source` (for the answers to the extension's requests).
+   */
+  kinds: Record<string, { file?: string; source?: string }>;
 }
 
 export interface MapSpec {

@@ -122,7 +122,7 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
         out.push(guarded(s.cond, `cx.setVar([${s.key.map((k) => exprCode(k, scope)).join(", ")}], ${exprCode(s.value, scope)});`));
         break;
       case "closeOpen":
-        out.push(`${indent}cx.closeOpen(${lit(s.status)}, ${lit(s.detail)}${s.completes?.length ? `, [${s.completes.map(lit).join(", ")}]` : ""});`);
+        out.push(`${indent}cx.closeOpen(${lit(s.status)}, ${lit(s.detail)}${s.completes?.length || s.statusVar ? `, [${(s.completes ?? []).map(lit).join(", ")}]` : ""}${s.statusVar ? `, ${lit(s.statusVar)}` : ""});`);
         break;
       case "dispatch":
         // raw original: the events keep the input line as raw, the target's input wrappers run (cx.delegate);
@@ -301,6 +301,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     ...t.input.filter((w) => w.ignore).map((w) => `    ${lit(`${t.surface}#input-${w.name}`)}: ${lit(`${w.ignore} (${t.file}:${w.line})`)},\n`),
   ].join("");
   const sources = t.kinds.map((k) => `${k.kind}: ${lit(k.source)}`).join(", ");
+  const methodSources = t.kinds.filter((k) => k.methodSources).map((k) => `${k.kind}: { ${Object.entries(k.methodSources!).sort().map(([m, s]) => `${lit(m)}: ${lit(s)}`).join(", ")} }`).join(",\n    ");
   const tags = t.kinds.map((k) => `${k.kind}: ${lit(k.tag)}`).join(", ");
   if (t.input.length) {
     // An input line has no upstream schema (the wrappers are the table's own): `line` is read unchecked.
@@ -336,7 +337,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   file: ${lit(t.file)},
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
-  sources: { ${sources} },
+  sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
   rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},
   ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
   ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},

@@ -222,7 +222,10 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
           // A dispatched JSON-RPC notification written out ({method: "x", params}) must land on a row of this table.
           const m = message.k === "obj" ? message.entries.find(([k]) => k === "method")?.[1] : undefined;
           const method = m?.k === "lit" && typeof m.v === "string" ? m.v : undefined;
-          if (method !== undefined && !tagged && st.surface === undefined) {
+          // A clientRequest row may dispatch a message of its own kind and method again (the client's request, re-fed
+          // after the row ended what it replaces): it keeps the row's direction.
+          const again = kind === "clientRequest" && methods.includes(method ?? "");
+          if (method !== undefined && !tagged && st.surface === undefined && !again) {
             const nm = methodMaps.get("notification");
             if (nm && !nm.has(method)) ds.push(src.diag([...p, "dispatch", "method"], "E272", `dispatched method "${method}" is not a notification of the upstream schema${didYouMean(method, nm.keys())}`));
             dispatchTargets.push({ method, path: [...p, "dispatch", "method"] });

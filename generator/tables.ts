@@ -52,7 +52,7 @@ export type StepIR =
   | { k: "emit"; type: string; cond: Cond[]; payload: Expr; line: number }
   | { k: "snapshot"; snap: SnapIR; cond: Cond[] }
   | { k: "set"; key: Expr[]; value: Expr; cond: Cond[] }
-  | { k: "closeOpen"; status: string; detail?: string; completes?: string[] }
+  | { k: "closeOpen"; status: string; detail?: string; completes?: string[]; statusVar?: string }
   | { k: "dispatch"; message: Expr; surface?: string; raw: "dispatched" | "original"; line: number }
   | { k: "each"; each: Expr; as: string; index?: string; steps: StepIR[] };
 export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }
@@ -66,7 +66,7 @@ export interface RowIR {
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number; prefixes?: Record<string, unknown> }
 /** `extraFiles`: method files of upstream.extensions for this kind (their folder, relative to the project root). */
-export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[] }
+export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[]; methodSources?: Record<string, string> }
 export interface ExtensionIR { name: string; package: string; version: string; dir: string }
 export interface TableIR {
   file: string; surface: string; provider: string; protocol: "jsonrpc" | "tagged";
@@ -158,18 +158,33 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     const xup = cx.upstream(x.dir);
     if (!xup) { ds.push(src.diag([...xp, "dir"], "E201", `upstream schema folder "${x.dir}" does not exist`)); return; }
     extensions.push({ name: x.name, package: x.package, version: x.version, dir: x.dir });
+    const own = new Map<string, string[]>(); // kind → this extension's methods
+    const sourced: [string, any, KindIR][] = [];
     for (const [k, spec] of Object.entries<any>(x.kinds)) {
       const kir = kinds.find((kk) => kk.kind === k);
       if (!kir) { ds.push(src.diag([...xp, "kinds", k], "E208", `extension kind "${k}" is not declared under upstream.kinds`)); continue; }
+      if (spec.source !== undefined && !cx.canonical.enums.RuntimeEventSource.includes(spec.source)) {
+        ds.push(src.diag([...xp, "kinds", k, "source"], "E202", `unknown raw source "${spec.source}"${didYouMean(spec.source, cx.canonical.enums.RuntimeEventSource)}`));
+      } else if (spec.source !== undefined) sourced.push([k, spec, kir]);
+      if (spec.file === undefined) {
+        if (tagged || !ANSWERS[k as Kind]) ds.push(src.diag([...xp, "kinds", k], "E203", `extension kind "${k}" needs a "file" (only a response kind may give just a "source")`));
+        continue;
+      }
       if (!xup.exists(spec.file)) { ds.push(src.diag([...xp, "kinds", k, "file"], "E203", `upstream file "${spec.file}" not found in ${x.dir}`)); continue; }
       const ms = methodMaps.get(k as Kind) ?? new Map<string, UpstreamMethod>();
       for (const [m, um] of xup.methods(spec.file, kir.tag)) {
         if (ms.has(m)) { ds.push(src.diag([...xp, "kinds", k, "file"], "E209", `${k} method "${m}" of ${x.dir}/${spec.file} is already defined by another file of this kind`)); continue; }
         ms.set(m, um);
+        own.set(k, [...(own.get(k) ?? []), m]);
       }
       methodMaps.set(k as Kind, ms);
       kir.upstreamMethods = [...ms.keys()].sort();
       (kir.extraFiles ??= []).push({ dir: x.dir, file: spec.file, extension: x.name });
+    }
+    // raw.source of the extension's own methods (a response kind: the answers to the extension's requests)
+    for (const [k, spec, kir] of sourced) {
+      const answered = tagged ? undefined : ANSWERS[k as Kind];
+      for (const m of own.get(answered ?? k) ?? []) (kir.methodSources ??= {})[m] = spec.source;
     }
   });
   const kindSet = new Set(kinds.map((k) => k.kind));

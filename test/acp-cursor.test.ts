@@ -75,6 +75,19 @@ describe("acp: a Cursor session with extension methods", () => {
     expect((w as any).raw.payload).toEqual(SESSION[16].message);
   });
 
+  it("raw.source: Cursor's own methods (and the answers to its requests) say cursor.acp.*, every other ACP message acp.*", () => {
+    const sources = new Map<string, Set<string>>();
+    for (const e of events) {
+      const raw = (e as any).raw;
+      if (raw.source === "agentnorm.runtime") continue;
+      const key = String(raw.method).startsWith("cursor/") && raw.rule !== "acp#extension-notification" ? "cursor" : String(raw.method);
+      sources.set(key, (sources.get(key) ?? new Set()).add(raw.source));
+    }
+    expect([...sources.get("cursor")!].sort()).toEqual(["cursor.acp.notification", "cursor.acp.request", "cursor.acp.response"]);
+    for (const [m, s] of sources) if (m !== "cursor") expect([...s].every((x) => x.startsWith("acp.")), `${m}: ${[...s]}`).toBe(true);
+    expect([...(sources.get("session/update") ?? [])]).toEqual(["acp.notification"]);
+  });
+
   it("the question and the plan are requests answered in the stream; their ids link to the turn and tool call", () => {
     const opened = events.filter((e) => e.type === "request.opened");
     const resolved = events.filter((e) => e.type === "request.resolved");

@@ -47,6 +47,10 @@ describe("acp: recorded opencode acp sessions", () => {
         expect(events.filter((e) => !validateCanonicalEvent(e)).map((e) => e.type)).toEqual([]);
       });
 
+      it("raw.source is acp.* (not Cursor's cursor.acp.*) or the runtime's own", () => {
+        expect([...new Set(events.map((e) => (e as any).raw?.source))].filter((x) => !/^acp\.(notification|request|response)$/.test(x) && x !== "agentnorm.runtime")).toEqual([]);
+      });
+
       it("the stream verifier finds no violation", () => {
         expectVerified(events, f);
       });

@@ -230,6 +230,122 @@ describe("render parity: acp live session/prompt stream vs session/load of the s
   }
 });
 
+// ───────────────────────── ACP agents without messageIds: Gemini CLI, Claude Code ACP, Codex ACP ─────────────────────────
+
+/**
+ * `<agent>/<scenario>.load.ndjson` is a second process of the agent answering session/load for the recorded session.
+ * These agents replay without messageIds; the acp table rebuilds the turns from the replayed user messages. Compared,
+ * per turn: its state, its user prompt, the assistant and reasoning text (trimmed: Codex ACP streams a leading blank
+ * line live that its history drops), and the tool cards — their order and status, and for Claude Code ACP their title
+ * and command (Gemini CLI replays a tool's display name as title; Codex ACP replays its tool calls without kind, as the
+ * model's own function calls). What each agent's replay has by construction is named and asserted:
+ * - turn states: the history keeps no stop reason, every replayed turn is completed (live ones as their answers said);
+ * - `markers`: user messages the history stores beside the prompts (Gemini CLI's session context and tool results,
+ *   Claude Code's interrupted-turn marker): user_message items that start no turn;
+ * - `liveOnlyCards`: tool calls the history does not keep (Gemini CLI: a declined command never ran);
+ * - `liveOnlyTurns`: text outside a prompt turn (Gemini CLI's mode-change notice), a synthesized turn live only;
+ * - `restoredOnlyText`: text only the history has (Claude Code stores the API error as the assistant's message);
+ * - `restoredOnlyCards`: tool calls only the history shows (Codex ACP replays its plan update as the model's
+ *   update_plan call; live it is the turn's plan);
+ * - a failed session/load (Gemini CLI did not keep the model-error session) restores no turn at all.
+ */
+interface AcpAgentDiffs { markers?: number; liveOnlyCards?: string[]; liveOnlyTurns?: number; restoredOnlyText?: string[]; restoredOnlyCards?: number; loadFails?: true }
+const ACP_AGENTS: Record<string, { markers: RegExp; cards: (b: any) => unknown; diffs: Record<string, AcpAgentDiffs> }> = {
+  gemini: {
+    markers: /^(<session_context>|\[Function Response: )/,
+    cards: (b) => `${b.itemType} ${b.status}`,
+    // every restored session begins with the session context; a tool's result is one more marker each
+    diffs: {
+      approval: { markers: 3, liveOnlyCards: ["declined rm README.md"] }, "approval-cancelled": { markers: 1, liveOnlyCards: ["declined rm README.md"] },
+      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
+      "set-mode-model": { markers: 1, liveOnlyTurns: 1 }, shell: { markers: 2 }, "two-turn": { markers: 1 }, "model-error": { loadFails: true },
+    },
+  },
+  "claude-code": {
+    markers: /^\[Request interrupted by user/,
+    cards: (b) => `${b.itemType} ${b.status} ${b.title} ${b.command}`,
+    diffs: {
+      approval: { markers: 1 }, "approval-cancelled": { markers: 1 }, interrupt: { markers: 1 },
+      "model-error": { restoredOnlyText: ['API Error: 500 {"type":"error","error":{"type":"api_error","message":"scripted upstream failure"}}'] },
+    },
+  },
+  codex: { markers: /^$/, cards: () => "tool", diffs: { plan: { restoredOnlyCards: 1 } } },
+};
+const STOP_STATE: Record<string, string> = { end_turn: "completed", max_tokens: "completed", max_turn_requests: "completed", refusal: "failed", cancelled: "cancelled" };
+
+/** Per turn: state, user text, assistant/reasoning text, tool cards (as the agent's `cards` shows them); markers apart. */
+function acpTurns(snap: AccumulatorSnapshot, markers: RegExp, cards: (b: any) => unknown) {
+  const found: string[] = [];
+  const turns = snap.sessions.flatMap((s) => s.turns).map((t) => {
+    const user: string[] = [], text: string[] = [], thinking: string[] = [], tools: unknown[] = [];
+    const visit = (steps: AccumulatorSnapshot["sessions"][number]["steps"]) => {
+      for (const st of steps) {
+        for (const b of st.blocks as any[]) {
+          if (b.kind === "text" && b.role === "user") (markers.test(b.text) ? found : user).push(b.text);
+          else if (b.kind === "text" && b.role === "assistant") text.push(b.text.trim());
+          else if (b.kind === "thinking") thinking.push(b.text.trim());
+          else if (b.kind === "tool") tools.push(b);
+        }
+        visit(st.children);
+      }
+    };
+    visit(t.steps);
+    return { state: t.state, user, text, thinking, tools };
+  });
+  // markers outside any turn (Gemini CLI's session context comes before the first replayed prompt)
+  for (const s of snap.sessions) for (const st of s.steps) for (const b of st.blocks as any[]) if (b.kind === "text" && b.role === "user" && markers.test(b.text)) found.push(b.text);
+  return { turns, markers: found, cards };
+}
+
+describe("render parity: ACP agents' live session/prompt stream vs session/load of the same session (no messageIds)", () => {
+  for (const [agent, cfg] of Object.entries(ACP_AGENTS)) {
+    const dir = join(REC, "acp", agent);
+    const scenarios = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".load.ndjson")).map((f) => f.replace(/\.load\.ndjson$/, "")).sort() : [];
+    it(`${agent}: has the recorded pairs`, () => expect(scenarios.length).toBeGreaterThanOrEqual(12));
+    for (const s of scenarios) {
+      it(`${agent}/${s}: same turns, prompts, text and tool cards`, () => {
+        const d = cfg.diffs[s] ?? {};
+        const liveLines = readLines(join(dir, `${s}.ndjson`));
+        const loadLines = readLines(join(dir, `${s}.load.ndjson`));
+        const caps = liveLines.map((l) => JSON.parse(l));
+        const prompts = caps.filter((c) => c.dir === "out" && c.message.method === "session/prompt").map((c) => c.message);
+        const promptText = prompts.map((m) => m.params.prompt.map((p: any) => p.text).join(""));
+        const answers = prompts.map((p) => caps.find((c) => c.dir === "in" && c.message.method === undefined && c.message.id === p.id)?.message);
+        const live = acpTurns(accumulateLines("acp", liveLines), cfg.markers, cfg.cards);
+        const restored = acpTurns(accumulateLines("acp", loadLines), cfg.markers, cfg.cards);
+        expect(live.markers, "the live stream has no history markers").toEqual([]);
+        if (d.loadFails) {
+          expect(loadLines.some((l) => JSON.parse(l).message?.error), "the session/load failed").toBe(true);
+          expect(restored.turns).toEqual([]);
+          return;
+        }
+        expect(restored.markers.length, "history markers where the agent stores them").toBe(d.markers ?? 0);
+        // synthesized live-only turns (text outside any prompt turn) come first, then one turn per prompt
+        const extra = d.liveOnlyTurns ?? 0;
+        const synthesized = live.turns.splice(0, extra);
+        expect(synthesized.map((t) => t.user), "a synthesized turn has no prompt").toEqual(synthesized.map(() => []));
+        expect(live.turns.map((t) => t.user)).toEqual(promptText.map((p) => [p]));
+        expect(restored.turns.map((t) => t.user)).toEqual(promptText.map((p) => [p]));
+        expect(live.turns.map((t) => t.state)).toEqual(answers.map((a) => (a.error ? "failed" : STOP_STATE[a.result.stopReason])));
+        expect(restored.turns.map((t) => t.state)).toEqual(promptText.map(() => "completed"));
+        const gone: string[] = [];
+        const cardsOf = (t: { tools: any[] }, drop: boolean) => t.tools.filter((b) => (drop && (d.liveOnlyCards ?? []).includes(`${b.status} ${b.title}`) ? (gone.push(`${b.status} ${b.title}`), false) : true)).map(cfg.cards);
+        const view = (ts: typeof live.turns, isLive: boolean) => ts.map((t) => ({ text: t.text, thinking: t.thinking, tools: cardsOf(t, isLive) }));
+        const lv = view(live.turns, true);
+        const rv = view(restored.turns, false);
+        expect(gone).toEqual(d.liveOnlyCards ?? []);
+        // Codex ACP replays a call's output in a tool_call_update after the tool_call that said it finished: kept
+        if (agent === "codex") for (const b of restored.turns.flatMap((t) => t.tools) as any[]) expect(b.result, "the replayed update's output").toMatch(/\S/);
+        const only = d.restoredOnlyText ?? [];
+        for (const t of rv) t.text = t.text.filter((x) => !only.includes(x));
+        const extraCards = rv.flatMap((t) => t.tools.splice(0, t.tools.length - (lv[rv.indexOf(t)]?.tools.length ?? 0)));
+        expect(extraCards.length, "tool cards only the history has").toBe(d.restoredOnlyCards ?? 0);
+        expect(rv).toEqual(lv);
+      });
+    }
+  }
+});
+
 // ───────────────────────────── opencode: live /event stream vs session.messages ─────────────────────────────
 
 /**

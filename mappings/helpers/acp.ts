@@ -96,3 +96,9 @@ export function localPath(x: unknown): string | undefined {
   if (!x.startsWith("file://")) return x;
   try { return decodeURIComponent(x.slice("file://".length).replace(/^[^/]*/, "")); } catch { return x; }
 }
+
+/** ACP tool call content when it has a `diff` block (the content to add to a turn's diff), else undefined. */
+export function acpDiffContent(content: unknown): unknown[] | undefined {
+  if (!Array.isArray(content)) return undefined;
+  return content.some((c) => c && typeof c === "object" && (c as any).type === "diff" && typeof (c as any).path === "string") ? content : undefined;
+}

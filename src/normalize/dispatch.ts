@@ -147,9 +147,10 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
     return;
   }
   const { kind, method } = c;
-  const source: RuntimeEventSource = ct.table.sources[kind] ?? "agentnorm.runtime";
+  const own = ct.table.methodSources?.[kind];
+  const source: RuntimeEventSource = (own && Object.hasOwn(own, method) ? own[method] : undefined) ?? ct.table.sources[kind] ?? "agentnorm.runtime";
   const at: MessageAt = {
-    out, message: c.message ?? m, request: c.request, source, method, depth, ct, raw,
+    out, message: c.message ?? m, request: c.request, source, method, depth, ct, raw, direction: o.direction,
     meta: c.meta ?? o.meta, line: o.line === undefined ? raw : o.line,
   };
   const tryRows = (rows: readonly Row[] | undefined): boolean => {

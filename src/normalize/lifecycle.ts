@@ -79,6 +79,9 @@ export const EVENT_LIFE = new Map<string, EventLife>(
 /** Event type → the role it is never emitted without. */
 export const NEEDS = new Map<string, Role>(Object.entries(NEEDS_ID) as [string, Role][]);
 
+/** Per role, the Entity.life bit of its own lifecycle's ending (an item's item.completed, a turn's turn.completed). */
+export const ROLE_ENDED: Partial<Record<Role, number>> = Object.fromEntries(NAMES.filter((n) => LIFECYCLE[n].role === n).map((n) => [n, ENDED(n)]));
+
 /** The runtime's end-of-stream report names what is still open of these roles (the verifier's open-at-end rules), innermost first. */
 export const REPORTED_OPEN: Role[] = [...new Set(NAMES.filter((n) => LIFECYCLE[n].verify.openAtEnd).map((n) => LIFECYCLE[n].role as Role))];
 

@@ -9,7 +9,7 @@ import { validateCanonicalEvent } from "../../generated/validators/canonical-eve
 import type { Compiled } from "./dispatch.js";
 import type { Entity } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
-import { article, EVENT_LIFE, ITEM_END, NEEDS } from "./lifecycle.js";
+import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
 import type { IdRef, Op, Role, RowContext } from "./table-types.js";
 import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
@@ -36,6 +36,8 @@ export interface MessageAt {
   method: string | undefined;
   /** Dispatch nesting (0: a pushed message). */
   depth: number;
+  /** The direction the message came with (JSON-RPC: "out" is the client's). */
+  direction?: "in" | "out";
   ct: Compiled;
   /** The events' raw.payload. */
   raw: unknown;
@@ -66,7 +68,10 @@ export class Scope implements RowContext {
     const required = id.required === true;
     const t = this.rt.entities[role];
     if (op === "current" || op === "closeCurrent") {
-      const e = t.lastOpened?.open ? t.lastOpened : undefined;
+      // The current entity: the last one opened, while open and not ended (a turn a row minted and ended at once is
+      // no one's current turn).
+      const last = t.lastOpened;
+      const e = last?.open && !(last.life & (ROLE_ENDED[role] ?? 0)) ? last : undefined;
       if (e) {
         this.ids[role] = e;
         this.flags[role] = WAS_OPEN;
@@ -270,7 +275,9 @@ export class Scope implements RowContext {
   replay(message: unknown, surface?: string): void {
     if (this.tooDeep(message)) return;
     const at = this.at;
-    this.rt.dispatch(message, { direction: "in", out: at.out, depth: at.depth + 1, ct: surface === undefined ? at.ct : this.rt.table(surface), raw: message, skipInput: true });
+    // A message re-fed to its own table keeps the client's direction (a client request dispatched again); else "in".
+    const direction = surface === undefined && at.direction === "out" ? "out" : "in";
+    this.rt.dispatch(message, { direction, out: at.out, depth: at.depth + 1, ct: surface === undefined ? at.ct : this.rt.table(surface), raw: message, skipInput: true });
   }
 
   delegate(surface: string, message: unknown): void {
@@ -302,7 +309,7 @@ export class Scope implements RowContext {
     return true;
   }
 
-  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void {
+  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[], statusVar?: string): void {
     const turn = this.ids.turn;
     if (!turn) return;
     const items = this.rt.entities.item;
@@ -313,7 +320,9 @@ export class Scope implements RowContext {
       this.ids.item = e;
       this.flags.item = WAS_OPEN;
       const itemType = (e.state.itemType as string) ?? "unknown";
-      if (completes?.includes(itemType)) this.emit(ITEM_END, { itemType, status: "completed" });
+      const said = statusVar !== undefined && e.providerId !== undefined ? this.getVar([statusVar, e.providerId]) : undefined;
+      if (said === "completed" || said === "failed" || said === "declined") this.emit(ITEM_END, { itemType, status: said });
+      else if (completes?.includes(itemType)) this.emit(ITEM_END, { itemType, status: "completed" });
       else this.emit(ITEM_END, { itemType, status, ...(detail ? { detail } : {}) });
       items.close(e.key, e);
     }

@@ -47,7 +47,7 @@ export interface RowContext {
   /** Hand a message to another surface's table (wrapped payloads), sharing this normalizer's state. */
   delegate(surface: string, message: unknown): void;
   /** Complete the row turn's open items with `status` (items whose itemType is in `completes`: completed, no detail). */
-  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[]): void;
+  closeOpen(status: "completed" | "failed" | "declined", detail: string | undefined, completes?: readonly string[], statusVar?: string): void;
   /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */
   setVar(key: unknown[], value: unknown): void;
   getVar(key: unknown[]): any;
@@ -141,6 +141,8 @@ export interface SurfaceTable {
   time?: (message: any, cx: { readonly meta: any }) => string | undefined;
   upstream: { package: string; version: string };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
+  /** kind → method → the raw.source of an extension's methods (upstream.extensions), where it is not the kind's. */
+  methodSources?: Partial<Record<Kind, Readonly<Record<string, RuntimeEventSource>>>>;
   /** kind → method → rows, tried in order; a key ending in "*" is a pattern (a method prefix; "*" matches any),
    *  tried after exact rows and ignore entries, longest prefix first. */
   rows: Partial<Record<Kind, Record<string, readonly Row[]>>>;

@@ -88,6 +88,23 @@ describe("upstream.extensions", () => {
   });
 });
 
+describe("upstream.extensions: raw.source of an extension's methods", () => {
+  it("a kind's `source` is the raw.source of the extension's own methods only; an unknown source → E202", () => {
+    const r = load(table({ ext: EXT.replace("{ file: ExtNotifications.json }", "{ file: ExtNotifications.json, source: cursor.acp.notification }"), rows: [PING_ROW] }));
+    expect(codes(r.diagnostics)).toEqual([]);
+    const kind = (r.table as any).kinds.find((k: any) => k.kind === "notification");
+    expect(kind.methodSources).toEqual({ "ext/ping": "cursor.acp.notification" });
+    expect(kind.source).toBe("codex.app-server.notification");
+    const bad = load(table({ ext: EXT.replace("{ file: ExtNotifications.json }", "{ file: ExtNotifications.json, source: vendor.event }"), rows: [PING_ROW] }));
+    expect(codes(bad.diagnostics)).toEqual([expect.stringMatching(/^E202 unknown raw source "vendor.event"/)]);
+  });
+
+  it("a kind without a file (only a response kind may) → E203", () => {
+    const r = load(table({ ext: EXT.replace("{ file: ExtNotifications.json }", "{ source: cursor.acp.notification }") }));
+    expect(codes(r.diagnostics)).toContainEqual(expect.stringMatching(/^E203 extension kind "notification" needs a "file"/));
+  });
+});
+
 describe("method patterns", () => {
   it("a `prefix*` row is valid on a notification kind and does not count as mapping an upstream method", () => {
     const r = load(table({ ext: EXT, rows: [PATTERN_ROW("ext/*")] }));
