@@ -209,7 +209,7 @@ export function formatReport(rep: Report): string {
           }
           if (k.newFacts.length > LIMIT) out.push(`      … ${k.newFacts.length - LIMIT} more method(s)`);
         }
-        if (k.goneMethods.length) out.push(`    ${k.kind}: ${k.goneMethods.length} pinned method(s) the newer version no longer has (kept for older streams): ${k.goneMethods.slice(0, LIMIT).join(", ")}${k.goneMethods.length > LIMIT ? " …" : ""}`);
+        if (k.goneMethods.length) out.push(`    ${k.kind}: ${k.goneMethods.length} pinned method(s) the checked version does not list (the table keeps them for older streams): ${k.goneMethods.slice(0, LIMIT).join(", ")}${k.goneMethods.length > LIMIT ? " …" : ""}`);
       }
     }
   }

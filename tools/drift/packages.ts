@@ -82,14 +82,52 @@ function tsUnion(file: string, type: string, title: string): object {
  * `type` (members sharing a type are merged: subtypes and fields united). Nothing of the package is copied: only
  * names go into the scratch folder, which is deleted after the check.
  */
-export function claudeMessageUnion(dts: string): { doc: object; undeclared: string[] } {
-  const declaration = (name: string): string | undefined => {
-    const start = dts.indexOf(`export declare type ${name} = `);
-    if (start < 0) return undefined;
-    const rest = dts.slice(start);
-    const end = rest.search(/\n(export |declare |\/\*\*)/);
-    return rest.slice(0, end < 0 ? undefined : end);
+/** The text of `[export] declare type <name> = …` in a .d.ts, up to the next declaration or doc comment. */
+function declarationOf(dts: string, name: string): string | undefined {
+  const m = new RegExp(`^(export )?declare type ${name} = `, "m").exec(dts);
+  if (!m) return undefined;
+  const rest = dts.slice(m.index + m[0].length - 3);
+  const end = rest.search(/\n(export |declare |\/\*\*)/);
+  return rest.slice(0, end < 0 ? undefined : end);
+}
+
+/** The named members of a union type alias, recursively (`A | B` where B = `C | D` gives A, C, D). */
+function unionMembers(dts: string, name: string, seen = new Set<string>()): string[] {
+  if (seen.has(name)) return [];
+  seen.add(name);
+  const decl = declarationOf(dts, name);
+  if (!decl) return [name];
+  const body = decl.slice(decl.indexOf("=") + 1).trim();
+  if (body.startsWith("{")) return [name];
+  return body.replace(/;$/, "").split("|").map((x) => x.trim()).filter((x) => /^[A-Z][A-Za-z]*$/.test(x)).flatMap((n) => unionMembers(dts, n, seen));
+}
+
+/** A string-literal property of an object type alias: `subtype: 'a' | 'b';` → [a, b]. */
+function literals(dts: string, name: string, key: string): string[] {
+  const body = declarationOf(dts, name);
+  const m = body && new RegExp(`^ {4}${key}\\??: ([^;]+);`, "m").exec(body);
+  return m ? [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]) : [];
+}
+
+/**
+ * Claude's control protocol from the typings (names only): the `control_request` envelope with the `subtype` of every
+ * member of its request union, and the other envelope types the typings declare, as a `oneOf` tagged by `type`.
+ */
+export function claudeControlUnion(dts: string): object {
+  const inner = unionMembers(dts, "SDKControlRequestInner");
+  const subtypes = [...new Set(inner.flatMap((n) => literals(dts, n, "subtype")))].sort();
+  const envelopes = ["SDKControlRequest", "SDKControlResponse", "SDKControlCancelRequest"].flatMap((n) => literals(dts, n, "type"));
+  return {
+    title: "Control (names only)",
+    oneOf: [...new Set(envelopes)].sort().map((t) => ({
+      type: "object",
+      properties: { type: { enum: [t] }, ...(t === "control_request" ? { request: { type: "object", properties: { subtype: { enum: subtypes } } } } : {}) },
+    })),
   };
+}
+
+export function claudeMessageUnion(dts: string): { doc: object; undeclared: string[] } {
+  const declaration = (name: string) => declarationOf(dts, name);
   const undeclared: string[] = [];
   const byType = new Map<string, { subtypes: Set<string>; fields: Set<string> }>();
   const visit = (name: string, seen: Set<string>): void => {
@@ -200,18 +238,24 @@ export const PACKAGES: PackageSpec[] = [
   },
   {
     name: "@anthropic-ai/claude-agent-sdk",
-    surfaces: ["claude-sdk"],
+    surfaces: ["claude-sdk", "claude-permission"],
     // the SDK's bundled CLI is a native optional dependency the check does not read
     installFlags: ["--omit=optional"],
-    note: "SDKMessage members from sdk.d.ts (names only: type/subtype literals and top-level fields, as test/claude-schema-vs-sdk.test.ts reads them); control subtypes and transcript lines are not in the typings",
+    note: "SDKMessage members from sdk.d.ts (names only: type/subtype literals and top-level fields, as test/claude-schema-vs-sdk.test.ts reads them) and the control_request subtypes; transcript lines are not in the typings",
     async derive(ctx) {
       const dts = join(ctx.pkgDir, "sdk.d.ts");
       if (!existsSync(dts)) throw new Error(`${dts} does not exist`);
       const { doc, undeclared } = claudeMessageUnion(readFileSync(dts, "utf8"));
       const dir = join(ctx.work, "claude");
       writeJson(dir, "SDKMessage.json", doc);
+      writeJson(dir, "Control.json", claudeControlUnion(readFileSync(dts, "utf8")));
       const note = undeclared.length ? `the union names ${undeclared.join(", ")} without declaring them: their types cannot be read from the typings` : undefined;
-      return [{ surface: "claude-sdk", dir, maxDepth: 1, kinds: ["message"], note }];
+      return [
+        { surface: "claude-sdk", dir, maxDepth: 1, kinds: ["message"], note },
+        // the control envelope: its types and the request subtypes (depth 2: request.subtype)
+        { surface: "claude-sdk", dir, maxDepth: 2, kinds: ["wire"], note: "control protocol: envelope types and control_request subtypes" },
+        { surface: "claude-permission", dir, maxDepth: 2, kinds: ["wire"], note: "control protocol: envelope types and control_request subtypes" },
+      ];
     },
   },
 ];
@@ -220,5 +264,5 @@ export const PACKAGES: PackageSpec[] = [
 export const UNCHECKABLE: { surface: string; why: string }[] = [
   { surface: "cursor-cli", why: "cursor-agent's stream-json has no published package or schema (agentnorm's own schema, schemas/upstream/cursor-cli)" },
   { surface: "acp (cursor extensions)", why: "cursor-agent's ACP extension methods have no published package or schema (agentnorm's own schema, schemas/upstream/cursor-acp)" },
-  { surface: "claude-permission, claude-transcript", why: "the control protocol and transcript lines are not in the Claude Agent SDK's typings (agentnorm's own schemas)" },
+  { surface: "claude-transcript", why: "transcript lines are not in the Claude Agent SDK's typings (agentnorm's own schema)" },
 ];
