@@ -154,7 +154,7 @@ export async function runDrift(opts: Options): Promise<Report> {
       log(`${spec.name}: pinned ${pinned}, checking ${r.checked}`);
       if (!spec.derive) {
         r.status = r.checked === pinned ? "current" : "version-only";
-        if (r.checked !== pinned) r.reason = `newer than the pinned ${pinned}; no inventory can be derived from this package`;
+        if (r.checked !== pinned) r.reason = pinned === "none" ? "no table follows this package" : `newer than the pinned ${pinned}; no inventory can be derived from this package`;
         continue;
       }
       const work = mkdtempSync(join(tmpdir(), "agentnorm-drift-"));
@@ -188,12 +188,12 @@ const FACTS = 12;
 export function formatReport(rep: Report): string {
   const out: string[] = [];
   for (const p of rep.packages) {
-    const head = `${p.package}: pinned ${p.pinned}, ${p.checked ? `newest ${p.checked}` : "newest unknown"} — ${p.status === "current" ? (p.checked && p.checked !== p.pinned ? "newer version, no drift" : "no drift") : p.status === "drift" ? "DRIFT" : p.status === "version-only" ? "newer version (version-only check)" : "could not check"}`;
+    const head = `${p.package}: ${p.pinned === "none" ? "followed by no table" : `pinned ${p.pinned}`}, ${p.checked ? `newest ${p.checked}` : "newest unknown"} — ${p.status === "current" ? (p.checked && p.checked !== p.pinned ? "newer version, no drift" : "no drift") : p.status === "drift" ? "DRIFT" : p.status === "version-only" ? (p.pinned === "none" ? "version only" : "newer version (version-only check)") : "could not check"}`;
     out.push(head);
     if (p.reason) out.push(`  ${p.reason}`);
     for (const s of p.surfaces) {
       const kinds = s.kinds.filter((k) => k.newMethods.length || k.newFacts.length || k.goneMethods.length);
-      out.push(`  ${s.surface}${s.note ? ` (${s.note})` : ""}: ${s.drift ? "not accounted for:" : "everything accounted for"}${s.notDerived.length ? ` [not derivable: ${s.notDerived.join(", ")}]` : ""}`);
+      out.push(`  ${s.surface}${s.note ? ` [${s.note}]` : ""}: ${s.drift ? "not accounted for:" : "everything accounted for"}${s.notDerived.length ? ` [not derivable: ${s.notDerived.join(", ")}]` : ""}`);
       for (const k of kinds) {
         if (k.newMethods.length) {
           out.push(`    ${k.kind} (${k.file}): ${k.newMethods.length} new method(s) the table neither maps nor ignores`);

@@ -46,7 +46,7 @@ export interface PackageSpec {
   derive?: (ctx: DeriveContext) => Promise<Derived[]>;
   /** Why the package is followed by version only, or what the check covers (shown in the report). */
   note?: string;
-  /** The version the tables pin, when no table names this package (default: the first surface's upstream.version). */
+  /** The version the tables pin, when no table names this package (default: the first surface's upstream.version); "none": no table follows it. */
   pinned?: string;
 }
 
@@ -191,7 +191,7 @@ export const PACKAGES: PackageSpec[] = [
       return [
         { surface: "codex-app-server", dir: app },
         // legacy: the tags older versions had are a fixed list (LegacyEventMsg.json); only the live tags are probed
-        { surface: "codex-eventmsg", dir: ev, kinds: ["event"], note: "tags only (shapes are not probed by the drift check)" },
+        { surface: "codex-eventmsg", dir: ev, kinds: ["event"], note: "tags only; shapes are not probed" },
         { surface: "codex-rollout", dir: ev, kinds: ["line"], note: "line types only" },
       ];
     },
@@ -253,10 +253,16 @@ export const PACKAGES: PackageSpec[] = [
       return [
         { surface: "claude-sdk", dir, maxDepth: 1, kinds: ["message"], note },
         // the control envelope: its types and the request subtypes (depth 2: request.subtype)
-        { surface: "claude-sdk", dir, maxDepth: 2, kinds: ["wire"], note: "control protocol: envelope types and control_request subtypes" },
-        { surface: "claude-permission", dir, maxDepth: 2, kinds: ["wire"], note: "control protocol: envelope types and control_request subtypes" },
+        { surface: "claude-sdk", dir, maxDepth: 2, kinds: ["wire"], note: "control envelope types and control_request subtypes" },
+        { surface: "claude-permission", dir, maxDepth: 2, kinds: ["wire"], note: "control envelope types and control_request subtypes" },
       ];
     },
+  },
+  {
+    name: "@cursor/sdk",
+    surfaces: [],
+    pinned: "none",
+    note: "the Cursor SDK's own message stream (its SDKMessage union: system, user, assistant, tool_call, thinking, status, request, task, usage), a protocol of its own — not cursor-agent's stream-json nor its ACP extensions, which no package publishes; no table follows it yet (version only)",
   },
 ];
 
