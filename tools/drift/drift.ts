@@ -193,7 +193,7 @@ export function formatReport(rep: Report): string {
     if (p.reason) out.push(`  ${p.reason}`);
     for (const s of p.surfaces) {
       const kinds = s.kinds.filter((k) => k.newMethods.length || k.newFacts.length || k.goneMethods.length);
-      out.push(`  ${s.surface}${s.note ? ` [${s.note}]` : ""}: ${s.drift ? "not accounted for:" : "everything accounted for"}${s.notDerived.length ? ` [not derivable: ${s.notDerived.join(", ")}]` : ""}`);
+      out.push(`  ${s.surface}${s.pinned !== p.pinned ? ` (pinned ${s.pinned})` : ""}${s.note ? ` [${s.note}]` : ""}: ${s.drift ? "not accounted for:" : "everything accounted for"}${s.notDerived.length ? ` [not derivable: ${s.notDerived.join(", ")}]` : ""}`);
       for (const k of kinds) {
         if (k.newMethods.length) {
           out.push(`    ${k.kind} (${k.file}): ${k.newMethods.length} new method(s) the table neither maps nor ignores`);
