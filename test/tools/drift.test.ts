@@ -24,7 +24,7 @@ function fakeInstall(name: string, version: string, files: Record<string, string
   const dir = join(scratch, `install-${n++}`);
   const pkg = join(dir, "node_modules", name);
   mkdirSync(pkg, { recursive: true });
-  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name, version }));
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name, version, type: "module" }));
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(dirname(join(pkg, f)), { recursive: true });
     writeFileSync(join(pkg, f), text);
