@@ -9,22 +9,15 @@
  * generator's Params→Response lookup works. Method names come from the schema (`x-method`/`x-side` of the defs
  * the `AgentRequest`/… unions reference) and are cross-checked against the package's AGENT_METHODS /
  * CLIENT_METHODS / PROTOCOL_METHODS constants. `_`-prefixed extension methods are listed nowhere. CI never runs
- * this: the output is committed.
+ * this: the output is committed. `npm run drift` imports deriveAcp to derive a newer version's files the same way.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
+import { isMain, listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
-const args = process.argv.slice(2);
-const vi = args.indexOf("--version");
-const version = vi >= 0 ? args[vi + 1] : "2.4.0";
-if (!version || !/^\d+\.\d+\.\d+/.test(version)) {
-  console.error("usage: npx tsx tools/sync/sync-acp-schemas.ts [--version X.Y.Z]");
-  process.exit(2);
-}
 const PKG = "@agentclientprotocol/sdk";
 
 /** The derived files use `definitions` (draft-07 spelling): generator/emit-other.ts merges `definitions` of kind files. */
@@ -55,12 +48,12 @@ const hoistProperties = (x: any): any => {
   return { ...rest, allOf: [{ type: "object", properties, ...(required ? { required } : {}) }, ...(allOf ?? []), ...(anyOf ? [{ anyOf }] : []), ...(oneOf ? [{ oneOf }] : [])] };
 };
 
-const work = mkdtempSync(join(tmpdir(), "agentnorm-acp-"));
-try {
-  console.error(`installing ${PKG}@${version} into ${work} …`);
-  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "acp-schema-sync", private: true }));
-  npmInstall(work, [`${PKG}@${version}`]);
-  const pkgDir = join(work, "node_modules", PKG);
+/**
+ * Derive the folder's schema files from an installed package (`pkgDir` = node_modules/@agentclientprotocol/sdk) into
+ * `dest` (created; not emptied): schema.json verbatim plus the per-kind unions and response files. Returns one line
+ * per derived file (for PROVENANCE.md).
+ */
+export async function deriveAcp(pkgDir: string, dest: string): Promise<string[]> {
   const schemaText = readFileSync(join(pkgDir, "schema/v1/schema.json"), "utf8");
   const schema = JSON.parse(schemaText);
   const defs: Record<string, any> = schema.$defs;
@@ -112,8 +105,6 @@ try {
   const diff = [...fromSchema].filter((m) => !fromConsts.has(m)).concat([...fromConsts].filter((m) => !fromSchema.has(m)));
   if (diff.length) throw new Error(`schema method set differs from AGENT_METHODS/CLIENT_METHODS/PROTOCOL_METHODS: ${diff.join(", ")}`);
 
-  const dest = join(root, "schemas/upstream/acp", version);
-  rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
   writeFileSync(join(dest, "schema.json"), schemaText);
   const derived: string[] = [];
@@ -143,15 +134,35 @@ try {
       derived.push(`${file}: result of \`${m.method}\` (→ \`${resp}\`)`);
     }
   }
-  cpSync(join(pkgDir, "LICENSE"), join(dest, "LICENSE"));
-  const files = listFiles(dest);
-  const sums = sha256Rows(dest);
-  writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, derived, sums));
-  console.error(`wrote ${files.length} files to ${relative(root, dest)}; now update mappings/acp.yaml (upstream.version/dir) and run npm run codegen`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  return derived;
 }
 
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const vi = args.indexOf("--version");
+  const version = vi >= 0 ? args[vi + 1] : "2.4.0";
+  if (!version || !/^\d+\.\d+\.\d+/.test(version)) {
+    console.error("usage: npx tsx tools/sync/sync-acp-schemas.ts [--version X.Y.Z]");
+    process.exit(2);
+  }
+  const work = mkdtempSync(join(tmpdir(), "agentnorm-acp-"));
+  try {
+    console.error(`installing ${PKG}@${version} into ${work} …`);
+    writeFileSync(join(work, "package.json"), JSON.stringify({ name: "acp-schema-sync", private: true }));
+    npmInstall(work, [`${PKG}@${version}`]);
+    const pkgDir = join(work, "node_modules", PKG);
+    const dest = join(root, "schemas/upstream/acp", version);
+    rmSync(dest, { recursive: true, force: true });
+    const derived = await deriveAcp(pkgDir, dest);
+    cpSync(join(pkgDir, "LICENSE"), join(dest, "LICENSE"));
+    const files = listFiles(dest);
+    const sums = sha256Rows(dest);
+    writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, derived, sums));
+    console.error(`wrote ${files.length} files to ${relative(root, dest)}; now update mappings/acp.yaml (upstream.version/dir) and run npm run codegen`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
 function provenance(version: string, derived: string[], sums: string[]): string {
   return `# Provenance: Agent Client Protocol (ACP) v1 JSON Schema, ${PKG} ${version}
@@ -181,3 +192,5 @@ ${derived.map((d) => `  - ${d}`).join("\n")}
 ${sums.join("\n")}
 `;
 }
+
+if (isMain(import.meta.url)) await main();

@@ -27,7 +27,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
+import { codexBinary, isMain, listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -41,12 +41,8 @@ const flag = (name: string): string | undefined => {
 };
 const version = flag("--version") ?? "0.171.0";
 const shapesFrom = flag("--shapes-from") ?? "0.114.0";
-if (!/^\d+\.\d+\.\d+/.test(version) || !/^\d+\.\d+\.\d+/.test(shapesFrom)) {
-  console.error("usage: npx tsx tools/sync/sync-codex-eventmsg.ts [--version X.Y.Z] [--shapes-from X.Y.Z] [--bin path] [--shapes-bin path]");
-  process.exit(2);
-}
 
-const canUnshare = process.platform === "linux" && spawnSync("unshare", ["-rn", "true"]).status === 0;
+export const canUnshare = process.platform === "linux" && spawnSync("unshare", ["-rn", "true"]).status === 0;
 const UUID = "0195f3a0-0000-7000-8000-000000000001";
 const TS = "2025-01-01T00:00:00.000Z";
 const SENTINEL = "zz_agentnorm_sentinel";
@@ -61,14 +57,7 @@ function install(work: string, v: string): string {
   console.error(`installing @openai/codex@${v} into ${dir} …`);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "codex-eventmsg-sync", private: true }));
   npmInstall(dir, [`@openai/codex@${v}`]);
-  const vendor = join(dir, "node_modules/@openai");
-  const exe = process.platform === "win32" ? "codex.exe" : "codex";
-  // The native binary lives in vendor/<triple>/bin/codex (recent releases) or vendor/<triple>/codex/codex (older ones).
-  const bin = readdirSync(vendor)
-    .map((d) => join(vendor, d, "vendor"))
-    .filter(existsSync)
-    .flatMap((vd) => readdirSync(vd).flatMap((t) => [join(vd, t, "bin", exe), join(vd, t, "codex", exe)]))
-    .find(existsSync);
+  const bin = codexBinary(dir);
   if (!bin) throw new Error(`no native codex binary was installed for this platform (@openai/codex@${v})`);
   return bin;
 }
@@ -99,7 +88,7 @@ function generateJsonSchema(bin: string, work: string, out: string): void {
  * The deserializer oracle: writes `lines` (each followed by a sentinel line with an unknown EventMsg tag) into a
  * rollout file, has `codex app-server` read it, and returns for each line serde's error, or null if it parsed.
  */
-class Oracle {
+export class Oracle {
   runs = 0;
   constructor(private bin: string, private work: string) {}
 
@@ -638,6 +627,10 @@ function tagOf(variant: any): string {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  if (!/^\d+\.\d+\.\d+/.test(version) || !/^\d+\.\d+\.\d+/.test(shapesFrom)) {
+    console.error("usage: npx tsx tools/sync/sync-codex-eventmsg.ts [--version X.Y.Z] [--shapes-from X.Y.Z] [--bin path] [--shapes-bin path]");
+    process.exit(2);
+  }
   const work = mkdtempSync(join(tmpdir(), "agentnorm-codex-eventmsg-"));
   try {
     const newBin = flag("--bin") ?? install(work, version);
@@ -1066,7 +1059,9 @@ ${p.sums.join("\n")}
 `;
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? e.stack ?? e.message : e);
-  process.exit(1);
-});
+if (isMain(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e instanceof Error ? e.stack ?? e.message : e);
+    process.exit(1);
+  });
+}

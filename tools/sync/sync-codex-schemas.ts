@@ -6,57 +6,63 @@
  * registry as an optional dependency), runs `codex app-server generate-json-schema --out …` offline
  * (inside `unshare -rn` when available, with a throwaway CODEX_HOME), and writes PROVENANCE.md with
  * the version and a sha256 of every file. CI never runs this: the output is committed.
+ * `npm run drift` imports generateAppServerSchema to derive a newer version's method sets the same way.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
+import { codexBinary, isMain, listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
-const args = process.argv.slice(2);
-const vi = args.indexOf("--version");
-const version = vi >= 0 ? args[vi + 1] : "0.171.0";
-if (!version || !/^\d+\.\d+\.\d+/.test(version)) {
-  console.error("usage: npm run schemas:sync [-- --version X.Y.Z]");
-  process.exit(2);
-}
 
-const work = mkdtempSync(join(tmpdir(), "agentnorm-codex-"));
-try {
-  console.error(`installing @openai/codex@${version} into ${work} …`);
-  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "codex-schema-sync", private: true }));
-  npmInstall(work, [`@openai/codex@${version}`]);
-  const vendor = join(work, "node_modules/@openai");
-  const bin = readdirSync(vendor)
-    .map((d) => join(vendor, d, "vendor"))
-    .filter(existsSync)
-    .flatMap((v) => readdirSync(v).map((t) => join(v, t, "bin", process.platform === "win32" ? "codex.exe" : "codex")))
-    .find(existsSync);
-  if (!bin) throw new Error("no native codex binary was installed for this platform");
-  const out = join(work, "schema");
-  const home = join(work, "codex-home");
-  mkdirSync(home);
+/**
+ * Run `<bin> app-server generate-json-schema --out <out>` offline (inside `unshare -rn` when available) with a
+ * throwaway CODEX_HOME below `work`; returns what the binary's `--version` reports and whether it ran sandboxed.
+ */
+export function generateAppServerSchema(bin: string, work: string, out: string): { reported: string; sandboxed: boolean } {
+  const home = mkdtempSync(join(work, "codex-home-"));
   const env = { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: home };
   const cmd = [bin, "app-server", "generate-json-schema", "--out", out];
   const canUnshare = process.platform === "linux" && spawnSync("unshare", ["-rn", "true"]).status === 0;
-  const r = canUnshare ? spawnSync("unshare", ["-rn", ...cmd], { env, stdio: "inherit" }) : spawnSync(cmd[0], cmd.slice(1), { env, stdio: "inherit" });
-  if (r.status !== 0) throw new Error(`generate-json-schema failed (exit ${r.status})`);
+  const r = canUnshare ? spawnSync("unshare", ["-rn", ...cmd], { env, stdio: ["ignore", 2, 2] }) : spawnSync(cmd[0], cmd.slice(1), { env, stdio: ["ignore", 2, 2] });
+  if (r.status !== 0) throw new Error(`generate-json-schema failed (exit ${r.status}${r.error ? `: ${r.error.message}` : ""})`);
   const reported = execFileSync(bin, ["--version"], { env }).toString().trim();
-
-  const dest = join(root, "schemas/upstream/codex-app-server", version);
-  rmSync(dest, { recursive: true, force: true });
-  cpSync(out, dest, { recursive: true });
-  const files = listFiles(dest);
-  const sums = sha256Rows(dest);
-  writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, reported, canUnshare, sums));
-  cpSync(join(root, "schemas/upstream/codex-app-server/LICENSE"), join(dest, "LICENSE"));
-  console.error(`wrote ${files.length} schema files to ${relative(root, dest)}; now update mappings/codex-app-server.yaml (upstream.version/dir) and run npm run codegen`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  return { reported, sandboxed: canUnshare };
 }
 
+function main(): void {
+  const args = process.argv.slice(2);
+  const vi = args.indexOf("--version");
+  const version = vi >= 0 ? args[vi + 1] : "0.171.0";
+  if (!version || !/^\d+\.\d+\.\d+/.test(version)) {
+    console.error("usage: npm run schemas:sync [-- --version X.Y.Z]");
+    process.exit(2);
+  }
+  const work = mkdtempSync(join(tmpdir(), "agentnorm-codex-"));
+  try {
+    console.error(`installing @openai/codex@${version} into ${work} …`);
+    writeFileSync(join(work, "package.json"), JSON.stringify({ name: "codex-schema-sync", private: true }));
+    npmInstall(work, [`@openai/codex@${version}`]);
+    const bin = codexBinary(work);
+    if (!bin) throw new Error("no native codex binary was installed for this platform");
+    const out = join(work, "schema");
+    mkdirSync(out);
+    const { reported, sandboxed } = generateAppServerSchema(bin, work, out);
+
+    const dest = join(root, "schemas/upstream/codex-app-server", version);
+    rmSync(dest, { recursive: true, force: true });
+    cpSync(out, dest, { recursive: true });
+    const files = listFiles(dest);
+    const sums = sha256Rows(dest);
+    writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, reported, sandboxed, sums));
+    cpSync(join(root, "schemas/upstream/codex-app-server/LICENSE"), join(dest, "LICENSE"));
+    console.error(`wrote ${files.length} schema files to ${relative(root, dest)}; now update mappings/codex-app-server.yaml (upstream.version/dir) and run npm run codegen`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
 function provenance(version: string, reported: string, sandboxed: boolean, sums: string[]): string {
   return `# Provenance: Codex app-server JSON Schemas ${version}
@@ -74,3 +80,5 @@ function provenance(version: string, reported: string, sandboxed: boolean, sums:
 ${sums.join("\n")}
 `;
 }
+
+if (isMain(import.meta.url)) main();

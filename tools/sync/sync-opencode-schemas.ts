@@ -13,23 +13,17 @@
  *   `{info: Message, parts: Part[]}`), the restored history (surface opencode-history).
  * - RunEvent.json — the lines `opencode run --format json` prints: the SDK has no type for them; their shape is the
  *   `emit(type, data)` calls of packages/opencode/src/cli/cmd/run.ts (see PROVENANCE.md), typed with the SDK's part types.
- * CI never runs this: the output is committed.
+ * CI never runs this: the output is committed. `npm run drift` imports deriveOpencode to derive a newer version's files
+ * the same way.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createGenerator } from "ts-json-schema-generator";
-import { listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
+import { isMain, listFiles, npmInstall, sha256Rows } from "./sync-util.ts";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
-const args = process.argv.slice(2);
-const vi = args.indexOf("--version");
-const version = vi >= 0 ? args[vi + 1] : "1.18.33";
-if (!version || !/^\d+\.\d+\.\d+/.test(version)) {
-  console.error("usage: npm run schemas:sync:opencode -- [--version X.Y.Z]");
-  process.exit(2);
-}
 const PKG = "@opencode-ai/sdk";
 
 /** The upstream repository's root LICENSE (the npm tarball ships none; its package.json says "license": "MIT"). */
@@ -87,15 +81,12 @@ function members(defs: Record<string, Schema>, union: string, prefix = ""): { de
   });
 }
 
-const work = mkdtempSync(join(tmpdir(), "agentnorm-opencode-"));
-try {
-  console.error(`installing ${PKG}@${version} into ${work} …`);
-  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "opencode-schema-sync", private: true, type: "module" }));
-  npmInstall(work, [`${PKG}@${version}`]);
-  const pkgDir = join(work, "node_modules", PKG);
-  const pkgVersion = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version;
-  if (pkgVersion !== version) throw new Error(`installed ${pkgVersion}, wanted ${version}`);
-
+/**
+ * Derive Event.json, MessageEntry.json and RunEvent.json from an installed package (`pkgDir` =
+ * node_modules/@opencode-ai/sdk of version `version`) into `dest` (created; not emptied). Returns one line per derived
+ * file (for PROVENANCE.md).
+ */
+export function deriveOpencode(pkgDir: string, version: string, dest: string): string[] {
   const v2 = generate(join(pkgDir, "dist/v2/gen/types.gen.d.ts"), "Event");
   const v1 = generate(join(pkgDir, "dist/gen/types.gen.d.ts"), "Event");
   const v2Defs: Record<string, Schema> = v2.definitions;
@@ -166,22 +157,43 @@ try {
     definitions: v2Defs,
   };
 
-  const dest = join(root, "schemas/upstream/opencode", version);
-  rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
   writeFileSync(join(dest, "Event.json"), JSON.stringify(eventDoc, null, 2) + "\n");
   writeFileSync(join(dest, "MessageEntry.json"), JSON.stringify(entryDoc, null, 2) + "\n");
   writeFileSync(join(dest, "RunEvent.json"), JSON.stringify(runDoc, null, 2) + "\n");
-  writeFileSync(join(dest, "LICENSE"), LICENSE);
   const derived = [
     `Event.json: ${byType.size} types — in both generations (${both.length}): ${both.map((t) => `\`${t}\``).join(", ")}; v2 only (${only2.length}): ${only2.map((t) => `\`${t}\``).join(", ")}; v1 only (${only1.length}): ${only1.map((t) => `\`${t}\``).join(", ")}`,
     "MessageEntry.json: `SessionMessagesResponses[200][number]` of the v2 typings, as a one-member union (`oneOf`) that also declares an optional `type: \"entry\"` — not in the data: the name agentnorm's input wrapper gives each entry, so the table has a method to map and its paths are checked",
     `RunEvent.json: ${runDoc.oneOf.map((o) => `\`${o.title}\``).join(", ")}`,
   ];
-  writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, derived, sha256Rows(dest)));
-  console.error(`wrote ${listFiles(dest).length} files to ${relative(root, dest)}; now run npm run codegen`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  return derived;
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const vi = args.indexOf("--version");
+  const version = vi >= 0 ? args[vi + 1] : "1.18.33";
+  if (!version || !/^\d+\.\d+\.\d+/.test(version)) {
+    console.error("usage: npm run schemas:sync:opencode -- [--version X.Y.Z]");
+    process.exit(2);
+  }
+  const work = mkdtempSync(join(tmpdir(), "agentnorm-opencode-"));
+  try {
+    console.error(`installing ${PKG}@${version} into ${work} …`);
+    writeFileSync(join(work, "package.json"), JSON.stringify({ name: "opencode-schema-sync", private: true, type: "module" }));
+    npmInstall(work, [`${PKG}@${version}`]);
+    const pkgDir = join(work, "node_modules", PKG);
+    const pkgVersion = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version;
+    if (pkgVersion !== version) throw new Error(`installed ${pkgVersion}, wanted ${version}`);
+    const dest = join(root, "schemas/upstream/opencode", version);
+    rmSync(dest, { recursive: true, force: true });
+    const derived = deriveOpencode(pkgDir, version, dest);
+    writeFileSync(join(dest, "LICENSE"), LICENSE);
+    writeFileSync(join(dest, "PROVENANCE.md"), provenance(version, derived, sha256Rows(dest)));
+    console.error(`wrote ${listFiles(dest).length} files to ${relative(root, dest)}; now run npm run codegen`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 function provenance(version: string, derived: string[], sums: string[]): string {
@@ -210,3 +222,5 @@ ${derived.map((d) => `  - ${d}`).join("\n")}
 ${sums.join("\n")}
 `;
 }
+
+if (isMain(import.meta.url)) main();

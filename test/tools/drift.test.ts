@@ -1,0 +1,328 @@
+/**
+ * The drift check (`npm run drift`, tools/drift/) against small hand-made "newer versions": fake package folders,
+ * built here from the pinned schemas plus one extra method/type/field/subtype, read with `--from` (no registry, no
+ * network). Each pinned rebuild must show no drift; each extra member must be reported, with exit code 1.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { EXIT, compareVersions, formatReport, runDrift, type Report } from "../../tools/drift/drift.ts";
+import { facts } from "../../tools/drift/inventory.ts";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const scratch = mkdtempSync(join(tmpdir(), "agentnorm-drift-test-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const quiet = () => {};
+const readJson = (p: string) => JSON.parse(readFileSync(p, "utf8"));
+let n = 0;
+
+/** A folder with node_modules/<name>/ holding `files` (path → text) and a package.json of `version`. */
+function fakeInstall(name: string, version: string, files: Record<string, string>): string {
+  const dir = join(scratch, `install-${n++}`);
+  const pkg = join(dir, "node_modules", name);
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name, version, type: "module" }));
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(pkg, f)), { recursive: true });
+    writeFileSync(join(pkg, f), text);
+  }
+  return dir;
+}
+
+const check = (from: string, pkg: string) => runDrift({ root, from, packages: [pkg], log: quiet });
+const surface = (rep: Report, name: string) => rep.packages[0].surfaces.find((s) => s.surface === name)!;
+const kind = (rep: Report, s: string, k: string) => surface(rep, s).kinds.find((x) => x.kind === k)!;
+
+describe("facts of a schema", () => {
+  it("lists fields and enum/const values, through $ref, unions, items and additionalProperties, once per $ref on a path", () => {
+    const doc = {
+      definitions: { Node: { type: "object", properties: { kind: { enum: ["a", "b"] }, child: { $ref: "#/definitions/Node" } } } },
+      properties: { params: { anyOf: [{ $ref: "#/definitions/Node" }, { properties: { list: { items: { const: "x" } }, map: { additionalProperties: { properties: { v: {} } } } } }] } },
+    };
+    const f = [...facts(doc, doc, 6)].sort();
+    expect(f).toEqual([
+      // params.child is a Node again: its $ref is not followed a second time on the same path
+      "field params", "field params.child", "field params.kind", "field params.list", "field params.map", "field params.map.*.v",
+      'value params.kind = "a"', 'value params.kind = "b"', 'value params.list[] = "x"',
+    ]);
+    // depth 1: top-level fields and the values of top-level fields only
+    expect([...facts(doc, doc.properties.params.anyOf[0], 1)].sort()).toEqual(["field child", "field kind", 'value kind = "a"', 'value kind = "b"']);
+  });
+
+  it("orders versions numerically", () => {
+    expect(["1.19.3", "1.2.0", "1.18.33", "0.3.333", "0.2.62"].sort(compareVersions)).toEqual(["0.2.62", "0.3.333", "1.2.0", "1.18.33", "1.19.3"]);
+  });
+});
+
+describe("ACP (@agentclientprotocol/sdk): schema.json and the unions tools/sync derives from it", () => {
+  const pinned = join(root, "schemas/upstream/acp/2.4.0");
+  /** The package's method constants, as the sync script cross-checks them: every method of the derived unions. */
+  const consts = (extra: string[]) => {
+    const methods = ["AgentNotification.json", "AgentRequest.json", "ClientRequest.json", "ClientNotification.json"].flatMap((f) => readJson(join(pinned, f)).oneOf.map((o: any) => o.properties.method.enum[0]));
+    const all = [...new Set([...methods, ...extra])];
+    return `export const AGENT_METHODS = ${JSON.stringify(Object.fromEntries(all.map((m, i) => [`m${i}`, m])))};\nexport const CLIENT_METHODS = {};\nexport const PROTOCOL_METHODS = {};\n`;
+  };
+  const fake = (version: string, edit?: (schema: any) => void, extra: string[] = []) => {
+    const schema = readJson(join(pinned, "schema.json"));
+    edit?.(schema);
+    return fakeInstall("@agentclientprotocol/sdk", version, { "schema/v1/schema.json": JSON.stringify(schema), "dist/v1/schema/index.js": consts(extra) });
+  };
+
+  it("the pinned 2.4.0 rebuilt: no drift, exit 0", async () => {
+    const rep = await check(fake("2.4.0"), "@agentclientprotocol/sdk");
+    expect(rep.packages[0].status).toBe("current");
+    expect(surface(rep, "acp").kinds.map((k) => [k.kind, k.newMethods, k.newFacts, k.goneMethods])).toEqual(
+      ["notification", "request", "clientRequest", "clientNotification"].map((k) => [k, [], [], []]),
+    );
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+
+  it("a newer version with one more notification and one more field: both reported, exit 1", async () => {
+    const dir = fake("2.5.0", (s) => {
+      s.$defs.ZzPingNotification = { type: "object", "x-method": "session/zz_ping", "x-side": "client", properties: { sessionId: { type: "string" } } };
+      s.$defs.AgentNotification.properties.params.anyOf.push({ $ref: "#/$defs/ZzPingNotification" });
+      s.$defs.SessionNotification.properties.zzNewField = { type: "string" };
+    }, ["session/zz_ping"]);
+    const rep = await check(dir, "@agentclientprotocol/sdk");
+    expect(rep.packages[0]).toMatchObject({ status: "drift", pinned: "2.4.0", checked: "2.5.0" });
+    expect(kind(rep, "acp", "notification").newMethods).toEqual([{ method: "session/zz_ping", caughtBy: [] }]);
+    expect(kind(rep, "acp", "notification").newFacts).toEqual([{ method: "session/update", facts: ["field params.zzNewField"] }]);
+    expect(kind(rep, "acp", "request").newMethods).toEqual([]);
+    expect(rep.exitCode).toBe(EXIT.drift);
+    const text = formatReport(rep);
+    expect(text).toContain("+ session/zz_ping");
+    expect(text).toContain("session/update: params.zzNewField");
+    expect(text).toMatch(/drift: yes\n$/);
+  });
+});
+
+describe("Codex (@openai/codex): a fake binary answering generate-json-schema and the deserializer probe", () => {
+  const app = join(root, "schemas/upstream/codex-app-server/0.171.0");
+  const ev = join(root, "schemas/upstream/codex-eventmsg/0.171.0");
+  const tagsOf = (file: string) => readJson(file).oneOf.map((o: any) => o.properties.type.enum?.[0] ?? o.properties.type.const);
+  const canRun = spawnSync("sh", ["-c", "command -v node"]).status === 0;
+  /**
+   * node_modules/@openai/codex plus the platform package's vendor/<triple>/bin/codex: a node script that copies the
+   * pinned schemas (plus `extraNotification`) for generate-json-schema, and answers the app-server's rollout probe
+   * with the pinned tag lists (plus `extraTag`) the way serde's trace log does.
+   */
+  const fake = (version: string, extraNotification?: string, extraTag?: string) => {
+    const dir = fakeInstall("@openai/codex", version, {});
+    const bin = join(dir, "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex");
+    mkdirSync(dirname(bin), { recursive: true });
+    const eventTags = [...tagsOf(join(ev, "EventMsg.json")), ...(extraTag ? [extraTag] : [])];
+    const lineTags = tagsOf(join(ev, "RolloutLine.json"));
+    writeFileSync(bin, `#!/usr/bin/env node
+const fs = require("node:fs"), path = require("node:path");
+const [cmd, sub, , out] = process.argv.slice(2);
+if (cmd === "--version") { console.log("codex-cli ${version}"); process.exit(0); }
+if (cmd === "app-server" && sub === "generate-json-schema") {
+  const src = ${JSON.stringify(app)};
+  fs.mkdirSync(out, { recursive: true });
+  for (const f of fs.readdirSync(src, { recursive: true })) {
+    const p = path.join(src, f);
+    if (fs.statSync(p).isDirectory()) fs.mkdirSync(path.join(out, f), { recursive: true }); else fs.copyFileSync(p, path.join(out, f));
+  }
+  const extra = ${JSON.stringify(extraNotification ?? null)};
+  if (extra) {
+    const f = path.join(out, "ServerNotification.json"), d = JSON.parse(fs.readFileSync(f, "utf8"));
+    d.oneOf.push({ type: "object", required: ["method", "params"], properties: { method: { enum: [extra], type: "string" }, params: { type: "object", properties: { threadId: { type: "string" } } } } });
+    fs.writeFileSync(f, JSON.stringify(d));
+  }
+  process.exit(0);
+}
+if (cmd === "app-server") {
+  const list = (xs) => xs.map((x) => "\`" + x + "\`").join(", ");
+  const err = (e) => process.stderr.write("TRACE codex_core::rollout: failed to parse rollout line: " + e + "\\n");
+  let buf = "";
+  process.stdin.on("data", (d) => {
+    buf += d;
+    if (!buf.includes('"thread/read"')) return;
+    err("unknown variant \`zz_unknown_probe\`, expected one of " + list(${JSON.stringify(eventTags)}));
+    err("unknown variant \`zz_agentnorm_sentinel\`, expected one of " + list(${JSON.stringify(eventTags)}));
+    err("unknown variant \`zz_unknown_line\`, expected one of " + list(${JSON.stringify(lineTags)}));
+    err("unknown variant \`zz_agentnorm_sentinel\`, expected one of " + list(${JSON.stringify(eventTags)}));
+    process.stdout.write(JSON.stringify({ id: 2, result: {} }) + "\\n");
+    buf = "";
+  });
+  process.stdin.on("end", () => process.exit(0));
+  return;
+}
+process.exit(2);
+`);
+    chmodSync(bin, 0o755);
+    return dir;
+  };
+
+  it.skipIf(!canRun)("the pinned 0.171.0 regenerated: no drift on codex-app-server, codex-eventmsg and codex-rollout", async () => {
+    const rep = await check(fake("0.171.0"), "@openai/codex");
+    expect(rep.packages[0].reason).toBeUndefined();
+    expect(rep.packages[0].surfaces.map((s) => [s.surface, s.drift, s.kinds.map((k) => k.kind)])).toEqual([
+      ["codex-app-server", false, ["notification", "request", "clientRequest", "clientNotification"]],
+      ["codex-eventmsg", false, ["event"]],
+      ["codex-rollout", false, ["line"]],
+    ]);
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+
+  it.skipIf(!canRun)("a newer version with one more app-server notification and one more EventMsg tag: both reported", async () => {
+    const rep = await check(fake("0.172.0", "thread/zzPaused", "zz_paused"), "@openai/codex");
+    expect(rep.packages[0]).toMatchObject({ status: "drift", checked: "0.172.0" });
+    expect(kind(rep, "codex-app-server", "notification").newMethods).toEqual([{ method: "thread/zzPaused", caughtBy: [] }]);
+    expect(kind(rep, "codex-app-server", "notification").newFacts).toEqual([]);
+    expect(kind(rep, "codex-eventmsg", "event").newMethods).toEqual([{ method: "zz_paused", caughtBy: [] }]);
+    expect(surface(rep, "codex-rollout").drift).toBe(false);
+    expect(rep.exitCode).toBe(EXIT.drift);
+  });
+});
+
+describe("Codex SDK (@openai/codex-sdk): ThreadEvent from the typings", () => {
+  const dts = (extra: boolean) => `type Usage = { input_tokens: number; output_tokens: number };
+type ThreadStartedEvent = { type: "thread.started"; thread_id: string;${extra ? " zz_resumed?: boolean;" : ""} };
+type TurnCompletedEvent = { type: "turn.completed"; usage: Usage };
+${extra ? 'type TurnPausedEvent = { type: "turn.zz_paused"; reason: "user" | "limit" };\n' : ""}type ThreadEvent = ThreadStartedEvent | TurnCompletedEvent${extra ? " | TurnPausedEvent" : ""};
+export { type ThreadEvent };
+`;
+
+  it("an extra event type and an extra field are reported; members the fake leaves out are listed as not in the checked version", async () => {
+    const rep = await check(fakeInstall("@openai/codex-sdk", "0.164.0", { "dist/index.d.ts": dts(true) }), "@openai/codex-sdk");
+    const k = kind(rep, "codex-exec", "event");
+    expect(k.newMethods).toEqual([{ method: "turn.zz_paused", caughtBy: [] }]);
+    expect(k.newFacts).toEqual([{ method: "thread.started", facts: ["field zz_resumed"] }]);
+    expect(k.goneMethods).toEqual(["error", "item.completed", "item.started", "item.updated", "turn.failed", "turn.started"]);
+    expect(rep.exitCode).toBe(EXIT.drift);
+  });
+
+  it("a subset of the pinned typings: no drift (exit 0) though members are missing", async () => {
+    const rep = await check(fakeInstall("@openai/codex-sdk", "0.163.0", { "dist/index.d.ts": dts(false) }), "@openai/codex-sdk");
+    expect(surface(rep, "codex-exec").drift).toBe(false);
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+});
+
+describe("opencode (@opencode-ai/sdk): Event / MessageEntry / RunEvent derived by tools/sync", () => {
+  const types = (extra: boolean) => `export type TextPart = { id: string; type: "text"; text: string };
+export type ReasoningPart = { id: string; type: "reasoning"; text: string };
+export type StepStartPart = { id: string; type: "step-start" };
+export type StepFinishPart = { id: string; type: "step-finish" };
+export type ToolPart = { id: string; type: "tool"; tool: string };
+export type Part = TextPart | ReasoningPart | StepStartPart | StepFinishPart | ToolPart;
+export type Message = { id: string; sessionID: string };
+export type EventSessionError = { type: "session.error"; properties: { sessionID?: string; error?: { name: "UnknownError"; data: { message: string } } } };
+export type EventSessionIdle = { type: "session.idle"; properties: { sessionID: string${extra ? "; zzReason?: string" : ""} } };
+${extra ? 'export type EventSessionZzPaused = { type: "session.zz_paused"; properties: { sessionID: string } };\n' : ""}export type Event = EventSessionError | EventSessionIdle${extra ? " | EventSessionZzPaused" : ""};
+export type SessionMessagesResponses = { 200: Array<{ info: Message; parts: Array<Part> }> };
+`;
+
+  it("an extra event type and an extra field of session.idle are reported on the opencode surface", async () => {
+    const t = types(true);
+    const rep = await check(fakeInstall("@opencode-ai/sdk", "1.20.0", { "dist/v2/gen/types.gen.d.ts": t, "dist/gen/types.gen.d.ts": t }), "@opencode-ai/sdk");
+    expect(rep.packages[0].reason).toBeUndefined();
+    const k = kind(rep, "opencode", "event");
+    expect(k.newMethods).toEqual([{ method: "session.zz_paused", caughtBy: [] }]);
+    expect(k.newFacts).toEqual([{ method: "session.idle", facts: ["field properties.zzReason"] }]);
+    expect(rep.packages[0].surfaces.map((s) => s.surface)).toEqual(["opencode", "opencode-history", "opencode-run"]);
+    expect(rep.exitCode).toBe(EXIT.drift);
+  });
+});
+
+describe("Claude (@anthropic-ai/claude-agent-sdk): SDKMessage and control subtypes from the typings (names only)", () => {
+  const dts = `export declare type SDKMessage = SDKAssistantMessage | SDKSystemMessage | SDKZzSystemMessage | SDKZzMessage;
+
+export declare type SDKAssistantMessage = {
+    type: 'assistant';
+    message: unknown;
+    session_id: string;
+};
+
+export declare type SDKSystemMessage = {
+    type: 'system';
+    subtype: 'init';
+    session_id: string;
+};
+
+declare type SDKZzSystemMessage = {
+    type: 'system';
+    subtype: 'zz_nudge';
+    zz_level: number;
+};
+
+export declare type SDKZzMessage = {
+    type: 'zz_reset';
+    session_id: string;
+};
+
+export declare type SDKControlRequest = {
+    type: 'control_request';
+    request_id: string;
+    request: SDKControlRequestInner;
+};
+
+declare type SDKControlRequestInner = SDKControlInterruptRequest | SDKControlZzRequest;
+
+declare type SDKControlInterruptRequest = {
+    subtype: 'interrupt';
+};
+
+declare type SDKControlZzRequest = {
+    subtype: 'zz_poke';
+};
+`;
+
+  it("a new message type, a new system subtype with its field, and a new control subtype are reported", async () => {
+    const rep = await check(fakeInstall("@anthropic-ai/claude-agent-sdk", "0.4.0", { "sdk.d.ts": dts }), "@anthropic-ai/claude-agent-sdk");
+    expect(rep.packages[0].reason).toBeUndefined();
+    const sdk = rep.packages[0].surfaces.filter((s) => s.surface === "claude-sdk");
+    const message = sdk.flatMap((s) => s.kinds).find((k) => k.kind === "message")!;
+    expect(message.newMethods).toEqual([{ method: "zz_reset", caughtBy: [] }]);
+    expect(message.newFacts).toEqual([{ method: "system", facts: ['value subtype = "zz_nudge"', "field zz_level"] }]);
+    const wire = sdk.flatMap((s) => s.kinds).find((k) => k.kind === "wire")!;
+    expect(wire.newFacts).toEqual([{ method: "control_request", facts: ['value request.subtype = "zz_poke"'] }]);
+    expect(formatReport(rep)).toContain("system: subtype = zz_nudge, zz_level");
+    expect(rep.exitCode).toBe(EXIT.drift);
+  });
+
+  const installed = existsSync(join(root, "node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts"));
+  const installedVersion = installed ? readJson(join(root, "node_modules/@anthropic-ai/claude-agent-sdk/package.json")).version : undefined;
+  it.skipIf(installedVersion !== "0.2.62")("the installed devDependency (the pinned 0.2.62): no drift", async () => {
+    const rep = await check(root, "@anthropic-ai/claude-agent-sdk");
+    expect(rep.packages[0]).toMatchObject({ status: "current", checked: "0.2.62" });
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+});
+
+describe("npm run drift (the CLI)", () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), ...args], { cwd: root, encoding: "utf8" });
+
+  it("--json prints the report on stdout, progress on stderr, and exits 1 on drift", () => {
+    const t = `type A = { type: "thread.started"; thread_id: string };\ntype B = { type: "zz.new" };\ntype ThreadEvent = A | B;\nexport { type ThreadEvent };\n`;
+    const dir = fakeInstall("@openai/codex-sdk", "0.200.0", { "dist/index.d.ts": t });
+    const r = cli(["--from", dir, "--json"]);
+    expect(r.status).toBe(EXIT.drift);
+    const rep = JSON.parse(r.stdout);
+    expect(rep.packages.find((p: any) => p.package === "@openai/codex-sdk").surfaces[0].kinds[0].newMethods).toEqual([{ method: "zz.new", caughtBy: [] }]);
+    expect(r.stderr).toContain("@openai/codex-sdk: pinned 0.163.0, checking 0.200.0");
+  });
+
+  it("a folder holding none of the packages: could not check (exit 3); a missing folder or unknown option: usage (exit 2)", () => {
+    const empty = join(scratch, "empty");
+    mkdirSync(empty, { recursive: true });
+    const r = cli(["--from", empty]);
+    expect(r.status).toBe(EXIT.unchecked);
+    expect(r.stdout).toContain("drift: none found, but not everything could be checked");
+    expect(cli(["--from", join(scratch, "nope")]).status).toBe(EXIT.usage);
+    const bad = cli(["--bogus"]);
+    expect(bad.status).toBe(EXIT.usage);
+    expect(bad.stderr).toContain("unknown option --bogus");
+  });
+
+  it("--offline with an empty cache: could not check (exit 3), without touching the registry", () => {
+    const cache = join(scratch, "cache");
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), "--offline", "--package", "@openai/codex-sdk"], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTNORM_DRIFT_CACHE: cache } });
+    expect(r.status).toBe(EXIT.unchecked);
+    expect(r.stdout).toContain(`--offline: no version of @openai/codex-sdk in ${cache}`);
+  });
+});
