@@ -571,25 +571,34 @@ function scrollTimelineTo(i: number): void {
 // ───────────────────────────── resizable panes ─────────────────────────────
 const NARROW = window.matchMedia("(max-width: 1100px)");
 const MIN_PANE = 180;
-/** What a splitter sets: wide layout: the transcript's (split-1) and the timeline's (split-2) width; narrow: the transcript's width and the timeline's height. */
-function splitVar(id: string): { name: string; vertical: boolean } {
-  if (id === "split-1") return { name: NARROW.matches ? "--n1" : "--w1", vertical: true };
-  return NARROW.matches ? { name: "--r1", vertical: false } : { name: "--w2", vertical: true };
-}
-function setPane(id: string, px: number): void {
+/**
+ * Move a pane boundary by `d` px from where it was (`start`: the panes' boxes then). A boundary changes only the
+ * two panes beside it, and no pane gets narrower than MIN_PANE. The sizes are kept as proportions (fr), so a
+ * window resized later scales them instead of pushing a pane out. Wide layout: split-1 is transcript | timeline,
+ * split-2 timeline | native (--w1, --w2, --w3). Narrow: split-1 is transcript | the right column (--n1, --n2),
+ * split-2 timeline above native (--r1, --r2).
+ */
+function movePane(id: string, d: number, start: Record<string, DOMRect>): void {
   const main = $("panes");
-  const box = main.getBoundingClientRect();
-  const { name, vertical } = splitVar(id);
-  const total = vertical ? box.width : box.height;
-  // Leave room for the other panes (and the 6 px splitters).
-  const others = vertical ? (NARROW.matches || id === "split-2" ? 1 : 2) : 1;
-  const startOf = id === "split-2" && vertical ? $("timeline").getBoundingClientRect().left - box.left : 0;
-  const max = total - startOf - others * (MIN_PANE + 6);
-  const v = Math.round(Math.max(MIN_PANE, Math.min(max, px)));
-  main.style.setProperty(name, `${v}px`);
-  $(id).setAttribute("aria-valuenow", String(v));
+  const { transcript: tr, timeline: tl, native: nv } = start;
+  const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+  const set = (pairs: [string, number][]) => { for (const [k, v] of pairs) main.style.setProperty(k, `${Math.round(v * 10) / 10}fr`); };
+  if (NARROW.matches) {
+    if (id === "split-1") { const n1 = clamp(tr.width + d, MIN_PANE, tr.width + tl.width - MIN_PANE); set([["--n1", n1], ["--n2", tr.width + tl.width - n1]]); }
+    else { const r1 = clamp(tl.height + d, MIN_PANE, tl.height + nv.height - MIN_PANE); set([["--r1", r1], ["--r2", tl.height + nv.height - r1]]); }
+  } else if (id === "split-1") {
+    const w1 = clamp(tr.width + d, MIN_PANE, tr.width + tl.width - MIN_PANE);
+    set([["--w1", w1], ["--w2", tl.width + tr.width - w1], ["--w3", nv.width]]);
+  } else {
+    const w2 = clamp(tl.width + d, MIN_PANE, tl.width + nv.width - MIN_PANE);
+    set([["--w1", tr.width], ["--w2", w2], ["--w3", tl.width + nv.width - w2]]);
+  }
   renderRows();
 }
+function paneBoxes(): Record<string, DOMRect> {
+  return { transcript: $("transcript").getBoundingClientRect(), timeline: $("timeline").getBoundingClientRect(), native: $("native").getBoundingClientRect() };
+}
+const horizontal = (id: string) => NARROW.matches && id === "split-2";
 function initSplitters(): void {
   for (const id of ["split-1", "split-2"]) {
     const el = $(id);
@@ -597,32 +606,35 @@ function initSplitters(): void {
       ev.preventDefault();
       el.setPointerCapture(ev.pointerId);
       el.classList.add("dragging");
-      const pane = id === "split-1" ? $("transcript") : $("timeline");
-      const start = pane.getBoundingClientRect();
-      const { vertical } = splitVar(id);
-      const x0 = vertical ? ev.clientX : ev.clientY;
-      const w0 = vertical ? start.width : start.height;
-      const move = (e: PointerEvent) => setPane(id, w0 + (vertical ? e.clientX : e.clientY) - x0);
+      const start = paneBoxes();
+      const h = horizontal(id);
+      const x0 = h ? ev.clientY : ev.clientX;
+      const move = (e: PointerEvent) => movePane(id, (h ? e.clientY : e.clientX) - x0, start);
       const up = () => { el.classList.remove("dragging"); el.removeEventListener("pointermove", move); el.removeEventListener("pointerup", up); el.removeEventListener("pointercancel", up); };
       el.addEventListener("pointermove", move);
       el.addEventListener("pointerup", up);
       el.addEventListener("pointercancel", up);
     });
     el.addEventListener("keydown", (ev) => {
-      const { vertical } = splitVar(id);
       const step = ev.shiftKey ? 60 : 20;
-      const d = (vertical ? { ArrowLeft: -step, ArrowRight: step } : { ArrowUp: -step, ArrowDown: step } as Record<string, number>)[ev.key as "ArrowLeft"];
+      const keys: Record<string, number> = horizontal(id) ? { ArrowUp: -step, ArrowDown: step } : { ArrowLeft: -step, ArrowRight: step };
+      const d = keys[ev.key];
       if (d === undefined) return;
       ev.preventDefault();
-      const r = (id === "split-1" ? $("transcript") : $("timeline")).getBoundingClientRect();
-      setPane(id, (vertical ? r.width : r.height) + d);
+      movePane(id, d, paneBoxes());
     });
-    el.addEventListener("dblclick", () => { $("panes").style.removeProperty(splitVar(id).name); renderRows(); });
+    // Double-click: back to the default proportions.
+    el.addEventListener("dblclick", () => {
+      for (const v of ["--w1", "--w2", "--w3", "--n1", "--n2", "--r1", "--r2"]) $("panes").style.removeProperty(v);
+      renderRows();
+    });
   }
   const orient = () => $("split-2").setAttribute("aria-orientation", NARROW.matches ? "horizontal" : "vertical");
   orient();
   NARROW.addEventListener("change", () => { orient(); renderRows(); });
-  window.addEventListener("resize", () => renderRows());
+  window.addEventListener("resize", () => {
+    renderRows();
+  });
 }
 
 // ───────────────────────────── native pane ─────────────────────────────

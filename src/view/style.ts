@@ -38,12 +38,12 @@ header .meta{color:var(--hdr-muted);font-size:12px;min-width:0;overflow-wrap:any
 .count.violation{background:#8250df}.count.error{background:#cf222e}.count.warning{background:#9a6700}.count.unknown{background:#0969da}.count.redaction{background:#1a7f37}.count.repair{background:#6e7781}
 .count.unverified{background:#6e7781;font-style:italic}
 #theme{border:1px solid var(--hdr-muted);background:transparent;color:var(--hdr-fg);border-radius:10px;padding:1px 9px;font-size:12px;cursor:pointer}
-main{flex:1;min-height:0;min-width:0;display:grid;grid-template-columns:var(--w1,minmax(0,42fr)) 6px var(--w2,minmax(0,30fr)) 6px minmax(0,28fr);grid-template-rows:minmax(0,1fr)}
+main{flex:1;min-height:0;min-width:0;display:grid;grid-template-columns:minmax(160px,var(--w1,42fr)) 6px minmax(160px,var(--w2,30fr)) 6px minmax(160px,var(--w3,28fr));grid-template-rows:minmax(0,1fr)}
 section{display:flex;flex-direction:column;min-height:0;min-width:0;background:var(--panel);overflow:hidden}
 .split{background:var(--split);cursor:col-resize;touch-action:none;outline:none}
 .split:hover,.split:focus-visible,.split.dragging{background:var(--accent)}
 @media (max-width:1100px){
-main{grid-template-columns:var(--n1,minmax(0,1fr)) 6px minmax(0,1fr);grid-template-rows:var(--r1,minmax(0,1fr)) 6px minmax(0,1fr)}
+main{grid-template-columns:minmax(160px,var(--n1,1fr)) 6px minmax(160px,var(--n2,1fr));grid-template-rows:minmax(120px,var(--r1,1fr)) 6px minmax(120px,var(--r2,1fr))}
 #transcript{grid-column:1;grid-row:1/4}
 #split-1{grid-column:2;grid-row:1/4}
 #timeline{grid-column:3;grid-row:1}
