@@ -243,10 +243,12 @@ function optionsHtml(b: TranscriptBlock): string {
   html += `<div class="decision">${b.decision !== undefined ? `decision: <b class="dec">${esc(b.decision)}</b>` : open ? "waiting for a decision" : "resolved without a decision"}</div>`;
   return html;
 }
-function blockHtml(b: TranscriptBlock): string {
+/** A card; `parentTitle`: the title of the tool it gates (not repeated on the gate). */
+function blockHtml(b: TranscriptBlock, parentTitle?: string): string {
   const dom = (b as any)._dom as string;
   const label = b.label ?? b.subtype;
-  const hd = `<div class="hd"><span class="kind">${esc(KIND_LABEL[b.kind] ?? b.kind)}${label && label !== b.kind ? ` · ${esc(label)}` : ""}</span>${b.title ? `<span class="title">${esc(clip(String(b.title), 300))}</span>` : ""}${statusPill(b.status)}${b.durationMs !== undefined ? `<span class="dur">${b.durationMs < 1000 ? `${b.durationMs} ms` : `${(b.durationMs / 1000).toFixed(1)} s`}</span>` : ""}</div>`;
+  const title = b.title !== undefined && String(b.title) !== parentTitle ? b.title : undefined;
+  const hd = `<div class="hd"><span class="kind">${esc(KIND_LABEL[b.kind] ?? b.kind)}${label && label !== b.kind ? ` · ${esc(label)}` : ""}</span>${title ? `<span class="title">${esc(clip(String(title), 300))}</span>` : ""}${statusPill(b.status)}${b.durationMs !== undefined ? `<span class="dur">${b.durationMs < 1000 ? `${b.durationMs} ms` : `${(b.durationMs / 1000).toFixed(1)} s`}</span>` : ""}</div>`;
   const kids = (b.children ?? []).filter(shown);
   const gates = b.kind === "tool" ? kids.filter((k) => GATES.has(k.kind)) : [];
   const rest = kids.filter((k) => !gates.includes(k));
@@ -276,14 +278,14 @@ function blockHtml(b: TranscriptBlock): string {
       if (b.text) body += b.kind === "text" || b.kind === "user" ? mdHtml(b.text) : textHtml(b.text);
       if (b.input !== undefined) body += `<div class="lbl">input</div>${valueHtml(b.input)}`;
       // A permission gates what follows: it comes before the output.
-      if (gates.length) body += `<div class="gates">${gates.map(blockHtml).join("")}</div>`;
+      if (gates.length) body += `<div class="gates">${gates.map((g) => blockHtml(g, b.title === undefined ? undefined : String(b.title))).join("")}</div>`;
       if (b.output !== undefined && b.output !== "") body += `<div class="lbl">output</div>${valueHtml(b.output)}`;
       if (b.diff) body += `<div class="lbl">diff</div>${diffHtml(b.diff)}`;
       if (b.resolution !== undefined) body += `<div class="lbl">resolution</div>${valueHtml(b.resolution)}`;
       if (b.detail !== undefined && b.kind !== "user" && b.kind !== "text") body += `<details><summary>data</summary>${valueHtml(b.detail)}</details>`;
     }
   }
-  const kidsHtml = rest.length ? `<div class="children">${rest.map(blockHtml).join("")}</div>` : "";
+  const kidsHtml = rest.length ? `<div class="children">${rest.map((k) => blockHtml(k)).join("")}</div>` : "";
   return `<div class="card ${esc(b.kind)}${b.retrying ? " retrying" : ""}" id="${dom}" data-block="${esc(b.id)}" data-kind="${esc(b.kind)}">${hd}${body ? `<div class="body">${body}</div>` : ""}${kidsHtml}</div>`;
 }
 function topHtml(t: Top | TopBlock): string {
