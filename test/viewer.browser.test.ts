@@ -562,6 +562,13 @@ describe("viewer page in Chromium", () => {
     await page.click("#f-types-label");
     for (const t of types) await page.check(`#f-types-menu input[value="${t}"]`);
     expect(await page.textContent("#f-types-label")).toBe("2 types");
+    // The open menu floats inside the window, labels uncut, even at 800 px.
+    await page.setViewportSize({ width: 800, height: 900 });
+    await page.click("#f-types-label");
+    await page.click("#f-types-label");
+    await expect.poll(async () => inside((await boxes(page, ["#f-types-menu"]))["#f-types-menu"], { x: 0, y: 0, w: 800, h: 900 }), { message: "the type menu inside the window" }).toBe(true);
+    expect(await page.$eval("#f-types-menu", (e) => e.scrollWidth <= e.clientWidth + 1), "type names cut off").toBe(true);
+    expect(await page.isVisible(`#f-types-menu input[value="turn.started"]`)).toBe(true);
     const typed = data.events.filter((e) => types.includes(e.type)).map((e) => e.sequence);
     await expect.poll(rowSeqs).toEqual(typed);
     shown = await transcriptShows(page, data);

@@ -240,6 +240,7 @@ function optionsHtml(b: TranscriptBlock): string {
     }).join("")}</div>`;
   }
   const open = b.status === "open";
+  if (b.kind === "question" && b.decision === undefined) return html + (open ? `<div class="decision">waiting for an answer</div>` : "");
   html += `<div class="decision">${b.decision !== undefined ? `decision: <b class="dec">${esc(b.decision)}</b>` : open ? "waiting for a decision" : "resolved without a decision"}</div>`;
   return html;
 }
@@ -526,6 +527,15 @@ function initTimeline(): void {
     typeLabel();
     applyFilters();
   });
+  // The type menu floats over the panes (a fixed box kept inside the window), and closes on a click elsewhere, or Escape.
+  $("f-types").addEventListener("toggle", () => {
+    const menu = $("f-types-menu");
+    if (!$<HTMLDetailsElement>("f-types").open) return;
+    const r = $("f-types-label").getBoundingClientRect();
+    menu.style.maxHeight = `${Math.max(120, window.innerHeight - r.bottom - 10)}px`;
+    menu.style.top = `${r.bottom + 2}px`;
+    menu.style.left = `${Math.max(4, Math.min(r.left, window.innerWidth - menu.offsetWidth - 4))}px`;
+  });
   // The type menu closes on a click elsewhere, or Escape.
   document.addEventListener("click", (ev) => { if (!(ev.target as HTMLElement).closest("#f-types")) $<HTMLDetailsElement>("f-types").open = false; });
   document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") $<HTMLDetailsElement>("f-types").open = false; });
@@ -635,6 +645,7 @@ function initSplitters(): void {
   orient();
   NARROW.addEventListener("change", () => { orient(); renderRows(); });
   window.addEventListener("resize", () => {
+    $<HTMLDetailsElement>("f-types").open = false; // its fixed box was placed for the old size
     renderRows();
   });
 }

@@ -120,7 +120,7 @@ details>summary{cursor:pointer;color:var(--muted)}
 .multi>summary{list-style:none;border:1px solid var(--border2);border-radius:3px;padding:1px 6px;background:var(--panel);color:var(--fg);white-space:nowrap;max-width:180px;overflow:hidden;text-overflow:ellipsis}
 .multi>summary::-webkit-details-marker{display:none}
 .multi>summary::after{content:" ▾"}
-.multi .menu{position:absolute;z-index:5;top:100%;left:0;background:var(--panel);border:1px solid var(--border2);border-radius:4px;padding:4px;max-height:60vh;overflow:auto;min-width:220px;box-shadow:0 4px 12px rgba(0,0,0,.25)}
+.multi .menu{position:fixed;z-index:5;max-width:calc(100vw - 8px);background:var(--panel);border:1px solid var(--border2);border-radius:4px;padding:4px;max-height:60vh;overflow:auto;min-width:220px;box-shadow:0 4px 12px rgba(0,0,0,.25)}
 .multi .menu label{display:flex;gap:6px;align-items:center;white-space:nowrap;padding:1px 2px;font-size:12px;cursor:pointer}
 .multi .menu label:hover{background:var(--hover)}
 .multi .menu .n{color:var(--faint);margin-left:auto;padding-left:8px}
