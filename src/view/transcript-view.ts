@@ -3,7 +3,7 @@
  * the one function the pane's data flows through (`transcriptView`); the page only knows TranscriptView.
  * No Node APIs.
  */
-import { createAccumulator, type AccumulatorSnapshot, type Block, type Step } from "../render/accumulator.js";
+import { createAccumulator, type AccumulatorSnapshot, type Block, type RequestBlock, type Step } from "../render/accumulator.js";
 import type { TranscriptBlock, TranscriptTurn, TranscriptView, ViewerEvent } from "./types.js";
 import { isRetrying, requestKind } from "./labels.js";
 
@@ -61,7 +61,7 @@ function stepBlocks(st: Step, cx: Ctx): TranscriptBlock[] {
     if (b === toolBlock) { out.push(host!); continue; }
     if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text || (b.terminalId ? `(output in the client's terminal ${b.terminalId})` : "")); merge(host, b.sequences); continue; }
     if (host && b.kind === "diff" && b.scope === "item") { host.diff = diffText(b); merge(host, b.sequences); continue; }
-    if (host && (b.kind === "permission" || b.kind === "question")) { kids.push(card(b, cx)); continue; }
+    if (host && isRequest(b)) { kids.push(card(b, cx)); continue; }
     out.push(card(b, cx));
   }
   kids.push(...st.children.flatMap((c) => stepBlocks(c, cx)));
@@ -128,21 +128,8 @@ function card(b: Block, cx: Ctx): TranscriptBlock {
     case "todo":
       return { ...base, kind: "plan", subtype: b.kind, title: b.kind, plan: b.steps, ...(b.explanation || b.text ? { text: b.explanation || b.text } : {}) };
     case "permission":
-    case "question": {
-      // Named for what it is, from the canonical request type, options and decision.
-      const options = cx.options.get(b.blockId);
-      const named = b.kind === "question" && !b.requestType ? { kind: "question" as const, label: "question" } : requestKind(b.requestType, options, b.decision);
-      const r: TranscriptBlock = { ...base, kind: named.kind, label: named.label, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
-      if (b.requestType) r.subtype = b.requestType;
-      if (b.detail) r.title = b.detail;
-      if (options?.length) r.options = options;
-      if (b.decision !== undefined) r.decision = b.decision;
-      const input = b.questions ?? b.args;
-      if (input !== undefined) r.input = input;
-      const res = b.answers ?? b.resolution;
-      if (res !== undefined) r.resolution = res;
-      return r;
-    }
+    case "question":
+      return requestCard(b, base, cx);
     case "task":
       return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
     case "usage":
@@ -156,7 +143,31 @@ function card(b: Block, cx: Ctx): TranscriptBlock {
     }
     default: {
       const other = b as Block;
+      // A request block of a kind this module does not know yet (its canonical request fields name it).
+      if (isRequest(other)) return requestCard(other as RequestBlock, base, cx);
       return { ...base, kind: "status", subtype: (other as any).kind, detail: other };
     }
   }
+}
+
+/** A block about a request to the client: a permission, a question, or any block carrying a canonical request type and state. */
+function isRequest(b: Block): boolean {
+  const x = b as Partial<RequestBlock> & { kind: string };
+  return x.kind === "permission" || x.kind === "question" || (typeof x.requestType === "string" && typeof x.state === "string");
+}
+
+/** A request's card, named for what it is from the canonical request type, options and decision. */
+function requestCard(b: RequestBlock, base: { id: string; seqs: number[] }, cx: Ctx): TranscriptBlock {
+  const options = cx.options.get(b.blockId);
+  const named = b.kind === "question" && !b.requestType ? { kind: "question" as const, label: "question" } : requestKind(b.requestType, options, b.decision);
+  const r: TranscriptBlock = { ...base, kind: named.kind, label: named.label, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
+  if (b.requestType) r.subtype = b.requestType;
+  if (b.detail) r.title = b.detail;
+  if (options?.length) r.options = options;
+  if (b.decision !== undefined) r.decision = b.decision;
+  const input = b.questions ?? b.args;
+  if (input !== undefined) r.input = input;
+  const res = b.answers ?? b.resolution;
+  if (res !== undefined) r.resolution = res;
+  return r;
 }
