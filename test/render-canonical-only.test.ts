@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createAccumulator, snapshotBlocks } from "../src/render/accumulator.js";
 import { toChatEvents } from "../src/render/chat-event.js";
 
-const RENDER_SIDE = ["src/render/accumulator.ts", "src/render/chat-event.ts", "src/render/render-text.ts", "src/view/transcript-view.ts"];
+const RENDER_SIDE = ["src/render/accumulator.ts", "src/render/chat-event.ts", "src/render/render-text.ts", "src/view/transcript-view.ts", "src/view/labels.ts"];
 
 /** The source without comments and string literals (so docs may still mention the fields). */
 function code(file: string): string {

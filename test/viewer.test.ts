@@ -14,6 +14,10 @@ import { detectInput, loadInput, viewerData, ViewerInputError } from "../src/vie
 import { matrixHtml, scriptJson, viewerHtml } from "../src/view/html.js";
 import { transcriptView } from "../src/view/transcript-view.js";
 import type { TranscriptBlock } from "../src/view/types.js";
+import { markdownHtml } from "../src/view/markdown.js";
+import { isRetrying, requestKind } from "../src/view/labels.js";
+import { createNormalizer } from "../src/normalize/normalizer.js";
+import fc from "fast-check";
 import { embeddedData, longStream, problemCapture, problemStream, viewerFixtures } from "./support/viewer.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -206,6 +210,158 @@ describe("viewer data", () => {
   });
 });
 
+describe("viewer on real streams: names, requests, retries, counts", () => {
+  const schema = JSON.parse(read("generated/canonical.schema.json"));
+  const REQUEST_TYPES: string[] = (schema.definitions ?? schema.$defs).CanonicalRequestType.enum;
+
+  it("requests are named for what they are, from the canonical request type and options", () => {
+    expect(REQUEST_TYPES.length).toBeGreaterThan(5);
+    for (const t of REQUEST_TYPES) {
+      const k = requestKind(t);
+      expect(k.label, t).not.toMatch(/_/);
+      if (t.endsWith("_approval")) expect(k.kind, t).toBe("permission");
+      else expect(k.kind, t).not.toBe("permission"); // host tool calls, auth refresh, user input are no permissions
+    }
+    expect(requestKind("dynamic_tool_call")).toEqual({ kind: "request", label: "host tool call" });
+    expect(requestKind("auth_tokens_refresh")).toEqual({ kind: "request", label: "auth refresh" });
+    expect(requestKind("tool_user_input")).toEqual({ kind: "question", label: "user input" });
+    // A request of no specific type that offers allow/reject options (or was decided so) is a permission.
+    expect(requestKind("unknown", [{ decision: "allow_once" }, { decision: "reject_once" }]).kind).toBe("permission");
+    expect(requestKind("unknown", undefined, "reject_always").kind).toBe("permission");
+    expect(requestKind("unknown", [{ decision: "answered" }])).toEqual({ kind: "request", label: "request" });
+    expect(requestKind("dynamic_tool_call", [{ decision: "completed" }]).label).toBe("host tool call");
+  });
+
+  it("a retrying runtime error is a warning; a final one an error (codex app-server, willRetry in the canonical detail)", () => {
+    const loaded = loadInput(read("fixtures/codex-app-server/error-and-interrupt.ndjson"), { from: "codex-app-server" });
+    const errors = loaded.events.filter((e) => e.type === "runtime.error");
+    const retry = errors.find((e) => isRetrying(e.payload))!;
+    const final = errors.find((e) => !isRetrying(e.payload) && /retry limit/.test((e.payload as any).message))!;
+    expect(retry, "the fixture has a retrying error").toBeDefined();
+    expect(final, "and a final one").toBeDefined();
+    const data = viewerData(loaded);
+    const at = (seq: number) => data.problems.filter((p) => p.sequence === seq).map((p) => p.kind);
+    expect(at(retry.sequence)).toEqual(["warning"]);
+    expect(data.problems.find((p) => p.sequence === retry.sequence)!.message).toMatch(/^retrying: Reconnecting/);
+    expect(at(final.sequence)).toEqual(["error"]);
+    const blocks = allBlocks([...data.transcript.preamble, ...data.transcript.turns.flatMap((t) => t.blocks)]);
+    const card = (seq: number) => blocks.find((b) => b.seqs.includes(seq) && (b.kind === "notice" || b.kind === "error"))!;
+    expect(card(retry.sequence)).toMatchObject({ kind: "notice", retrying: true, label: "retrying" });
+    expect(card(final.sequence).kind).toBe("error");
+    expect(card(final.sequence).retrying).toBeUndefined();
+  });
+
+  it("permission cards carry the canonical options and decision; other requests are request cards", () => {
+    const loaded = loadInput(read("fixtures/recorded/acp/claude-code/approval.ndjson"), { from: "acp" });
+    const opened = loaded.events.find((e) => e.type === "request.opened")!;
+    const resolved = loaded.events.find((e) => e.type === "request.resolved" && e.requestId === opened.requestId)!;
+    const t = transcriptView(loaded.events);
+    const blocks = allBlocks(t.turns.flatMap((x) => x.blocks));
+    const perm = blocks.find((b) => b.id === `${opened.requestId}:request`)!;
+    expect(perm.kind).toBe("permission"); // requestType unknown, but it offers allow/reject
+    expect(perm.options).toEqual((opened.payload as any).options.map((o: any) => ({ decision: o.decision, ...(o.label ? { label: o.label } : {}) })));
+    expect(perm.options!.length).toBeGreaterThan(1);
+    expect(perm.decision).toBe((resolved.payload as any).decision);
+    // It sits under the tool it gates.
+    expect(blocks.find((b) => b.kind === "tool" && b.children?.includes(perm))).toBeDefined();
+
+    const ev = (sequence: number, type: string, payload: unknown, extra: Record<string, unknown> = {}) => ({ eventId: `evt_${sequence}`, sequence, type, sessionId: "ses_1", turnId: "trn_1", payload, ...extra });
+    const other = transcriptView([
+      ev(1, "turn.started", {}),
+      ev(2, "request.opened", { requestType: "dynamic_tool_call", detail: "lookup_ticket", args: { tool: "lookup_ticket" } }, { requestId: "req_1" }),
+      ev(3, "request.resolved", { requestType: "dynamic_tool_call", decision: "completed" }, { requestId: "req_1" }),
+      ev(4, "request.opened", { requestType: "auth_tokens_refresh", detail: "unauthorized" }, { requestId: "req_2" }),
+      ev(5, "request.opened", { requestType: "tool_user_input" }, { requestId: "req_3" }),
+    ]);
+    const cards = allBlocks(other.turns[0].blocks);
+    expect(cards.map((b) => [b.id, b.kind, b.label])).toEqual([["req_1:request", "request", "host tool call"], ["req_2:request", "request", "auth refresh"], ["req_3:request", "question", "user input"]]);
+    expect(cards[0]).toMatchObject({ title: "lookup_ticket", decision: "completed", status: "completed" });
+    expect(cards[1]).toMatchObject({ status: "open" });
+    expect(cards[1].decision).toBeUndefined();
+  });
+
+  it("a capture's header counts are the ones `capture check` reports (every stage's redactions, bad lines)", () => {
+    const files = viewerFixtures(ROOT).filter((f) => f.surface === "capture").map((f) => f.file);
+    expect(files.length).toBeGreaterThan(2);
+    for (const f of files) {
+      const text = read(f);
+      const data = viewerData(loadInput(text));
+      const c = data.meta.capture!;
+      const recs = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+      expect(c.lines, f).toBe(recs.length);
+      expect(c.records, f).toBe(recs.length);
+      expect(c.redactions, f).toBe(recs.reduce((a, r) => a + r.redactions.length, 0));
+      expect(data.problems.filter((p) => p.kind === "redaction").length, f).toBe(c.redactions);
+      for (const st of ["native_in", "normalized_out", "legacy_out"]) expect(c.stages[st], f).toBe(recs.filter((r) => r.stage === st).length);
+    }
+    // A legacy_out redaction counts too, and a bad line is a problem on both sides.
+    const lines = problemCapture().split("\n").filter(Boolean);
+    const legacy = { ...JSON.parse(lines[2]), stage: "legacy_out", eventType: "legacy", payload: "[TOOL] <REDACTED>", redactions: [{ path: "/payload", kind: "secret_field" }] };
+    const text = [...lines.slice(0, 3), JSON.stringify({ ...legacy, sequence: 4 }), ...lines.slice(3).map((l) => { const o = JSON.parse(l); return JSON.stringify({ ...o, sequence: o.sequence + 1 }); }), "{not json"].join("\n");
+    const data = viewerData(loadInput(text));
+    expect(data.meta.capture).toMatchObject({ redactions: 3, problems: 1, stages: { legacy_out: 1 } });
+    expect(data.problems.filter((p) => p.kind === "redaction").length).toBe(3);
+    expect(data.problems.some((p) => p.kind === "error" && /^capture line \d+/.test(p.message))).toBe(true);
+  });
+
+  it("random canonical ids keep distinct short labels in the page (no common-prefix cut)", () => {
+    const n = createNormalizer({ surface: "codex-app-server", includeRaw: true });
+    const lines = read("fixtures/codex-app-server/approval-session.ndjson").split("\n").filter(Boolean);
+    const evs = [...lines.flatMap((l) => n.pushLine(l)), ...n.end()];
+    const items = [...new Set(evs.map((e) => e.itemId).filter(Boolean))] as string[];
+    expect(items.length).toBeGreaterThan(3);
+    // The ids share a long prefix: cutting them would make them all look the same.
+    expect(new Set(items.map((i) => i.slice(0, 14))).size).toBe(1);
+    const data = viewerData(loadInput(ndjson(evs.map((e) => JSON.parse(JSON.stringify(e))))));
+    expect(data.events.length).toBe(evs.length); // the labels themselves are made in the page (viewer.browser.test.ts)
+  });
+});
+
+describe("Markdown renderer (no HTML passthrough)", () => {
+  it("renders what agents write", () => {
+    const h = markdownHtml("# Plan\nSome **bold**, *it*, `a<b>` and ~~old~~.\n\n- one\n- [x] done\n\n1. first\n2. second\n\n```ts\nconst x = 1 < 2;\n```\n\n> note\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n---\n[docs](https://example.com/x)");
+    expect(h).toContain(`<h3 class="md-h">Plan</h3>`);
+    expect(h).toContain("<strong>bold</strong>");
+    expect(h).toContain("<em>it</em>");
+    expect(h).toContain("<code>a&lt;b&gt;</code>");
+    expect(h).toContain("<del>old</del>");
+    expect(h).toContain("<ul><li>one</li><li class=\"task\"><span class=\"md-check\">☑</span> done</li></ul>");
+    expect(h).toContain("<ol><li>first</li><li>second</li></ol>");
+    expect(h).toContain(`<pre class="md-code" data-lang="ts"><code>const x = 1 &lt; 2;</code></pre>`);
+    expect(h).toContain("<blockquote><p>note</p></blockquote>");
+    expect(h).toContain(`<th style="text-align:right">b</th>`);
+    expect(h).toContain("<hr>");
+    // Links are shown, not followed: no href anywhere.
+    expect(h).toContain(`<span class="md-link">docs</span> <span class="md-url">(https://example.com/x)</span>`);
+    expect(markdownHtml("snake_case_name and 2*3*4")).toBe("<p>snake_case_name and 2*3*4</p>");
+  });
+
+  it("HTML in the text is text: <script>, event handlers, javascript: links", () => {
+    const h = markdownHtml(`<script>alert(1)</script>\n<img src=x onerror="alert(1)">\n[x](javascript:alert(1))\n**<b>bold</b>**\n\`\`\`\n</code></pre><script>\n\`\`\``);
+    expect(h).not.toMatch(/<(script|img|b)\b/i);
+    expect(h).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(h).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(h).toContain("&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;");
+    expect(h).not.toContain("href");
+  });
+
+  it("for any input, the output has only the renderer's own tags and attributes", () => {
+    const TAGS = new Set(["p", "br", "strong", "em", "del", "code", "pre", "span", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "table", "thead", "tbody", "tr", "th", "td", "hr"]);
+    const ATTR = /^(class="(md-[a-z]+|task)"|data-lang="[^"<>]*"|start="\d+"|style="text-align:(left|right|center)")$/;
+    const alphabet = fc.constantFrom("<", ">", "&", "\"", "'", "*", "_", "`", "~", "[", "]", "(", ")", "#", "-", "|", ":", ">", " ", "\n", "a", "1", ".", "script", "img", "onerror=", "javascript:", "https://x");
+    fc.assert(fc.property(fc.array(alphabet, { maxLength: 60 }).map((xs) => xs.join("")), (src) => {
+      const h = markdownHtml(src);
+      for (const m of h.matchAll(/<\/?([a-zA-Z0-9]+)([^>]*)>/g)) {
+        if (!TAGS.has(m[1])) return false;
+        for (const a of m[2].trim().match(/[a-z-]+="[^"]*"/g) ?? []) if (!ATTR.test(a)) return false;
+        if (m[2].trim().replace(/[a-z-]+="[^"]*"/g, "").trim()) return false;
+      }
+      // No raw < outside the renderer's tags.
+      return !/<(?!\/?(p|br|strong|em|del|code|pre|span|h[3-6]|ul|ol|li|blockquote|table|thead|tbody|tr|th|td|hr)\b)/.test(h);
+    }), { numRuns: 400, seed: 20 });
+  });
+});
+
 describe("viewer page", () => {
   const pages = viewerFixtures(ROOT).map((f) => ({ f, html: viewerHtml(viewerData(loadInput(read(f.file), { from: f.from }))) }));
 
@@ -298,5 +454,15 @@ describe("agentnorm view (CLI)", () => {
     expect(m.status, m.stderr).toBe(0);
     expect(m.stdout).toMatch(/^<!doctype html>/);
     expect(m.stdout).toContain(`id="matrix"`);
+  });
+
+  it.skipIf(!existsSync(DIST))("a capture's counts in the page are what `agentnorm capture check` prints", () => {
+    for (const f of viewerFixtures(ROOT).filter((x) => x.surface === "capture")) {
+      const r = run(["capture", "check", join(ROOT, f.file)]);
+      const m = /: (fixture|capture), (\d+) of (\d+) line\(s\) valid \(([^)]*)\), (\d+) redaction\(s\), (\d+) problem\(s\)/.exec(r.stderr);
+      expect(m, r.stderr).not.toBeNull();
+      const c = viewerData(loadInput(read(f.file))).meta.capture!;
+      expect([c.kind, c.records, c.lines, Object.entries(c.stages).map(([k, n]) => `${k} ${n}`).join(", "), c.redactions, c.problems], f.file).toEqual([m![1], Number(m![2]), Number(m![3]), m![4], Number(m![5]), Number(m![6])]);
+    }
   });
 });

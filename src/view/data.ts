@@ -7,10 +7,11 @@ import { createNormalizer, type CanonicalEvent } from "../normalize/normalizer.j
 import { counterIds } from "../normalize/ids.js";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { VERSION } from "../version.js";
-import { CAPTURE_STAGES, formatCaptureError, parseCaptureLine, type CaptureRecord } from "../capture/capture.js";
+import { CAPTURE_STAGES, formatCaptureError, parseCaptureLine, readCapture, type CaptureRecord } from "../capture/capture.js";
 import { transcriptView } from "./transcript-view.js";
 import { verifierProblems } from "./verifier.js";
-import type { ViewerData, ViewerEvent, ViewerNative, ViewerProblem } from "./types.js";
+import { isRetrying } from "./labels.js";
+import type { CaptureSummary, ViewerData, ViewerEvent, ViewerNative, ViewerProblem } from "./types.js";
 
 export type InputKind = "native" | "canonical" | "capture";
 
@@ -154,6 +155,8 @@ export interface LoadedInput {
   natives: ViewerNative[];
   /** What the input itself says: a capture's redactions (by the event they badge) and its unreadable lines. */
   problems: ViewerProblem[];
+  /** A capture's counts, as `agentnorm capture check` reports them. */
+  capture?: CaptureSummary;
 }
 
 /** Read the input text into events and natives. Throws ViewerInputError with a clear reason. */
@@ -192,9 +195,19 @@ function loadCapture(text: string, opts: LoadOptions): LoadedInput {
   const redactions: ViewerProblem[] = [];
   text.split("\n").forEach((l, i) => {
     const x = parseCaptureLine(l.endsWith("\r") ? l.slice(0, -1) : l, i + 1);
-    for (const e of x.errors) redactions.push({ kind: "error", message: `capture ${formatCaptureError("line", e).replace(/^line:/, "line ")}` });
     if (x.record) { records.push(x.record); lines.set(x.record, i + 1); }
   });
+  // The problems and counts `agentnorm capture check` reports (the same reader).
+  const checked = readCapture(text);
+  for (const e of checked.errors) redactions.push({ kind: "error", message: `capture ${formatCaptureError("line", e).replace(/^line:/, "line ")}` });
+  const capture: CaptureSummary = {
+    kind: checked.records.length && checked.records.every((x) => !("captureId" in x)) ? "fixture" : "capture",
+    lines: checked.lines,
+    records: checked.records.length,
+    stages: Object.fromEntries(CAPTURE_STAGES.map((st) => [st, checked.records.filter((x) => x.stage === st).length])),
+    redactions: checked.records.reduce((a, x) => a + x.redactions.length, 0),
+    problems: checked.errors.length,
+  };
   const events: ViewerEvent[] = [];
   const natives: ViewerNative[] = [];
   const hasNormalized = records.some((r) => r.stage === "normalized_out");
@@ -207,6 +220,7 @@ function loadCapture(text: string, opts: LoadOptions): LoadedInput {
     const nativeRecs = records.filter((r) => r.stage === "native_in");
     normalizeNatives(nativeRecs.map((r) => ({ value: r.payload, line: lines.get(r) ?? r.sequence, ...(r.direction ? { direction: r.direction } : {}), ...(r.channel ? { channel: r.channel } : {}) })), surface, natives, events);
     nativeRecs.forEach((r, i) => { for (const red of r.redactions) nativeRedactions.push([i, `native line ${natives[i].line}: ${redactionText(red)}`]); });
+    for (const r of records) if (r.stage !== "native_in") for (const red of r.redactions) redactions.push({ kind: "redaction", message: `${r.stage === "legacy_out" ? "legacy" : "normalized"} line ${lines.get(r)}: ${redactionText(red)}` });
   } else {
     let lastNative: number | undefined;
     const st = {};
@@ -221,14 +235,18 @@ function loadCapture(text: string, opts: LoadOptions): LoadedInput {
         addCanonical(e, natives, events, lastNative, st);
         for (const red of r.redactions) redactions.push({ kind: "redaction", sequence: events[before].sequence, message: redactionText(red) });
       }
-      // legacy_out lines are the marker protocol derived from the events: nothing to show beyond the events.
+      else if (r.stage === "legacy_out") {
+        // The marker protocol derived from the events: nothing to show beyond them, but its redactions are
+        // counted (on the event before the line).
+        for (const red of r.redactions) redactions.push({ kind: "redaction", ...(events.length ? { sequence: events[events.length - 1].sequence } : {}), message: `legacy line ${lines.get(r)}: ${redactionText(red)}` });
+      }
     }
   }
   for (const [k, message] of nativeRedactions) {
     const seq = natives[k].events[0];
     redactions.push({ kind: "redaction", ...(seq !== undefined ? { sequence: seq } : {}), message });
   }
-  return { kind: "capture", ...(surface ? { surface } : {}), events, natives, problems: redactions };
+  return { kind: "capture", ...(surface ? { surface } : {}), events, natives, problems: redactions, capture };
 }
 
 /** Runtime warnings/errors and unknown passthrough, from the events themselves. */
@@ -238,7 +256,9 @@ export function runtimeProblems(events: readonly ViewerEvent[]): ViewerProblem[]
     if (e.type !== "runtime.warning" && e.type !== "runtime.error") continue;
     const msg = String((e.payload as any)?.message ?? e.type);
     const unknown = e.raw?.rule === "agentnorm#unknown";
-    out.push({ kind: unknown ? "unknown" : e.type === "runtime.error" ? "error" : "warning", sequence: e.sequence, message: msg });
+    // An error the provider retries (the canonical payload's detail says willRetry) is a warning, not a failure.
+    const retrying = e.type === "runtime.error" && isRetrying(e.payload);
+    out.push({ kind: unknown ? "unknown" : e.type === "runtime.error" && !retrying ? "error" : "warning", sequence: e.sequence, message: retrying ? `retrying: ${msg}` : msg });
   }
   return out;
 }
@@ -257,6 +277,7 @@ export function viewerData(loaded: LoadedInput, opts: LoadOptions = {}): ViewerD
       ...(provider ? { provider: provider.provider } : {}),
       generator: `agentnorm ${VERSION}`,
       verified: true,
+      ...(loaded.capture ? { capture: loaded.capture } : {}),
     },
     events: loaded.events,
     natives: loaded.natives,

@@ -42,13 +42,15 @@ ${o.viewport ? `<meta name="viewport" content="width=device-width, initial-scale
 export function viewerHtml(data: ViewerData): string {
   return `${pageHead({ title: data.meta.title, generator: data.meta.generator, viewport: true })}
 <body>
-<header><h1 id="title"></h1><span class="meta" id="meta"></span><span class="counts" id="counts"></span></header>
-<main>
-<section id="transcript"><h2>Transcript</h2><div class="scroll" id="tr-scroll"><div class="more" id="tr-before"></div><div id="tr-list"></div><div class="more" id="tr-more"></div></div></section>
+<header><h1 id="title"></h1><span class="meta" id="meta"></span><span class="counts" id="counts"></span><button id="theme" type="button" title="colour theme: follows the system until chosen">theme: auto</button></header>
+<main id="panes">
+<section id="transcript"><h2>Transcript <span id="tr-note"></span></h2><div class="scroll" id="tr-scroll"><div class="more" id="tr-before"></div><div id="tr-list"></div><div class="more" id="tr-more"></div></div></section>
+<div class="split" id="split-1" role="separator" tabindex="0" aria-orientation="vertical" aria-controls="transcript" title="drag to resize (arrow keys too; double-click resets)"></div>
 <section id="timeline"><h2>Timeline <span id="tl-note"></span></h2>
-<div class="filters"><select id="f-type" title="event type"></select><select id="f-turn" title="turn"></select><input id="f-item" placeholder="item / request id" title="item, request or parent id contains"><select id="f-problem" title="problems"></select></div>
-<div id="tl-hidden" class="mono" style="font-size:11px;color:#9a6700;padding:0 6px"></div><div id="tl-stream" style="font-size:11px;color:#cf222e;padding:0 6px"></div>
-<div class="scroll" id="tl-scroll" tabindex="0"><div id="tl-spacer"></div></div></section>
+<div class="filters" id="filters"><input id="f-search" type="search" placeholder="search text…" title="events whose type, ids or payload contain this text (case-insensitive)"><details class="multi" id="f-types"><summary id="f-types-label" title="event types (several may be chosen)">all types</summary><div class="menu" id="f-types-menu"></div></details><select id="f-turn" title="turn"></select><input id="f-item" placeholder="item / request id" title="item, request or parent id (or its short label) contains"><select id="f-problem" title="problems"></select><button id="f-clear" type="button" title="clear every filter">clear</button></div>
+<div id="tl-hidden" class="note mono"></div><div id="tl-stream" class="note"></div>
+<div class="scroll" id="tl-scroll" tabindex="0"><div id="tl-spacer"></div><div id="tl-empty" class="empty" hidden></div></div></section>
+<div class="split" id="split-2" role="separator" tabindex="0" aria-orientation="vertical" aria-controls="timeline" title="drag to resize (arrow keys too; double-click resets)"></div>
 <section id="native"><h2>Native message</h2><div class="scroll"><div id="native-body"></div></div></section>
 </main>
 <script type="application/json" id="agentnorm-data">${scriptJson(data)}</script>
@@ -82,7 +84,7 @@ export function matrixHtml(compat: MatrixData, generator: string): string {
     return `<h2 id="surface-${escapeHtml(s)}">${escapeHtml(s)}</h2><p>${escapeHtml(sf.table)}${sf.upstream?.package ? ` · upstream ${escapeHtml(sf.upstream.package)}@${escapeHtml(sf.upstream.version ?? "?")}` : ""}<br>${totals}</p>
 <details><summary>${rows.length} upstream methods/types</summary><table class="matrix"><tr><th>kind</th><th>method / type</th><th>status</th><th>events / reason</th></tr>${rows.join("\n")}</table></details>`;
   }).join("\n");
-  return `${pageHead({ title: "agentnorm compatibility matrix", generator, css: "\nhtml,body{height:auto}" })}
+  return `${pageHead({ title: "agentnorm compatibility matrix", generator, css: "\nhtml,body{height:auto}body{display:block;overflow:auto}" })}
 <body>
 <header><h1>agentnorm compatibility matrix</h1><span class="meta">${escapeHtml(generator)} · ${surfaces.length} surfaces · ${compat.canonicalEventTypes.length} canonical event types</span></header>
 <div class="page">

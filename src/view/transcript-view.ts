@@ -3,8 +3,9 @@
  * the one function the pane's data flows through (`transcriptView`); the page only knows TranscriptView.
  * No Node APIs.
  */
-import { createAccumulator, type AccumulatorSnapshot, type Block, type Step } from "../render/accumulator.js";
+import { createAccumulator, type AccumulatorSnapshot, type Block, type RequestBlock, type Step } from "../render/accumulator.js";
 import type { TranscriptBlock, TranscriptTurn, TranscriptView, ViewerEvent } from "./types.js";
+import { isRetrying, requestKind } from "./labels.js";
 
 type Ev = Pick<ViewerEvent, "sequence" | "type" | "payload"> & Partial<ViewerEvent> & { sessionId?: string };
 
@@ -19,17 +20,28 @@ export function transcriptView(events: readonly Ev[], opts: TranscriptOptions = 
   acc.applyAll(events);
   const times = new Map<number, number>();
   if (opts.timed) for (const e of events) if (e.createdAt) times.set(e.sequence, Date.parse(e.createdAt));
-  return fromSnapshot(acc.snapshot(), times);
+  // The canonical options each request offered (request.opened payload.options), by the request's block.
+  const options = new Map<string, Options>();
+  for (const e of events) {
+    if (e.type !== "request.opened") continue;
+    const o = (e.payload as { options?: unknown } | null)?.options;
+    if (Array.isArray(o)) options.set(`${e.requestId ?? e.eventId}:request`, o.filter((x) => x && typeof x === "object" && typeof x.decision === "string").map((x) => ({ decision: x.decision, ...(typeof x.label === "string" ? { label: x.label } : {}) })));
+  }
+  return fromSnapshot(acc.snapshot(), times, options);
 }
 
-/** An accumulator snapshot as the viewer's cards. */
-export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map()): TranscriptView {
+type Options = NonNullable<TranscriptBlock["options"]>;
+interface Ctx { times: Map<number, number>; options: Map<string, Options> }
+
+/** An accumulator snapshot as the viewer's cards (`options`: each request block's canonical options). */
+export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, number> = new Map(), options: Map<string, Options> = new Map()): TranscriptView {
+  const cx: Ctx = { times, options };
   const view: TranscriptView = { source: "accumulator", preamble: [], turns: [], repairs: snap.problems.map((p) => ({ ...(p.sequence !== undefined ? { sequence: p.sequence } : {}), message: `${p.kind}: ${p.message}` })) };
   for (const s of snap.sessions) {
-    view.preamble.push(...s.steps.flatMap((st) => stepBlocks(st, times)));
+    view.preamble.push(...s.steps.flatMap((st) => stepBlocks(st, cx)));
     for (const t of s.turns) {
       const state = t.state + (t.errorMessage ? `: ${t.errorMessage}` : t.abortReason ? `: ${t.abortReason}` : "");
-      const turn: TranscriptTurn = { id: t.turnId, index: view.turns.length + 1, state, seqs: t.sequences.slice(), blocks: t.steps.flatMap((st) => stepBlocks(st, times)) };
+      const turn: TranscriptTurn = { id: t.turnId, index: view.turns.length + 1, state, seqs: t.sequences.slice(), blocks: t.steps.flatMap((st) => stepBlocks(st, cx)) };
       view.turns.push(turn);
     }
   }
@@ -40,19 +52,19 @@ export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, numbe
  * One step's cards. A step with a tool card folds its terminal output and item diff into that card and holds its
  * permission/question cards and nested steps as children.
  */
-function stepBlocks(st: Step, times: Map<number, number>): TranscriptBlock[] {
+function stepBlocks(st: Step, cx: Ctx): TranscriptBlock[] {
   const toolBlock = st.blocks.find((b) => b.kind === "tool");
-  const host = toolBlock ? card(toolBlock, times) : undefined;
+  const host = toolBlock ? card(toolBlock, cx) : undefined;
   const out: TranscriptBlock[] = [];
   const kids: TranscriptBlock[] = [];
   for (const b of st.blocks) {
     if (b === toolBlock) { out.push(host!); continue; }
     if (host && b.kind === "terminal") { host.output = joinOutput(host.output, b.text || (b.terminalId ? `(output in the client's terminal ${b.terminalId})` : "")); merge(host, b.sequences); continue; }
     if (host && b.kind === "diff" && b.scope === "item") { host.diff = diffText(b); merge(host, b.sequences); continue; }
-    if (host && (b.kind === "permission" || b.kind === "question")) { kids.push(card(b, times)); continue; }
-    out.push(card(b, times));
+    if (host && isRequest(b)) { kids.push(card(b, cx)); continue; }
+    out.push(card(b, cx));
   }
-  kids.push(...st.children.flatMap((c) => stepBlocks(c, times)));
+  kids.push(...st.children.flatMap((c) => stepBlocks(c, cx)));
   if (!kids.length) return out;
   const parent = host ?? out[out.length - 1];
   if (!parent) return kids;
@@ -82,7 +94,8 @@ function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : JSON.stringify(v, null, 2);
 }
 
-function card(b: Block, times: Map<number, number>): TranscriptBlock {
+function card(b: Block, cx: Ctx): TranscriptBlock {
+  const times = cx.times;
   const base = { id: b.blockId, seqs: b.sequences.slice().sort((x, y) => x - y) };
   switch (b.kind) {
     case "text":
@@ -115,27 +128,46 @@ function card(b: Block, times: Map<number, number>): TranscriptBlock {
     case "todo":
       return { ...base, kind: "plan", subtype: b.kind, title: b.kind, plan: b.steps, ...(b.explanation || b.text ? { text: b.explanation || b.text } : {}) };
     case "permission":
-    case "question": {
-      const r: TranscriptBlock = { ...base, kind: b.kind, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
-      if (b.requestType) r.subtype = b.requestType;
-      r.title = b.detail ?? b.requestType ?? b.kind;
-      const input = b.args ?? b.questions;
-      if (input !== undefined) r.input = input;
-      const res = b.answers ?? b.resolution ?? b.decision;
-      if (res !== undefined) r.resolution = res;
-      return r;
-    }
+    case "question":
+      return requestCard(b, base, cx);
     case "task":
       return { ...base, kind: "task", status: b.status, title: b.description ?? b.taskId, ...(b.taskType ? { subtype: b.taskType } : {}), ...(b.summary || b.progress.length ? { text: b.summary ?? b.progress.join("\n") } : {}), ...(b.usage !== undefined ? { detail: b.usage } : {}) };
     case "usage":
       return { ...base, kind: "usage", title: "token usage", detail: b.tokens ?? b.usage };
     case "mode":
       return { ...base, kind: "status", subtype: "mode", title: [b.mode && `mode ${b.mode}`, b.model && `model ${b.model}`].filter(Boolean).join(" · ") || "configuration", detail: b.config };
-    case "status":
-      return { ...base, kind: b.level === "error" ? "error" : b.level === "warning" ? "notice" : "status", subtype: b.source, title: b.message, ...(b.detail !== undefined ? { detail: b.detail } : {}) };
+    case "status": {
+      // An error the provider retries is a warning, not a failure.
+      const retrying = b.level === "error" && isRetrying(b);
+      return { ...base, kind: b.level === "error" && !retrying ? "error" : b.level === "warning" || retrying ? "notice" : "status", subtype: b.source, title: b.message, ...(retrying ? { retrying: true, label: "retrying" } : {}), ...(b.detail !== undefined ? { detail: b.detail } : {}) };
+    }
     default: {
       const other = b as Block;
+      // A request block of a kind this module does not know yet (its canonical request fields name it).
+      if (isRequest(other)) return requestCard(other as RequestBlock, base, cx);
       return { ...base, kind: "status", subtype: (other as any).kind, detail: other };
     }
   }
+}
+
+/** A block about a request to the client: a permission, a question, or any block carrying a canonical request type and state. */
+function isRequest(b: Block): boolean {
+  const x = b as Partial<RequestBlock> & { kind: string };
+  return x.kind === "permission" || x.kind === "question" || (typeof x.requestType === "string" && typeof x.state === "string");
+}
+
+/** A request's card, named for what it is from the canonical request type, options and decision. */
+function requestCard(b: RequestBlock, base: { id: string; seqs: number[] }, cx: Ctx): TranscriptBlock {
+  const options = cx.options.get(b.blockId);
+  const named = b.kind === "question" && !b.requestType ? { kind: "question" as const, label: "question" } : requestKind(b.requestType, options, b.decision);
+  const r: TranscriptBlock = { ...base, kind: named.kind, label: named.label, status: b.state === "resolved" ? b.decision ?? "resolved" : "open" };
+  if (b.requestType) r.subtype = b.requestType;
+  if (b.detail) r.title = b.detail;
+  if (options?.length) r.options = options;
+  if (b.decision !== undefined) r.decision = b.decision;
+  const input = b.questions ?? b.args;
+  if (input !== undefined) r.input = input;
+  const res = b.answers ?? b.resolution;
+  if (res !== undefined) r.resolution = res;
+  return r;
 }

@@ -47,7 +47,9 @@ export interface ViewerProblem {
 export interface TranscriptBlock {
   /** Stable identity (the canonical item/request/task id, or a synthetic one). */
   id: string;
-  kind: "user" | "text" | "thinking" | "tool" | "permission" | "question" | "plan" | "diff" | "task" | "usage" | "status" | "notice" | "error";
+  kind: "user" | "text" | "thinking" | "tool" | "permission" | "question" | "request" | "plan" | "diff" | "task" | "usage" | "status" | "notice" | "error";
+  /** What the card is, for its header (permission/question/request cards: named from the canonical request type). */
+  label?: string;
   /** Canonical item type, request type… (what the card is about, for its header). */
   subtype?: string;
   title?: string;
@@ -59,6 +61,12 @@ export interface TranscriptBlock {
   durationMs?: number;
   /** Permission/question resolution (decision, answers). */
   resolution?: unknown;
+  /** A request's canonical options (request.opened payload.options), in the order offered. */
+  options?: { decision: string; label?: string }[];
+  /** A request's canonical decision (request.resolved payload.decision). */
+  decision?: string;
+  /** A runtime error the provider says it retries (shown as a warning). */
+  retrying?: boolean;
   plan?: { step: string; status: string }[];
   diff?: string;
   /** Everything else worth showing (the item's data). */
@@ -97,9 +105,27 @@ export interface ViewerData {
     generator: string;
     /** Whether the verifier (src/verify/verify.ts) ran: its violations and warnings are among the problems. */
     verified: boolean;
+    /** A capture input's line counts, as `agentnorm capture check` reports them. */
+    capture?: CaptureSummary;
   };
   events: ViewerEvent[];
   natives: ViewerNative[];
   transcript: TranscriptView;
   problems: ViewerProblem[];
+}
+
+/** What `agentnorm capture check` counts in a capture file. */
+export interface CaptureSummary {
+  /** "fixture" (sanitized: no captureId) or "capture". */
+  kind: "fixture" | "capture";
+  /** Lines with content. */
+  lines: number;
+  /** Valid records. */
+  records: number;
+  /** Records per stage. */
+  stages: Record<string, number>;
+  /** Redactions listed by all records (every stage). */
+  redactions: number;
+  /** Unreadable or invalid lines. */
+  problems: number;
 }
