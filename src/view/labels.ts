@@ -3,21 +3,25 @@
  * request type and options, and whether a runtime error is one the provider retries. Shared by the Node side
  * (transcript cards, problems) and the page. No Node APIs.
  */
-import type { CanonicalRequestType } from "../../generated/canonical.gen.js";
+import { REQUEST_KIND, type CanonicalRequestType } from "../../generated/canonical.gen.js";
 
 /** permission: the agent asks to be allowed something; question: it asks the user; request: anything else the client is asked to do. */
 export type RequestKind = "permission" | "question" | "request";
 
-const REQUEST_TYPES: Record<CanonicalRequestType, { kind: RequestKind; label: string }> = {
-  command_execution_approval: { kind: "permission", label: "command approval" },
-  exec_command_approval: { kind: "permission", label: "command approval" },
-  file_change_approval: { kind: "permission", label: "file change approval" },
-  apply_patch_approval: { kind: "permission", label: "patch approval" },
-  tool_user_input: { kind: "question", label: "user input" },
-  dynamic_tool_call: { kind: "request", label: "host tool call" },
-  auth_tokens_refresh: { kind: "request", label: "auth refresh" },
-  unknown: { kind: "request", label: "request" },
+/** The card of each canonical request kind (the canonical model's REQUEST_KIND): a host call is a request card. */
+const CARD: Record<string, RequestKind> = { permission: "permission", question: "question", host_call: "request" };
+const LABELS: Record<CanonicalRequestType, string> = {
+  command_execution_approval: "command approval",
+  exec_command_approval: "command approval",
+  file_change_approval: "file change approval",
+  apply_patch_approval: "patch approval",
+  tool_user_input: "user input",
+  dynamic_tool_call: "host tool call",
+  auth_tokens_refresh: "auth refresh",
+  unknown: "request",
 };
+/** `unknown` says nothing of what is asked: its options decide (below). */
+const REQUEST_TYPES = Object.fromEntries(Object.entries(LABELS).map(([t, label]) => [t, { kind: t === "unknown" ? "request" : CARD[REQUEST_KIND[t as CanonicalRequestType]] ?? "request", label }])) as Record<CanonicalRequestType, { kind: RequestKind; label: string }>;
 
 /** Decisions that grant or refuse (a request offering them is a permission whatever its type). */
 const PERMISSION_DECISIONS = /^(allow|reject)_/;
