@@ -10,6 +10,7 @@
  * - Claude: the `canUseTool` PermissionResult (Agent SDK) or the stdio wire's `control_response` for the request_id;
  * - opencode: the HTTP call — method, path and body — of its permission and question endpoints.
  */
+import { AnswerError, ERROR_CODES } from "../errors.js";
 import type { ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 import { toClaudePermissionResult, type ClaudePermissionResult } from "./claude-permission.js";
 
@@ -48,10 +49,10 @@ const FALLBACK: Record<PermissionDecision, PermissionDecision[]> = {
 
 /** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line Error on a misuse (wrong event, no id, a decision the request cannot take). */
 export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
-  if (opened?.type !== "request.opened") throw new Error(`answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
+  if (opened?.type !== "request.opened") throw new AnswerError(ERROR_CODES.NOT_A_REQUEST, `answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
   const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
   const id = opened.providerRefs?.providerRequestId;
-  if (id === undefined) throw new Error("answerRequest: the request.opened event has no providerRefs.providerRequestId");
+  if (id === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: the request.opened event has no providerRefs.providerRequestId");
   const question = p.requestType === "tool_user_input";
   /** The provider's word for the decision, from the table-filled options (undefined: cancelled where no option says it). */
   const word = (d: string): string | undefined => {
@@ -68,13 +69,13 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
       if (question) result = reply.decision === "answered" ? { answers: reply.answers } : { answers: {} };
       else {
         const w = word(reply.decision);
-        if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+        if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
         result = { decision: w };
       }
       return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
     }
     case "acp": {
-      if (question || reply.decision === "answered") throw new Error("answerRequest: ACP user-input requests are answered with their own result shape (elicitation / extension methods), not supported here");
+      if (question || reply.decision === "answered") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, "answerRequest: ACP user-input requests are answered with their own result shape (elicitation / extension methods), not supported here");
       const w = reply.decision === "cancelled" ? undefined : word(reply.decision);
       const outcome = w === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: w };
       return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result: { outcome } } };
@@ -107,17 +108,17 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
           : { kind: "http", method: "POST", path: `/question/${enc(id)}/reject` };
       }
       const w = word(reply.decision);
-      if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+      if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
       if (opts.opencode === "v1") {
         const session = opened.providerRefs?.providerThreadId;
-        if (session === undefined) throw new Error("answerRequest: a v1 opencode answer needs the session (providerRefs.providerThreadId)");
+        if (session === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: a v1 opencode answer needs the session (providerRefs.providerThreadId)");
         return { kind: "http", method: "POST", path: `/session/${enc(session)}/permissions/${enc(id)}`, body: { response: w } };
       }
       const message = "message" in reply && reply.message && w === "reject" ? { message: reply.message } : {};
       return { kind: "http", method: "POST", path: `/permission/${enc(id)}/reply`, body: { reply: w, ...message } };
     }
     default:
-      throw new Error(`answerRequest: ${opened.provider} requests are not answered through agentnorm`);
+      throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: ${opened.provider} requests are not answered through agentnorm`);
   }
 }
 

@@ -17,6 +17,8 @@
  */
 import type { CanonicalItemType, CanonicalRuntimeEventType, ProviderKind, ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 
+import { InvalidOptionError } from "../errors.js";
+
 type CanonicalEvent = ProviderRuntimeEventV2;
 
 // ───────────────────────────── the snapshot (plain JSON) ─────────────────────────────
@@ -1303,7 +1305,7 @@ function turnJson(t: TurnState): Turn {
 
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
   const retain = options.retainTurns === undefined ? undefined : Math.max(0, Math.floor(options.retainTurns));
-  if (retain !== undefined && !Number.isFinite(retain)) throw new TypeError(`retainTurns must be a finite number, got ${options.retainTurns}`);
+  if (retain !== undefined && !Number.isFinite(retain)) throw new InvalidOptionError("retainTurns", `retainTurns must be a finite number, got ${options.retainTurns}`);
   const retainProblems = options.retainProblems ?? (retain !== undefined ? 1000 : undefined);
   const S = new State(retain, retainProblems === undefined ? undefined : Math.max(0, Math.floor(retainProblems)));
   const listeners = new Set<(c: AccumulatorChange) => void>();
