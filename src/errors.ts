@@ -25,18 +25,36 @@ export const ERROR_CODES = {
 
 export type AgentnormErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
-/** The base class of every error the public API throws. */
+/** Marks an agentnorm error with the brands of its class chain (a registered symbol: shared by every copy). */
+const BRANDS = Symbol.for("agentnorm.error.brands");
+
+/**
+ * The base class of every error the public API throws. `instanceof` works across the package's entry points
+ * (they are separate bundles, each with its own copy of these classes): it compares brands, not prototypes.
+ */
 export class AgentnormError extends Error {
+  /** The class's stable name (minification renames classes; this does not change). */
+  static readonly brand: string = "AgentnormError";
   readonly code: AgentnormErrorCode;
   constructor(code: AgentnormErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "AgentnormError";
     this.code = code;
+    const brands: string[] = [];
+    for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
+      if (Object.hasOwn(c, "brand")) brands.push((c as unknown as { brand: string }).brand);
+    }
+    Object.defineProperty(this, BRANDS, { value: brands });
+  }
+  static [Symbol.hasInstance](value: unknown): boolean {
+    const brands = value !== null && typeof value === "object" ? (value as { [BRANDS]?: unknown })[BRANDS] : undefined;
+    return Array.isArray(brands) ? brands.includes(this.brand) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 
 /** createNormalizer({ surface }) with a name no table defines. */
 export class UnknownSurfaceError extends AgentnormError {
+  static override readonly brand: string = "UnknownSurfaceError";
   readonly surface: string;
   readonly knownSurfaces: readonly string[];
   constructor(surface: string, knownSurfaces: readonly string[], message = `unknown surface "${surface}"; known surfaces: ${knownSurfaces.join(", ")}`) {
@@ -49,6 +67,7 @@ export class UnknownSurfaceError extends AgentnormError {
 
 /** An option value the API cannot use. */
 export class InvalidOptionError extends AgentnormError {
+  static override readonly brand: string = "InvalidOptionError";
   readonly option: string;
   constructor(option: string, message: string) {
     super(ERROR_CODES.INVALID_OPTION, message);
@@ -59,6 +78,7 @@ export class InvalidOptionError extends AgentnormError {
 
 /** answerRequest could not build an answer for the request given (see `code`). */
 export class AnswerError extends AgentnormError {
+  static override readonly brand: string = "AnswerError";
   constructor(code: typeof ERROR_CODES.NOT_A_REQUEST | typeof ERROR_CODES.INCOMPLETE_REQUEST | typeof ERROR_CODES.NO_MATCHING_CHOICE | typeof ERROR_CODES.UNSUPPORTED_REQUEST, message: string) {
     super(code, message);
     this.name = "AnswerError";

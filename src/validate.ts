@@ -38,6 +38,7 @@ export function isCanonicalEvent(value: unknown): value is CanonicalEvent {
 
 /** The value given to parseEvent is not a canonical event (`code` "invalid_json" or "invalid_event"). */
 export class InvalidEventError extends AgentnormError {
+  static override readonly brand: string = "InvalidEventError";
   /** What the schema check found (empty for "invalid_json"). */
   readonly errors: readonly CanonicalValidationError[];
   constructor(code: typeof ERROR_CODES.INVALID_JSON | typeof ERROR_CODES.INVALID_EVENT, message: string, errors: readonly CanonicalValidationError[] = []) {

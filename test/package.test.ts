@@ -70,7 +70,7 @@ describe.skipIf(!built)("the packed package", () => {
     const dir = app("esm-app", { type: "module" }, {
       "main.js": `
 import { readFileSync } from "node:fs";
-import { createNormalizer, answerRequest, EventType, parseEvent, UnknownSurfaceError, SURFACE_NAMES } from "agentnorm";
+import { createNormalizer, answerRequest, EventType, parseEvent, AgentnormError, InvalidOptionError, UnknownSurfaceError, SURFACE_NAMES } from "agentnorm";
 import { createNormalizer as codex } from "agentnorm/surfaces/codex-app-server";
 import { createAccumulator } from "agentnorm/accumulator";
 import { isCanonicalEvent } from "agentnorm/validate";
@@ -90,13 +90,15 @@ for (const line of lines) {
   }
 }
 let unknown = ""; try { createNormalizer({ surface: "nope" }); } catch (err) { unknown = err instanceof UnknownSurfaceError ? err.code : "?"; }
-console.log(JSON.stringify({ events, valid, blocks: acc.getSession().turns.length, answered: !!answer, unknown, surfaces: SURFACE_NAMES.length, matrix: Object.keys(compatibilityMatrix().surfaces).length, schema: typeof schema.$id }));
+// the entry points are separate bundles: their errors still match the root's classes
+let crossEntry = ""; try { createAccumulator({ retainTurns: NaN }); } catch (err) { crossEntry = [err instanceof InvalidOptionError, err instanceof AgentnormError, err instanceof UnknownSurfaceError, err.code].join(); }
+console.log(JSON.stringify({ events, valid, blocks: acc.getSession().turns.length, answered: !!answer, unknown, crossEntry, surfaces: SURFACE_NAMES.length, matrix: Object.keys(compatibilityMatrix().surfaces).length, schema: typeof schema.$id }));
 `,
     });
     const out = JSON.parse(run("node", ["--no-warnings", "main.js"], dir));
     expect(out.events).toBeGreaterThan(10);
     expect(out.valid).toBe(out.events);
-    expect(out).toMatchObject({ answered: true, unknown: "unknown_surface", schema: "string" });
+    expect(out).toMatchObject({ answered: true, unknown: "unknown_surface", crossEntry: "true,true,false,invalid_option", schema: "string" });
     expect(out.blocks).toBeGreaterThan(0);
     expect(out.matrix).toBe(out.surfaces);
   }, 120_000);
