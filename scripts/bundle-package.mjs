@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * Bundles the package's entry points with esbuild (devDependency) into dist/pkg/: one ES module per entry point
- * (the root, accumulator, validate, compatibility, tables, one per surface) and shared chunks, minified,
- * with source maps (sources included). Importing one module instead of the ~90 files tsc emits is what keeps an
- * import cheap; a surface's entry pulls only its own mappers. The CLI is one file of its own. Declarations stay
- * tsc's (dist/src/**.d.ts).
+ * (the root, accumulator, validate, compatibility, tables, one per surface, the CLI) and shared chunks, minified,
+ * with source maps (positions only: with `node --enable-source-maps` stack traces name the original file and line).
+ * The root and the accumulator are one self-contained module each (loading one file instead of the ~90 tsc emits is
+ * what keeps an import cheap); a surface's entry pulls only its own mappers. Declarations stay tsc's (dist/src/).
  * Also writes a CommonJS stub per entry (require() on a Node.js without require(esm) gets a clear message).
  *   node scripts/bundle-package.mjs [--verbose]
  */
@@ -24,6 +24,7 @@ export function entryPoints() {
     validate: "src/validate.ts",
     compatibility: "src/normalize/matrix.ts",
     tables: "src/tables.ts",
+    cli: "src/cli/cli.ts",
   };
   for (const f of readdirSync(join(root, "generated/entries")).sort()) {
     if (f.endsWith(".gen.ts")) entries[`surfaces/${f.slice(0, -".gen.ts".length)}`] = `generated/entries/${f}`;
@@ -33,25 +34,9 @@ export function entryPoints() {
 
 const entries = entryPoints();
 rmSync(out, { recursive: true, force: true });
-// The CLI: one self-contained file (a program, not an import: it shares no chunks with the library's entry points,
-// which keeps theirs fewer).
-await build({
-  absWorkingDir: root,
-  entryPoints: [join(root, "src/cli/cli.ts")],
-  outfile: join(out, "cli.js"),
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  minify: true,
-  sourcemap: true,
-  legalComments: "none",
-  charset: "utf8",
-  logLevel: "warning",
-});
 // The root and the accumulator: one self-contained module each (a Node import then reads and compiles one file:
 // the per-module cost of an ES module import is most of the time otherwise). The other entry points share chunks.
-const common = { absWorkingDir: root, bundle: true, format: "esm", platform: "neutral", external: ["node:*"], target: "es2022", minify: true, sourcemap: true, legalComments: "none", charset: "utf8", logLevel: "warning" };
+const common = { absWorkingDir: root, bundle: true, format: "esm", platform: "neutral", external: ["node:*"], target: "es2022", minify: true, sourcemap: true, sourcesContent: false, legalComments: "none", charset: "utf8", logLevel: "warning" };
 const SELF_CONTAINED = ["index", "accumulator"];
 const outputs = {};
 for (const name of SELF_CONTAINED) {
@@ -69,6 +54,7 @@ const result = await build({
   target: "es2022",
   minify: true,
   sourcemap: true,
+  sourcesContent: false,
   legalComments: "none",
   charset: "utf8",
   chunkNames: "chunks/[name]-[hash]",
