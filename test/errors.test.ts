@@ -34,7 +34,7 @@ describe("errors", () => {
     expect(e instanceof AgentnormError).toBe(true);
     expect(e instanceof UnknownSurfaceError).toBe(false);
     expect(new Error("x") instanceof AgentnormError).toBe(false);
-    expect(null instanceof AgentnormError).toBe(false);
+    expect((null as unknown as object) instanceof AgentnormError).toBe(false);
     // a copy of the class (another bundle) with the same brand recognises it
     const foreign = Object.assign(Object.create(Error.prototype), { [Symbol.for("agentnorm.error.brands")]: ["InvalidOptionError", "AgentnormError"] });
     expect(foreign instanceof InvalidOptionError).toBe(true);
