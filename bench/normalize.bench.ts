@@ -13,6 +13,8 @@
  *    50k input lines, like one long session), then snapshot(). Its floor, measured in the same run on the same
  *    events: group every event by item in a Map, push each delta's text onto an array and join them at the end
  *    (the least a renderer keyed by identity can do). accumulatorRatio = floor / accumulator.
+ *  - redraw: the documented live-UI pattern (getBlock of every changed block on every change) over 100k events, as
+ *    a ratio to applying them without reading (target ≤ 2×). `--redraw-only` runs just this part.
  *  - accumulatorLinearity: the time to apply 2N deltas to one block over the time for N (≈ 2 when appending is
  *    O(1) amortised; 4 would mean the text is re-copied per delta).
  * Runs in blocks so memory stays bounded; the best of --rounds rounds is reported.
@@ -135,6 +137,47 @@ function deltaRun(count: number): number {
   }
   return best;
 }
+
+/**
+ * The documented redraw pattern (docs/accumulator.md): subscribe, and on every change read each changed block with
+ * getBlock() and hand it to the view (here: its text length is summed). Timed against applying the same events with
+ * no subscriber and no reads. Target: redraw ≤ 2× apply.
+ */
+function runRedraw(count: number): { events: number; applyMs: number; redrawMs: number; reads: number } {
+  const n = createNormalizer({ surface: "codex-app-server" });
+  const evs: CanonicalEvent[] = [];
+  for (let i = 0; i < lines.length && evs.length < count; i++) for (const e of n.pushLine(lines[i])) evs.push(e);
+  evs.length = Math.min(evs.length, count);
+  let applyMs = Infinity;
+  let redrawMs = Infinity;
+  let reads = 0;
+  let sink = 0;
+  for (let r = 0; r < 3; r++) {
+    let t0 = performance.now();
+    const plain = createAccumulator();
+    for (let i = 0; i < evs.length; i++) plain.apply(evs[i]);
+    applyMs = Math.min(applyMs, performance.now() - t0);
+    t0 = performance.now();
+    const acc = createAccumulator();
+    reads = 0;
+    acc.subscribe((change) => {
+      for (const id of change.changedBlockIds) {
+        const b = acc.getBlock(id, change.sessionId) as { text?: string; kind: string } | undefined;
+        if (b) { sink += (b.text?.length ?? 0) + b.kind.length; reads++; }
+      }
+    });
+    for (let i = 0; i < evs.length; i++) acc.apply(evs[i]);
+    redrawMs = Math.min(redrawMs, performance.now() - t0);
+  }
+  if (sink < 0) console.log(sink);
+  return { events: evs.length, applyMs, redrawMs, reads };
+}
+
+const redraw = runRedraw(100_000);
+const redrawRatio = redraw.redrawMs / redraw.applyMs;
+process.stderr.write(`accumulator redraw pattern: ${redraw.events.toLocaleString("en")} events, apply ${redraw.applyMs.toFixed(0)} ms, apply + getBlock of every changed block (${redraw.reads.toLocaleString("en")} reads) ${redraw.redrawMs.toFixed(0)} ms: ×${redrawRatio.toFixed(2)} (target ≤ 2×: ${redrawRatio <= 2 ? "pass" : "FAIL"})\n`);
+console.log(JSON.stringify({ redraw: "getBlock per changed block", events: redraw.events, applyMs: Math.round(redraw.applyMs), redrawMs: Math.round(redraw.redrawMs), reads: redraw.reads, ratio: Number(redrawRatio.toFixed(2)), target: 2, pass: redrawRatio <= 2 }));
+if (args.includes("--redraw-only")) process.exit(0);
 
 const results: { norm: number; floor: number; inputFloor: number; acc: number; accFloor: number }[] = [];
 let last: ReturnType<typeof runNormalizer> | undefined;

@@ -30,3 +30,5 @@ export const SURFACES: Readonly<Record<string, SurfaceTable>> = {
   "opencode-run": t11,
 };
 export const SURFACE_NAMES = ["acp","claude-permission","claude-sdk","claude-transcript","codex-app-server","codex-eventmsg","codex-exec","codex-rollout","cursor-cli","opencode","opencode-history","opencode-run"] as const;
+/** A surface name: `acp`, `claude-permission`, `claude-sdk`, `claude-transcript`, `codex-app-server`, `codex-eventmsg`, `codex-exec`, `codex-rollout`, `cursor-cli`, `opencode`, `opencode-history`, `opencode-run`. */
+export type SurfaceName = (typeof SURFACE_NAMES)[number];

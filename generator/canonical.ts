@@ -369,8 +369,26 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
   }
   // The synthetic root only exists to reach every definition.
   ts = ts.replace(/export interface CanonicalModelTypes \{[\s\S]*?\n\}\n/, "");
+  // json-schema-to-typescript's "referenced by … via the definition …" notes say nothing to a reader: our own
+  // docs (the model's descriptions, and the payload notes below) replace them.
+  ts = ts.replace(/\/\*\*\n \* This interface was referenced by `CanonicalModelTypes`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g, "");
+  ts = ts.replace(/\n \* ?\n \* This interface was referenced by `CanonicalModelTypes`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g, "");
+  /** Put `doc` first in the declaration's doc comment (creating one when it has none). */
+  const document = (name: string, kind: "interface|type" | "type", doc: string) => {
+    const re = new RegExp(`(^|\\n)(\\/\\*\\*\\n(?:(?! \\*\\/)[^\\n]*\\n)* \\*\\/\\n)?(export (?:${kind}) ${name}\\b)`);
+    ts = ts.replace(re, (_, pre, comment: string | undefined, decl) => comment ? `${pre}/**\n * ${doc}\n *${comment.slice(3)}${decl}` : `${pre}/** ${doc} */\n${decl}`);
+  };
+  for (const t of m.eventTypes) {
+    const name = payloadDefName(t);
+    const roles = Object.entries(m.lifecycle).flatMap(([entity, l]) => LIFECYCLE_PHASES.filter((ph) => l[ph].includes(t)).map((ph) => `${ph === "opens" ? "opens" : ph === "ends" ? "ends" : "is part of"} the ${entity} lifecycle`));
+    document(name, "interface|type", `The payload of \`${t}\` events${roles.length ? ` (it ${roles.join("; ")})` : ""}.`);
+  }
+  for (const [name, values] of Object.entries(m.enums)) document(name, "type", `One of ${values.length} values (listed at run time as \`${constName(name)}\`).`);
+  document("CanonicalRuntimeEventType", "type", "Every canonical event type (listed at run time as `CANONICAL_EVENT_TYPES`; by name: `EventType`).");
+  // Branded ids keep one kind of id from being passed as another; the brand is optional, so a plain string (an
+  // event parsed from JSON, a literal in a test) is accepted without a cast.
   const brands = Object.entries(m.ids)
-    .map(([name, prefix]) => `/** Canonical id (prefix \`${prefix}_\`), minted by agentnorm; never a provider id. */\nexport type ${name} = string & { readonly __brand: "${name}" };`)
+    .map(([name, prefix]) => `/** Canonical id (prefix \`${prefix}_\`), minted by agentnorm; never a provider id. Any string is accepted; the brand only keeps one kind of id from standing in for another. */\nexport type ${name} = string & { readonly __brand?: "${name}" };`)
     .join("\n");
   const lines: string[] = [];
   lines.push(brands, "", ts.trim(), "");
@@ -403,21 +421,35 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
   }
   lines.push("  type: TType;", "  payload: TPayload;", "}", "");
   lines.push(
-    "export type CanonicalRuntimeEventTypeFromPayloadMap = keyof RuntimeEventPayloadByType;",
-    "/** Compile-time proof that the event-type list and the payload map are the same set: both must be `never`. */",
-    "export type MissingPayloadTypes = Exclude<CanonicalRuntimeEventType, CanonicalRuntimeEventTypeFromPayloadMap>;",
-    "export type ExtraPayloadTypes = Exclude<CanonicalRuntimeEventTypeFromPayloadMap, CanonicalRuntimeEventType>;",
+    "type CanonicalRuntimeEventTypeFromPayloadMap = keyof RuntimeEventPayloadByType;",
+    "// Compile-time proof that the event-type list and the payload map are the same set (not exported: no API).",
+    "type MissingPayloadTypes = Exclude<CanonicalRuntimeEventType, CanonicalRuntimeEventTypeFromPayloadMap>;",
+    "type ExtraPayloadTypes = Exclude<CanonicalRuntimeEventTypeFromPayloadMap, CanonicalRuntimeEventType>;",
     "type AssertNever<T extends never> = T;",
-    "export type EventTypeSetsAgree = [AssertNever<MissingPayloadTypes>, AssertNever<ExtraPayloadTypes>];",
-    "export type ListedEventTypesAgree = AssertNever<Exclude<(typeof CANONICAL_EVENT_TYPES)[number], CanonicalRuntimeEventType> | Exclude<CanonicalRuntimeEventType, (typeof CANONICAL_EVENT_TYPES)[number]>>;",
+    "type EventTypeSetsAgree = [AssertNever<MissingPayloadTypes>, AssertNever<ExtraPayloadTypes>];",
+    "type ListedEventTypesAgree = AssertNever<Exclude<(typeof CANONICAL_EVENT_TYPES)[number], CanonicalRuntimeEventType> | Exclude<CanonicalRuntimeEventType, (typeof CANONICAL_EVENT_TYPES)[number]>>;",
     "",
     "/** The canonical event: a discriminated union on `type`. */",
     "export type ProviderRuntimeEventV2 = {",
     "  [TType in CanonicalRuntimeEventTypeFromPayloadMap]: RuntimeEventBase<TType, RuntimeEventPayloadByType[TType]>;",
     "}[CanonicalRuntimeEventTypeFromPayloadMap];",
+    "/** A canonical event; `CanonicalEvent<\"content.delta\">` is the event of that type (its payload typed). */",
     "export type CanonicalEvent<T extends CanonicalRuntimeEventType = CanonicalRuntimeEventType> = Extract<ProviderRuntimeEventV2, { type: T }>;",
+    "/** The event of one type: the same as `CanonicalEvent<T>`. */",
+    "export type EventOf<T extends CanonicalRuntimeEventType> = Extract<ProviderRuntimeEventV2, { type: T }>;",
+    "/** The payload of one event type. */",
+    "export type PayloadOf<T extends CanonicalRuntimeEventType> = RuntimeEventPayloadByType[T];",
+    "",
+    "/** Every canonical event type by a constant name: `EventType.ContentDelta === \"content.delta\"`. */",
+    `export const EventType = {\n${m.eventTypes.map((t) => `  ${eventConstName(t)}: ${JSON.stringify(t)},`).join("\n")}\n} as const;`,
+    "export type EventType = (typeof EventType)[keyof typeof EventType];",
   );
   return lines.join("\n") + "\n";
+}
+
+/** "thread.token-usage.updated" → ThreadTokenUsageUpdated. */
+function eventConstName(type: string): string {
+  return type.split(/[.\-_]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
 }
 
 function constName(enumName: string): string {
@@ -459,7 +491,12 @@ export function buildValidator(schema: any, model?: CanonicalModel): string {
   if (/\brequire\(|^import /m.test(code)) {
     throw new Error("ajv standalone output needs a runtime import; change the canonical schema to avoid that keyword");
   }
-  return code;
+  // Every parameter of ajv's functions gets a default, so the declaration tsc derives names exactly the options it
+  // types (without it, the destructured parentData / parentDataProperty are missing from the type and the
+  // declaration fails under skipLibCheck: false). Still plain JavaScript: the module runs on its own.
+  const signature = /\{instancePath="", parentData, parentDataProperty, rootData=data\}=\{\}/g;
+  if (!signature.test(code)) throw new Error("ajv standalone output: the validator signature changed; update buildValidator");
+  return code.replace(signature, '{instancePath="", parentData=undefined, parentDataProperty=undefined, rootData=data}={}');
 }
 
 /** A diagnostic at the canonical.yaml node a published-schema path (`definitions/<Name>/…`) came from. */

@@ -11,10 +11,11 @@ import { DiagnosticError, sortDiagnostics, type Diagnostic } from "./diagnostics
 import { emitMapper } from "./emit-mapper.ts";
 import { emitGrammar } from "./emit-grammar.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
-import { buildCompatibility, compatibilityMarkdown, emitCoverageTest, emitExampleTests, emitUpstreamTypes } from "./emit-other.ts";
+import { buildCompatibility, emitCoverageTest, emitExampleTests, emitUpstreamTypes } from "./emit-other.ts";
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
 import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
 import { checkProvenance } from "./provenance.ts";
+import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/normalize/matrix.ts";
 import { withSourceFile } from "./project.ts";
 
 export type FileMap = Map<string, string>; // path relative to root → content
@@ -212,6 +213,10 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   }
   if (diagnostics.length) return { diagnostics: sortDiagnostics(diagnostics) };
   files.set(`${GEN}/surfaces.gen.ts`, emitSurfaceIndex(tables, header(tables.map((t) => t.file))));
+  for (const t of tables) {
+    const uses = surfacesUsed(t, tables);
+    files.set(`${GEN}/entries/${t.surface}.gen.ts`, emitSurfaceEntry(t, uses, header(uses.map((u) => u.file))));
+  }
   const compat = buildCompatibility(model, tables);
   files.set(`${GEN}/compatibility.json`, JSON.stringify(compat, null, 2) + "\n");
   const md = compatibilityMarkdown(compat);
@@ -221,6 +226,56 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
     `${header(tables.map((t) => t.file))}\n\n/** Per surface: upstream methods mapped / ignored / missing, and which canonical types each produces. */\nexport const COMPATIBILITY = ${JSON.stringify(compat, null, 2)} as const;\n\nexport const COMPATIBILITY_MARKDOWN: string = ${JSON.stringify(md)};\n`,
   );
   return { diagnostics: [], files };
+}
+
+/** The table and every table its rows dispatch to, transitively (the table first, then by name). */
+function surfacesUsed(t: TableIR, tables: TableIR[]): TableIR[] {
+  const byName = new Map(tables.map((x) => [x.surface, x]));
+  const seen = new Set<string>([t.surface]);
+  const queue = [t];
+  while (queue.length) {
+    const cur = queue.shift()!;
+    const walk = (steps: StepIR[]): void => {
+      for (const s of steps) {
+        if (s.k === "each") walk(s.steps);
+        else if (s.k === "dispatch" && s.surface !== undefined && !seen.has(s.surface) && byName.has(s.surface)) {
+          seen.add(s.surface);
+          queue.push(byName.get(s.surface)!);
+        }
+      }
+    };
+    for (const r of cur.rows) walk(r.steps);
+  }
+  return [t, ...[...seen].filter((n) => n !== t.surface).sort().map((n) => byName.get(n)!)];
+}
+
+/** generated/entries/<surface>.gen.ts: the entry point agentnorm/surfaces/<surface> (that surface's mappers only). */
+function emitSurfaceEntry(t: TableIR, uses: TableIR[], hdr: string): string {
+  const name = JSON.stringify(t.surface);
+  const others = uses.slice(1);
+  return `${hdr}
+import { createNormalizerWith, type Normalizer, type NormalizerOptions } from "../../src/normalize/engine.js";
+import type { SurfaceTable } from "../../src/normalize/table-types.js";
+import { table } from "../mappers/${t.surface}.gen.js";
+${others.map((u, i) => `import { table as t${i} } from "../mappers/${u.surface}.gen.js";`).join("\n")}
+
+export { serializeEvent } from "../../src/normalize/engine.js";
+export type { CanonicalEvent, Normalizer, NormalizerOptions, NormalizerStats, PushOptions } from "../../src/normalize/engine.js";
+
+/** The surface this entry point normalizes. */
+export const SURFACE = ${name};
+
+/** The tables a ${t.surface} normalizer runs: its own${others.length ? ` and those its rows dispatch to (${others.map((u) => u.surface).join(", ")})` : ""}. */
+const TABLES: Readonly<Record<string, SurfaceTable>> = { ${uses.map((u, i) => `${JSON.stringify(u.surface)}: ${i === 0 ? "table" : `t${i - 1}`}`).join(", ")} };
+
+/**
+ * A normalizer for the ${t.surface} surface, the same as \`createNormalizer({ surface: ${name}, ...options })\` from
+ * the package root, importing only the mappers it needs.
+ */
+export function createNormalizer(options: Omit<NormalizerOptions, "surface"> = {}): Normalizer {
+  return createNormalizerWith({ ...options, surface: table }, TABLES);
+}
+`;
 }
 
 function emitSurfaceIndex(tables: TableIR[], hdr: string): string {
@@ -235,6 +290,8 @@ export const SURFACES: Readonly<Record<string, SurfaceTable>> = {
 ${sorted.map((t, i) => `  ${JSON.stringify(t.surface)}: t${i},`).join("\n")}
 };
 export const SURFACE_NAMES = ${JSON.stringify(sorted.map((t) => t.surface))} as const;
+/** A surface name: ${sorted.map((t) => `\`${t.surface}\``).join(", ")}. */
+export type SurfaceName = (typeof SURFACE_NAMES)[number];
 `;
 }
 

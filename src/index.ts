@@ -5,6 +5,11 @@
  *   const n = createNormalizer({ surface: "codex-app-server" });
  *   for (const line of lines) for (const event of n.pushLine(line)) render(event);
  *   n.end();
+ *
+ * This root holds the public API and runs in a browser or webview as well as in Node. Other entry points:
+ * agentnorm/accumulator (the render accumulator alone), agentnorm/surfaces/<surface> (one surface's normalizer),
+ * agentnorm/validate (the schema check), agentnorm/compatibility (the matrix; Node), agentnorm/tables (the DSL's
+ * compiled tables), and the JSON Schemas (agentnorm/schema.json, …).
  */
 export { createNormalizer, serializeEvent } from "./normalize/normalizer.js";
 export { unwrap, unwrapCaptureLine } from "./capture/unwrap.js";
@@ -23,10 +28,12 @@ export type {
   Block as RenderBlock, BlockKind, BlockBase, TextBlock, ThinkingBlock, ToolBlock, ToolStatus, TerminalBlock, DiffBlock, DiffFile, PlanBlock, PlanStep,
   RequestBlock, TaskBlock, UsageBlock, ModeBlock, StatusBlock, Problem, ProblemKind, EventRef,
 } from "./render/accumulator.js";
-export { compatibilityMatrix, compatibilityMarkdown } from "./normalize/matrix.js";
-export { SURFACES, SURFACE_NAMES } from "../generated/surfaces.gen.js";
-export { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
-export type { SurfaceTable, Row, RowContext, Kind, Role, Op } from "./normalize/table-types.js";
+export { SURFACE_NAMES } from "../generated/surfaces.gen.js";
+export type { SurfaceName } from "../generated/surfaces.gen.js";
+export { validateCanonicalEvent, isCanonicalEvent, parseEvent, InvalidEventError } from "./validate.js";
+export type { CanonicalEventValidator, CanonicalValidationError } from "./validate.js";
+export { AgentnormError, AnswerError, ERROR_CODES, InvalidOptionError, UnknownSurfaceError } from "./errors.js";
+export type { AgentnormErrorCode } from "./errors.js";
 export * from "../generated/canonical.gen.js";
 export { answerRequest } from "./answer/answer.js";
 export type { AnswerOptions, PermissionDecision, RequestAnswer, RequestReply } from "./answer/answer.js";

@@ -1,6 +1,7 @@
 /** The runtime side of hold rows (RowContext.hold): messages wait for a session variable, then replay in order. */
 import { describe, expect, it } from "vitest";
-import { counterIds, createNormalizer, steppingClock, type SurfaceTable } from "../src/index.js";
+import { counterIds, createNormalizer, steppingClock } from "../src/index.js";
+import type { SurfaceTable } from "../src/tables.js";
 
 const table: SurfaceTable = {
   surface: "mini-hold",

@@ -1,6 +1,7 @@
 /** The runtime's tagged-protocol path (input wrappers, tag → kind, wrapper ignores), on a hand-built table. */
 import { describe, expect, it } from "vitest";
-import { counterIds, createNormalizer, steppingClock, type SurfaceTable } from "../src/index.js";
+import { counterIds, createNormalizer, steppingClock } from "../src/index.js";
+import type { SurfaceTable } from "../src/tables.js";
 
 const table: SurfaceTable = {
   surface: "mini-tagged",

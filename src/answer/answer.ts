@@ -11,6 +11,7 @@
  * - opencode: the HTTP call — method, path and body — of its permission and question endpoints;
  * - Codex EventMsg streams (codex-eventmsg): the Submission `{id, op}` with the Op that answers the event.
  */
+import { AnswerError, ERROR_CODES } from "../errors.js";
 import { REQUEST_KIND, type CanonicalRequestType, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 import { toClaudePermissionResult, type ClaudePermissionResult } from "./claude-permission.js";
 
@@ -55,14 +56,14 @@ const FALLBACK: Record<PermissionDecision, PermissionDecision[]> = {
 
 /** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line Error on a misuse (wrong event, no id, a decision the request cannot take). */
 export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
-  if (opened?.type !== "request.opened") throw new Error(`answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
+  if (opened?.type !== "request.opened") throw new AnswerError(ERROR_CODES.NOT_A_REQUEST, `answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
   const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
   const id = opened.providerRefs?.providerRequestId;
-  if (id === undefined) throw new Error("answerRequest: the request.opened event has no providerRefs.providerRequestId");
+  if (id === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: the request.opened event has no providerRefs.providerRequestId");
   const kind = REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
   const question = kind === "question";
   if (kind === "host_call" ? reply.decision !== "completed" && reply.decision !== "failed" : reply.decision === "completed" || reply.decision === "failed") {
-    throw new Error(`answerRequest: a ${p.requestType} request takes ${kind === "host_call" ? "completed or failed" : "a permission decision, answered or cancelled"}, not "${reply.decision}"`);
+    throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a ${p.requestType} request takes ${kind === "host_call" ? "completed or failed" : "a permission decision, answered or cancelled"}, not "${reply.decision}"`);
   }
   /** The provider's word for the decision, from the table-filled options (undefined: cancelled where no option says it). */
   const word = (d: string): string | undefined => {
@@ -82,7 +83,7 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
         if (question) op = { type: "user_input_answer", id, response: { answers: reply.decision === "answered" ? reply.answers : {} } };
         else {
           const w = word(reply.decision);
-          if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+          if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
           op = { type: requestType === "apply_patch_approval" ? "patch_approval" : "exec_approval", id, decision: w };
         }
         return { kind: "codex-submission", submission: { id: `agentnorm-answer-${id}`, op } };
@@ -95,19 +96,19 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
           result = { success: reply.decision === "completed", contentItems: typeof out === "string" ? [{ type: "inputText", text: out }] : Array.isArray(out) ? out : [] };
         } else if (reply.decision === "failed") {
           return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), error: { code: -32000, message: ("message" in reply && reply.message) || `${p.requestType} failed` } } };
-        } else throw new Error(`answerRequest: a ${p.requestType} answer needs the provider's result object (reply.result)`);
+        } else throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, `answerRequest: a ${p.requestType} answer needs the provider's result object (reply.result)`);
         return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
       }
       if (question) result = reply.decision === "answered" ? { answers: reply.answers } : { answers: {} };
       else {
         const w = word(reply.decision);
-        if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+        if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
         result = { decision: w };
       }
       return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
     }
     case "acp": {
-      if (question || reply.decision === "answered") throw new Error("answerRequest: ACP user-input requests are answered with their own result shape (elicitation / extension methods), not supported here");
+      if (question || reply.decision === "answered") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, "answerRequest: ACP user-input requests are answered with their own result shape (elicitation / extension methods), not supported here");
       const w = reply.decision === "cancelled" ? undefined : word(reply.decision);
       const outcome = w === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: w };
       return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result: { outcome } } };
@@ -140,17 +141,17 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
           : { kind: "http", method: "POST", path: `/question/${enc(id)}/reject` };
       }
       const w = word(reply.decision);
-      if (w === undefined) throw new Error(`answerRequest: the request offers no choice for "${reply.decision}"`);
+      if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
       if (opts.opencode === "v1") {
         const session = opened.providerRefs?.providerThreadId;
-        if (session === undefined) throw new Error("answerRequest: a v1 opencode answer needs the session (providerRefs.providerThreadId)");
+        if (session === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: a v1 opencode answer needs the session (providerRefs.providerThreadId)");
         return { kind: "http", method: "POST", path: `/session/${enc(session)}/permissions/${enc(id)}`, body: { response: w } };
       }
       const message = "message" in reply && reply.message && w === "reject" ? { message: reply.message } : {};
       return { kind: "http", method: "POST", path: `/permission/${enc(id)}/reply`, body: { reply: w, ...message } };
     }
     default:
-      throw new Error(`answerRequest: ${opened.provider} requests are not answered through agentnorm`);
+      throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: ${opened.provider} requests are not answered through agentnorm`);
   }
 }
 

@@ -2,7 +2,7 @@
  * What one normalizer holds, shared by its parts (dispatch, the row Scope, the envelope): the entity store,
  * session variables and held messages, pending JSON-RPC calls, the compiled tables and the stats.
  */
-import type { ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
+import type { CanonicalEvent } from "../../generated/canonical.gen.js";
 import type { Compiled, DispatchOptions, PendingCalls } from "./dispatch.js";
 import type { EntityStore } from "./entities.js";
 import type { Envelope } from "./envelope.js";
@@ -10,7 +10,8 @@ import type { SurfaceTable } from "./table-types.js";
 import type { SessionVars } from "./vars.js";
 
 export type Direction = "in" | "out";
-export type CanonicalEvent = ProviderRuntimeEventV2;
+/** A canonical event (`CanonicalEvent<"content.delta">`: the event of one type). */
+export type { CanonicalEvent };
 
 export interface NormalizerStats {
   messages: number;

@@ -17,6 +17,8 @@
  */
 import { REQUEST_KIND, type CanonicalItemType, type CanonicalRequestType, type CanonicalRuntimeEventType, type ProviderKind, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
 
+import { InvalidOptionError } from "../errors.js";
+
 type CanonicalEvent = ProviderRuntimeEventV2;
 
 // ───────────────────────────── the snapshot (plain JSON) ─────────────────────────────
@@ -281,7 +283,13 @@ export interface AccumulatorChange {
   sessionId: string;
   turnId?: string;
   stepId?: string;
+  /** Blocks this event created or built on (the same list as the event's `EventRef.blockIds`). */
   blockIds: string[];
+  /**
+   * Every block whose value this event changed: `blockIds` plus blocks changed as a side effect (a stream closed
+   * when its item or turn ended, a tool's `awaitingRequests` when a request opened or resolved). Redraw these.
+   */
+  changedBlockIds: string[];
   problems: Problem[];
 }
 
@@ -306,6 +314,20 @@ export interface Accumulator {
   applyAll(events: Iterable<CanonicalEvent | unknown>): void;
   /** The current state as fresh plain JSON (safe to JSON.stringify, structuredClone or postMessage). */
   snapshot(): AccumulatorSnapshot;
+  /**
+   * One block as plain JSON, or undefined (unknown or retired). The object is kept until the block changes, so
+   * reading it costs O(1) when unchanged and O(the block) once after a change; an unchanged block keeps its
+   * reference (compare with `===`). Treat it as read-only. `sessionId` is needed only when several sessions share ids.
+   */
+  getBlock(blockId: string, sessionId?: string): Block | undefined;
+  /** One step (stepId: an itemId or a synthesized step id) with its blocks and children; same reference rules as getBlock. */
+  getStep(stepId: string, sessionId?: string): Step | undefined;
+  /** One turn with its steps; a new object only when something in the turn changed. */
+  getTurn(turnId: string, sessionId?: string): Turn | undefined;
+  /** One session (default: the first one applied); a new object after each applied event of that session, sharing every unchanged turn, step and block. */
+  getSession(sessionId?: string): Session | undefined;
+  /** Every session; the same array until the next applied event (a `useSyncExternalStore` snapshot). */
+  getSessions(): readonly Session[];
   /** Called after every apply() that was not ignored (the change object is shared: read it, don't mutate it). Returns an unsubscribe function. */
   subscribe(listener: (change: AccumulatorChange) => void): () => void;
   /** Sizes of the internal maps and lists (O(sessions); for tests and memory checks). */
@@ -322,6 +344,10 @@ interface BlockState {
   /** Chunk arrays, joined lazily. */
   chunks: Record<string, string[]>;
   fields: Record<string, unknown>;
+  /** The step holding it. */
+  step: StepState;
+  /** The read view (getBlock), built on demand and dropped when the block changes. */
+  view?: Block;
 }
 
 interface StepState {
@@ -338,6 +364,10 @@ interface StepState {
   /** The item's own blocks by suffix (text, tool, terminal…). */
   bySuffix: Map<string, BlockState>;
   children: StepState[];
+  /** The step this one is nested under (parentId), if any. */
+  parent?: StepState;
+  /** The read view (getStep), dropped when the step or anything in it changes. */
+  view?: Step;
   turn?: TurnState;
   session: SessionState;
   /** A session-level step: the session's turn count when it was created (retainTurns retires it with that turn). */
@@ -366,6 +396,8 @@ interface TurnState {
   ended: boolean;
   retired: boolean;
   seqs: number[];
+  /** The read view (getTurn), dropped when the turn or anything in it changes. */
+  view?: Turn;
 }
 
 interface SessionState {
@@ -412,6 +444,8 @@ interface SessionState {
   tomb: Set<string>;
   /** Highest sequence among retired events. */
   retiredMaxSeq: number;
+  /** The read view (getSession), dropped on every applied event of the session. */
+  view?: Session;
 }
 
 interface Ctx {
@@ -419,6 +453,8 @@ interface Ctx {
   p: any;
   session: SessionState;
   change: AccumulatorChange;
+  /** Blocks this event changed as a side effect (not in change.blockIds): a closed stream, a tool's awaitingRequests. */
+  extra?: BlockState[];
 }
 
 /** The state shared by the handlers. */
@@ -436,6 +472,8 @@ class State {
   /** The bucket of each event-log entry (retainTurns with the event log only). */
   eventOwners: Bucket[] = [];
   logCompactAt = 4096;
+  /** The read view of all sessions (getSessions), dropped on every applied event. */
+  sessionsView: readonly Session[] | undefined;
 
   constructor(retain?: number, retainProblems?: number) {
     this.retain = retain;
@@ -497,6 +535,7 @@ class State {
   newTurn(session: SessionState, turnId: string, e: CanonicalEvent, implicit: boolean): TurnState {
     const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [] };
     session.turns.push(t);
+    session.view = undefined;
     session.turnIndex.set(turnId, t);
     session.openTurn = t;
     return t;
@@ -538,9 +577,11 @@ class State {
         else { parent.era = session.turnCount; session.steps.push(parent); }
       }
       parent.children.push(st);
+      st.parent = parent;
       if (!st.turn) st.turn = parent.turn;
     } else if (turn) turn.steps.push(st);
     else { st.era = session.turnCount; session.steps.push(st); }
+    invalidateStep(st);
     session.stepIndex.set(key, st);
     return st;
   }
@@ -551,7 +592,7 @@ class State {
     if (!entry) {
       const chunks: Record<string, string[]> = {};
       for (const n of chunkNames) chunks[n] = [];
-      const block: BlockState = { blockId, kind, sequences: [], eventIds: [], chunks, fields: init() };
+      const block: BlockState = { blockId, kind, sequences: [], eventIds: [], chunks, fields: init(), step };
       entry = { block, step };
       c.session.blockIndex.set(blockId, entry);
       step.blocks.push(block);
@@ -604,6 +645,7 @@ class State {
       any = true;
     }
     if (!any) return;
+    session.view = undefined;
     if (session.endedHead > 64 && session.endedHead * 2 > session.endedTurns.length) {
       session.endedTurns = session.endedTurns.slice(session.endedHead);
       session.endedHead = 0;
@@ -696,11 +738,96 @@ class State {
 }
 
 function touch(c: Ctx, b: BlockState) {
+  if (b.view !== undefined || b.step.view !== undefined) invalidateBlock(b);
   const last = b.sequences.length - 1;
   if (last >= 0 && b.eventIds[last] === c.e.eventId) return;
   b.sequences.push(c.e.sequence);
   b.eventIds.push(c.e.eventId);
   if (!c.change.blockIds.includes(b.blockId)) c.change.blockIds.push(b.blockId);
+}
+
+/** A block changed by an event as a side effect (it is not one the event built): listed in changedBlockIds. */
+function sideChange(c: Ctx, b: BlockState) {
+  invalidateBlock(b);
+  (c.extra ??= []).push(b);
+}
+
+// ── read views: built on demand, kept until what they show changes (stable references for unchanged parts) ──
+// Invariant: a built view's parts are built views, so a part without a view has ancestors without one either;
+// invalidation walks up only until it meets one (O(1) amortised per change).
+
+function invalidateBlock(b: BlockState) {
+  b.view = undefined;
+  invalidateStep(b.step);
+}
+
+function invalidateStep(st: StepState) {
+  for (;;) {
+    st.view = undefined;
+    const up = st.parent;
+    if (!up) break;
+    if (up.view === undefined) return;
+    st = up;
+  }
+  if (st.turn && !st.parent) { st.turn.view = undefined; }
+  st.session.view = undefined;
+}
+
+/** A chunk array's text; the array is compacted to that one string (so the next read joins only what came since). */
+function joined(chunks: string[]): string {
+  if (chunks.length === 1) return chunks[0];
+  if (chunks.length === 0) return "";
+  const s = chunks[0] + (chunks.length === 2 ? chunks[1] : chunks.slice(1).join(""));
+  chunks.length = 1;
+  chunks[0] = s;
+  return s;
+}
+
+/** An append-only array as it is now, copied only when read (a streaming block's event list is not copied per delta). */
+function frozenPrefix<T>(out: object, key: string, arr: T[]) {
+  const n = arr.length;
+  let copy: T[] | undefined;
+  Object.defineProperty(out, key, { enumerable: true, configurable: true, get: () => (copy ??= arr.slice(0, n)) });
+}
+
+function blockView(b: BlockState): Block {
+  if (b.view) return b.view;
+  const out: any = { blockId: b.blockId, kind: b.kind };
+  for (const k in b.fields) { const v = b.fields[k]; if (v !== undefined) out[k] = Array.isArray(v) ? v.slice() : v; }
+  for (const k in b.chunks) out[k] = joined(b.chunks[k]);
+  frozenPrefix(out, "sequences", b.sequences);
+  frozenPrefix(out, "eventIds", b.eventIds);
+  return (b.view = out as Block);
+}
+
+function stepView(st: StepState): Step {
+  if (st.view) return st.view;
+  const out: Step = { stepId: st.stepId, implicit: st.implicit, blocks: st.blocks.map(blockView), children: st.children.map(stepView) };
+  if (st.itemId !== undefined) out.itemId = st.itemId;
+  if (st.itemType !== undefined) out.itemType = st.itemType;
+  if (st.parentId !== undefined) out.parentId = st.parentId;
+  if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
+  return (st.view = out);
+}
+
+function turnView(t: TurnState): Turn {
+  if (t.view) return t.view;
+  const out: Turn = { turnId: t.turnId, index: t.index, state: t.state, implicit: t.implicit, steps: t.steps.map(stepView), sequences: t.sequences.slice() };
+  if (t.threadId !== undefined) out.threadId = t.threadId;
+  if (t.providerTurnId !== undefined) out.providerTurnId = t.providerTurnId;
+  for (const [k, v] of Object.entries(t.fields)) if (v !== undefined) (out as any)[k] = v;
+  return (t.view = out);
+}
+
+function sessionView(s: SessionState): Session {
+  if (s.view) return s.view;
+  const steps = s.stepsHead ? s.steps.slice(s.stepsHead) : s.steps;
+  const turns = s.retiredInTurns ? s.turns.filter((t) => !t.retired) : s.turns;
+  const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepView), turns: turns.map(turnView) };
+  if (s.state !== undefined) out.state = s.state;
+  if (s.usage !== undefined) out.usage = s.usage;
+  if (s.tokens !== undefined) out.tokens = s.tokens;
+  return (s.view = out);
 }
 
 // ───────────────────────────── item → blocks ─────────────────────────────
@@ -835,7 +962,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     }
     if (phase === "completed") {
       step.completed = true;
-      for (const bl of step.blocks) if ("streaming" in bl.fields) bl.fields.streaming = false;
+      for (const bl of step.blocks) if ("streaming" in bl.fields && bl.fields.streaming !== false) { bl.fields.streaming = false; sideChange(c, bl); }
     }
   };
 }
@@ -892,6 +1019,7 @@ function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState 
     if (tool) {
       (tool.fields.awaitingRequests as string[]).push(blockId);
       c.session.requestTool.set(blockId, tool.blockId);
+      sideChange(c, tool);
     }
   }
   return b;
@@ -908,7 +1036,7 @@ function resolveRequest(S: State, c: Ctx, b: BlockState) {
   const tool = c.session.requestTool.get(b.blockId);
   if (tool) {
     const tb = S.findBlock(c.session, tool);
-    if (tb) tb.fields.awaitingRequests = (tb.fields.awaitingRequests as string[]).filter((x) => x !== b.blockId);
+    if (tb) { tb.fields.awaitingRequests = (tb.fields.awaitingRequests as string[]).filter((x) => x !== b.blockId); sideChange(c, tb); }
   }
 }
 
@@ -978,6 +1106,8 @@ type Handler = (S: State, c: Ctx) => void;
 
 /** Shared by changes without problems (replaced by a fresh array on the first one). */
 const NO_PROBLEMS: Problem[] = [];
+/** Placeholder until apply() sets changedBlockIds. */
+const NO_IDS: string[] = [];
 
 /** One handler per canonical event type (a new type in canonical.yaml fails typecheck until it is listed here). */
 const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
@@ -1135,7 +1265,7 @@ function endTurn(S: State, c: Ctx, state: string) {
       visit(st.children);
       let open = false;
       for (const b of st.blocks) {
-        if (b.fields.streaming === true) b.fields.streaming = false; // e.g. ACP messages have no completion: closed silently
+        if (b.fields.streaming === true) { b.fields.streaming = false; sideChange(c, b); } // e.g. ACP messages have no completion: closed silently
         if (b.kind === "tool" && (b.fields.status === "running" || b.fields.status === "pending")) open = true;
       }
       if (open && st.itemId && !st.completed) S.problem(c, "open-at-turn-end", `item ${st.itemId} (${st.itemType ?? "unknown"}) was still open when turn ${t.turnId} ended (${t.state})`);
@@ -1157,7 +1287,7 @@ function filesOfUnifiedDiff(diff: string): DiffFile[] {
 function blockJson(b: BlockState): Block {
   const out: any = { blockId: b.blockId, kind: b.kind };
   for (const [k, v] of Object.entries(b.fields)) if (v !== undefined) out[k] = Array.isArray(v) ? v.slice() : v;
-  for (const [k, chunks] of Object.entries(b.chunks)) out[k] = chunks.length === 1 ? chunks[0] : chunks.join("");
+  for (const [k, chunks] of Object.entries(b.chunks)) out[k] = joined(chunks);
   out.sequences = b.sequences.slice();
   out.eventIds = b.eventIds.slice();
   return out as Block;
@@ -1184,11 +1314,17 @@ function turnJson(t: TurnState): Turn {
 
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
   const retain = options.retainTurns === undefined ? undefined : Math.max(0, Math.floor(options.retainTurns));
-  if (retain !== undefined && !Number.isFinite(retain)) throw new TypeError(`retainTurns must be a finite number, got ${options.retainTurns}`);
+  if (retain !== undefined && !Number.isFinite(retain)) throw new InvalidOptionError("retainTurns", `retainTurns must be a finite number, got ${options.retainTurns}`);
   const retainProblems = options.retainProblems ?? (retain !== undefined ? 1000 : undefined);
   const S = new State(retain, retainProblems === undefined ? undefined : Math.max(0, Math.floor(retainProblems)));
   const listeners = new Set<(c: AccumulatorChange) => void>();
   const keepLog = options.eventLog !== false;
+  /** The session named, or (none named) the first one the predicate accepts. */
+  const sessionFor = (sessionId: string | undefined, has: (s: SessionState) => boolean): SessionState | undefined => {
+    if (sessionId !== undefined) return S.sessionIndex.get(sessionId);
+    for (const s of S.sessions) if (has(s)) return s;
+    return undefined;
+  };
 
   function apply(input: unknown): AccumulatorChange | undefined {
     const e = input as CanonicalEvent;
@@ -1197,7 +1333,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return undefined;
     }
     const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type as CanonicalRuntimeEventType] : undefined;
-    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], problems: NO_PROBLEMS };
+    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], changedBlockIds: NO_IDS, problems: NO_PROBLEMS };
     const session = S.session(e);
     const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
     // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
@@ -1228,11 +1364,20 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       // Forward compatibility: an event type of a later contract version is skipped, and said so.
       S.problem(c, "unknown-event-type", `${e.type} #${e.sequence} is not an event type this version knows: ignored`);
     }
+    const changedStep = change.stepId !== undefined ? session.stepIndex.get(change.stepId) : undefined;
     if (change.turnId === undefined) {
-      const t = change.stepId !== undefined ? session.stepIndex.get(change.stepId)?.turn : undefined;
-      const tid = t?.turnId ?? e.turnId;
+      const tid = changedStep?.turn?.turnId ?? e.turnId;
       if (tid !== undefined) change.turnId = tid;
     }
+    // The read views of what this event changed are dropped (the rest keep their references).
+    if (changedStep) invalidateStep(changedStep);
+    if (change.turnId !== undefined) { const t = session.turnIndex.get(change.turnId); if (t) t.view = undefined; }
+    session.view = undefined;
+    S.sessionsView = undefined;
+    if (c.extra) {
+      const more = c.extra.map((b) => b.blockId).filter((id, i, all) => !change.blockIds.includes(id) && all.indexOf(id) === i);
+      change.changedBlockIds = more.length ? change.blockIds.concat(more) : change.blockIds;
+    } else change.changedBlockIds = change.blockIds;
     // the change itself is the log entry (no copy per event); snapshot() turns it into an EventRef
     if (keepLog) S.events.push(change);
     if (S.retain !== undefined) {
@@ -1281,6 +1426,28 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         });
       }
       return snap;
+    },
+    getBlock(blockId, sessionId) {
+      const s = sessionFor(sessionId, (x) => x.blockIndex.has(blockId));
+      const entry = s?.blockIndex.get(blockId);
+      return entry ? blockView(entry.block) : undefined;
+    },
+    getStep(stepId, sessionId) {
+      const s = sessionFor(sessionId, (x) => x.stepIndex.has(stepId));
+      const st = s?.stepIndex.get(stepId);
+      return st ? stepView(st) : undefined;
+    },
+    getTurn(turnId, sessionId) {
+      const s = sessionFor(sessionId, (x) => x.turnIndex.has(turnId));
+      const t = s?.turnIndex.get(turnId);
+      return t && !t.retired ? turnView(t) : undefined;
+    },
+    getSession(sessionId) {
+      const s = sessionId === undefined ? S.sessions[0] : S.sessionIndex.get(sessionId);
+      return s ? sessionView(s) : undefined;
+    },
+    getSessions() {
+      return (S.sessionsView ??= S.sessions.map(sessionView));
     },
     subscribe(listener) {
       listeners.add(listener);

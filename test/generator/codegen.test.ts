@@ -50,7 +50,7 @@ describe("determinism", () => {
     for (const [p, content] of a.files!) expect(b.files!.get(p), p).toBe(content);
   });
 
-  it("produces the shared outputs plus four per table in mappings/", () => {
+  it("produces the shared outputs plus five per table in mappings/", () => {
     const surfaces = readdirSync(join(ROOT, "mappings"))
       .filter((f) => f.endsWith(".yaml"))
       .map((f) => parseYaml(readFileSync(join(ROOT, "mappings", f), "utf8")).surface as string);
@@ -60,6 +60,7 @@ describe("determinism", () => {
       `generated/upstream/${s}.gen.ts`,
       `generated/tests/${s}.coverage.test.ts`,
       `generated/tests/${s}.examples.test.ts`,
+      `generated/entries/${s}.gen.ts`,
     ]);
     const shared = [
       "generated/COMPATIBILITY.md",
@@ -282,5 +283,16 @@ describe("golden: the mapper emitted for the mini table", () => {
     for (const fn of ["r_thing_started", "r_thing_status_broken", "r_thing_status", "r_thing_delta", "map_thingKind", "map_thingStatus"]) {
       expect(text).toContain(`function ${fn}(`);
     }
+  });
+});
+
+describe("per-surface entry points (generated/entries)", () => {
+  it("each imports its own mapper and exactly the mappers its rows dispatch to", () => {
+    const entry = (s: string) => files.get(`generated/entries/${s}.gen.ts`)!;
+    const mappers = (text: string) => [...text.matchAll(/from "\.\.\/mappers\/([^"]+)\.gen\.js"/g)].map((m) => m[1]);
+    expect(mappers(entry("claude-sdk"))).toEqual(["claude-sdk"]);
+    expect(mappers(entry("claude-transcript"))).toEqual(["claude-transcript", "claude-sdk"]);
+    expect(mappers(entry("claude-permission"))).toEqual(["claude-permission", "claude-sdk"]);
+    expect(entry("codex-app-server")).not.toContain("surfaces.gen");
   });
 });

@@ -1,0 +1,262 @@
+/**
+ * The runtime: state around the generated tables, and its public API (push, pushLine, end, stats). Its parts:
+ * dispatch.ts classifies each provider message (JSON-RPC structure, not provider methods) and finds its rows;
+ * scope.ts runs a row (the RowContext) and keeps entities to the lifecycle grammar (lifecycle.ts, from
+ * generated/grammar.gen.ts); envelope.ts builds the canonical envelope; entities.ts and vars.ts hold the state.
+ * Memory is bounded by what is open, not by history. Uses no Node APIs, so it runs in a browser or webview too.
+ */
+import type { RuntimeSessionId } from "../../generated/canonical.gen.js";
+import type { SurfaceName } from "../../generated/surfaces.gen.js";
+import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
+import type { Role, SurfaceTable } from "./table-types.js";
+import { randomIds, type IdFactory } from "./ids.js";
+import { unwrap } from "../capture/unwrap.js";
+import { compileTable, dispatch, PendingCalls, type Compiled } from "./dispatch.js";
+import { createEntityStore, type Entity } from "./entities.js";
+import { Envelope, SOURCE_TEXT } from "./envelope.js";
+import { article, REPORTED_OPEN } from "./lifecycle.js";
+import { emitRuntime } from "./scope.js";
+import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
+import { SessionVars } from "./vars.js";
+import { UnknownSurfaceError } from "../errors.js";
+
+export type { CanonicalEvent, Direction, NormalizerStats } from "./state.js";
+export { IMPLICIT_START, LATE } from "./scope.js";
+
+export interface NormalizerOptions {
+  /** Surface name (see SURFACE_NAMES; another string throws UnknownSurfaceError) or a compiled table (agentnorm/tables). */
+  surface: SurfaceName | (string & {}) | SurfaceTable;
+  /** Time source for createdAt: epoch ms, a Date or an ISO string. Default: Date.now. */
+  clock?: () => number | Date | string;
+  /** Id factory: returns the part after the kind prefix. Default: random UUIDs. */
+  ids?: IdFactory;
+  /** Keep the provider message in each event's raw.payload (default true). */
+  includeRaw?: boolean;
+  /** Validate every emitted event against the canonical schema; failures add a runtime.error (default false). */
+  validate?: boolean;
+}
+
+export interface PushOptions {
+  /** "in" = from the agent (server → client), "out" = from the client. Inferred when absent. */
+  direction?: Direction;
+  /** The capture wrapper the message came in ({dir, channel, …}), when the caller removed one (pushLine does). */
+  capture?: unknown;
+}
+
+export interface Normalizer {
+  readonly sessionId: RuntimeSessionId;
+  readonly surface: SurfaceTable;
+  /** Map one provider message. Never throws on provider data. */
+  push(message: unknown, options?: PushOptions): CanonicalEvent[];
+  /** Parse one NDJSON line (optionally a {direction|dir, message|frame} wrapper) and push it. */
+  pushLine(line: string, options?: PushOptions & { lineNumber?: number }): CanonicalEvent[];
+  /** End of stream: reports items, requests and turns that are still open. */
+  end(): CanonicalEvent[];
+  stats(): NormalizerStats;
+}
+
+/** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
+export const MAX_NESTING = 1000;
+
+/** Does this JSON text nest deeper than `max`? (A scan that skips strings; no parsing.) */
+function textNestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped char
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) { if (++depth > max) return true; }
+    else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** Does this value nest deeper than `max`? (Iterative: no recursion, so no stack to blow.) */
+function valueNestsDeeper(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  let seen = 0;
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (d >= max) return true;
+    if (++seen > 1_000_000) return false; // huge but shallow enough so far: let the mapping decide
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
+    else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
+  }
+  return false;
+}
+
+/**
+ * A normalizer over the tables given (`surfaces`: the tables by name that `options.surface` and dispatch steps may
+ * name). The package root passes every surface; agentnorm/surfaces/<name> passes one surface's tables.
+ */
+export function createNormalizerWith(options: NormalizerOptions, surfaces: Readonly<Record<string, SurfaceTable>>): Normalizer {
+  const table = typeof options.surface === "string" ? (Object.hasOwn(surfaces, options.surface) ? surfaces[options.surface] : undefined) : options.surface;
+  if (!table) throw new UnknownSurfaceError(String(options.surface), Object.keys(surfaces));
+  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), includeRaw: options.includeRaw !== false });
+  const sessionId = envelope.sessionId;
+  const compiledTables = new Map<SurfaceTable, Compiled>();
+  const compiled = (t: SurfaceTable): Compiled => {
+    let c = compiledTables.get(t);
+    if (!c) compiledTables.set(t, (c = compileTable(t)));
+    return c;
+  };
+  const stats: Counters = { messages: 0, events: 0, ignored: {}, silent: {}, unknown: 0, invalid: 0, rules: {} };
+  const rt: NormalizerState = {
+    entities: createEntityStore(),
+    vars: new SessionVars<Compiled>(),
+    pending: new PendingCalls(),
+    envelope,
+    stats,
+    main: compiled(table),
+    table(surface) {
+      const t = Object.hasOwn(surfaces, surface) ? surfaces[surface] : undefined;
+      if (!t) throw new UnknownSurfaceError(surface, Object.keys(surfaces), `dispatch: unknown surface "${surface}"`);
+      return compiled(t);
+    },
+    dispatch: (m, o) => dispatch(rt, m, o),
+  };
+  const { entities, pending } = rt;
+  /** pushLine already checked the nesting of the message it is pushing. */
+  let depthChecked = false;
+
+  function validateAll(out: CanonicalEvent[]): void {
+    if (!options.validate) return;
+    const n = out.length;
+    for (let i = 0; i < n; i++) {
+      if (!validateCanonicalEvent(out[i])) {
+        stats.invalid++;
+        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `event ${out[i].sequence} (${out[i].type}) does not match the canonical schema`, class: "validation_error", detail: { errors: (validateCanonicalEvent as any).errors } }, raw: out[i] });
+      }
+    }
+  }
+
+  const normalizer: Normalizer = {
+    sessionId,
+    surface: table,
+    push(message, opts) {
+      const out: CanonicalEvent[] = [];
+      stats.messages++;
+      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING)) {
+        stats.invalid++;
+        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `message nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { maxNesting: MAX_NESTING } }, raw: null });
+        stats.events += out.length;
+        return out;
+      }
+      try {
+        dispatch(rt, message, { direction: opts?.direction, out, depth: 0, capture: opts?.capture });
+      } catch (err) {
+        stats.invalid++;
+        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, raw: message });
+      }
+      validateAll(out);
+      stats.events += out.length;
+      return out;
+    },
+    pushLine(line, opts) {
+      const text = line.trim();
+      if (text === "") return [];
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        const out: CanonicalEvent[] = [];
+        stats.messages++;
+        const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
+        if (table.nonJsonLines === "warning") {
+          stats.unknown++;
+          emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${where}skipped a line that is not JSON`, detail: { line: opts?.lineNumber, nonJson: true } }, raw: text, rule: "agentnorm#non-json" });
+        } else {
+          stats.invalid++;
+          emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${where}not valid JSON (${(err as Error).message})`, class: "validation_error", detail: { line: opts?.lineNumber } }, raw: text });
+        }
+        stats.events += out.length;
+        return out;
+      }
+      if (text.length > 2 * MAX_NESTING && textNestsDeeper(text, MAX_NESTING)) {
+        const out: CanonicalEvent[] = [];
+        stats.messages++;
+        stats.invalid++;
+        const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
+        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${where}JSON nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { line: opts?.lineNumber, maxNesting: MAX_NESTING, length: text.length, start: text.slice(0, 200) } }, raw: null });
+        stats.events += out.length;
+        return out;
+      }
+      const w = unwrap(parsed);
+      if (w.message === parsed && parsed !== null && typeof parsed === "object") {
+        envelope.lineMessage = parsed;
+        envelope.lineText = text;
+      }
+      depthChecked = true; // the text scan above (a line no longer than 2 × MAX_NESTING can't nest deeper)
+      try {
+        return normalizer.push(w.message, { direction: opts?.direction ?? w.direction, capture: w.message === parsed ? undefined : parsed });
+      } finally {
+        envelope.lineMessage = envelope.lineText = undefined;
+        depthChecked = false;
+      }
+    },
+    end() {
+      const out: CanonicalEvent[] = [];
+      for (const [k, list] of rt.vars.drain()) {
+        for (const h of list) emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with a message still waiting for ${k}`, detail: { key: k } }, raw: h.raw, rule: "agentnorm#end" });
+      }
+      for (const role of REPORTED_OPEN) {
+        for (const e of entities[role].live.values()) {
+          if (!e.open) continue;
+          const ids: Partial<Record<Role, Entity>> = { [role]: e };
+          emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with ${article(role)} still open`, detail: { role, providerId: e.providerId, state: e.state } }, raw: null, ids, rule: "agentnorm#end" });
+        }
+      }
+      for (const [space, m] of [["server", pending.server], ["client", pending.client]] as const) {
+        for (const [id, p] of m) {
+          if (space === "server" && entities.request.live.get(`server:${id}`)?.open) continue;
+          emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended before the ${space === "server" ? "client" : "agent"} answered ${p.method} (id ${id})`, detail: { method: p.method, id } }, raw: p.message, method: p.method, rule: "agentnorm#end" });
+        }
+        m.clear();
+      }
+      for (const r of REPORTED_OPEN) entities[r].clear();
+      validateAll(out);
+      stats.events += out.length;
+      return out;
+    },
+    stats: () => ({
+      ...structuredCloneStats(stats),
+      held: {
+        threads: entities.thread.live.size,
+        turns: entities.turn.live.size,
+        items: entities.item.live.size,
+        requests: entities.request.live.size,
+        pendingCalls: pending.size,
+        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size + entities[r].idle.size, 0),
+      },
+    }),
+  };
+  return normalizer;
+}
+
+/**
+ * One event as a JSON line (no newline). Same result as JSON.stringify(event), except that raw.payload is the
+ * provider's own text when the message came through pushLine (not re-serialized: faster, and byte-faithful).
+ */
+export function serializeEvent(e: CanonicalEvent): string {
+  const raw = e.raw as { payload?: unknown; [SOURCE_TEXT]?: string } | undefined;
+  const text = raw?.[SOURCE_TEXT];
+  if (text === undefined) return JSON.stringify(e);
+  const p = raw!.payload;
+  raw!.payload = undefined;
+  let s: string;
+  try {
+    s = JSON.stringify(e);
+  } finally {
+    raw!.payload = p;
+  }
+  // raw is the envelope's last field and payload raw's last: `…,"rule":"x"}}` → `…,"rule":"x","payload":TEXT}}`.
+  return s.endsWith("}}") ? `${s.slice(0, -2)},"payload":${text}}}` : JSON.stringify(e);
+}
+
+function structuredCloneStats(s: Counters): Counters {
+  return { ...s, ignored: { ...s.ignored }, silent: { ...s.silent }, rules: { ...s.rules } };
+}
