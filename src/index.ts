@@ -21,7 +21,7 @@ export { createAccumulator, snapshotBlocks, ACCUMULATOR_SNAPSHOT_VERSION } from 
 export { createChatEventProjector, toChatEvents, checkChatEvents, createChatEventChecker, chatEventLine, legacyMarkers, CHAT_EVENT_SCHEMA_VERSION, CHAT_EVENT_KINDS, CHAT_EVENT_PHASES } from "./render/chat-event.js";
 export type {
   ChatEvent, ChatEventKind, ChatEventPhase, ChatEventProjector, ChatEventTool, ChatEventDiff, ChatEventDiffFile, ChatEventPermission,
-  ChatEventQuestion, ChatEventPlan, ChatEventTask, ChatEventMode, ChatEventStatus,
+  ChatEventQuestion, ChatEventHostCall, ChatEventOption, ChatEventPlan, ChatEventTask, ChatEventMode, ChatEventStatus,
 } from "./render/chat-event.js";
 export type {
   Accumulator, AccumulatorOptions, AccumulatorChange, AccumulatorSnapshot, AccumulatorStats, RetiredCounts, Session as RenderSession, Turn as RenderTurn, Step as RenderStep,
