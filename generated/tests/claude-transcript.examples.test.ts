@@ -7,64 +7,85 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("claude-transcript: table examples (mappings/claude-transcript.yaml)", () => {
-  it("step-sdk #1 (mappings/claude-transcript.yaml:72)", () => {
+  it("step-sdk #1 (mappings/claude-transcript.yaml:75)", () => {
     check([], {"method":"sdk","params":{"type":"auth_status","isAuthenticating":false,"output":[],"uuid":"u1","session_id":"s1"}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("step-turn-completed #1 (mappings/claude-transcript.yaml:88)", () => {
+  it("step-turn-completed #1 (mappings/claude-transcript.yaml:91)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-completed","params":{"uuid":"u2","stopReason":"end_turn"}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("step-turn-failed #1 (mappings/claude-transcript.yaml:110)", () => {
+  it("step-turn-failed #1 (mappings/claude-transcript.yaml:113)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-failed","params":{"uuid":"u2","errorMessage":"API Error: 500","error":"unknown"}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"API Error: 500"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"API Error: 500","detail":{"error":"unknown"}}}]);
   });
-  it("step-turn-interrupted #1 (mappings/claude-transcript.yaml:128)", () => {
+  it("step-turn-interrupted #1 (mappings/claude-transcript.yaml:131)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"method":"turn-interrupted","params":{"uuid":"u2","text":"[Request interrupted by user]"}}, [{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-sidechain #1 (mappings/claude-transcript.yaml:143)", () => {
+  it("user-sidechain #1 (mappings/claude-transcript.yaml:146)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Search the web"}}]}}], {"type":"user","parentUuid":null,"isSidechain":true,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"Search the web"}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["item","parent"],"payload":{"itemType":"user_message"}}]);
   });
-  it("user-meta #1 (mappings/claude-transcript.yaml:159)", () => {
+  it("user-meta #1 (mappings/claude-transcript.yaml:162)", () => {
     check([], {"type":"user","parentUuid":null,"isSidechain":false,"isMeta":true,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Caveat: …"}}, []);
   });
-  it("user-tool-result #1 (mappings/claude-transcript.yaml:172)", () => {
+  it("user-tool-result #1 (mappings/claude-transcript.yaml:175)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}], {"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","toolUseResult":{"stdout":"a.txt"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","data":{"content":"a.txt","toolUseResult":{"stdout":"a.txt"}}}}]);
   });
-  it("user-interrupted #1 (mappings/claude-transcript.yaml:188)", () => {
+  it("user-interrupted #1 (mappings/claude-transcript.yaml:191)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Wait."}}], {"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}, [{"type":"item.started","payload":{"itemType":"user_message","title":"[Request interrupted by user for tool use]"}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-interrupted-string #1 (mappings/claude-transcript.yaml:202)", () => {
+  it("user-interrupted-string #1 (mappings/claude-transcript.yaml:205)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Wait."}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u3","message":{"role":"user","content":"[Request interrupted by user]"}}, [{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("user-prompt #1 (mappings/claude-transcript.yaml:234)", () => {
+  it("user-prompt #1 (mappings/claude-transcript.yaml:239)", () => {
     check([], {"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","cwd":"/w","version":"2.1.62","uuid":"u1","message":{"role":"user","content":"Hi"}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"session.configured","payload":{"config":{"cwd":"/w","claudeCodeVersion":"2.1.62"}}},{"type":"turn.started","ids":["thread","turn"]},{"type":"item.started","payload":{"itemType":"user_message","title":"Hi"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("user-prompt #2 (mappings/claude-transcript.yaml:242)", () => {
+  it("user-prompt #2 (mappings/claude-transcript.yaml:247)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"user","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"role":"user","content":"Again"}}, [{"type":"turn.completed","payload":{"state":"completed"}},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Again"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("assistant-sidechain #1 (mappings/claude-transcript.yaml:259)", () => {
+  it("assistant-sidechain #1 (mappings/claude-transcript.yaml:264)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"Search the web"}}]}}], {"type":"assistant","parentUuid":"u3","isSidechain":true,"sessionId":"s1","uuid":"u4","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"WebSearch","input":{"query":"q"}}]}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"web_search"}}]);
   });
-  it("assistant-api-error #1 (mappings/claude-transcript.yaml:274)", () => {
+  it("assistant-api-error #1 (mappings/claude-transcript.yaml:279)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","isApiErrorMessage":true,"error":"rate_limit","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"API Error: Rate limit reached"}],"stop_reason":"stop_sequence"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"API Error: Rate limit reached"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"rate_limit"}},{"type":"turn.completed","payload":{"state":"failed","errorMessage":"API Error: Rate limit reached"}},{"type":"runtime.error","payload":{"message":"API Error: Rate limit reached","detail":{"error":"rate_limit"}}}]);
   });
-  it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:293)", () => {
+  it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:298)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"Search","prompt":"Search the web"}}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:306)", () => {
+  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:311)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Hello."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Hello."}}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("assistant-block #1 (mappings/claude-transcript.yaml:322)", () => {
+  it("assistant-block #1 (mappings/claude-transcript.yaml:327)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"}],"stop_reason":null}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Greet back."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-block #2 (mappings/claude-transcript.yaml:328)", () => {
+  it("assistant-block #2 (mappings/claude-transcript.yaml:333)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}, [{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("summary #1 (mappings/claude-transcript.yaml:345)", () => {
+  it("summary #1 (mappings/claude-transcript.yaml:350)", () => {
     check([], {"type":"summary","summary":"Greeting","leafUuid":"u0"}, [{"type":"thread.metadata.updated","payload":{"name":"Greeting","metadata":{"summary":"Greeting","leafUuid":"u0"}}}]);
   });
-  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:361)", () => {
+  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:366)", () => {
     check([], {"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":150000},"sessionId":"s1","uuid":"u1"}, [{"type":"thread.state.changed","payload":{"state":"compacted","detail":{"trigger":"auto"}}}]);
   });
-  it("system-other #1 (mappings/claude-transcript.yaml:378)", () => {
+  it("system-api-error #1 (mappings/claude-transcript.yaml:384)", () => {
+    check([], {"type":"system","subtype":"api_error","level":"error","error":{"message":"529 overloaded","status":529,"formatted":"529 overloaded"},"retryInMs":0,"retryAttempt":1,"maxRetries":2,"sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"the model call failed (529 overloaded); retrying, attempt 1 of 2","detail":{"retry":true}}}]);
+  });
+  it("system-local-command #1 (mappings/claude-transcript.yaml:405)", () => {
+    check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/clear</command-name>"}}], {"type":"system","subtype":"local_command","content":"<local-command-stdout></local-command-stdout>","level":"info","commandRun":{"command":"clear","args":""},"sessionId":"s1","uuid":"u2"}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"local_command"}}]);
+  });
+  it("system-model-refusal #1 (mappings/claude-transcript.yaml:424)", () => {
+    check([], {"type":"system","subtype":"model_refusal_no_fallback","content":"","level":"warning","originalModel":"m1","requestId":"req_1","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"m1 refused to answer"}}]);
+  });
+  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:449)", () => {
+    check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"sh stop.sh"}],"hookErrors":["Say that the checks passed."],"preventedContinuation":false,"sessionId":"s1","uuid":"u1"}, [{"type":"hook.completed","payload":{"hookId":"u1","outcome":"error","output":"Say that the checks passed."}}]);
+  });
+  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:452)", () => {
+    check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"hookErrors":[],"sessionId":"s1","uuid":"u2"}, [{"type":"hook.completed","payload":{"hookId":"u2","outcome":"success"}}]);
+  });
+  it("system-other #1 (mappings/claude-transcript.yaml:468)", () => {
     check([], {"type":"system","subtype":"informational","content":"Retrying","level":"warning","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"Retrying","detail":{"subtype":"informational"}}}]);
+  });
+  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:487)", () => {
+    check([], {"type":"attachment","parentUuid":"u1","isSidechain":false,"uuid":"u2","sessionId":"s1","attachment":{"type":"hook_blocking_error","hookName":"Stop","hookEvent":"Stop","toolUseID":"h1","blockingError":{"blockingError":"Say that the checks passed.","command":"sh stop.sh"}}}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","output":"Say that the checks passed."}}]);
+  });
+  it("mode #1 (mappings/claude-transcript.yaml:503)", () => {
+    check([], {"type":"mode","mode":"plan","sessionId":"s1"}, [{"type":"session.configured","payload":{"mode":"plan"}}]);
   });
 });
