@@ -742,7 +742,26 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:853 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:855 — message result → turn.completed */
+function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
+  if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "interrupted",
+    errorMessage: m.terminal_reason,
+    stopReason: m.stop_reason,
+    usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
+    modelUsage: m.modelUsage,
+    totalCostUsd: m.total_cost_usd,
+  });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:881 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -767,7 +786,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:892 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:920 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -791,7 +810,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:933 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:961 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -814,7 +833,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:957 — message user */
+/** mappings/claude-sdk.yaml:985 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -823,7 +842,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:974 — message user → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1002 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref(ID_thread_current);
@@ -849,10 +868,14 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
+  if (h_claude.claudeTaskPlan(cx.getVar(["taskPlan"]), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVar(["taskPlan"], h_claude.claudeTaskPlan(cx.getVar(["taskPlan"]), m.tool_use_result));
+  if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
+    plan: objects(cx.getVar(["taskPlan"])).map((s_t: any) => ({ step: s_t?.step, status: s_t?.status })),
+  });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1034 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1080 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
@@ -874,7 +897,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1062 — message assistant */
+/** mappings/claude-sdk.yaml:1108 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -883,7 +906,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1083 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1129 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -908,7 +931,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1126 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1172 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -929,7 +952,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1171 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1217 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -962,7 +985,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1219 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1265 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -988,7 +1011,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1241 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1287 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1007,7 +1030,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1260 — message stream_event */
+/** mappings/claude-sdk.yaml:1306 — message stream_event */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_start")) return false;
   cx.setVar(["message", m.parent_tool_use_id], m.event?.message?.id);
@@ -1017,7 +1040,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1275 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1321 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1033,14 +1056,39 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1290 — message stream_event */
-function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
-  if (!(m.event?.type === "message_stop")) return false;
+/** mappings/claude-sdk.yaml:1340 — message stream_event → item.completed */
+function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, cx.getVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])]));
+  if (cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "failed",
+    detail: "the response was cut off here and retried; the retry's message replaces this text",
+    data: { abandonedBlocks: m.abandoned_blocks },
+  });
+  cx.setVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])], null);
   cx.setVar(["message", m.parent_tool_use_id], null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1300 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1368 — message stream_event → item.completed */
+function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "message_stop")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, cx.getVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])]));
+  if (cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "completed",
+  });
+  cx.setVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])], null);
+  cx.setVar(["message", m.parent_tool_use_id], null);
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1385 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1059,7 +1107,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1329 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1414 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1078,7 +1126,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1347 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1432 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
@@ -1095,7 +1143,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1369 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1454 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1106,7 +1154,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1386 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1471 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1117,14 +1165,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1406 — message stream_event */
+/** mappings/claude-sdk.yaml:1491 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1416 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1501 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1143,7 +1191,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1450 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1535 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1158,7 +1206,20 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1478 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1566 — message stream_event */
+function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  if (!(m.event?.type === "content_block_stop")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_use_2, cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  if (cx.wasOpen("item")) cx.setVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])], cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], null);
+  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], null);
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1585 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
@@ -1174,7 +1235,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1506 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1615 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1184,7 +1245,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1519 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1628 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1192,28 +1253,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1529 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1638 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1541 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1650 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1554 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1663 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1567 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1676 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1235,7 +1296,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1606 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1715 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1250,7 +1311,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1629 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1738 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
@@ -1267,7 +1328,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1656 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1765 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1282,7 +1343,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1678 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1787 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1304,7 +1365,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1702 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1811 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.getVar(["elicitation"]));
@@ -1318,7 +1379,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1727 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1836 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1332,7 +1393,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1751 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1860 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.getVar(["userDialog"]));
@@ -1346,13 +1407,13 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1777 — control interrupt */
+/** mappings/claude-sdk.yaml:1886 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1788 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:1897 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1374,7 +1435,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1810 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1919 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1396,7 +1457,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1836 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1945 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1411,21 +1472,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1863 — wire control_request */
+/** mappings/claude-sdk.yaml:1972 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1876 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:1985 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1891 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2000 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1439,7 +1500,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1916 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2025 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1453,7 +1514,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1941 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2050 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1468,7 +1529,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1961 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2070 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1482,14 +1543,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1985 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2094 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1999 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2108 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1593,118 +1654,121 @@ export const table: SurfaceTable = {
       "result": [
         { rule: "claude-sdk#result-success", line: 786, run: r_result_success },
         { rule: "claude-sdk#result-success-error", line: 822, run: r_result_success_error },
-        { rule: "claude-sdk#result-error-during-execution", line: 853, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 892, run: r_result_error },
+        { rule: "claude-sdk#result-aborted", line: 855, versions: ["0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 881, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 920, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 933, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 957, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result", line: 974, run: r_user_tool_result },
-        { rule: "claude-sdk#user-message", line: 1034, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 961, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 985, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result", line: 1002, run: r_user_tool_result },
+        { rule: "claude-sdk#user-message", line: 1080, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 1062, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1083, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1126, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1171, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1219, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1241, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-blocks", line: 1108, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1129, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1172, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1217, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1265, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1287, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1260, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1275, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop", line: 1290, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1300, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1329, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1347, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1369, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1386, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1406, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1416, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1450, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop", line: 1478, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1306, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1321, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1340, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1368, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1385, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1414, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1432, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1454, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1471, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1491, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1501, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1535, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1566, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1585, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1506, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1615, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1519, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1628, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1529, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1638, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1541, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1650, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1554, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1663, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1567, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1676, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1606, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 1715, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1629, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1656, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 1738, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 1765, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 1678, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 1787, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 1702, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1811, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 1702, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1811, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 1702, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1811, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 1727, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 1836, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 1751, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 1860, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 1751, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 1860, run: r_user_dialog_result },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 1777, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 1886, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 1788, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 1810, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 1836, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 1863, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 1876, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 1897, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 1919, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 1945, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 1972, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 1985, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 1891, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 1916, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 1941, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 1961, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 1985, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2000, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2025, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2050, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2070, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2094, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 1999, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2108, run: r_wire_cancel },
       ],
     },
   },
@@ -1718,9 +1782,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2020)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2025)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2029)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2129)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2134)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2138)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],

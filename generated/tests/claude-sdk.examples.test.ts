@@ -127,229 +127,241 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("result-success-error #1 (mappings/claude-sdk.yaml:846)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"success","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"result":"API Error: 500","stop_reason":"stop_sequence","total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"API Error: 500"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"API Error: 500"}}]);
   });
-  it("result-error-during-execution #1 (mappings/claude-sdk.yaml:877)", () => {
+  it("an interrupt the stream did not see (no control message) still ends the turn as interrupted, with no error (mappings/claude-sdk.yaml:874)", () => {
+    check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Run it."},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"stop_reason":"tool_use","total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["[ede_diagnostic] result_type=user"],"terminal_reason":"aborted_tools","uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"interrupted","errorMessage":"aborted_tools"}}]);
+  });
+  it("result-error-during-execution #1 (mappings/claude-sdk.yaml:905)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["tool crashed"],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"tool crashed"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"tool crashed"}}]);
   });
-  it("result-error-during-execution #2 (mappings/claude-sdk.yaml:883)", () => {
+  it("result-error-during-execution #2 (mappings/claude-sdk.yaml:911)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}},{"subtype":"interrupt"}], {"type":"result","subtype":"error_during_execution","is_error":false,"duration_ms":5,"duration_api_ms":4,"num_turns":1,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted","errorMessage":"error_during_execution"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("result-error #1 (mappings/claude-sdk.yaml:915)", () => {
+  it("result-error #1 (mappings/claude-sdk.yaml:943)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_max_turns","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":3,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","ids":["turn"],"payload":{"state":"failed","errorMessage":"error_max_turns"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"error_max_turns","detail":{"subtype":"error_max_turns"}}}]);
   });
-  it("result-error #2 (mappings/claude-sdk.yaml:920)", () => {
+  it("result-error #2 (mappings/claude-sdk.yaml:948)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_max_budget_usd","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":3,"stop_reason":null,"total_cost_usd":5,"usage":{},"modelUsage":{},"permission_denials":[],"errors":["Reached maximum budget ($5)"],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"Reached maximum budget ($5)","totalCostUsd":5}},{"type":"runtime.error","payload":{"message":"Reached maximum budget ($5)"}}]);
   });
-  it("result-error #3 (mappings/claude-sdk.yaml:925)", () => {
+  it("result-error #3 (mappings/claude-sdk.yaml:953)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"session_id":""}}], {"type":"result","subtype":"error_max_structured_output_retries","is_error":true,"duration_ms":5,"duration_api_ms":4,"num_turns":3,"stop_reason":null,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"error_max_structured_output_retries"}},{"type":"runtime.error","payload":{"message":"error_max_structured_output_retries"}}]);
   });
-  it("user-replay #1 (mappings/claude-sdk.yaml:948)", () => {
+  it("user-replay #1 (mappings/claude-sdk.yaml:976)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"Hi"},"parent_tool_use_id":null,"isReplay":true,"uuid":"u9","session_id":"s1"}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Hi"}},{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}}]);
   });
-  it("user-tool-results #1 (mappings/claude-sdk.yaml:967)", () => {
+  it("user-tool-results #1 (mappings/claude-sdk.yaml:995)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"pwd"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a"},{"type":"tool_result","tool_use_id":"toolu_2","content":"/w"}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed"}}]);
   });
-  it("user-tool-result #1 (mappings/claude-sdk.yaml:1001)", () => {
+  it("TaskCreate / TaskUpdate results update the to-do list (a plan update) (mappings/claude-sdk.yaml:1038)", () => {
+    check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Task #1 created"}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1","tool_use_result":{"task":{"id":"1","subject":"Write the changelog"}}}},{"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"Task #2 created"}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1","tool_use_result":{"task":{"id":"2","subject":"Tag the release"}}}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"Updated task #1 status"}]},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1","tool_use_result":{"success":true,"taskId":"1","updatedFields":["status"],"statusChange":{"from":"pending","to":"in_progress"}}}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","payload":{"status":"completed"}},{"type":"turn.plan.updated","payload":{"plan":[{"step":"Write the changelog","status":"inProgress"},{"step":"Tag the release","status":"pending"}]}}]);
+  });
+  it("user-tool-result #2 (mappings/claude-sdk.yaml:1047)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","data":{"content":"a.txt"}}}]);
   });
-  it("user-tool-result #2 (mappings/claude-sdk.yaml:1007)", () => {
+  it("user-tool-result #3 (mappings/claude-sdk.yaml:1053)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt","is_error":false}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls"}}]);
   });
-  it("user-tool-result #3 (mappings/claude-sdk.yaml:1014)", () => {
+  it("user-tool-result #4 (mappings/claude-sdk.yaml:1060)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"cat x"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Exit code 1\nno such file","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","output":"Exit code 1\nno such file","error":"Exit code 1\nno such file"}}]);
   });
-  it("user-tool-result #4 (mappings/claude-sdk.yaml:1020)", () => {
+  it("user-tool-result #5 (mappings/claude-sdk.yaml:1066)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a"}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"},{"type":"tool_result","tool_use_id":"toolu_2","content":"boom","is_error":true}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"failed","error":"boom"}}]);
   });
-  it("user-tool-result #5 (mappings/claude-sdk.yaml:1027)", () => {
+  it("user-tool-result #6 (mappings/claude-sdk.yaml:1073)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":[{"type":"text","text":"ok"}]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call"}},{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed"}}]);
   });
-  it("user-message #1 (mappings/claude-sdk.yaml:1048)", () => {
+  it("user-message #1 (mappings/claude-sdk.yaml:1094)", () => {
     check([], {"direction":"in","message":{"type":"user","message":{"role":"user","content":"Remember the number 42."},"parent_tool_use_id":null,"session_id":""}}, [{"type":"turn.started","ids":["turn"],"payload":{}},{"type":"item.started","ids":["turn","item"],"payload":{"itemType":"user_message","status":"inProgress","title":"Remember the number 42."}},{"type":"item.completed","ids":["turn","item"],"payload":{"itemType":"user_message","status":"completed","data":{"content":"Remember the number 42."}}}]);
   });
-  it("user-message #2 (mappings/claude-sdk.yaml:1054)", () => {
+  it("user-message #2 (mappings/claude-sdk.yaml:1100)", () => {
     check([{"direction":"in","message":{"type":"user","message":{"role":"user","content":"Wait."},"parent_tool_use_id":null,"session_id":""}}], {"direction":"in","message":{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"user_message","title":"[Request interrupted by user for tool use]"}},{"type":"item.completed","payload":{"itemType":"user_message"}}]);
   });
-  it("assistant-blocks #1 (mappings/claude-sdk.yaml:1072)", () => {
+  it("assistant-blocks #1 (mappings/claude-sdk.yaml:1118)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_7","content":[{"type":"text","text":"One."},{"type":"text","text":"Two."}]},"parent_tool_use_id":null,"uuid":"u7","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"One."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"One."}}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Two."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Two."}}}]);
   });
-  it("assistant-text #1 (mappings/claude-sdk.yaml:1106)", () => {
+  it("assistant-text #1 (mappings/claude-sdk.yaml:1152)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Noted: 42."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"Noted: 42."}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Noted: 42."}}}]);
   });
-  it("assistant-text #2 (mappings/claude-sdk.yaml:1114)", () => {
+  it("assistant-text #2 (mappings/claude-sdk.yaml:1160)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"text","text":"4"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"4"}},{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","data":{"text":"4"}}}]);
   });
-  it("assistant-text #3 (mappings/claude-sdk.yaml:1120)", () => {
+  it("assistant-text #3 (mappings/claude-sdk.yaml:1166)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"u4","content":[{"type":"text","text":"API Error: 500"}]},"parent_tool_use_id":null,"error":"unknown","uuid":"u4","session_id":"s1"}}, [{"type":"item.started"},{"type":"content.delta","payload":{"delta":"API Error: 500"}},{"type":"item.completed","payload":{"itemType":"assistant_message","detail":"unknown","data":{"error":"unknown"}}}]);
   });
-  it("assistant-thinking #1 (mappings/claude-sdk.yaml:1147)", () => {
+  it("assistant-thinking #1 (mappings/claude-sdk.yaml:1193)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Think."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-thinking #2 (mappings/claude-sdk.yaml:1153)", () => {
+  it("assistant-thinking #2 (mappings/claude-sdk.yaml:1199)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_7","content":[{"type":"thinking","thinking":"Plan."},{"type":"text","text":"Listing."},{"type":"tool_use","id":"toolu_7","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"uuid":"u7","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Plan."}},{"type":"item.completed","payload":{"itemType":"reasoning"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Listing."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Listing."}}},{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("assistant-thinking #3 (mappings/claude-sdk.yaml:1162)", () => {
+  it("assistant-thinking #3 (mappings/claude-sdk.yaml:1208)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Think."}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"thinking","thinking":"Think.","signature":"c2ln"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:1205)", () => {
+  it("assistant-tool-use #1 (mappings/claude-sdk.yaml:1251)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls -la"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls -la","data":{"name":"Bash"}}}]);
   });
-  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:1208)", () => {
+  it("assistant-tool-use #2 (mappings/claude-sdk.yaml:1254)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Edit","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/w/a.py","old_string":"a","new_string":"b"}}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"file_change","title":"/w/a.py"}}]);
   });
-  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:1214)", () => {
+  it("assistant-tool-use #3 (mappings/claude-sdk.yaml:1260)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","id":"toolu_2","name":"mcp__docs__search","input":{"q":"x"}}]},"parent_tool_use_id":"toolu_0","uuid":"u4","session_id":"s1"}}, [{"type":"item.started","ids":["item","parent"],"payload":{"itemType":"mcp_tool_call"}}]);
   });
-  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:1235)", () => {
+  it("assistant-server-tool-result #1 (mappings/claude-sdk.yaml:1281)", () => {
     check([{"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}]},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}}], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("assistant-other #1 (mappings/claude-sdk.yaml:1254)", () => {
+  it("assistant-other #1 (mappings/claude-sdk.yaml:1300)", () => {
     check([], {"direction":"in","message":{"type":"assistant","message":{"id":"msg_1","content":[{"type":"compaction","content":"summary"}]},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}}, [{"type":"item.started","payload":{"itemType":"context_compaction"}},{"type":"item.completed","payload":{"itemType":"context_compaction","status":"completed"}}]);
   });
-  it("stream-message-start #1 (mappings/claude-sdk.yaml:1271)", () => {
+  it("stream-message-start #1 (mappings/claude-sdk.yaml:1317)", () => {
     check([], {"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-message-delta #1 (mappings/claude-sdk.yaml:1284)", () => {
+  it("stream-message-delta #1 (mappings/claude-sdk.yaml:1330)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":3,"output_tokens":10}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"thread.token-usage.updated","payload":{"usage":{"messageId":"msg_1","stopReason":"end_turn","usage":{"output_tokens":10}}}}]);
   });
-  it("stream-message-stop #1 (mappings/claude-sdk.yaml:1297)", () => {
+  it("a text block cut off mid-stream ends as failed at the message_stop that abandons it (mappings/claude-sdk.yaml:1358)", () => {
+    check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A retry rep"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1","abandoned_blocks":{"api_message_id":"msg_1","from_block_index":0}}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"failed"}}]);
+  });
+  it("stream-message-stop #1 (mappings/claude-sdk.yaml:1382)", () => {
     check([], {"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}, []);
   });
-  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:1317)", () => {
+  it("stream-block-start-tool #1 (mappings/claude-sdk.yaml:1402)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"Bash"}}]);
   });
-  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:1321)", () => {
+  it("stream-block-start-tool #2 (mappings/claude-sdk.yaml:1406)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"TodoWrite","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"plan"}}]);
   });
-  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:1324)", () => {
+  it("stream-block-start-tool #3 (mappings/claude-sdk.yaml:1409)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_3","name":"Task","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:1341)", () => {
+  it("stream-block-start-tool-result #1 (mappings/claude-sdk.yaml:1426)", () => {
     check([{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.completed","payload":{"itemType":"web_search","status":"completed"}}]);
   });
-  it("stream-block-start #1 (mappings/claude-sdk.yaml:1360)", () => {
+  it("stream-block-start #1 (mappings/claude-sdk.yaml:1445)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("stream-block-start #2 (mappings/claude-sdk.yaml:1364)", () => {
+  it("stream-block-start #2 (mappings/claude-sdk.yaml:1449)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}, [{"type":"item.started","payload":{"itemType":"reasoning"}}]);
   });
-  it("stream-text-delta #1 (mappings/claude-sdk.yaml:1379)", () => {
+  it("stream-text-delta #1 (mappings/claude-sdk.yaml:1464)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:1396)", () => {
+  it("stream-thinking-delta #1 (mappings/claude-sdk.yaml:1481)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hm"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"content.delta","ids":["item"],"payload":{"streamKind":"reasoning_text","delta":"Hm"}}]);
   });
-  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1413)", () => {
+  it("stream-input-json-delta-empty #1 (mappings/claude-sdk.yaml:1498)", () => {
     check([], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1432)", () => {
+  it("stream-input-json-delta #1 (mappings/claude-sdk.yaml:1517)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"l"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"partialJson":"{\"command\": \"l"}}}]);
   });
-  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1438)", () => {
+  it("chunks accumulate; the input appears once it parses (mappings/claude-sdk.yaml:1523)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": "}},"parent_tool_use_id":null,"uuid":"u4","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"ls\"}"}},"parent_tool_use_id":null,"uuid":"u5","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"command_execution","data":{"partialJson":"\"ls\"}","input":{"command":"ls"}}}}]);
   });
-  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1463)", () => {
+  it("stream-other-delta #1 (mappings/claude-sdk.yaml:1548)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","ids":["item"],"payload":{"itemType":"reasoning","data":{"type":"signature_delta","signature":"c2ln"}}}]);
   });
-  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1469)", () => {
+  it("stream-other-delta #2 (mappings/claude-sdk.yaml:1554)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"cited_text":"x"}}},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.updated","payload":{"itemType":"assistant_message","data":{"type":"citations_delta"}}}]);
   });
-  it("stream-block-stop #1 (mappings/claude-sdk.yaml:1492)", () => {
-    check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
+  it("stream-block-stop-unanswered #1 (mappings/claude-sdk.yaml:1578)", () => {
+    check([{"type":"system","subtype":"init","claude_code_version":"2.1.333","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("stream-block-stop #2 (mappings/claude-sdk.yaml:1499)", () => {
+  it("Claude Code 2.1.62 (SDK 0.2.62) closes a text block at its stop (mappings/claude-sdk.yaml:1599)", () => {
+    check([{"type":"system","subtype":"init","claude_code_version":"2.1.62","session_id":"s1","uuid":"u0","cwd":"/w","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","output_style":"default","skills":[],"plugins":[]},{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, [{"type":"item.completed","ids":["item"],"payload":{"itemType":"assistant_message","status":"completed"}}]);
+  });
+  it("stream-block-stop #2 (mappings/claude-sdk.yaml:1608)", () => {
     check([{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","content":[]}},"parent_tool_use_id":null,"uuid":"u1","session_id":"s1"},{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null,"uuid":"u2","session_id":"s1"}], {"type":"stream_event","event":{"type":"content_block_stop","index":0},"parent_tool_use_id":null,"uuid":"u3","session_id":"s1"}, []);
   });
-  it("tool-progress #1 (mappings/claude-sdk.yaml:1515)", () => {
+  it("tool-progress #1 (mappings/claude-sdk.yaml:1624)", () => {
     check([], {"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":12,"uuid":"u1","session_id":"s1"}, [{"type":"tool.progress","ids":["item"],"payload":{"toolUseId":"toolu_1","toolName":"Bash","elapsedSeconds":12}}]);
   });
-  it("tool-use-summary #1 (mappings/claude-sdk.yaml:1525)", () => {
+  it("tool-use-summary #1 (mappings/claude-sdk.yaml:1634)", () => {
     check([], {"type":"tool_use_summary","summary":"Read 2 files","preceding_tool_use_ids":["toolu_1","toolu_2"],"uuid":"u1","session_id":"s1"}, [{"type":"tool.summary","payload":{"summary":"Read 2 files","precedingToolUseIds":["toolu_1","toolu_2"]}}]);
   });
-  it("auth-status #1 (mappings/claude-sdk.yaml:1537)", () => {
+  it("auth-status #1 (mappings/claude-sdk.yaml:1646)", () => {
     check([], {"type":"auth_status","isAuthenticating":true,"output":["Opening browser…"],"uuid":"u1","session_id":"s1"}, [{"type":"auth.status","payload":{"isAuthenticating":true,"output":["Opening browser…"]}}]);
   });
-  it("rate-limit-event #1 (mappings/claude-sdk.yaml:1549)", () => {
+  it("rate-limit-event #1 (mappings/claude-sdk.yaml:1658)", () => {
     check([], {"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"five_hour","utilization":0.9},"uuid":"u1","session_id":"s1"}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"status":"allowed_warning","utilization":0.9}}}]);
   });
-  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:1562)", () => {
+  it("prompt-suggestion #1 (mappings/claude-sdk.yaml:1671)", () => {
     check([], {"type":"prompt_suggestion","suggestion":"Run the tests","uuid":"u1","session_id":"s1"}, [{"type":"thread.metadata.updated","payload":{"metadata":{"promptSuggestion":"Run the tests"}}}]);
   });
-  it("permission-request #1 (mappings/claude-sdk.yaml:1585)", () => {
+  it("permission-request #1 (mappings/claude-sdk.yaml:1694)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm README.md"},"options":{"suggestions":[],"blockedPath":"/w/README.md","toolUseID":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"toolName":"Bash","input":{"command":"rm README.md"}}}}]);
   });
-  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1588)", () => {
+  it("the SDK's decision reason comes first (mappings/claude-sdk.yaml:1697)", () => {
     check([], {"toolName":"Bash","input":{"command":"rm -rf build"},"options":{"decisionReason":"rm is not allowed by the rules","toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"command_execution_approval","detail":"rm is not allowed by the rules"}}]);
   });
-  it("permission-request #3 (mappings/claude-sdk.yaml:1592)", () => {
+  it("permission-request #3 (mappings/claude-sdk.yaml:1701)", () => {
     check([], {"toolName":"Write","input":{"file_path":"/w/a.py","content":""},"options":{"blockedPath":"/w/a.py","toolUseID":"toolu_2"}}, [{"type":"request.opened","payload":{"requestType":"file_change_approval","detail":"/w/a.py"}}]);
   });
-  it("permission-request #4 (mappings/claude-sdk.yaml:1595)", () => {
+  it("permission-request #4 (mappings/claude-sdk.yaml:1704)", () => {
     check([], {"toolName":"AskUserQuestion","input":{"questions":[]},"options":{"toolUseID":"toolu_3"}}, [{"type":"request.opened","payload":{"requestType":"tool_user_input"}}]);
   });
-  it("permission-request #5 (mappings/claude-sdk.yaml:1598)", () => {
+  it("permission-request #5 (mappings/claude-sdk.yaml:1707)", () => {
     check([], {"toolName":"Read","input":{"file_path":"/etc/passwd"},"options":{"toolUseID":"toolu_4"}}, [{"type":"request.opened","payload":{"requestType":"unknown"}}]);
   });
-  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1601)", () => {
+  it("an MCP tool's permission request (any tool name) is recognised (mappings/claude-sdk.yaml:1710)", () => {
     check([], {"toolName":"mcp__github__create_issue","input":{"title":"x"},"options":{"toolUseID":"toolu_5"}}, [{"type":"request.opened","payload":{"requestType":"unknown","args":{"toolName":"mcp__github__create_issue"}}}]);
   });
-  it("permission-allow #1 (mappings/claude-sdk.yaml:1620)", () => {
+  it("permission-allow #1 (mappings/claude-sdk.yaml:1729)", () => {
     check([{"toolName":"Bash","input":{"command":"ls"},"options":{"toolUseID":"toolu_1"}}], {"behavior":"allow","updatedInput":{"command":"ls"}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"command_execution_approval","decision":"allow_once","resolution":{"behavior":"allow"}}}]);
   });
-  it("permission-allow #2 (mappings/claude-sdk.yaml:1625)", () => {
+  it("permission-allow #2 (mappings/claude-sdk.yaml:1734)", () => {
     check([], {"behavior":"allow","updatedInput":{}}, []);
   });
-  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1646)", () => {
+  it("the turn then ends interrupted (mappings/claude-sdk.yaml:1755)", () => {
     check([{"direction":"out","message":{"type":"user","message":{"role":"user","content":"Delete it."},"parent_tool_use_id":null,"session_id":"s1"}},{"toolName":"Bash","input":{"command":"rm -rf x"},"options":{"toolUseID":"toolu_1"}},{"behavior":"deny","message":"Stop.","interrupt":true}], {"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"total_cost_usd":0,"usage":{},"modelUsage":{},"permission_denials":[],"errors":[],"uuid":"r1","session_id":"s1"}, [{"type":"turn.completed","payload":{"state":"interrupted"}},{"type":"runtime.error","payload":{"message":"error_during_execution"}}]);
   });
-  it("permission-deny #1 (mappings/claude-sdk.yaml:1670)", () => {
+  it("permission-deny #1 (mappings/claude-sdk.yaml:1779)", () => {
     check([{"toolName":"Edit","input":{},"options":{"toolUseID":"toolu_1"}}], {"behavior":"deny","message":"The user declined."}, [{"type":"request.resolved","payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"The user declined."}}}]);
   });
-  it("elicitation-request #1 (mappings/claude-sdk.yaml:1697)", () => {
+  it("elicitation-request #1 (mappings/claude-sdk.yaml:1806)", () => {
     check([], {"request":{"serverName":"scripted","message":"Deploy to which environment?","mode":"form","requestedSchema":{"type":"object","properties":{"environment":{"type":"string","enum":["staging","production"]}}}},"options":{"requestId":"r1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy to which environment?","args":{"server":"scripted","mode":"form"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy to which environment?"}}}]);
   });
-  it("elicitation-result #1 (mappings/claude-sdk.yaml:1720)", () => {
+  it("elicitation-result #1 (mappings/claude-sdk.yaml:1829)", () => {
     check([{"request":{"serverName":"scripted","message":"Which?","mode":"form"},"options":{"requestId":"r1"}}], {"action":"accept","content":{"environment":"staging"}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"content":{"environment":"staging"}}}}]);
   });
-  it("user-dialog-request #1 (mappings/claude-sdk.yaml:1746)", () => {
+  it("user-dialog-request #1 (mappings/claude-sdk.yaml:1855)", () => {
     check([], {"request":{"dialogKind":"refusal_fallback_prompt","payload":{"model":"m2"}},"options":{"requestId":"r2"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialogKind":"refusal_fallback_prompt"}}}]);
   });
-  it("user-dialog-result #1 (mappings/claude-sdk.yaml:1769)", () => {
+  it("user-dialog-result #1 (mappings/claude-sdk.yaml:1878)", () => {
     check([{"request":{"dialogKind":"refusal_fallback_prompt","payload":{}},"options":{"requestId":"r2"}}], {"behavior":"cancelled"}, [{"type":"request.resolved","payload":{"decision":"cancelled"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"cancelled"}}}]);
   });
-  it("control-interrupt #1 (mappings/claude-sdk.yaml:1784)", () => {
+  it("control-interrupt #1 (mappings/claude-sdk.yaml:1893)", () => {
     check([], {"subtype":"interrupt"}, []);
   });
-  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1805)", () => {
+  it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:1914)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-elicitation #1 (mappings/claude-sdk.yaml:1831)", () => {
+  it("wire-elicitation #1 (mappings/claude-sdk.yaml:1940)", () => {
     check([], {"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?","args":{"server":"scripted"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
   });
-  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:1858)", () => {
+  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:1967)", () => {
     check([], {"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1872)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:1981)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:1886)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:1995)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:1910)", () => {
+  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2019)", () => {
     check([{"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"s","message":"Where?"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r5","response":{"action":"accept","content":{"environment":"staging"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept"}}}]);
   });
-  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:1935)", () => {
+  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2044)", () => {
     check([{"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r6","response":{"behavior":"completed","result":{"choice":"retry"}}}}, [{"type":"request.resolved","payload":{"decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"completed"}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:1956)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2065)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:1980)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:2089)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:1995)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:2104)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:2011)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:2120)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });
