@@ -5,7 +5,7 @@
 //   79c85fb827927d65f0dbdc4e1000b7b37c8deb238ed854a7b5cbd5c015c595a5  schemas/upstream/claude-agent-sdk/0.2.62/Permission.json
 //   3d2deb6f530d5514c23db4f6b7330f5131d51d9bfe433f2a146b8cde13bbb058  schemas/upstream/claude-agent-sdk/0.2.62/SDKMessage.json
 //   9e7204d3baa42c8760817a1d78ec5829805a92626b7588216ee67547b344c256  schemas/upstream/claude-agent-sdk/0.3.333/Control.json
-//   485cc0c73d64880669d7da532de25b162c1ad3dc29bbc5bd7089affdbb4f4d1d  schemas/upstream/claude-agent-sdk/0.3.333/Permission.json
+//   fa9cd4cd8f8504e8f252144f8c4893d8468486d9f3d61e364632207f18eb9170  schemas/upstream/claude-agent-sdk/0.3.333/Permission.json
 //   0b96c1066615e3ca6e63cb530a794c240621d8f52bfdba29f5cdb69c42c34fd3  schemas/upstream/claude-agent-sdk/0.3.333/SDKMessage.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
