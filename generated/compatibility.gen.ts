@@ -2072,6 +2072,7 @@ export const COMPATIBILITY = {
             "assistant": {
               "status": "mapped",
               "rules": [
+                "assistant-sidechain-end",
                 "assistant-sidechain",
                 "assistant-api-error",
                 "assistant-task-tool-use",
@@ -2219,6 +2220,8 @@ export const COMPATIBILITY = {
                 "user-sidechain",
                 "user-meta",
                 "user-tool-result",
+                "user-compact-summary",
+                "user-local-command-output",
                 "user-interrupted",
                 "user-interrupted-string",
                 "user-prompt"

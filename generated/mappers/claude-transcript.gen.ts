@@ -12,19 +12,37 @@ export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
+// map "localCommandLine" (mappings/claude-transcript.yaml:70)
+type V_localCommandLine = "stdout" | "command";
+const M_localCommandLine: ReadonlyMap<string, V_localCommandLine> = new Map([
+]);
+
+function map_localCommandLine(v: unknown): V_localCommandLine | undefined;
+function map_localCommandLine<const D>(v: unknown, d: D): V_localCommandLine | D;
+function map_localCommandLine(v: unknown, d: unknown = undefined): unknown {
+  if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return d;
+  const k = String(v);
+  const hit = M_localCommandLine.get(k);
+  if (hit !== undefined) return hit;
+  if (k.startsWith("<local-command-stdout>")) return "stdout";
+  if (k.startsWith("<local-command-stderr>")) return "stdout";
+  if (k.startsWith("<command-name>")) return "command";
+  return d;
+}
+
 // identities the rows resolve (mappings/README.md "Identities")
 const ID_thread_current: IdRef = { role: "thread", op: "current" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
-const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
+const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 
-/** mappings/claude-transcript.yaml:69 — notification sdk */
+/** mappings/claude-transcript.yaml:75 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m.params);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:79 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:85 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -34,7 +52,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:96 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:102 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -53,7 +71,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:119 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:125 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -63,28 +81,46 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:138 — line user */
+/** mappings/claude-transcript.yaml:144 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
+  cx.ref(ID_turn_current);
+  if (!cx.wasOpen("turn") && m.agentId != null) cx.setVar(["sidechainTurn", m.agentId], true);
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:156 — line user */
+/** mappings/claude-transcript.yaml:167 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:167 — line user */
+/** mappings/claude-transcript.yaml:178 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
+  if (m.toolUseResult?.agentId != null) cx.setVar(["agentParent", m.toolUseResult?.agentId], m.message?.content?.[0]?.tool_use_id);
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:184 — line user */
+/** mappings/claude-transcript.yaml:196 — line user → thread.metadata.updated */
+function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isCompactSummary === true)) return false;
+  cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:210 — line user */
+function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
+  cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: "local_command" } });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:227 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -92,7 +128,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:198 — line user */
+/** mappings/claude-transcript.yaml:241 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -100,7 +136,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:215 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:258 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -117,14 +153,23 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:256 — line assistant */
-function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
-  if (!(m.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: cx.getVar(["sidechainParent"]), uuid: m.uuid, session_id: m.sessionId, error: m.error });
+/** mappings/claude-transcript.yaml:299 — line assistant */
+function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
+  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.setVar(["sidechainTurn", m.agentId], null);
+  cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:272 — line assistant */
+/** mappings/claude-transcript.yaml:325 — line assistant */
+function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
+  if (!(m.isSidechain === true)) return false;
+  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:341 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -132,7 +177,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:289 — line assistant */
+/** mappings/claude-transcript.yaml:358 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -140,7 +185,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:304 — line assistant */
+/** mappings/claude-transcript.yaml:373 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -148,20 +193,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:320 — line assistant */
+/** mappings/claude-transcript.yaml:389 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:340 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:409 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:354 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:423 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -170,7 +215,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:371 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:440 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -188,7 +233,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:390 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:459 — line system → runtime.warning */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -201,7 +246,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:411 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:480 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -213,7 +258,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:429 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:498 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -227,7 +272,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:457 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:526 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -238,7 +283,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:473 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:542 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -251,7 +296,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:492 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:561 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -279,50 +324,53 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 69, run: r_step_sdk },
+        { rule: "claude-transcript#step-sdk", line: 75, run: r_step_sdk },
       ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 79, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 85, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 96, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 102, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 119, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 125, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 138, run: r_user_sidechain },
-        { rule: "claude-transcript#user-meta", line: 156, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 167, run: r_user_tool_result },
-        { rule: "claude-transcript#user-interrupted", line: 184, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 198, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-prompt", line: 215, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 144, run: r_user_sidechain },
+        { rule: "claude-transcript#user-meta", line: 167, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 178, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 196, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 210, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 227, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 241, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-prompt", line: 258, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain", line: 256, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 272, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 289, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 304, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 320, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 299, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 325, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 341, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 358, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 373, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 389, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 340, run: r_summary },
+        { rule: "claude-transcript#summary", line: 409, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 354, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 371, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 390, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 411, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 429, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 457, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 423, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 440, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 459, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 480, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 498, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 526, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 473, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 542, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 492, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 561, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -341,10 +389,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:508)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:511)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:514)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:519)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:577)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:580)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:583)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:588)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],
