@@ -200,3 +200,46 @@ describe.skipIf(!existsSync(devSdk))("the dev recording of Claude Code 2.1.333 (
     expect(texts[1]).toEqual(texts[0]);
   });
 });
+
+describe("answering Claude SDK 0.3 requests (answerRequest)", () => {
+  const opened = (messages: unknown[]) => run(messages).events.find((e) => e.type === "request.opened")!;
+  const canUseTool = { toolName: "Bash", input: { command: "ls" }, options: { toolUseID: "toolu_1", requestId: "req-1", title: "Run ls", displayName: "Bash" } };
+
+  it("canUseTool of 0.3 (it passes a requestId): the display fields reach the request, the answer says how the user decided", async () => {
+    const { answerRequest } = await import("../src/answer/answer.js");
+    const o = opened([canUseTool]);
+    expect(P(o).args).toMatchObject({ requestId: "req-1", title: "Run ls", displayName: "Bash" });
+    expect(answerRequest(o, { decision: "allow_once" }, { claude: "sdk" })).toEqual({ kind: "claude-can-use-tool", result: { behavior: "allow", updatedInput: { command: "ls" }, decisionClassification: "user_temporary" } });
+    expect(answerRequest(o, { decision: "reject_once", message: "No." }, { claude: "sdk" })).toEqual({ kind: "claude-can-use-tool", result: { behavior: "deny", message: "No.", decisionClassification: "user_reject" } });
+    // 0.2.62's canUseTool has no requestId: no classification (its PermissionResult has no such field)
+    const old = opened([{ toolName: "Bash", input: { command: "ls" }, options: { toolUseID: "toolu_1" } }]);
+    expect(answerRequest(old, { decision: "allow_once" }, { claude: "sdk" }).kind === "claude-can-use-tool" && (answerRequest(old, { decision: "allow_once" }, { claude: "sdk" }) as any).result).not.toHaveProperty("decisionClassification");
+  });
+
+  it("answered elsewhere: the callback returns null (and the wire gets nothing)", async () => {
+    const { answerRequest } = await import("../src/answer/answer.js");
+    expect(answerRequest(opened([canUseTool]), { decision: "answered_elsewhere" }, { claude: "sdk" })).toEqual({ kind: "claude-answered-elsewhere", callback: "canUseTool", result: null });
+    expect(() => answerRequest(opened([canUseTool]), { decision: "answered_elsewhere" }, { claude: "wire" })).toThrow(/no control_response/);
+  });
+
+  it("an elicitation: onElicitation's result, or the wire's control_response; fed back, it resolves the question", async () => {
+    const { answerRequest } = await import("../src/answer/answer.js");
+    const call = { request: { serverName: "scripted", message: "Which?", mode: "form", requestedSchema: { type: "object" } }, options: { requestId: "r1" } };
+    const o = opened([call]);
+    expect(answerRequest(o, { decision: "answered", answers: { environment: "staging" } }, { claude: "sdk" })).toEqual({ kind: "claude-elicitation", result: { action: "accept", content: { environment: "staging" } } });
+    expect(answerRequest(o, { decision: "reject_once" }, { claude: "sdk" })).toEqual({ kind: "claude-elicitation", result: { action: "decline" } });
+    expect(answerRequest(o, { decision: "answered_elsewhere" }, { claude: "sdk" })).toMatchObject({ callback: "onElicitation", result: null });
+    const wireOpened = opened([{ type: "control_request", request_id: "r5", request: { subtype: "elicitation", mcp_server_name: "s", message: "Which?" } }]);
+    const a = answerRequest(wireOpened, { decision: "cancelled" }, { claude: "wire" });
+    expect(a).toEqual({ kind: "claude-control-response", message: { type: "control_response", response: { subtype: "success", request_id: "r5", response: { action: "cancel" } } } });
+    const back = run([{ type: "control_request", request_id: "r5", request: { subtype: "elicitation", mcp_server_name: "s", message: "Which?" } }, (a as any).message]);
+    expect(back.events.filter((e) => e.type === "request.resolved").map((e) => P(e).decision)).toEqual(["cancelled"]);
+  });
+
+  it("a user dialog: onUserDialog's result (completed with the answers, or cancelled)", async () => {
+    const { answerRequest } = await import("../src/answer/answer.js");
+    const o = opened([{ request: { dialogKind: "refusal_fallback_prompt", payload: {} }, options: { requestId: "r2" } }]);
+    expect(answerRequest(o, { decision: "answered", answers: { choice: "retry" } }, { claude: "sdk" })).toEqual({ kind: "claude-user-dialog", result: { behavior: "completed", result: { choice: "retry" } } });
+    expect(answerRequest(o, { decision: "cancelled" }, { claude: "sdk" })).toEqual({ kind: "claude-user-dialog", result: { behavior: "cancelled" } });
+  });
+});

@@ -1290,6 +1290,10 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
       suggestions: m.options?.suggestions,
       blockedPath: m.options?.blockedPath,
       agentId: m.options?.agentID,
+      requestId: m.options?.requestId,
+      title: m.options?.title,
+      displayName: m.options?.displayName,
+      description: m.options?.description,
     },
     options: (h_content.when(map_claudeToolRequestType(m.toolName, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
@@ -1429,6 +1433,9 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       suggestions: m?.request?.permission_suggestions,
       blockedPath: m?.request?.blocked_path,
       agentId: m?.request?.agent_id,
+      title: m?.request?.title,
+      displayName: m?.request?.display_name,
+      description: m?.request?.description,
     },
     options: (h_content.when(map_claudeToolRequestType(m?.request?.tool_name, "unknown"), "tool_user_input", [{ decision: "answered", providerOptionId: "allow" }, { decision: "cancelled", providerOptionId: "deny" }]) ?? [{ decision: "allow_once", providerOptionId: "allow" }, { decision: "reject_once", providerOptionId: "deny" }]),
   });
