@@ -4,6 +4,7 @@
 //   de6cfa494d5f772bcaaa8a1ed98c4723d69332411d7e1bba93387e9fa861535d  schemas/upstream/claude-agent-sdk/0.2.62/TranscriptLine.json
 //   f586c49726a33445feaada6ec2ef737b413a8a87b4a08d4917594a02d9212a66  schemas/upstream/claude-agent-sdk/0.3.333/TranscriptLine.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import * as h_claude from "../../mappings/helpers/claude.js";
 import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
@@ -42,7 +43,20 @@ function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: R
   return true;
 }
 
-/** mappings/claude-transcript.yaml:85 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:86 — notification local-command-output */
+function r_step_local_command_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
+  if (!(h_claude.claudeLocalCommandText(m.params?.content) != null)) return false;
+  cx.replay({ method: "sdk", params: { type: "assistant", message: { id: m.params?.uuid, role: "assistant", model: "<synthetic>", content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }] }, parent_tool_use_id: null, uuid: m.params?.uuid, session_id: m.params?.sessionId } });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:108 — notification local-command-output */
+function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
+  cx.setVar(["localCommandOutput"], null);
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:117 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -52,7 +66,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:102 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:134 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -71,7 +85,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:125 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:157 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -81,7 +95,7 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:144 — line user */
+/** mappings/claude-transcript.yaml:176 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
@@ -90,14 +104,14 @@ function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:167 — line user */
+/** mappings/claude-transcript.yaml:199 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:178 — line user */
+/** mappings/claude-transcript.yaml:210 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVar(["agentParent", m.toolUseResult?.agentId], m.message?.content?.[0]?.tool_use_id);
@@ -105,14 +119,14 @@ function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:196 — line user → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:228 — line user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isCompactSummary === true)) return false;
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:210 — line user */
+/** mappings/claude-transcript.yaml:242 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -120,7 +134,7 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:227 — line user */
+/** mappings/claude-transcript.yaml:259 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -128,7 +142,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:241 — line user */
+/** mappings/claude-transcript.yaml:273 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -136,7 +150,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:258 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:290 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -153,7 +167,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:299 — line assistant */
+/** mappings/claude-transcript.yaml:331 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -162,14 +176,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:325 — line assistant */
+/** mappings/claude-transcript.yaml:357 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:341 — line assistant */
+/** mappings/claude-transcript.yaml:373 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -177,7 +191,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:358 — line assistant */
+/** mappings/claude-transcript.yaml:390 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -185,7 +199,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:373 — line assistant */
+/** mappings/claude-transcript.yaml:405 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -193,20 +207,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:389 — line assistant */
+/** mappings/claude-transcript.yaml:421 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:409 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:441 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:423 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:455 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -215,7 +229,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:440 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:472 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -233,20 +247,17 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:459 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:491 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  if (m.content !== "<local-command-stdout></local-command-stdout>") cx.emit("runtime.warning", {
-    message: (str(m.content) ?? "a local command ran"),
-    detail: { localCommand: m.commandRun },
-  });
+  cx.replay({ method: "local-command-output", params: { uuid: m.uuid, sessionId: m.sessionId, content: m.content } });
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: "local_command" } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:480 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:517 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -258,7 +269,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:498 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:535 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -272,7 +283,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:526 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:563 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -283,7 +294,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:542 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:579 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -296,7 +307,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:561 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:598 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -326,51 +337,55 @@ export const table: SurfaceTable = {
       "sdk": [
         { rule: "claude-transcript#step-sdk", line: 75, run: r_step_sdk },
       ],
+      "local-command-output": [
+        { rule: "claude-transcript#step-local-command-output", line: 86, run: r_step_local_command_output },
+        { rule: "claude-transcript#step-local-command-no-output", line: 108, run: r_step_local_command_no_output },
+      ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 85, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 117, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 102, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 134, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 125, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 157, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 144, run: r_user_sidechain },
-        { rule: "claude-transcript#user-meta", line: 167, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 178, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 196, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 210, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 227, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 241, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-prompt", line: 258, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 176, run: r_user_sidechain },
+        { rule: "claude-transcript#user-meta", line: 199, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 210, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 228, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 242, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 259, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 273, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-prompt", line: 290, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 299, versions: ["0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 325, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 341, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 358, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 373, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 389, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 331, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 357, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 373, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 390, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 405, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 421, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 409, run: r_summary },
+        { rule: "claude-transcript#summary", line: 441, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 423, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 440, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 459, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 480, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 498, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 526, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 455, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 472, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 491, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 517, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 535, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 563, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 542, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 579, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 561, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 598, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -389,10 +404,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:577)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:580)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:583)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:588)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:614)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:617)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:620)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:625)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],

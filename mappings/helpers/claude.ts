@@ -110,3 +110,14 @@ export function claudeTaskPlan(prev: unknown, result: unknown): { id: string; st
   }
   return undefined;
 }
+
+/**
+ * The text of a local slash command's output as Claude Code writes it into a transcript
+ * (`<local-command-stdout>…</local-command-stdout>`, or stderr): the output without the tags; undefined when empty.
+ */
+export function claudeLocalCommandText(content: unknown): string | undefined {
+  if (typeof content !== "string") return undefined;
+  const m = /^\s*<local-command-(?:stdout|stderr)>([\s\S]*)<\/local-command-(?:stdout|stderr)>\s*$/.exec(content);
+  const text = (m ? m[1] : content).trim();
+  return text === "" ? undefined : text;
+}
