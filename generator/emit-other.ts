@@ -137,6 +137,8 @@ export interface Compatibility {
       total: number | null; mapped: number; ignored: number; missing: number; patterns?: number;
       /** Tables pinning several versions: the same counts at each pinned version. */
       versions?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
+      /** Kinds with a subtag: the subtypes (of every type) per pinned version, mapped / ignored / missing. */
+      subtypes?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
       methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string; versions?: string[] }>;
     }>;
     events: Record<string, string[]>;
@@ -195,6 +197,7 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
         missing: vals.filter((x) => x.status === "missing").length,
         ...(patterns ? { patterns } : {}),
         ...(versions ? { versions } : {}),
+        ...(k.subtypeCoverage ? { subtypes: k.subtypeCoverage } : {}),
         methods: sorted,
       };
     }
@@ -277,6 +280,12 @@ export function compatibilityMarkdown(c: Compatibility): string {
       }
       lines.push(`| ${s} | ${sv.upstream.package}@${sv.upstream.version}${(sv.upstream.extensions ?? []).map((x) => ` + ${x.package}@${x.version}`).join("")} | ${k} | ${kv.total ?? "—"} | ${kv.mapped} | ${kv.ignored} | ${kv.missing} | ${kv.patterns ?? 0} |`);
     }
+  }
+  const subtypeLines = surfaces.flatMap((s) => Object.entries(c.surfaces[s].kinds).flatMap(([k, kv]) =>
+    Object.entries(kv.subtypes ?? {}).map(([ver, n]) => `| ${s} | ${c.surfaces[s].upstream.package}@${ver} | ${k} | ${n.total} | ${n.mapped} | ${n.ignored} | ${n.missing} |`)));
+  if (subtypeLines.length) {
+    lines.push("", "### Subtypes", "", "Kinds whose types have subtypes (`subtag`): every subtype of every type, per pinned version.", "",
+      "| surface | upstream | kind | subtypes | mapped | ignored | missing |", "|---|---|---|---:|---:|---:|---:|", ...subtypeLines);
   }
   lines.push("", "## Canonical event type × surface", "", "Number of upstream methods that produce each canonical event type.", "");
   lines.push(`| canonical event | ${surfaces.join(" | ")} |`, `|---|${surfaces.map(() => "---:").join("|")}|`);

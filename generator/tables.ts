@@ -74,6 +74,8 @@ export interface KindIR {
   kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[];
   /** The field naming a message's subtype (`upstream.kinds.<kind>.subtag`). */
   subtag?: string;
+  /** With a subtag: per pinned version, the subtypes the schema lists and how many rows / ignore entries account for. */
+  subtypeCoverage?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
   /** Tables pinning several versions: the kind's methods at each pinned version (upstreamMethods: their union). */
   versionMethods?: Record<string, string[]>;
 }
@@ -344,9 +346,14 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
         const res = resolvePath({ file: um.message.file, doc: um.message.doc, node: um.message.node }, segs);
         const subtypes = res.ok ? (enumValues(res.targets) ?? []) : [];
         const at = (vs: string[] | undefined) => !vs || vs.includes(ver);
+        const cov = ((k.subtypeCoverage ??= {})[ver] ??= { total: 0, mapped: 0, ignored: 0, missing: 0 });
         for (const s of subtypes) {
           const byRow = rows.some((r) => r.kind === k.kind && r.methods.includes(m) && at(r.versions) && covers(r.when, subtag, s));
           const byIgnore = ignored.some((g) => g.kind === k.kind && g.methods.includes(m) && at(g.versions) && covers(g.when, subtag, s));
+          cov.total++;
+          if (byRow) cov.mapped++;
+          else if (byIgnore) cov.ignored++;
+          else cov.missing++;
           if (!byRow && !byIgnore) ds.push(src.diag(["upstream", "kinds", k.kind], "E302", `${k.kind} "${m}" subtype "${s}" of ${v.upstream.package}@${ver} is neither mapped nor ignored (no row or ignore entry for that version names it in a "${k.subtag}" test)`));
         }
       }

@@ -243,3 +243,19 @@ describe("answering Claude SDK 0.3 requests (answerRequest)", () => {
     expect(answerRequest(o, { decision: "cancelled" }, { claude: "sdk" })).toEqual({ kind: "claude-user-dialog", result: { behavior: "cancelled" } });
   });
 });
+
+describe("the compatibility matrix per version", () => {
+  it("claude-sdk and claude-transcript: every type and subtype of both pinned versions mapped or ignored, counted per version", () => {
+    const c = JSON.parse(readFileSync(join(import.meta.dirname, "../generated/compatibility.json"), "utf8"));
+    const sdk = c.surfaces["claude-sdk"];
+    expect(sdk.upstream).toMatchObject({ version: "0.3.333", reports: "2.1.333", versions: [{ version: "0.2.62", reports: "2.1.62" }] });
+    expect(sdk.kinds.message.versions).toEqual({ "0.3.333": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.2.62": { total: 10, mapped: 10, ignored: 0, missing: 0 } });
+    expect(sdk.kinds.message.subtypes["0.3.333"]).toMatchObject({ total: 37, missing: 0 });
+    expect(sdk.kinds.message.subtypes["0.2.62"]).toEqual({ total: 15, mapped: 15, ignored: 0, missing: 0 });
+    expect(sdk.kinds.wire.subtypes).toEqual({ "0.3.333": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.2.62": { total: 17, mapped: 17, ignored: 0, missing: 0 } });
+    expect(sdk.kinds.message.methods.conversation_reset).toMatchObject({ status: "mapped", versions: ["0.3.333"] });
+    const tr = c.surfaces["claude-transcript"].kinds.line.versions;
+    expect(tr["0.3.333"]).toMatchObject({ total: 15, missing: 0 });
+    expect(tr["0.2.62"]).toMatchObject({ total: 6, missing: 0 });
+  });
+});
