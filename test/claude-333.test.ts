@@ -259,3 +259,16 @@ describe("the compatibility matrix per version", () => {
     expect(tr["0.2.62"]).toMatchObject({ total: 6, missing: 0 });
   });
 });
+
+describe("a callback's null answer (SDK 0.3: answered by another client)", () => {
+  it("a recorded null canUseTool answer resolves the request, with no decision and no error", () => {
+    const n = createNormalizer({ surface: "claude-sdk", ids: counterIds(), clock: steppingClock(), validate: true });
+    const ev = [
+      ...n.pushLine(JSON.stringify({ seq: 1, dir: "in", channel: "permission", message: { toolName: "Bash", input: { command: "ls" }, options: { toolUseID: "toolu_1", requestId: "r1" } } })),
+      ...n.pushLine(JSON.stringify({ seq: 2, dir: "out", channel: "permission", message: null })),
+    ];
+    expect(ev.map((e) => e.type)).toEqual(["request.opened", "request.resolved"]);
+    expect(P(ev[1])).toEqual({ requestType: "command_execution_approval", resolution: { answeredElsewhere: true } });
+    expect(n.end()).toEqual([]);
+  });
+});
