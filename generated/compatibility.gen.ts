@@ -808,6 +808,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -824,7 +825,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             },
             "deny": {
@@ -843,6 +847,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -859,7 +864,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             }
           }
@@ -886,6 +894,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -902,7 +911,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             },
             "control_request": {
@@ -921,6 +933,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -937,7 +950,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             },
             "control_response": {
@@ -956,6 +972,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -972,7 +989,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             }
           }
@@ -999,6 +1019,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -1015,7 +1036,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             }
           }
@@ -1103,6 +1127,14 @@ export const COMPATIBILITY = {
           "wire:control_response"
         ],
         "item.updated": [
+          "permissionRequest:request",
+          "permissionResult:allow",
+          "permissionResult:deny",
+          "wire:control_cancel_request",
+          "wire:control_request",
+          "wire:control_response"
+        ],
+        "model.rerouted": [
           "permissionRequest:request",
           "permissionResult:allow",
           "permissionResult:deny",
@@ -1238,7 +1270,31 @@ export const COMPATIBILITY = {
           "wire:control_request",
           "wire:control_response"
         ],
+        "turn.plan.updated": [
+          "permissionRequest:request",
+          "permissionResult:allow",
+          "permissionResult:deny",
+          "wire:control_cancel_request",
+          "wire:control_request",
+          "wire:control_response"
+        ],
         "turn.started": [
+          "permissionRequest:request",
+          "permissionResult:allow",
+          "permissionResult:deny",
+          "wire:control_cancel_request",
+          "wire:control_request",
+          "wire:control_response"
+        ],
+        "user-input.requested": [
+          "permissionRequest:request",
+          "permissionResult:allow",
+          "permissionResult:deny",
+          "wire:control_cancel_request",
+          "wire:control_request",
+          "wire:control_response"
+        ],
+        "user-input.resolved": [
           "permissionRequest:request",
           "permissionResult:allow",
           "permissionResult:deny",
@@ -1252,16 +1308,64 @@ export const COMPATIBILITY = {
       "table": "mappings/claude-sdk.yaml",
       "upstream": {
         "package": "@anthropic-ai/claude-agent-sdk",
-        "version": "0.2.62",
-        "dir": "schemas/upstream/claude-agent-sdk/0.2.62"
+        "version": "0.3.333",
+        "dir": "schemas/upstream/claude-agent-sdk/0.3.333",
+        "reports": "2.1.333",
+        "versions": [
+          {
+            "version": "0.2.62",
+            "dir": "schemas/upstream/claude-agent-sdk/0.2.62",
+            "reports": "2.1.62"
+          }
+        ]
       },
       "kinds": {
         "message": {
-          "total": 10,
-          "mapped": 10,
-          "ignored": 0,
+          "total": 13,
+          "mapped": 12,
+          "ignored": 1,
           "missing": 0,
+          "versions": {
+            "0.3.333": {
+              "total": 13,
+              "mapped": 13,
+              "ignored": 0,
+              "missing": 0
+            },
+            "0.2.62": {
+              "total": 10,
+              "mapped": 10,
+              "ignored": 0,
+              "missing": 0
+            }
+          },
+          "subtypes": {
+            "0.3.333": {
+              "total": 37,
+              "mapped": 35,
+              "ignored": 2,
+              "missing": 0
+            },
+            "0.2.62": {
+              "total": 15,
+              "mapped": 15,
+              "ignored": 0,
+              "missing": 0
+            }
+          },
           "methods": {
+            "active_goal": {
+              "status": "mapped",
+              "rules": [
+                "active-goal"
+              ],
+              "events": [
+                "thread.metadata.updated"
+              ],
+              "versions": [
+                "0.3.333"
+              ]
+            },
             "assistant": {
               "status": "mapped",
               "rules": [
@@ -1283,6 +1387,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -1299,7 +1404,14 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "auth_status": {
@@ -1309,6 +1421,35 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "auth.status"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
+              ]
+            },
+            "autocompact_state": {
+              "status": "mapped",
+              "rules": [
+                "autocompact-state"
+              ],
+              "events": [
+                "thread.metadata.updated"
+              ],
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "conversation_reset": {
+              "status": "mapped",
+              "rules": [
+                "conversation-reset"
+              ],
+              "events": [
+                "session.state.changed",
+                "thread.metadata.updated"
+              ],
+              "versions": [
+                "0.3.333"
               ]
             },
             "prompt_suggestion": {
@@ -1318,6 +1459,10 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "thread.metadata.updated"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "rate_limit_event": {
@@ -1327,6 +1472,10 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "account.rate-limits.updated"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "result": {
@@ -1334,12 +1483,17 @@ export const COMPATIBILITY = {
               "rules": [
                 "result-success",
                 "result-success-error",
+                "result-aborted",
                 "result-error-during-execution",
                 "result-error"
               ],
               "events": [
                 "runtime.error",
                 "turn.completed"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "stream_event": {
@@ -1347,6 +1501,7 @@ export const COMPATIBILITY = {
               "rules": [
                 "stream-message-start",
                 "stream-message-delta",
+                "stream-message-stop-abandoned",
                 "stream-message-stop",
                 "stream-block-start-tool",
                 "stream-block-start-tool-result",
@@ -1356,6 +1511,7 @@ export const COMPATIBILITY = {
                 "stream-input-json-delta-empty",
                 "stream-input-json-delta",
                 "stream-other-delta",
+                "stream-block-stop-unanswered",
                 "stream-block-stop"
               ],
               "events": [
@@ -1364,35 +1520,18 @@ export const COMPATIBILITY = {
                 "item.started",
                 "item.updated",
                 "thread.token-usage.updated"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "system": {
-              "status": "mapped",
-              "rules": [
-                "system-init",
-                "system-status",
-                "system-compact-boundary",
-                "system-hook-started",
-                "system-hook-progress",
-                "system-hook-response",
-                "system-task-started",
-                "system-task-progress",
-                "system-task-notification",
-                "system-files-persisted"
-              ],
-              "events": [
-                "files.persisted",
-                "hook.completed",
-                "hook.progress",
-                "hook.started",
-                "session.configured",
-                "session.state.changed",
-                "task.completed",
-                "task.progress",
-                "task.started",
-                "thread.started",
-                "thread.state.changed",
-                "turn.started"
+              "status": "ignored",
+              "reason": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows",
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "tool_progress": {
@@ -1402,6 +1541,10 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "tool.progress"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "tool_use_summary": {
@@ -1411,6 +1554,10 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "tool.summary"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "user": {
@@ -1432,6 +1579,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -1448,7 +1596,14 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             }
           }
@@ -1458,6 +1613,20 @@ export const COMPATIBILITY = {
           "mapped": 2,
           "ignored": 0,
           "missing": 0,
+          "versions": {
+            "0.3.333": {
+              "total": 2,
+              "mapped": 2,
+              "ignored": 0,
+              "missing": 0
+            },
+            "0.2.62": {
+              "total": 2,
+              "mapped": 2,
+              "ignored": 0,
+              "missing": 0
+            }
+          },
           "methods": {
             "allow": {
               "status": "mapped",
@@ -1466,6 +1635,10 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "request.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "deny": {
@@ -1476,6 +1649,10 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "request.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             }
           }
@@ -1497,6 +1674,126 @@ export const COMPATIBILITY = {
             }
           }
         },
+        "elicitationRequest": {
+          "total": null,
+          "mapped": 1,
+          "ignored": 0,
+          "missing": 0,
+          "methods": {
+            "request": {
+              "status": "mapped",
+              "rules": [
+                "elicitation-request"
+              ],
+              "events": [
+                "request.opened",
+                "user-input.requested"
+              ]
+            }
+          }
+        },
+        "elicitationResult": {
+          "total": null,
+          "mapped": 3,
+          "ignored": 0,
+          "missing": 0,
+          "methods": {
+            "accept": {
+              "status": "mapped",
+              "rules": [
+                "elicitation-result"
+              ],
+              "events": [
+                "request.resolved",
+                "user-input.resolved"
+              ]
+            },
+            "cancel": {
+              "status": "mapped",
+              "rules": [
+                "elicitation-result"
+              ],
+              "events": [
+                "request.resolved",
+                "user-input.resolved"
+              ]
+            },
+            "decline": {
+              "status": "mapped",
+              "rules": [
+                "elicitation-result"
+              ],
+              "events": [
+                "request.resolved",
+                "user-input.resolved"
+              ]
+            }
+          }
+        },
+        "userDialogRequest": {
+          "total": null,
+          "mapped": 1,
+          "ignored": 0,
+          "missing": 0,
+          "methods": {
+            "request": {
+              "status": "mapped",
+              "rules": [
+                "user-dialog-request"
+              ],
+              "events": [
+                "request.opened",
+                "user-input.requested"
+              ]
+            }
+          }
+        },
+        "userDialogResult": {
+          "total": null,
+          "mapped": 2,
+          "ignored": 0,
+          "missing": 0,
+          "methods": {
+            "cancelled": {
+              "status": "mapped",
+              "rules": [
+                "user-dialog-result"
+              ],
+              "events": [
+                "request.resolved",
+                "user-input.resolved"
+              ]
+            },
+            "completed": {
+              "status": "mapped",
+              "rules": [
+                "user-dialog-result"
+              ],
+              "events": [
+                "request.resolved",
+                "user-input.resolved"
+              ]
+            }
+          }
+        },
+        "answeredElsewhere": {
+          "total": null,
+          "mapped": 1,
+          "ignored": 0,
+          "missing": 0,
+          "methods": {
+            "answer": {
+              "status": "mapped",
+              "rules": [
+                "answered-elsewhere"
+              ],
+              "events": [
+                "request.resolved",
+                "user-input.resolved"
+              ]
+            }
+          }
+        },
         "control": {
           "total": null,
           "mapped": 1,
@@ -1513,10 +1810,38 @@ export const COMPATIBILITY = {
           }
         },
         "wire": {
-          "total": 3,
+          "total": 5,
           "mapped": 3,
-          "ignored": 0,
+          "ignored": 2,
           "missing": 0,
+          "versions": {
+            "0.3.333": {
+              "total": 5,
+              "mapped": 3,
+              "ignored": 2,
+              "missing": 0
+            },
+            "0.2.62": {
+              "total": 3,
+              "mapped": 3,
+              "ignored": 0,
+              "missing": 0
+            }
+          },
+          "subtypes": {
+            "0.3.333": {
+              "total": 41,
+              "mapped": 41,
+              "ignored": 0,
+              "missing": 0
+            },
+            "0.2.62": {
+              "total": 17,
+              "mapped": 17,
+              "ignored": 0,
+              "missing": 0
+            }
+          },
           "methods": {
             "control_cancel_request": {
               "status": "mapped",
@@ -1525,23 +1850,36 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "request.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "control_request": {
               "status": "mapped",
               "rules": [
                 "wire-can-use-tool",
+                "wire-elicitation",
+                "wire-user-dialog",
                 "wire-interrupt",
                 "wire-control-command"
               ],
               "events": [
                 "request.opened",
-                "session.configured"
+                "session.configured",
+                "user-input.requested"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "control_response": {
               "status": "mapped",
               "rules": [
+                "wire-elicitation-answer",
+                "wire-dialog-answer",
                 "wire-permission-answer",
                 "wire-control-error",
                 "wire-control-result"
@@ -1549,7 +1887,26 @@ export const COMPATIBILITY = {
               "events": [
                 "request.resolved",
                 "runtime.warning",
-                "session.configured"
+                "session.configured",
+                "user-input.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
+              ]
+            },
+            "keep_alive": {
+              "status": "ignored",
+              "reason": "a keep-alive frame of the stdio transport; carries nothing",
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "transcript_mirror": {
+              "status": "ignored",
+              "reason": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts",
+              "versions": [
+                "0.3.333"
               ]
             }
           }
@@ -1610,27 +1967,41 @@ export const COMPATIBILITY = {
           "message:stream_event",
           "message:user"
         ],
-        "request.opened": [
+        "model.rerouted": [
           "message:assistant",
+          "message:system",
+          "message:user"
+        ],
+        "request.opened": [
+          "elicitationRequest:request",
+          "message:assistant",
+          "message:system",
           "message:user",
           "permissionRequest:request",
+          "userDialogRequest:request",
           "wire:control_request"
         ],
         "request.resolved": [
+          "answeredElsewhere:answer",
+          "elicitationResult:accept|decline|cancel",
           "message:assistant",
+          "message:system",
           "message:user",
           "permissionResult:allow",
           "permissionResult:deny",
+          "userDialogResult:completed|cancelled",
           "wire:control_cancel_request",
           "wire:control_response"
         ],
         "runtime.error": [
           "message:assistant",
           "message:result",
+          "message:system",
           "message:user"
         ],
         "runtime.warning": [
           "message:assistant",
+          "message:system",
           "message:user",
           "wire:control_response"
         ],
@@ -1643,6 +2014,7 @@ export const COMPATIBILITY = {
         ],
         "session.state.changed": [
           "message:assistant",
+          "message:conversation_reset",
           "message:system",
           "message:user"
         ],
@@ -1662,8 +2034,12 @@ export const COMPATIBILITY = {
           "message:user"
         ],
         "thread.metadata.updated": [
+          "message:active_goal",
           "message:assistant",
+          "message:autocompact_state",
+          "message:conversation_reset",
           "message:prompt_suggestion",
+          "message:system",
           "message:user"
         ],
         "thread.started": [
@@ -1696,10 +2072,29 @@ export const COMPATIBILITY = {
           "message:result",
           "message:user"
         ],
+        "turn.plan.updated": [
+          "message:assistant",
+          "message:user"
+        ],
         "turn.started": [
           "message:assistant",
           "message:system",
           "message:user"
+        ],
+        "user-input.requested": [
+          "elicitationRequest:request",
+          "message:assistant",
+          "message:user",
+          "userDialogRequest:request",
+          "wire:control_request"
+        ],
+        "user-input.resolved": [
+          "answeredElsewhere:answer",
+          "elicitationResult:accept|decline|cancel",
+          "message:assistant",
+          "message:user",
+          "userDialogResult:completed|cancelled",
+          "wire:control_response"
         ]
       }
     },
@@ -1707,19 +2102,63 @@ export const COMPATIBILITY = {
       "table": "mappings/claude-transcript.yaml",
       "upstream": {
         "package": "@anthropic-ai/claude-agent-sdk",
-        "version": "0.2.62",
-        "dir": "schemas/upstream/claude-agent-sdk/0.2.62"
+        "version": "0.3.333",
+        "dir": "schemas/upstream/claude-agent-sdk/0.3.333",
+        "reports": "2.1.333",
+        "versions": [
+          {
+            "version": "0.2.62",
+            "dir": "schemas/upstream/claude-agent-sdk/0.2.62",
+            "reports": "2.1.62"
+          }
+        ]
       },
       "kinds": {
         "line": {
-          "total": 6,
-          "mapped": 4,
-          "ignored": 2,
+          "total": 15,
+          "mapped": 5,
+          "ignored": 10,
           "missing": 0,
+          "versions": {
+            "0.3.333": {
+              "total": 15,
+              "mapped": 6,
+              "ignored": 9,
+              "missing": 0
+            },
+            "0.2.62": {
+              "total": 6,
+              "mapped": 4,
+              "ignored": 2,
+              "missing": 0
+            }
+          },
           "methods": {
+            "api-request": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "api-request-blob": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "api-request-shape": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
+              ]
+            },
             "assistant": {
               "status": "mapped",
               "rules": [
+                "assistant-sidechain-end",
                 "assistant-sidechain",
                 "assistant-api-error",
                 "assistant-task-tool-use",
@@ -1737,6 +2176,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -1753,16 +2193,71 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
+              ]
+            },
+            "atis-latch": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "attachment": {
+              "status": "ignored",
+              "reason": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it",
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "cost-state": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
               ]
             },
             "file-history-snapshot": {
               "status": "ignored",
-              "reason": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart"
+              "reason": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart",
+              "versions": [
+                "0.3.333",
+                "0.2.62"
+              ]
+            },
+            "last-prompt": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
+              ]
+            },
+            "mode": {
+              "status": "mapped",
+              "rules": [
+                "mode"
+              ],
+              "events": [
+                "session.configured"
+              ],
+              "versions": [
+                "0.3.333"
+              ]
             },
             "queue-operation": {
               "status": "ignored",
-              "reason": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once"
+              "reason": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once",
+              "versions": [
+                "0.3.333",
+                "0.2.62"
+              ]
             },
             "summary": {
               "status": "mapped",
@@ -1771,17 +2266,65 @@ export const COMPATIBILITY = {
               ],
               "events": [
                 "thread.metadata.updated"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             },
             "system": {
               "status": "mapped",
               "rules": [
                 "system-compact-boundary",
+                "system-api-error",
+                "system-local-command",
+                "system-model-refusal",
+                "system-stop-hook-summary",
                 "system-other"
               ],
               "events": [
+                "account.rate-limits.updated",
+                "auth.status",
+                "content.delta",
+                "files.persisted",
+                "hook.completed",
+                "hook.progress",
+                "hook.started",
+                "item.completed",
+                "item.started",
+                "item.updated",
+                "model.rerouted",
+                "request.opened",
+                "request.resolved",
+                "runtime.error",
                 "runtime.warning",
-                "thread.state.changed"
+                "session.configured",
+                "session.state.changed",
+                "task.completed",
+                "task.progress",
+                "task.started",
+                "thread.metadata.updated",
+                "thread.started",
+                "thread.state.changed",
+                "thread.token-usage.updated",
+                "tool.progress",
+                "tool.summary",
+                "turn.completed",
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
+              ]
+            },
+            "tools-used": {
+              "status": "ignored",
+              "reason": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity",
+              "versions": [
+                "0.3.333"
               ]
             },
             "user": {
@@ -1790,6 +2333,8 @@ export const COMPATIBILITY = {
                 "user-sidechain",
                 "user-meta",
                 "user-tool-result",
+                "user-compact-summary",
+                "user-local-command-output",
                 "user-interrupted",
                 "user-interrupted-string",
                 "user-prompt"
@@ -1805,6 +2350,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -1821,17 +2367,64 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
+              ],
+              "versions": [
+                "0.3.333",
+                "0.2.62"
               ]
             }
           }
         },
         "notification": {
           "total": null,
-          "mapped": 4,
+          "mapped": 5,
           "ignored": 0,
           "missing": 0,
           "methods": {
+            "local-command-output": {
+              "status": "mapped",
+              "rules": [
+                "step-local-command-output",
+                "step-local-command-no-output"
+              ],
+              "events": [
+                "account.rate-limits.updated",
+                "auth.status",
+                "content.delta",
+                "files.persisted",
+                "hook.completed",
+                "hook.progress",
+                "hook.started",
+                "item.completed",
+                "item.started",
+                "item.updated",
+                "model.rerouted",
+                "request.opened",
+                "request.resolved",
+                "runtime.error",
+                "runtime.warning",
+                "session.configured",
+                "session.state.changed",
+                "task.completed",
+                "task.progress",
+                "task.started",
+                "thread.metadata.updated",
+                "thread.started",
+                "thread.state.changed",
+                "thread.token-usage.updated",
+                "tool.progress",
+                "tool.summary",
+                "turn.completed",
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
+              ]
+            },
             "sdk": {
               "status": "mapped",
               "rules": [
@@ -1848,6 +2441,7 @@ export const COMPATIBILITY = {
                 "item.completed",
                 "item.started",
                 "item.updated",
+                "model.rerouted",
                 "request.opened",
                 "request.resolved",
                 "runtime.error",
@@ -1864,7 +2458,10 @@ export const COMPATIBILITY = {
                 "tool.progress",
                 "tool.summary",
                 "turn.completed",
-                "turn.started"
+                "turn.plan.updated",
+                "turn.started",
+                "user-input.requested",
+                "user-input.resolved"
               ]
             },
             "turn-completed": {
@@ -1901,72 +2498,108 @@ export const COMPATIBILITY = {
       "events": {
         "(dispatch)": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "account.rate-limits.updated": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "auth.status": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "content.delta": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "files.persisted": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "hook.completed": [
           "line:assistant",
+          "line:attachment",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "hook.progress": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "hook.started": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "item.completed": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "item.started": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "item.updated": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
+          "notification:sdk"
+        ],
+        "model.rerouted": [
+          "line:assistant",
+          "line:system",
+          "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "request.opened": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "request.resolved": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "runtime.error": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk",
           "notification:turn-failed"
         ],
@@ -1974,76 +2607,124 @@ export const COMPATIBILITY = {
           "line:assistant",
           "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "session.configured": [
           "line:assistant",
+          "line:mode",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "session.state.changed": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "task.completed": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "task.progress": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "task.started": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "thread.metadata.updated": [
           "line:assistant",
           "line:summary",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "thread.started": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "thread.state.changed": [
           "line:assistant",
           "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "thread.token-usage.updated": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "tool.progress": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "tool.summary": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ],
         "turn.completed": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
           "notification:sdk",
           "notification:turn-completed",
           "notification:turn-failed",
           "notification:turn-interrupted"
         ],
+        "turn.plan.updated": [
+          "line:assistant",
+          "line:system",
+          "line:user",
+          "notification:local-command-output",
+          "notification:sdk"
+        ],
         "turn.started": [
           "line:assistant",
+          "line:system",
           "line:user",
+          "notification:local-command-output",
+          "notification:sdk"
+        ],
+        "user-input.requested": [
+          "line:assistant",
+          "line:system",
+          "line:user",
+          "notification:local-command-output",
+          "notification:sdk"
+        ],
+        "user-input.resolved": [
+          "line:assistant",
+          "line:system",
+          "line:user",
+          "notification:local-command-output",
           "notification:sdk"
         ]
       }
@@ -6190,4 +6871,4 @@ export const COMPATIBILITY = {
   }
 } as const;
 
-export const COMPATIBILITY_MARKDOWN: string = "<!-- Generated by agentnorm codegen from mappings/*.yaml. DO NOT EDIT; run `npm run codegen`. -->\n# Compatibility matrix\n\n## Upstream coverage\n\n| surface | upstream | kind | upstream methods | mapped | ignored | missing | patterns |\n|---|---|---|---:|---:|---:|---:|---:|\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | notification | 6 | 4 | 2 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | request | 11 | 4 | 7 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | response | — | 4 | 0 | 0 | 3 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | clientRequest | 13 | 2 | 11 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | clientNotification | 2 | 1 | 1 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | clientResponse | — | 11 | 0 | 0 | 3 |\n| claude-permission | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionResult | 2 | 2 | 0 | 0 | 0 |\n| claude-permission | @anthropic-ai/claude-agent-sdk@0.2.62 | wire | 3 | 3 | 0 | 0 | 0 |\n| claude-permission | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionRequest | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | message | 10 | 10 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionResult | 2 | 2 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionRequest | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | control | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | wire | 3 | 3 | 0 | 0 | 0 |\n| claude-transcript | @anthropic-ai/claude-agent-sdk@0.2.62 | line | 6 | 4 | 2 | 0 | 0 |\n| claude-transcript | @anthropic-ai/claude-agent-sdk@0.2.62 | notification | — | 4 | 0 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | notification | 87 | 62 | 25 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | request | 10 | 10 | 0 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | response | — | 10 | 0 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | clientRequest | 110 | 0 | 110 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | clientNotification | 1 | 0 | 1 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | clientResponse | — | 3 | 0 | 0 | 1 |\n| codex-eventmsg | @openai/codex@0.171.0 | event | 86 | 80 | 6 | 0 | 0 |\n| codex-eventmsg | @openai/codex@0.171.0 | legacy | 14 | 5 | 9 | 0 | 0 |\n| codex-exec | @openai/codex-sdk@0.163.0 | event | 8 | 8 | 0 | 0 | 0 |\n| codex-rollout | @openai/codex@0.171.0 | line | 13 | 7 | 6 | 0 | 0 |\n| cursor-cli | cursor-agent stream-json (agentnorm's schema)@2026-11-30 | event | 6 | 6 | 0 | 0 | 0 |\n| opencode | @opencode-ai/sdk@1.18.33 | event | 91 | 23 | 68 | 0 | 0 |\n| opencode-history | @opencode-ai/sdk@1.18.33 | entry | 1 | 1 | 0 | 0 | 0 |\n| opencode-run | @opencode-ai/sdk@1.18.33 | run | 7 | 7 | 0 | 0 | 0 |\n\n## Canonical event type × surface\n\nNumber of upstream methods that produce each canonical event type.\n\n| canonical event | acp | claude-permission | claude-sdk | claude-transcript | codex-app-server | codex-eventmsg | codex-exec | codex-rollout | cursor-cli | opencode | opencode-history | opencode-run |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| `session.started` | 3 | — | — | — | 1 | — | — | 1 | 1 | — | — | — |\n| `session.configured` | 8 | 6 | 5 | 3 | 1 | 1 | — | 3 | 1 | — | — | — |\n| `session.state.changed` | 3 | 6 | 3 | 3 | 1 | — | — | — | — | — | — | — |\n| `session.exited` | — | — | — | — | — | 1 | — | 1 | — | — | — | — |\n| `thread.started` | 3 | 6 | 3 | 3 | 3 | 1 | 1 | 2 | 1 | 1 | — | — |\n| `thread.state.changed` | 3 | 6 | 3 | 4 | 9 | 1 | — | 2 | — | 3 | 1 | 6 |\n| `thread.metadata.updated` | 1 | 6 | 3 | 4 | 7 | 6 | — | 2 | — | 2 | — | — |\n| `thread.token-usage.updated` | 1 | 6 | 3 | 3 | 1 | 1 | — | 1 | — | 2 | 1 | 6 |\n| `thread.realtime.started` | — | — | — | — | 1 | 1 | — | 2 | — | — | — | — |\n| `thread.realtime.item-added` | — | — | — | — | 3 | 1 | — | 2 | — | — | — | — |\n| `thread.realtime.audio.delta` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `thread.realtime.error` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `thread.realtime.closed` | — | — | — | — | 1 | 1 | — | 2 | — | — | — | — |\n| `turn.started` | 2 | 6 | 3 | 3 | 3 | 2 | 1 | 1 | 1 | 1 | 1 | 6 |\n| `turn.completed` | 6 | 6 | 3 | 6 | 3 | 2 | 2 | 1 | 1 | 4 | 1 | 3 |\n| `turn.aborted` | — | — | — | — | — | 1 | — | 1 | — | — | — | — |\n| `turn.plan.updated` | 3 | — | — | — | 1 | 1 | 3 | 1 | 1 | 1 | — | — |\n| `turn.diff.updated` | 1 | — | — | — | 1 | 1 | — | 1 | — | 2 | 1 | 6 |\n| `item.started` | 4 | 6 | 3 | 3 | 3 | 24 | 3 | 2 | 3 | 1 | 1 | 6 |\n| `item.updated` | 1 | 6 | 3 | 3 | 8 | 6 | 1 | 1 | 1 | 1 | 1 | 6 |\n| `item.completed` | 4 | 6 | 3 | 3 | 3 | 20 | 1 | 2 | 4 | 1 | 1 | 6 |\n| `content.delta` | 1 | 6 | 3 | 3 | 9 | 14 | 1 | 2 | 3 | 2 | 1 | 6 |\n| `request.opened` | 4 | 6 | 4 | 3 | 10 | 6 | — | 1 | — | 5 | — | — |\n| `request.resolved` | 5 | 6 | 6 | 3 | 21 | 9 | — | 1 | — | 6 | — | — |\n| `user-input.requested` | 2 | — | — | — | 1 | 1 | — | 1 | — | 2 | — | — |\n| `user-input.resolved` | 2 | — | — | — | 1 | — | — | — | — | 4 | — | — |\n| `task.started` | 1 | 6 | 3 | 3 | — | — | — | — | — | 1 | 1 | 6 |\n| `task.progress` | 1 | 6 | 3 | 3 | — | — | — | — | — | — | — | — |\n| `task.completed` | 1 | 6 | 3 | 3 | — | — | — | — | — | 1 | 1 | 6 |\n| `hook.started` | — | 6 | 3 | 3 | 1 | 1 | — | 1 | — | — | — | — |\n| `hook.progress` | — | 6 | 3 | 3 | — | — | — | — | — | — | — | — |\n| `hook.completed` | — | 6 | 3 | 3 | 1 | 1 | — | 1 | — | — | — | — |\n| `tool.progress` | — | 6 | 3 | 3 | 1 | — | — | — | — | — | — | — |\n| `tool.summary` | — | 6 | 3 | 3 | — | — | — | — | — | — | — | — |\n| `auth.status` | 1 | 6 | 3 | 3 | 4 | 2 | — | 1 | — | — | — | — |\n| `account.updated` | — | — | — | — | 1 | — | — | — | — | — | — | — |\n| `account.rate-limits.updated` | — | 6 | 3 | 3 | 1 | 1 | — | 1 | — | — | — | — |\n| `mcp.status.updated` | — | — | — | — | 1 | 2 | — | 1 | — | — | — | — |\n| `mcp.oauth.completed` | — | — | — | — | 1 | — | — | — | — | — | — | — |\n| `model.rerouted` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `config.warning` | — | — | — | — | 1 | — | — | — | — | — | — | — |\n| `deprecation.notice` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `files.persisted` | — | 6 | 3 | 3 | — | — | — | — | — | — | — | — |\n| `runtime.warning` | 16 | 6 | 3 | 4 | 7 | 6 | — | 2 | 1 | 2 | 1 | 6 |\n| `runtime.error` | 6 | 6 | 3 | 4 | 2 | 1 | 3 | 1 | 1 | 1 | 1 | 1 |\n\n## acp\n\n### notification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `$/cancel_request` | ignored | protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it |\n| `cursor/*` | mapped | `runtime.warning` |\n| `cursor/generate_image` | mapped | `item.completed`, `item.started` |\n| `cursor/task` | mapped | `task.completed`, `task.progress`, `task.started` |\n| `cursor/update_todos` | mapped | `turn.plan.updated` |\n| `elicitation/complete` | ignored | completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request |\n| `session/update` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.error`, `runtime.warning`, `session.configured`, `thread.metadata.updated`, `thread.state.changed`, `thread.token-usage.updated`, `turn.completed`, `turn.diff.updated`, `turn.plan.updated`, `turn.started` |\n\n### request\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `cursor/*` | mapped | `runtime.warning` |\n| `cursor/ask_question` | mapped | `request.opened`, `user-input.requested` |\n| `cursor/create_plan` | mapped | `request.opened`, `turn.plan.updated` |\n| `elicitation/create` | mapped | `request.opened`, `user-input.requested` |\n| `fs/read_text_file` | ignored | the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) |\n| `fs/write_text_file` | ignored | the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) |\n| `session/request_permission` | mapped | `item.started`, `request.opened` |\n| `terminal/create` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/kill` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/output` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/release` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/wait_for_exit` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n\n### response\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `*` | mapped | `request.resolved`, `runtime.warning` |\n| `cursor/*` | mapped | `runtime.warning` |\n| `cursor/ask_question` | mapped | `request.resolved`, `user-input.resolved` |\n| `cursor/create_plan` | mapped | `request.resolved` |\n| `elicitation/create` | mapped | `request.resolved`, `user-input.resolved` |\n| `session/request_permission` | mapped | `item.completed`, `request.resolved` |\n\n### clientRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `authenticate` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `cursor/*` | mapped | `runtime.warning` |\n| `initialize` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `logout` | ignored | the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) |\n| `session/close` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/delete` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/list` | ignored | the client browsing stored sessions (catalog query); not runtime activity |\n| `session/load` | mapped | (dispatch) |\n| `session/new` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/prompt` | mapped | `item.completed`, `item.started`, `runtime.error`, `turn.completed`, `turn.started` |\n| `session/resume` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/set_config_option` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/set_mode` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/set_model` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n\n### clientNotification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `$/cancel_request` | ignored | protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it |\n| `cursor/*` | mapped | `runtime.warning` |\n| `session/cancel` | mapped | `runtime.warning` |\n\n### clientResponse\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `*` | mapped | `runtime.error`, `runtime.warning` |\n| `authenticate` | mapped | `auth.status`, `runtime.error` |\n| `cursor/*` | mapped | `runtime.warning` |\n| `initialize` | mapped | `session.configured` |\n| `session/close` | mapped | `thread.state.changed` |\n| `session/delete` | mapped | `thread.state.changed` |\n| `session/load` | mapped | `runtime.error`, `session.configured`, `session.started`, `session.state.changed`, `thread.started`, `turn.completed` |\n| `session/new` | mapped | `session.configured`, `session.started`, `session.state.changed`, `thread.started` |\n| `session/prompt` | mapped | `runtime.error`, `turn.completed` |\n| `session/resume` | mapped | `session.configured`, `session.started`, `session.state.changed`, `thread.started`, `turn.completed` |\n| `session/set_config_option` | mapped | `session.configured` |\n| `session/set_mode` | mapped | `session.configured` |\n| `session/set_model` | mapped | `session.configured` |\n\n\n## claude-permission\n\n### permissionResult\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `allow` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n| `deny` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n\n### wire\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `control_cancel_request` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n| `control_request` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n| `control_response` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n\n### permissionRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `request` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n\n\n## claude-sdk\n\n### message\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `assistant` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n| `auth_status` | mapped | `auth.status` |\n| `prompt_suggestion` | mapped | `thread.metadata.updated` |\n| `rate_limit_event` | mapped | `account.rate-limits.updated` |\n| `result` | mapped | `runtime.error`, `turn.completed` |\n| `stream_event` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `thread.token-usage.updated` |\n| `system` | mapped | `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.started`, `thread.state.changed`, `turn.started` |\n| `tool_progress` | mapped | `tool.progress` |\n| `tool_use_summary` | mapped | `tool.summary` |\n| `user` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n\n### permissionResult\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `allow` | mapped | `request.resolved` |\n| `deny` | mapped | `request.resolved` |\n\n### permissionRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `request` | mapped | `request.opened` |\n\n### control\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `interrupt` | mapped | (dispatch) |\n\n### wire\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `control_cancel_request` | mapped | `request.resolved` |\n| `control_request` | mapped | `request.opened`, `session.configured` |\n| `control_response` | mapped | `request.resolved`, `runtime.warning`, `session.configured` |\n\n\n## claude-transcript\n\n### line\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `assistant` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n| `file-history-snapshot` | ignored | Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart |\n| `queue-operation` | ignored | Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once |\n| `summary` | mapped | `thread.metadata.updated` |\n| `system` | mapped | `runtime.warning`, `thread.state.changed` |\n| `user` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n\n### notification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `sdk` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.started` |\n| `turn-completed` | mapped | `turn.completed` |\n| `turn-failed` | mapped | `runtime.error`, `turn.completed` |\n| `turn-interrupted` | mapped | `turn.completed` |\n\n\n## codex-app-server\n\n### notification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/gatewayOAuth/changed` | mapped | `auth.status` |\n| `account/login/completed` | mapped | `auth.status` |\n| `account/rateLimits/updated` | mapped | `account.rate-limits.updated` |\n| `account/updated` | mapped | `account.updated` |\n| `app/list/updated` | mapped | `runtime.warning` |\n| `autoApprovalReview/strictReviewRequired` | ignored | carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* |\n| `command/exec/outputDelta` | ignored | output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn |\n| `configWarning` | mapped | `config.warning` |\n| `deprecationNotice` | mapped | `deprecation.notice` |\n| `error` | mapped | `runtime.error` |\n| `externalAgentConfig/import/completed` | ignored | progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) |\n| `externalAgentConfig/import/progress` | ignored | progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) |\n| `fs/changed` | ignored | file-watch events for the client's own fs/watch subscriptions, not agent activity |\n| `fuzzyFileSearch/sessionCompleted` | ignored | results of the client's fuzzy file search (the composer's @-file picker) |\n| `fuzzyFileSearch/sessionUpdated` | ignored | results of the client's fuzzy file search (the composer's @-file picker) |\n| `guardianWarning` | mapped | `runtime.warning` |\n| `hook/completed` | mapped | `hook.completed` |\n| `hook/started` | mapped | `hook.started` |\n| `item/agentMessage/delta` | mapped | `content.delta` |\n| `item/autoApprovalReview/completed` | mapped | `item.updated` |\n| `item/autoApprovalReview/started` | mapped | `item.updated` |\n| `item/commandExecution/outputDelta` | mapped | `content.delta` |\n| `item/commandExecution/terminalInteraction` | mapped | `item.updated` |\n| `item/completed` | mapped | `content.delta`, `item.completed`, `item.updated` |\n| `item/fileChange/outputDelta` | mapped | `content.delta` |\n| `item/fileChange/patchUpdated` | mapped | `item.updated` |\n| `item/mcpToolCall/progress` | mapped | `tool.progress` |\n| `item/plan/delta` | mapped | `content.delta` |\n| `item/reasoning/summaryPartAdded` | mapped | `item.updated` |\n| `item/reasoning/summaryTextDelta` | mapped | `content.delta` |\n| `item/reasoning/textDelta` | mapped | `content.delta` |\n| `item/started` | mapped | `item.started` |\n| `mcpServer/event/stream/notification` | ignored | raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn |\n| `mcpServer/oauthLogin/completed` | mapped | `mcp.oauth.completed` |\n| `mcpServer/startupStatus/updated` | mapped | `mcp.status.updated` |\n| `model/rerouted` | mapped | `model.rerouted` |\n| `model/safetyBuffering/updated` | mapped | `runtime.warning` |\n| `model/verification` | mapped | `runtime.warning` |\n| `modelProvider/authRecoveryCompleted` | mapped | `auth.status` |\n| `modelProvider/authRecoveryStarted` | mapped | `auth.status` |\n| `process/exited` | ignored | output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn |\n| `process/outputDelta` | ignored | output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn |\n| `project/changed` | ignored | the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning |\n| `remoteControl/status/changed` | ignored | remote-control pairing/connection state of the app-server itself, not agent runtime activity |\n| `serverRequest/resolved` | mapped | `request.resolved` |\n| `skills/changed` | ignored | client-side skill catalog refresh; not agent runtime activity |\n| `thread/archived` | mapped | `thread.state.changed` |\n| `thread/attachment/updated` | ignored | bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) |\n| `thread/closed` | mapped | `thread.state.changed` |\n| `thread/compacted` | mapped | `thread.state.changed` |\n| `thread/deleted` | mapped | `thread.state.changed` |\n| `thread/environment/connected` | mapped | `thread.metadata.updated` |\n| `thread/environment/disconnected` | mapped | `thread.metadata.updated` |\n| `thread/goal/cleared` | mapped | `thread.metadata.updated` |\n| `thread/goal/updated` | mapped | `thread.metadata.updated` |\n| `thread/name/updated` | mapped | `thread.metadata.updated` |\n| `thread/prediction/updated` | ignored | a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity |\n| `thread/project/updated` | ignored | the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning |\n| `thread/queue/changed` | ignored | the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) |\n| `thread/readState/changed` | ignored | the client's read/unread marker for a thread (UI bookkeeping), not agent activity |\n| `thread/realtime/closed` | mapped | `thread.realtime.closed` |\n| `thread/realtime/error` | mapped | `thread.realtime.error` |\n| `thread/realtime/item/completed` | mapped | `thread.realtime.item-added` |\n| `thread/realtime/item/started` | ignored | streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event |\n| `thread/realtime/item/transcript/delta` | ignored | streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event |\n| `thread/realtime/itemAdded` | mapped | `thread.realtime.item-added` |\n| `thread/realtime/outputAudio/delta` | mapped | `thread.realtime.audio.delta` |\n| `thread/realtime/sdp` | ignored | WebRTC session description for the client's media connection; transport negotiation, not conversation content |\n| `thread/realtime/started` | mapped | `thread.realtime.started` |\n| `thread/realtime/transcript/delta` | ignored | streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event |\n| `thread/realtime/transcript/done` | mapped | `thread.realtime.item-added` |\n| `thread/reverted` | mapped | `thread.metadata.updated` |\n| `thread/search/partial` | ignored | incremental results of the client's thread/search/stream query over stored threads |\n| `thread/section/changed` | ignored | the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning |\n| `thread/settings/updated` | mapped | `thread.metadata.updated` |\n| `thread/started` | mapped | `thread.started` |\n| `thread/status/changed` | mapped | `thread.state.changed` |\n| `thread/tokenUsage/updated` | mapped | `thread.token-usage.updated` |\n| `thread/unarchived` | mapped | `thread.state.changed` |\n| `turn/completed` | mapped | `thread.state.changed`, `turn.completed` |\n| `turn/diff/updated` | mapped | `turn.diff.updated` |\n| `turn/moderationMetadata` | ignored | opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it |\n| `turn/plan/updated` | mapped | `turn.plan.updated` |\n| `turn/started` | mapped | `turn.started` |\n| `warning` | mapped | `runtime.warning` |\n| `windows/worldWritableWarning` | mapped | `runtime.warning` |\n| `windowsSandbox/setupCompleted` | mapped | `runtime.warning`, `session.state.changed` |\n\n### request\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/chatgptAuthTokens/refresh` | mapped | `request.opened` |\n| `applyPatchApproval` | mapped | `request.opened` |\n| `attestation/generate` | mapped | `request.opened` |\n| `execCommandApproval` | mapped | `request.opened` |\n| `item/commandExecution/requestApproval` | mapped | `request.opened` |\n| `item/fileChange/requestApproval` | mapped | `request.opened` |\n| `item/permissions/requestApproval` | mapped | `request.opened` |\n| `item/tool/call` | mapped | `request.opened` |\n| `item/tool/requestUserInput` | mapped | `request.opened`, `user-input.requested` |\n| `mcpServer/elicitation/request` | mapped | `request.opened` |\n\n### response\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/chatgptAuthTokens/refresh` | mapped | `request.resolved` |\n| `applyPatchApproval` | mapped | `request.resolved` |\n| `attestation/generate` | mapped | `request.resolved` |\n| `execCommandApproval` | mapped | `request.resolved` |\n| `item/commandExecution/requestApproval` | mapped | `request.resolved` |\n| `item/fileChange/requestApproval` | mapped | `request.resolved` |\n| `item/permissions/requestApproval` | mapped | `request.resolved` |\n| `item/tool/call` | mapped | `request.resolved` |\n| `item/tool/requestUserInput` | mapped | `request.resolved`, `user-input.resolved` |\n| `mcpServer/elicitation/request` | mapped | `request.resolved` |\n\n### clientRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/gatewayOAuth/cancel` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/gatewayOAuth/login` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/gatewayOAuth/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/login/cancel` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/login/start` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/logout` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/rateLimitResetCredit/consume` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/rateLimits/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/securitySetup/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/sendAddCreditsNudgeEmail` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/usage/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/workspaceMessages/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `app/installed` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `app/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `app/read` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `command/exec` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `command/exec/resize` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `command/exec/terminate` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `command/exec/write` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `config/batchWrite` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `config/mcpServer/reload` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `config/read` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `config/value/write` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `configRequirements/read` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `experimentalFeature/enablement/set` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `experimentalFeature/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/detect` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/import` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/import/readHistories` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/import/recordHistory` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `feedback/save` | ignored | the user's feedback reports sent to OpenAI; not agent runtime activity |\n| `feedback/upload` | ignored | the user's feedback reports sent to OpenAI; not agent runtime activity |\n| `fs/copy` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/createDirectory` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/getMetadata` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/readDirectory` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/readFile` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/remove` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/unwatch` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/watch` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/writeFile` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fuzzyFileSearch` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `hooks/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `initialize` | ignored | the client's handshake; its response is mapped (initialize-response row) |\n| `marketplace/add` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `marketplace/remove` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `marketplace/upgrade` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `mcpServer/oauth/login` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `mcpServer/resource/read` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `mcpServer/tool/call` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `mcpServerStatus/list` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `model/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/capabilities/read` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/config/write` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/default/set` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `permissionProfile/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `plugin/install` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/installed` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/read` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/reconcile` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/checkout` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/delete` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/save` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/updateTargets` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/skill/read` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/uninstall` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `review/start` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `skills/config/write` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `skills/extraRoots/set` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `skills/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `thread/approveGuardianDeniedAction` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/archive` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/attachment/add` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/attachment/list` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/attachment/remove` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/attachmentOwner/list` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/compact/start` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/delete` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/fork` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/goal/clear` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/goal/get` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/goal/set` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/inject_items` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/items/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/loaded/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/metadata/update` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/name/set` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/read` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/resume` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/revert` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/section/move` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/shellCommand` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/start` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/turns/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/unarchive` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/unsubscribe` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `threadSection/create` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `threadSection/delete` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `threadSection/list` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `threadSection/update` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `turn/interrupt` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `turn/start` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `turn/steer` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `windowsSandbox/readiness` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `windowsSandbox/setupStart` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n\n### clientNotification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `initialized` | ignored | the client's handshake acknowledgement after initialize; carries no data |\n\n### clientResponse\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `*` | mapped | `runtime.error` |\n| `initialize` | mapped | `session.configured`, `session.started` |\n| `thread/read` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `thread.started`, `thread.state.changed`, `turn.completed`, `turn.started` |\n| `thread/resume` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `thread.started`, `thread.state.changed`, `turn.completed`, `turn.started` |\n\n\n## codex-eventmsg\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `agent_message` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `agent_message_content_delta` | mapped | `content.delta` |\n| `agent_reasoning` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `agent_reasoning_raw_content` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `agent_reasoning_section_break` | mapped | `item.updated` |\n| `apply_patch_approval_request` | mapped | `request.opened` |\n| `auth_recovery_completed` | mapped | `auth.status` |\n| `auth_recovery_started` | mapped | `auth.status` |\n| `collab_agent_interaction_begin` | mapped | `item.started` |\n| `collab_agent_interaction_end` | mapped | `item.completed` |\n| `collab_agent_spawn_begin` | mapped | `item.started` |\n| `collab_agent_spawn_end` | mapped | `item.completed` |\n| `collab_close_begin` | mapped | `item.started` |\n| `collab_close_end` | mapped | `item.completed` |\n| `collab_resume_begin` | mapped | `item.started` |\n| `collab_resume_end` | mapped | `item.completed` |\n| `collab_waiting_begin` | mapped | `item.started` |\n| `collab_waiting_end` | mapped | `item.completed` |\n| `context_compacted` | mapped | `thread.state.changed` |\n| `deprecation_notice` | mapped | `deprecation.notice` |\n| `dynamic_tool_call_request` | mapped | `item.started`, `request.opened` |\n| `dynamic_tool_call_response` | mapped | `item.completed`, `request.resolved` |\n| `elicitation_abandoned` | mapped | `request.resolved` |\n| `elicitation_request` | mapped | `request.opened` |\n| `entered_review_mode` | mapped | `item.completed`, `item.started` |\n| `environment_connected` | mapped | `thread.metadata.updated` |\n| `environment_disconnected` | mapped | `thread.metadata.updated` |\n| `error` | mapped | `runtime.error` |\n| `exec_approval_request` | mapped | `request.opened` |\n| `exec_command_begin` | mapped | `item.started`, `request.resolved` |\n| `exec_command_end` | mapped | `content.delta`, `item.completed`, `request.resolved` |\n| `exec_command_output_delta` | mapped | `content.delta` |\n| `exited_review_mode` | mapped | `item.completed`, `item.started` |\n| `guardian_assessment` | mapped | `item.updated` |\n| `guardian_warning` | mapped | `runtime.warning` |\n| `hook_completed` | mapped | `hook.completed` |\n| `hook_started` | mapped | `hook.started` |\n| `image_generation_begin` | mapped | `item.started` |\n| `image_generation_end` | mapped | `item.completed` |\n| `item_completed` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `item_started` | mapped | `item.started` |\n| `mcp_startup_complete` | mapped | `mcp.status.updated` |\n| `mcp_startup_update` | mapped | `mcp.status.updated` |\n| `mcp_tool_call_begin` | mapped | `item.started` |\n| `mcp_tool_call_end` | mapped | `item.completed` |\n| `model_reroute` | mapped | `model.rerouted` |\n| `model_verification` | mapped | `runtime.warning` |\n| `patch_apply_begin` | mapped | `item.started`, `item.updated`, `request.resolved` |\n| `patch_apply_end` | mapped | `content.delta`, `item.completed`, `request.resolved` |\n| `patch_apply_updated` | mapped | `item.updated` |\n| `plan_delta` | mapped | `content.delta` |\n| `plan_update` | mapped | `turn.plan.updated` |\n| `raw_response_completed` | ignored | raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) |\n| `raw_response_item` | ignored | raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) |\n| `realtime_conversation_closed` | mapped | `thread.realtime.closed` |\n| `realtime_conversation_list_voices_response` | ignored | answers the client's request for the realtime voice catalog; not conversation activity |\n| `realtime_conversation_realtime` | mapped | `thread.realtime.audio.delta`, `thread.realtime.error`, `thread.realtime.item-added` |\n| `realtime_conversation_sdp` | ignored | WebRTC session description for the client's media connection; transport negotiation, not conversation content |\n| `realtime_conversation_started` | mapped | `thread.realtime.started` |\n| `reasoning_content_delta` | mapped | `content.delta` |\n| `reasoning_raw_content_delta` | mapped | `content.delta` |\n| `request_permissions` | mapped | `request.opened` |\n| `request_user_input` | mapped | `request.opened`, `user-input.requested` |\n| `safety_buffering` | mapped | `runtime.warning` |\n| `session_configured` | mapped | `session.configured`, `thread.started` |\n| `shutdown_complete` | mapped | `session.exited` |\n| `stream_error` | mapped | `runtime.warning` |\n| `sub_agent_activity` | mapped | `item.completed`, `item.started`, `item.updated` |\n| `task_complete` | mapped | `request.resolved`, `turn.completed` |\n| `task_started` | mapped | `turn.started` |\n| `terminal_interaction` | mapped | `item.updated` |\n| `thread_goal_updated` | mapped | `thread.metadata.updated` |\n| `thread_queue_changed` | ignored | the client's queue of not-yet-sent prompts changed (carries only the thread id) |\n| `thread_rolled_back` | mapped | `thread.metadata.updated` |\n| `thread_settings_applied` | mapped | `thread.metadata.updated` |\n| `token_count` | mapped | `account.rate-limits.updated`, `thread.token-usage.updated` |\n| `turn_aborted` | mapped | `request.resolved`, `turn.aborted` |\n| `turn_complete` | mapped | `request.resolved`, `turn.completed` |\n| `turn_diff` | mapped | `turn.diff.updated` |\n| `turn_moderation_metadata` | ignored | opaque first-party moderation metadata meant for client presentation; no canonical event carries it |\n| `turn_started` | mapped | `turn.started` |\n| `user_message` | mapped | `item.completed`, `item.started` |\n| `view_image_tool_call` | mapped | `item.completed`, `item.started` |\n| `warning` | mapped | `runtime.warning` |\n| `web_search_begin` | mapped | `item.started` |\n| `web_search_end` | mapped | `item.completed` |\n\n### legacy\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `agent_message_delta` | mapped | `content.delta`, `item.started` |\n| `agent_reasoning_delta` | mapped | `content.delta`, `item.started` |\n| `agent_reasoning_raw_content_delta` | mapped | `content.delta`, `item.started` |\n| `background_event` | mapped | `runtime.warning` |\n| `get_history_entry_response` | ignored | answers the client's request for an entry of the prompt-history file (composer history), not conversation content |\n| `list_custom_prompts_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `list_remote_skills_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `list_skills_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `mcp_list_tools_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `remote_skill_downloaded` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `skills_update_available` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `thread_name_updated` | mapped | `thread.metadata.updated` |\n| `undo_completed` | ignored | progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity |\n| `undo_started` | ignored | progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity |\n\n\n## codex-exec\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `error` | mapped | `runtime.error` |\n| `item.completed` | mapped | `content.delta`, `item.completed`, `item.started`, `runtime.error`, `turn.plan.updated` |\n| `item.started` | mapped | `item.started`, `turn.plan.updated` |\n| `item.updated` | mapped | `item.started`, `item.updated`, `turn.plan.updated` |\n| `thread.started` | mapped | `thread.started` |\n| `turn.completed` | mapped | `turn.completed` |\n| `turn.failed` | mapped | `runtime.error`, `turn.completed` |\n| `turn.started` | mapped | `turn.started` |\n\n\n## codex-rollout\n\n### line\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `compacted` | mapped | `thread.state.changed` |\n| `dynamic_tools_updated` | mapped | `thread.metadata.updated` |\n| `event_msg` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `deprecation.notice`, `hook.completed`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `mcp.status.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.exited`, `thread.metadata.updated`, `thread.realtime.audio.delta`, `thread.realtime.closed`, `thread.realtime.error`, `thread.realtime.item-added`, `thread.realtime.started`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.aborted`, `turn.completed`, `turn.diff.updated`, `turn.plan.updated`, `turn.started`, `user-input.requested` |\n| `inter_agent_communication` | ignored | the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines |\n| `inter_agent_communication_metadata` | ignored | the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines |\n| `realtime_item` | mapped | `thread.realtime.closed`, `thread.realtime.item-added`, `thread.realtime.started` |\n| `response_item` | mapped | `content.delta`, `item.completed`, `item.started`, `runtime.warning`, `session.configured` |\n| `retained_context` | ignored | bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own |\n| `security_risk_score` | ignored | scores of Codex's internal safety classifier for the session; no canonical event carries them |\n| `session_meta` | mapped | `session.started`, `thread.started` |\n| `token_usage_record` | ignored | per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice |\n| `turn_context` | mapped | `session.configured` |\n| `world_state` | ignored | a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity |\n\n\n## cursor-cli\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `assistant` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `result` | mapped | `runtime.error`, `turn.completed` |\n| `system` | mapped | `runtime.warning`, `session.configured`, `session.started`, `thread.started` |\n| `thinking` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `tool_call` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `turn.plan.updated` |\n| `user` | mapped | `item.completed`, `turn.started` |\n\n\n## opencode\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `catalog.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `command.executed` | ignored | a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn |\n| `file.edited` | ignored | file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff |\n| `file.watcher.updated` | ignored | file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff |\n| `global.disposed` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `installation.update-available` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `installation.updated` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `integration.connection.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `integration.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `lsp.client.diagnostics` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `lsp.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `mcp.browser.open.failed` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `mcp.tools.changed` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `message.part.delta` | mapped | `content.delta` |\n| `message.part.removed` | ignored | a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event |\n| `message.part.updated` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated` |\n| `message.removed` | ignored | a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event |\n| `message.updated` | mapped | `thread.token-usage.updated`, `turn.started` |\n| `models-dev.refreshed` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `permission.asked` | mapped | `request.opened` |\n| `permission.replied` | mapped | `request.resolved` |\n| `permission.updated` | mapped | `request.opened` |\n| `permission.v2.asked` | mapped | `request.opened` |\n| `permission.v2.replied` | mapped | `request.resolved` |\n| `plugin.added` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `project.directories.updated` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `project.updated` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `pty.created` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `pty.deleted` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `pty.exited` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `pty.updated` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `question.asked` | mapped | `request.opened`, `user-input.requested` |\n| `question.rejected` | mapped | `request.resolved`, `user-input.resolved` |\n| `question.replied` | mapped | `request.resolved`, `user-input.resolved` |\n| `question.v2.asked` | mapped | `request.opened`, `user-input.requested` |\n| `question.v2.rejected` | mapped | `request.resolved`, `user-input.resolved` |\n| `question.v2.replied` | mapped | `request.resolved`, `user-input.resolved` |\n| `reference.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `server.connected` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `server.instance.disposed` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `session.compacted` | mapped | `thread.state.changed` |\n| `session.created` | mapped | `thread.metadata.updated`, `thread.started` |\n| `session.deleted` | mapped | `thread.state.changed`, `turn.completed` |\n| `session.diff` | mapped | `turn.diff.updated` |\n| `session.error` | mapped | `runtime.error`, `turn.completed` |\n| `session.idle` | mapped | `turn.completed` |\n| `session.next.agent.switched` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.compaction.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.compaction.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.compaction.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.context.updated` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.model.switched` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.moved` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.prompt.admitted` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.prompted` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.reasoning.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.reasoning.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.reasoning.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.retried` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.revert.cleared` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.revert.committed` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.revert.staged` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.shell.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.shell.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.step.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.step.failed` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.step.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.synthetic` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.text.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.text.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.text.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.called` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.failed` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.input.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.input.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.input.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.progress` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.success` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.status` | mapped | `runtime.warning`, `turn.completed` |\n| `session.updated` | mapped | `thread.metadata.updated` |\n| `todo.updated` | mapped | `turn.plan.updated` |\n| `tui.command.execute` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `tui.prompt.append` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `tui.session.select` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `tui.toast.show` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `vcs.branch.updated` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `workspace.failed` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `workspace.ready` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `workspace.status` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `worktree.failed` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `worktree.ready` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n\n\n## opencode-history\n\n### entry\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `entry` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.error`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.completed`, `turn.diff.updated`, `turn.started` |\n\n\n## opencode-run\n\n### run\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `done` | mapped | `turn.completed` |\n| `error` | mapped | `runtime.error`, `turn.completed` |\n| `reasoning` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n| `step_finish` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.completed`, `turn.diff.updated`, `turn.started` |\n| `step_start` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n| `text` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n| `tool_use` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n";
+export const COMPATIBILITY_MARKDOWN: string = "<!-- Generated by agentnorm codegen from mappings/*.yaml. DO NOT EDIT; run `npm run codegen`. -->\n# Compatibility matrix\n\n## Upstream coverage\n\n| surface | upstream | kind | upstream methods | mapped | ignored | missing | patterns |\n|---|---|---|---:|---:|---:|---:|---:|\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | notification | 6 | 4 | 2 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | request | 11 | 4 | 7 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | response | — | 4 | 0 | 0 | 3 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | clientRequest | 13 | 2 | 11 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | clientNotification | 2 | 1 | 1 | 0 | 2 |\n| acp | @agentclientprotocol/sdk@2.4.0 + cursor-agent acp extensions (agentnorm's schema)@2026-11-30 + ACP session model request (agentnorm's schema)@2026-12-02 | clientResponse | — | 11 | 0 | 0 | 3 |\n| claude-permission | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionResult | 2 | 2 | 0 | 0 | 0 |\n| claude-permission | @anthropic-ai/claude-agent-sdk@0.2.62 | wire | 3 | 3 | 0 | 0 | 0 |\n| claude-permission | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionRequest | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | message | 13 | 13 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | message | 10 | 10 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | permissionResult | 2 | 2 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | permissionResult | 2 | 2 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | permissionRequest | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | elicitationRequest | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | elicitationResult | — | 3 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | userDialogRequest | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | userDialogResult | — | 2 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | answeredElsewhere | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | control | — | 1 | 0 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | wire | 5 | 3 | 2 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | wire | 3 | 3 | 0 | 0 | 0 |\n| claude-transcript | @anthropic-ai/claude-agent-sdk@0.3.333 | line | 15 | 6 | 9 | 0 | 0 |\n| claude-transcript | @anthropic-ai/claude-agent-sdk@0.2.62 | line | 6 | 4 | 2 | 0 | 0 |\n| claude-transcript | @anthropic-ai/claude-agent-sdk@0.3.333 | notification | — | 5 | 0 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | notification | 87 | 62 | 25 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | request | 10 | 10 | 0 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | response | — | 10 | 0 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | clientRequest | 110 | 0 | 110 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | clientNotification | 1 | 0 | 1 | 0 | 0 |\n| codex-app-server | @openai/codex@0.171.0 | clientResponse | — | 3 | 0 | 0 | 1 |\n| codex-eventmsg | @openai/codex@0.171.0 | event | 86 | 80 | 6 | 0 | 0 |\n| codex-eventmsg | @openai/codex@0.171.0 | legacy | 14 | 5 | 9 | 0 | 0 |\n| codex-exec | @openai/codex-sdk@0.163.0 | event | 8 | 8 | 0 | 0 | 0 |\n| codex-rollout | @openai/codex@0.171.0 | line | 13 | 7 | 6 | 0 | 0 |\n| cursor-cli | cursor-agent stream-json (agentnorm's schema)@2026-11-30 | event | 6 | 6 | 0 | 0 | 0 |\n| opencode | @opencode-ai/sdk@1.18.33 | event | 91 | 23 | 68 | 0 | 0 |\n| opencode-history | @opencode-ai/sdk@1.18.33 | entry | 1 | 1 | 0 | 0 | 0 |\n| opencode-run | @opencode-ai/sdk@1.18.33 | run | 7 | 7 | 0 | 0 | 0 |\n\n### Subtypes\n\nKinds whose types have subtypes (`subtag`): every subtype of every type, per pinned version.\n\n| surface | upstream | kind | subtypes | mapped | ignored | missing |\n|---|---|---|---:|---:|---:|---:|\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | message | 37 | 35 | 2 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | message | 15 | 15 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.3.333 | wire | 41 | 41 | 0 | 0 |\n| claude-sdk | @anthropic-ai/claude-agent-sdk@0.2.62 | wire | 17 | 17 | 0 | 0 |\n\n## Canonical event type × surface\n\nNumber of upstream methods that produce each canonical event type.\n\n| canonical event | acp | claude-permission | claude-sdk | claude-transcript | codex-app-server | codex-eventmsg | codex-exec | codex-rollout | cursor-cli | opencode | opencode-history | opencode-run |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| `session.started` | 3 | — | — | — | 1 | — | — | 1 | 1 | — | — | — |\n| `session.configured` | 8 | 6 | 5 | 6 | 1 | 1 | — | 3 | 1 | — | — | — |\n| `session.state.changed` | 3 | 6 | 4 | 5 | 1 | — | — | — | — | — | — | — |\n| `session.exited` | — | — | — | — | — | 1 | — | 1 | — | — | — | — |\n| `thread.started` | 3 | 6 | 3 | 5 | 3 | 1 | 1 | 2 | 1 | 1 | — | — |\n| `thread.state.changed` | 3 | 6 | 3 | 5 | 9 | 1 | — | 2 | — | 3 | 1 | 6 |\n| `thread.metadata.updated` | 1 | 6 | 7 | 6 | 7 | 6 | — | 2 | — | 2 | — | — |\n| `thread.token-usage.updated` | 1 | 6 | 3 | 5 | 1 | 1 | — | 1 | — | 2 | 1 | 6 |\n| `thread.realtime.started` | — | — | — | — | 1 | 1 | — | 2 | — | — | — | — |\n| `thread.realtime.item-added` | — | — | — | — | 3 | 1 | — | 2 | — | — | — | — |\n| `thread.realtime.audio.delta` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `thread.realtime.error` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `thread.realtime.closed` | — | — | — | — | 1 | 1 | — | 2 | — | — | — | — |\n| `turn.started` | 2 | 6 | 3 | 5 | 3 | 2 | 1 | 1 | 1 | 1 | 1 | 6 |\n| `turn.completed` | 6 | 6 | 3 | 8 | 3 | 2 | 2 | 1 | 1 | 4 | 1 | 3 |\n| `turn.aborted` | — | — | — | — | — | 1 | — | 1 | — | — | — | — |\n| `turn.plan.updated` | 3 | 6 | 2 | 5 | 1 | 1 | 3 | 1 | 1 | 1 | — | — |\n| `turn.diff.updated` | 1 | — | — | — | 1 | 1 | — | 1 | — | 2 | 1 | 6 |\n| `item.started` | 4 | 6 | 3 | 5 | 3 | 24 | 3 | 2 | 3 | 1 | 1 | 6 |\n| `item.updated` | 1 | 6 | 3 | 5 | 8 | 6 | 1 | 1 | 1 | 1 | 1 | 6 |\n| `item.completed` | 4 | 6 | 3 | 5 | 3 | 20 | 1 | 2 | 4 | 1 | 1 | 6 |\n| `content.delta` | 1 | 6 | 3 | 5 | 9 | 14 | 1 | 2 | 3 | 2 | 1 | 6 |\n| `request.opened` | 4 | 6 | 7 | 5 | 10 | 6 | — | 1 | — | 5 | — | — |\n| `request.resolved` | 5 | 6 | 13 | 5 | 21 | 9 | — | 1 | — | 6 | — | — |\n| `user-input.requested` | 2 | 6 | 5 | 5 | 1 | 1 | — | 1 | — | 2 | — | — |\n| `user-input.resolved` | 2 | 6 | 9 | 5 | 1 | — | — | — | — | 4 | — | — |\n| `task.started` | 1 | 6 | 3 | 5 | — | — | — | — | — | 1 | 1 | 6 |\n| `task.progress` | 1 | 6 | 3 | 5 | — | — | — | — | — | — | — | — |\n| `task.completed` | 1 | 6 | 3 | 5 | — | — | — | — | — | 1 | 1 | 6 |\n| `hook.started` | — | 6 | 3 | 5 | 1 | 1 | — | 1 | — | — | — | — |\n| `hook.progress` | — | 6 | 3 | 5 | — | — | — | — | — | — | — | — |\n| `hook.completed` | — | 6 | 3 | 6 | 1 | 1 | — | 1 | — | — | — | — |\n| `tool.progress` | — | 6 | 3 | 5 | 1 | — | — | — | — | — | — | — |\n| `tool.summary` | — | 6 | 3 | 5 | — | — | — | — | — | — | — | — |\n| `auth.status` | 1 | 6 | 3 | 5 | 4 | 2 | — | 1 | — | — | — | — |\n| `account.updated` | — | — | — | — | 1 | — | — | — | — | — | — | — |\n| `account.rate-limits.updated` | — | 6 | 3 | 5 | 1 | 1 | — | 1 | — | — | — | — |\n| `mcp.status.updated` | — | — | — | — | 1 | 2 | — | 1 | — | — | — | — |\n| `mcp.oauth.completed` | — | — | — | — | 1 | — | — | — | — | — | — | — |\n| `model.rerouted` | — | 6 | 3 | 5 | 1 | 1 | — | 1 | — | — | — | — |\n| `config.warning` | — | — | — | — | 1 | — | — | — | — | — | — | — |\n| `deprecation.notice` | — | — | — | — | 1 | 1 | — | 1 | — | — | — | — |\n| `files.persisted` | — | 6 | 3 | 5 | — | — | — | — | — | — | — | — |\n| `runtime.warning` | 16 | 6 | 4 | 5 | 7 | 6 | — | 2 | 1 | 2 | 1 | 6 |\n| `runtime.error` | 6 | 6 | 4 | 6 | 2 | 1 | 3 | 1 | 1 | 1 | 1 | 1 |\n\n## acp\n\n### notification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `$/cancel_request` | ignored | protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it |\n| `cursor/*` | mapped | `runtime.warning` |\n| `cursor/generate_image` | mapped | `item.completed`, `item.started` |\n| `cursor/task` | mapped | `task.completed`, `task.progress`, `task.started` |\n| `cursor/update_todos` | mapped | `turn.plan.updated` |\n| `elicitation/complete` | ignored | completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request |\n| `session/update` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.error`, `runtime.warning`, `session.configured`, `thread.metadata.updated`, `thread.state.changed`, `thread.token-usage.updated`, `turn.completed`, `turn.diff.updated`, `turn.plan.updated`, `turn.started` |\n\n### request\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `cursor/*` | mapped | `runtime.warning` |\n| `cursor/ask_question` | mapped | `request.opened`, `user-input.requested` |\n| `cursor/create_plan` | mapped | `request.opened`, `turn.plan.updated` |\n| `elicitation/create` | mapped | `request.opened`, `user-input.requested` |\n| `fs/read_text_file` | ignored | the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) |\n| `fs/write_text_file` | ignored | the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) |\n| `session/request_permission` | mapped | `item.started`, `request.opened` |\n| `terminal/create` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/kill` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/output` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/release` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n| `terminal/wait_for_exit` | ignored | the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) |\n\n### response\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `*` | mapped | `request.resolved`, `runtime.warning` |\n| `cursor/*` | mapped | `runtime.warning` |\n| `cursor/ask_question` | mapped | `request.resolved`, `user-input.resolved` |\n| `cursor/create_plan` | mapped | `request.resolved` |\n| `elicitation/create` | mapped | `request.resolved`, `user-input.resolved` |\n| `session/request_permission` | mapped | `item.completed`, `request.resolved` |\n\n### clientRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `authenticate` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `cursor/*` | mapped | `runtime.warning` |\n| `initialize` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `logout` | ignored | the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) |\n| `session/close` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/delete` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/list` | ignored | the client browsing stored sessions (catalog query); not runtime activity |\n| `session/load` | mapped | (dispatch) |\n| `session/new` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/prompt` | mapped | `item.completed`, `item.started`, `runtime.error`, `turn.completed`, `turn.started` |\n| `session/resume` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/set_config_option` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/set_mode` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n| `session/set_model` | ignored | the client's own requests; their answers are mapped (clientResponse rows), which carry what matters |\n\n### clientNotification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `$/cancel_request` | ignored | protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it |\n| `cursor/*` | mapped | `runtime.warning` |\n| `session/cancel` | mapped | `runtime.warning` |\n\n### clientResponse\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `_*` | mapped | `runtime.warning` |\n| `*` | mapped | `runtime.error`, `runtime.warning` |\n| `authenticate` | mapped | `auth.status`, `runtime.error` |\n| `cursor/*` | mapped | `runtime.warning` |\n| `initialize` | mapped | `session.configured` |\n| `session/close` | mapped | `thread.state.changed` |\n| `session/delete` | mapped | `thread.state.changed` |\n| `session/load` | mapped | `runtime.error`, `session.configured`, `session.started`, `session.state.changed`, `thread.started`, `turn.completed` |\n| `session/new` | mapped | `session.configured`, `session.started`, `session.state.changed`, `thread.started` |\n| `session/prompt` | mapped | `runtime.error`, `turn.completed` |\n| `session/resume` | mapped | `session.configured`, `session.started`, `session.state.changed`, `thread.started`, `turn.completed` |\n| `session/set_config_option` | mapped | `session.configured` |\n| `session/set_mode` | mapped | `session.configured` |\n| `session/set_model` | mapped | `session.configured` |\n\n\n## claude-permission\n\n### permissionResult\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `allow` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `deny` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n\n### wire\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `control_cancel_request` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `control_request` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `control_response` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n\n### permissionRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `request` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n\n\n## claude-sdk\n\n### message\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `active_goal` | mapped (0.3.333 only) | `thread.metadata.updated` |\n| `assistant` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `auth_status` | mapped | `auth.status` |\n| `autocompact_state` | mapped (0.3.333 only) | `thread.metadata.updated` |\n| `conversation_reset` | mapped (0.3.333 only) | `session.state.changed`, `thread.metadata.updated` |\n| `prompt_suggestion` | mapped | `thread.metadata.updated` |\n| `rate_limit_event` | mapped | `account.rate-limits.updated` |\n| `result` | mapped | `runtime.error`, `turn.completed` |\n| `stream_event` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `thread.token-usage.updated` |\n| `system` | ignored | token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows |\n| `tool_progress` | mapped | `tool.progress` |\n| `tool_use_summary` | mapped | `tool.summary` |\n| `user` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n\n### permissionResult\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `allow` | mapped | `request.resolved` |\n| `deny` | mapped | `request.resolved` |\n\n### permissionRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `request` | mapped | `request.opened` |\n\n### elicitationRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `request` | mapped | `request.opened`, `user-input.requested` |\n\n### elicitationResult\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `accept` | mapped | `request.resolved`, `user-input.resolved` |\n| `cancel` | mapped | `request.resolved`, `user-input.resolved` |\n| `decline` | mapped | `request.resolved`, `user-input.resolved` |\n\n### userDialogRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `request` | mapped | `request.opened`, `user-input.requested` |\n\n### userDialogResult\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `cancelled` | mapped | `request.resolved`, `user-input.resolved` |\n| `completed` | mapped | `request.resolved`, `user-input.resolved` |\n\n### answeredElsewhere\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `answer` | mapped | `request.resolved`, `user-input.resolved` |\n\n### control\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `interrupt` | mapped | (dispatch) |\n\n### wire\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `control_cancel_request` | mapped | `request.resolved` |\n| `control_request` | mapped | `request.opened`, `session.configured`, `user-input.requested` |\n| `control_response` | mapped | `request.resolved`, `runtime.warning`, `session.configured`, `user-input.resolved` |\n| `keep_alive` | ignored (0.3.333 only) | a keep-alive frame of the stdio transport; carries nothing |\n| `transcript_mirror` | ignored (0.3.333 only) | transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts |\n\n\n## claude-transcript\n\n### line\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `api-request` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `api-request-blob` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `api-request-shape` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `assistant` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `atis-latch` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `attachment` | ignored (0.3.333 only) | context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it |\n| `cost-state` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `file-history-snapshot` | ignored | Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart |\n| `last-prompt` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `mode` | mapped (0.3.333 only) | `session.configured` |\n| `queue-operation` | ignored | Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once |\n| `summary` | mapped | `thread.metadata.updated` |\n| `system` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `tools-used` | ignored (0.3.333 only) | Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity |\n| `user` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n\n### notification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `local-command-output` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `sdk` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `files.persisted`, `hook.completed`, `hook.progress`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.state.changed`, `task.completed`, `task.progress`, `task.started`, `thread.metadata.updated`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `tool.progress`, `tool.summary`, `turn.completed`, `turn.plan.updated`, `turn.started`, `user-input.requested`, `user-input.resolved` |\n| `turn-completed` | mapped | `turn.completed` |\n| `turn-failed` | mapped | `runtime.error`, `turn.completed` |\n| `turn-interrupted` | mapped | `turn.completed` |\n\n\n## codex-app-server\n\n### notification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/gatewayOAuth/changed` | mapped | `auth.status` |\n| `account/login/completed` | mapped | `auth.status` |\n| `account/rateLimits/updated` | mapped | `account.rate-limits.updated` |\n| `account/updated` | mapped | `account.updated` |\n| `app/list/updated` | mapped | `runtime.warning` |\n| `autoApprovalReview/strictReviewRequired` | ignored | carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* |\n| `command/exec/outputDelta` | ignored | output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn |\n| `configWarning` | mapped | `config.warning` |\n| `deprecationNotice` | mapped | `deprecation.notice` |\n| `error` | mapped | `runtime.error` |\n| `externalAgentConfig/import/completed` | ignored | progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) |\n| `externalAgentConfig/import/progress` | ignored | progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) |\n| `fs/changed` | ignored | file-watch events for the client's own fs/watch subscriptions, not agent activity |\n| `fuzzyFileSearch/sessionCompleted` | ignored | results of the client's fuzzy file search (the composer's @-file picker) |\n| `fuzzyFileSearch/sessionUpdated` | ignored | results of the client's fuzzy file search (the composer's @-file picker) |\n| `guardianWarning` | mapped | `runtime.warning` |\n| `hook/completed` | mapped | `hook.completed` |\n| `hook/started` | mapped | `hook.started` |\n| `item/agentMessage/delta` | mapped | `content.delta` |\n| `item/autoApprovalReview/completed` | mapped | `item.updated` |\n| `item/autoApprovalReview/started` | mapped | `item.updated` |\n| `item/commandExecution/outputDelta` | mapped | `content.delta` |\n| `item/commandExecution/terminalInteraction` | mapped | `item.updated` |\n| `item/completed` | mapped | `content.delta`, `item.completed`, `item.updated` |\n| `item/fileChange/outputDelta` | mapped | `content.delta` |\n| `item/fileChange/patchUpdated` | mapped | `item.updated` |\n| `item/mcpToolCall/progress` | mapped | `tool.progress` |\n| `item/plan/delta` | mapped | `content.delta` |\n| `item/reasoning/summaryPartAdded` | mapped | `item.updated` |\n| `item/reasoning/summaryTextDelta` | mapped | `content.delta` |\n| `item/reasoning/textDelta` | mapped | `content.delta` |\n| `item/started` | mapped | `item.started` |\n| `mcpServer/event/stream/notification` | ignored | raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn |\n| `mcpServer/oauthLogin/completed` | mapped | `mcp.oauth.completed` |\n| `mcpServer/startupStatus/updated` | mapped | `mcp.status.updated` |\n| `model/rerouted` | mapped | `model.rerouted` |\n| `model/safetyBuffering/updated` | mapped | `runtime.warning` |\n| `model/verification` | mapped | `runtime.warning` |\n| `modelProvider/authRecoveryCompleted` | mapped | `auth.status` |\n| `modelProvider/authRecoveryStarted` | mapped | `auth.status` |\n| `process/exited` | ignored | output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn |\n| `process/outputDelta` | ignored | output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn |\n| `project/changed` | ignored | the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning |\n| `remoteControl/status/changed` | ignored | remote-control pairing/connection state of the app-server itself, not agent runtime activity |\n| `serverRequest/resolved` | mapped | `request.resolved` |\n| `skills/changed` | ignored | client-side skill catalog refresh; not agent runtime activity |\n| `thread/archived` | mapped | `thread.state.changed` |\n| `thread/attachment/updated` | ignored | bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) |\n| `thread/closed` | mapped | `thread.state.changed` |\n| `thread/compacted` | mapped | `thread.state.changed` |\n| `thread/deleted` | mapped | `thread.state.changed` |\n| `thread/environment/connected` | mapped | `thread.metadata.updated` |\n| `thread/environment/disconnected` | mapped | `thread.metadata.updated` |\n| `thread/goal/cleared` | mapped | `thread.metadata.updated` |\n| `thread/goal/updated` | mapped | `thread.metadata.updated` |\n| `thread/name/updated` | mapped | `thread.metadata.updated` |\n| `thread/prediction/updated` | ignored | a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity |\n| `thread/project/updated` | ignored | the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning |\n| `thread/queue/changed` | ignored | the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) |\n| `thread/readState/changed` | ignored | the client's read/unread marker for a thread (UI bookkeeping), not agent activity |\n| `thread/realtime/closed` | mapped | `thread.realtime.closed` |\n| `thread/realtime/error` | mapped | `thread.realtime.error` |\n| `thread/realtime/item/completed` | mapped | `thread.realtime.item-added` |\n| `thread/realtime/item/started` | ignored | streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event |\n| `thread/realtime/item/transcript/delta` | ignored | streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event |\n| `thread/realtime/itemAdded` | mapped | `thread.realtime.item-added` |\n| `thread/realtime/outputAudio/delta` | mapped | `thread.realtime.audio.delta` |\n| `thread/realtime/sdp` | ignored | WebRTC session description for the client's media connection; transport negotiation, not conversation content |\n| `thread/realtime/started` | mapped | `thread.realtime.started` |\n| `thread/realtime/transcript/delta` | ignored | streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event |\n| `thread/realtime/transcript/done` | mapped | `thread.realtime.item-added` |\n| `thread/reverted` | mapped | `thread.metadata.updated` |\n| `thread/search/partial` | ignored | incremental results of the client's thread/search/stream query over stored threads |\n| `thread/section/changed` | ignored | the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning |\n| `thread/settings/updated` | mapped | `thread.metadata.updated` |\n| `thread/started` | mapped | `thread.started` |\n| `thread/status/changed` | mapped | `thread.state.changed` |\n| `thread/tokenUsage/updated` | mapped | `thread.token-usage.updated` |\n| `thread/unarchived` | mapped | `thread.state.changed` |\n| `turn/completed` | mapped | `thread.state.changed`, `turn.completed` |\n| `turn/diff/updated` | mapped | `turn.diff.updated` |\n| `turn/moderationMetadata` | ignored | opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it |\n| `turn/plan/updated` | mapped | `turn.plan.updated` |\n| `turn/started` | mapped | `turn.started` |\n| `warning` | mapped | `runtime.warning` |\n| `windows/worldWritableWarning` | mapped | `runtime.warning` |\n| `windowsSandbox/setupCompleted` | mapped | `runtime.warning`, `session.state.changed` |\n\n### request\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/chatgptAuthTokens/refresh` | mapped | `request.opened` |\n| `applyPatchApproval` | mapped | `request.opened` |\n| `attestation/generate` | mapped | `request.opened` |\n| `execCommandApproval` | mapped | `request.opened` |\n| `item/commandExecution/requestApproval` | mapped | `request.opened` |\n| `item/fileChange/requestApproval` | mapped | `request.opened` |\n| `item/permissions/requestApproval` | mapped | `request.opened` |\n| `item/tool/call` | mapped | `request.opened` |\n| `item/tool/requestUserInput` | mapped | `request.opened`, `user-input.requested` |\n| `mcpServer/elicitation/request` | mapped | `request.opened` |\n\n### response\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/chatgptAuthTokens/refresh` | mapped | `request.resolved` |\n| `applyPatchApproval` | mapped | `request.resolved` |\n| `attestation/generate` | mapped | `request.resolved` |\n| `execCommandApproval` | mapped | `request.resolved` |\n| `item/commandExecution/requestApproval` | mapped | `request.resolved` |\n| `item/fileChange/requestApproval` | mapped | `request.resolved` |\n| `item/permissions/requestApproval` | mapped | `request.resolved` |\n| `item/tool/call` | mapped | `request.resolved` |\n| `item/tool/requestUserInput` | mapped | `request.resolved`, `user-input.resolved` |\n| `mcpServer/elicitation/request` | mapped | `request.resolved` |\n\n### clientRequest\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `account/gatewayOAuth/cancel` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/gatewayOAuth/login` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/gatewayOAuth/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/login/cancel` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/login/start` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/logout` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/rateLimitResetCredit/consume` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/rateLimits/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/securitySetup/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/sendAddCreditsNudgeEmail` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/usage/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `account/workspaceMessages/read` | ignored | client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications |\n| `app/installed` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `app/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `app/read` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `command/exec` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `command/exec/resize` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `command/exec/terminate` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `command/exec/write` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `config/batchWrite` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `config/mcpServer/reload` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `config/read` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `config/value/write` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `configRequirements/read` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `experimentalFeature/enablement/set` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `experimentalFeature/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/detect` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/import` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/import/readHistories` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `externalAgentConfig/import/recordHistory` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `feedback/save` | ignored | the user's feedback reports sent to OpenAI; not agent runtime activity |\n| `feedback/upload` | ignored | the user's feedback reports sent to OpenAI; not agent runtime activity |\n| `fs/copy` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/createDirectory` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/getMetadata` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/readDirectory` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/readFile` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/remove` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/unwatch` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/watch` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fs/writeFile` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `fuzzyFileSearch` | ignored | the client's own filesystem access and file search through the app-server; not agent activity |\n| `hooks/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `initialize` | ignored | the client's handshake; its response is mapped (initialize-response row) |\n| `marketplace/add` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `marketplace/remove` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `marketplace/upgrade` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `mcpServer/oauth/login` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `mcpServer/resource/read` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `mcpServer/tool/call` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `mcpServerStatus/list` | ignored | client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications |\n| `model/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/capabilities/read` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/config/write` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/default/set` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `modelProvider/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `permissionProfile/list` | ignored | client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning |\n| `plugin/install` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/installed` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/read` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/reconcile` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/checkout` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/delete` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/save` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/share/updateTargets` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/skill/read` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `plugin/uninstall` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `review/start` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `skills/config/write` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `skills/extraRoots/set` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `skills/list` | ignored | client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity |\n| `thread/approveGuardianDeniedAction` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/archive` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/attachment/add` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/attachment/list` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/attachment/remove` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/attachmentOwner/list` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/compact/start` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/delete` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/fork` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/goal/clear` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/goal/get` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/goal/set` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/inject_items` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/items/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/loaded/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/metadata/update` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/name/set` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/read` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/resume` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/revert` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/section/move` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `thread/shellCommand` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `thread/start` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/turns/list` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/unarchive` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `thread/unsubscribe` | ignored | client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses |\n| `threadSection/create` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `threadSection/delete` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `threadSection/list` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `threadSection/update` | ignored | client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) |\n| `turn/interrupt` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `turn/start` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `turn/steer` | ignored | the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing |\n| `windowsSandbox/readiness` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n| `windowsSandbox/setupStart` | ignored | client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) |\n\n### clientNotification\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `initialized` | ignored | the client's handshake acknowledgement after initialize; carries no data |\n\n### clientResponse\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `*` | mapped | `runtime.error` |\n| `initialize` | mapped | `session.configured`, `session.started` |\n| `thread/read` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `thread.started`, `thread.state.changed`, `turn.completed`, `turn.started` |\n| `thread/resume` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `thread.started`, `thread.state.changed`, `turn.completed`, `turn.started` |\n\n\n## codex-eventmsg\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `agent_message` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `agent_message_content_delta` | mapped | `content.delta` |\n| `agent_reasoning` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `agent_reasoning_raw_content` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `agent_reasoning_section_break` | mapped | `item.updated` |\n| `apply_patch_approval_request` | mapped | `request.opened` |\n| `auth_recovery_completed` | mapped | `auth.status` |\n| `auth_recovery_started` | mapped | `auth.status` |\n| `collab_agent_interaction_begin` | mapped | `item.started` |\n| `collab_agent_interaction_end` | mapped | `item.completed` |\n| `collab_agent_spawn_begin` | mapped | `item.started` |\n| `collab_agent_spawn_end` | mapped | `item.completed` |\n| `collab_close_begin` | mapped | `item.started` |\n| `collab_close_end` | mapped | `item.completed` |\n| `collab_resume_begin` | mapped | `item.started` |\n| `collab_resume_end` | mapped | `item.completed` |\n| `collab_waiting_begin` | mapped | `item.started` |\n| `collab_waiting_end` | mapped | `item.completed` |\n| `context_compacted` | mapped | `thread.state.changed` |\n| `deprecation_notice` | mapped | `deprecation.notice` |\n| `dynamic_tool_call_request` | mapped | `item.started`, `request.opened` |\n| `dynamic_tool_call_response` | mapped | `item.completed`, `request.resolved` |\n| `elicitation_abandoned` | mapped | `request.resolved` |\n| `elicitation_request` | mapped | `request.opened` |\n| `entered_review_mode` | mapped | `item.completed`, `item.started` |\n| `environment_connected` | mapped | `thread.metadata.updated` |\n| `environment_disconnected` | mapped | `thread.metadata.updated` |\n| `error` | mapped | `runtime.error` |\n| `exec_approval_request` | mapped | `request.opened` |\n| `exec_command_begin` | mapped | `item.started`, `request.resolved` |\n| `exec_command_end` | mapped | `content.delta`, `item.completed`, `request.resolved` |\n| `exec_command_output_delta` | mapped | `content.delta` |\n| `exited_review_mode` | mapped | `item.completed`, `item.started` |\n| `guardian_assessment` | mapped | `item.updated` |\n| `guardian_warning` | mapped | `runtime.warning` |\n| `hook_completed` | mapped | `hook.completed` |\n| `hook_started` | mapped | `hook.started` |\n| `image_generation_begin` | mapped | `item.started` |\n| `image_generation_end` | mapped | `item.completed` |\n| `item_completed` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `item_started` | mapped | `item.started` |\n| `mcp_startup_complete` | mapped | `mcp.status.updated` |\n| `mcp_startup_update` | mapped | `mcp.status.updated` |\n| `mcp_tool_call_begin` | mapped | `item.started` |\n| `mcp_tool_call_end` | mapped | `item.completed` |\n| `model_reroute` | mapped | `model.rerouted` |\n| `model_verification` | mapped | `runtime.warning` |\n| `patch_apply_begin` | mapped | `item.started`, `item.updated`, `request.resolved` |\n| `patch_apply_end` | mapped | `content.delta`, `item.completed`, `request.resolved` |\n| `patch_apply_updated` | mapped | `item.updated` |\n| `plan_delta` | mapped | `content.delta` |\n| `plan_update` | mapped | `turn.plan.updated` |\n| `raw_response_completed` | ignored | raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) |\n| `raw_response_item` | ignored | raw Responses API items / response ids, sent only when the client asks for raw events; the same activity arrives as the mapped EventMsg tags (messages, reasoning, tool calls) |\n| `realtime_conversation_closed` | mapped | `thread.realtime.closed` |\n| `realtime_conversation_list_voices_response` | ignored | answers the client's request for the realtime voice catalog; not conversation activity |\n| `realtime_conversation_realtime` | mapped | `thread.realtime.audio.delta`, `thread.realtime.error`, `thread.realtime.item-added` |\n| `realtime_conversation_sdp` | ignored | WebRTC session description for the client's media connection; transport negotiation, not conversation content |\n| `realtime_conversation_started` | mapped | `thread.realtime.started` |\n| `reasoning_content_delta` | mapped | `content.delta` |\n| `reasoning_raw_content_delta` | mapped | `content.delta` |\n| `request_permissions` | mapped | `request.opened` |\n| `request_user_input` | mapped | `request.opened`, `user-input.requested` |\n| `safety_buffering` | mapped | `runtime.warning` |\n| `session_configured` | mapped | `session.configured`, `thread.started` |\n| `shutdown_complete` | mapped | `session.exited` |\n| `stream_error` | mapped | `runtime.warning` |\n| `sub_agent_activity` | mapped | `item.completed`, `item.started`, `item.updated` |\n| `task_complete` | mapped | `request.resolved`, `turn.completed` |\n| `task_started` | mapped | `turn.started` |\n| `terminal_interaction` | mapped | `item.updated` |\n| `thread_goal_updated` | mapped | `thread.metadata.updated` |\n| `thread_queue_changed` | ignored | the client's queue of not-yet-sent prompts changed (carries only the thread id) |\n| `thread_rolled_back` | mapped | `thread.metadata.updated` |\n| `thread_settings_applied` | mapped | `thread.metadata.updated` |\n| `token_count` | mapped | `account.rate-limits.updated`, `thread.token-usage.updated` |\n| `turn_aborted` | mapped | `request.resolved`, `turn.aborted` |\n| `turn_complete` | mapped | `request.resolved`, `turn.completed` |\n| `turn_diff` | mapped | `turn.diff.updated` |\n| `turn_moderation_metadata` | ignored | opaque first-party moderation metadata meant for client presentation; no canonical event carries it |\n| `turn_started` | mapped | `turn.started` |\n| `user_message` | mapped | `item.completed`, `item.started` |\n| `view_image_tool_call` | mapped | `item.completed`, `item.started` |\n| `warning` | mapped | `runtime.warning` |\n| `web_search_begin` | mapped | `item.started` |\n| `web_search_end` | mapped | `item.completed` |\n\n### legacy\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `agent_message_delta` | mapped | `content.delta`, `item.started` |\n| `agent_reasoning_delta` | mapped | `content.delta`, `item.started` |\n| `agent_reasoning_raw_content_delta` | mapped | `content.delta`, `item.started` |\n| `background_event` | mapped | `runtime.warning` |\n| `get_history_entry_response` | ignored | answers the client's request for an entry of the prompt-history file (composer history), not conversation content |\n| `list_custom_prompts_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `list_remote_skills_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `list_skills_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `mcp_list_tools_response` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `remote_skill_downloaded` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `skills_update_available` | ignored | answers to the client's catalog requests (MCP tools, custom prompts, skills) and skill-catalog notices; not agent runtime activity |\n| `thread_name_updated` | mapped | `thread.metadata.updated` |\n| `undo_completed` | ignored | progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity |\n| `undo_started` | ignored | progress of the user's /undo (restore of a workspace snapshot); a client operation on files, not agent turn activity |\n\n\n## codex-exec\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `error` | mapped | `runtime.error` |\n| `item.completed` | mapped | `content.delta`, `item.completed`, `item.started`, `runtime.error`, `turn.plan.updated` |\n| `item.started` | mapped | `item.started`, `turn.plan.updated` |\n| `item.updated` | mapped | `item.started`, `item.updated`, `turn.plan.updated` |\n| `thread.started` | mapped | `thread.started` |\n| `turn.completed` | mapped | `turn.completed` |\n| `turn.failed` | mapped | `runtime.error`, `turn.completed` |\n| `turn.started` | mapped | `turn.started` |\n\n\n## codex-rollout\n\n### line\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `compacted` | mapped | `thread.state.changed` |\n| `dynamic_tools_updated` | mapped | `thread.metadata.updated` |\n| `event_msg` | mapped | `account.rate-limits.updated`, `auth.status`, `content.delta`, `deprecation.notice`, `hook.completed`, `hook.started`, `item.completed`, `item.started`, `item.updated`, `mcp.status.updated`, `model.rerouted`, `request.opened`, `request.resolved`, `runtime.error`, `runtime.warning`, `session.configured`, `session.exited`, `thread.metadata.updated`, `thread.realtime.audio.delta`, `thread.realtime.closed`, `thread.realtime.error`, `thread.realtime.item-added`, `thread.realtime.started`, `thread.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.aborted`, `turn.completed`, `turn.diff.updated`, `turn.plan.updated`, `turn.started`, `user-input.requested` |\n| `inter_agent_communication` | ignored | the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines |\n| `inter_agent_communication_metadata` | ignored | the mailbox copy of a message between agents of a multi-agent session (author/recipient agent paths, content, whether it starts a turn); the message as the model saw it is the response_item agent_message (mapped), and the live exchange is reported by collab_* EventMsg lines |\n| `realtime_item` | mapped | `thread.realtime.closed`, `thread.realtime.item-added`, `thread.realtime.started` |\n| `response_item` | mapped | `content.delta`, `item.completed`, `item.started`, `runtime.warning`, `session.configured` |\n| `retained_context` | ignored | bookkeeping of context Codex retains across turns (accepted audio files, verified answers) for building later requests; no activity of its own |\n| `security_risk_score` | ignored | scores of Codex's internal safety classifier for the session; no canonical event carries them |\n| `session_meta` | mapped | `session.started`, `thread.started` |\n| `token_usage_record` | ignored | per-response token usage, persisted next to the event_msg token_count that carries the same totals (mapped through codex-eventmsg); mapping both would report usage twice |\n| `turn_context` | mapped | `session.configured` |\n| `world_state` | ignored | a snapshot of the model's context inputs (AGENTS.md, skills, environments, dates) for the next request; model input, not session activity |\n\n\n## cursor-cli\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `assistant` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `result` | mapped | `runtime.error`, `turn.completed` |\n| `system` | mapped | `runtime.warning`, `session.configured`, `session.started`, `thread.started` |\n| `thinking` | mapped | `content.delta`, `item.completed`, `item.started` |\n| `tool_call` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `turn.plan.updated` |\n| `user` | mapped | `item.completed`, `turn.started` |\n\n\n## opencode\n\n### event\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `catalog.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `command.executed` | ignored | a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn |\n| `file.edited` | ignored | file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff |\n| `file.watcher.updated` | ignored | file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff |\n| `global.disposed` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `installation.update-available` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `installation.updated` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `integration.connection.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `integration.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `lsp.client.diagnostics` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `lsp.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `mcp.browser.open.failed` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `mcp.tools.changed` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `message.part.delta` | mapped | `content.delta` |\n| `message.part.removed` | ignored | a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event |\n| `message.part.updated` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated` |\n| `message.removed` | ignored | a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event |\n| `message.updated` | mapped | `thread.token-usage.updated`, `turn.started` |\n| `models-dev.refreshed` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `permission.asked` | mapped | `request.opened` |\n| `permission.replied` | mapped | `request.resolved` |\n| `permission.updated` | mapped | `request.opened` |\n| `permission.v2.asked` | mapped | `request.opened` |\n| `permission.v2.replied` | mapped | `request.resolved` |\n| `plugin.added` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `project.directories.updated` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `project.updated` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `pty.created` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `pty.deleted` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `pty.exited` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `pty.updated` | ignored | interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) |\n| `question.asked` | mapped | `request.opened`, `user-input.requested` |\n| `question.rejected` | mapped | `request.resolved`, `user-input.resolved` |\n| `question.replied` | mapped | `request.resolved`, `user-input.resolved` |\n| `question.v2.asked` | mapped | `request.opened`, `user-input.requested` |\n| `question.v2.rejected` | mapped | `request.resolved`, `user-input.resolved` |\n| `question.v2.replied` | mapped | `request.resolved`, `user-input.resolved` |\n| `reference.updated` | ignored | catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) |\n| `server.connected` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `server.instance.disposed` | ignored | server lifecycle and self-update notices, not agent activity in a session |\n| `session.compacted` | mapped | `thread.state.changed` |\n| `session.created` | mapped | `thread.metadata.updated`, `thread.started` |\n| `session.deleted` | mapped | `thread.state.changed`, `turn.completed` |\n| `session.diff` | mapped | `turn.diff.updated` |\n| `session.error` | mapped | `runtime.error`, `turn.completed` |\n| `session.idle` | mapped | `turn.completed` |\n| `session.next.agent.switched` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.compaction.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.compaction.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.compaction.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.context.updated` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.model.switched` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.moved` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.prompt.admitted` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.prompted` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.reasoning.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.reasoning.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.reasoning.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.retried` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.revert.cleared` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.revert.committed` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.revert.staged` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.shell.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.shell.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.step.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.step.failed` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.step.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.synthetic` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.text.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.text.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.text.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.called` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.failed` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.input.delta` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.input.ended` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.input.started` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.progress` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.next.tool.success` | ignored | the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it |\n| `session.status` | mapped | `runtime.warning`, `turn.completed` |\n| `session.updated` | mapped | `thread.metadata.updated` |\n| `todo.updated` | mapped | `turn.plan.updated` |\n| `tui.command.execute` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `tui.prompt.append` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `tui.session.select` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `tui.toast.show` | ignored | instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) |\n| `vcs.branch.updated` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `workspace.failed` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `workspace.ready` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `workspace.status` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `worktree.failed` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n| `worktree.ready` | ignored | project, VCS branch, workspace and worktree state of the server, not of a session's turn |\n\n\n## opencode-history\n\n### entry\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `entry` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.error`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.completed`, `turn.diff.updated`, `turn.started` |\n\n\n## opencode-run\n\n### run\n\n| method | status | canonical events / reason |\n|---|---|---|\n| `done` | mapped | `turn.completed` |\n| `error` | mapped | `runtime.error`, `turn.completed` |\n| `reasoning` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n| `step_finish` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.completed`, `turn.diff.updated`, `turn.started` |\n| `step_start` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n| `text` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n| `tool_use` | mapped | `content.delta`, `item.completed`, `item.started`, `item.updated`, `runtime.warning`, `task.completed`, `task.started`, `thread.state.changed`, `thread.token-usage.updated`, `turn.diff.updated`, `turn.started` |\n";

@@ -76,7 +76,7 @@ export interface Snapshot {
 }
 
 /** The steps of a row, run in order. Each step is one of the forms below. */
-export type Step = EmitStep | SnapshotStep | SetStep | CloseOpenStep | DispatchStep | EachStep;
+export type Step = EmitStep | SnapshotStep | SetStep | CloseOpenStep | DispatchStep | EachStep | UpstreamVersionStep;
 
 /** Emit one canonical event. */
 export interface EmitStep {
@@ -130,6 +130,23 @@ export interface EachStep {
   steps: Step[];
 }
 
+/**
+ * The stream says which upstream version produced it (e.g. `claude_code_version` of a session's first message): rows
+ * and ignore entries with `versions` apply by the pinned version it selects (see `upstream.reports`), unless the
+ * normalizer was told a version (`upstreamVersion` option). A value that is not a string or number is ignored.
+ */
+export interface UpstreamVersionStep {
+  upstreamVersion: Expr;
+  if?: Conditions;
+}
+
+/**
+ * A version range: space-separated comparators that must all hold, each `OP VERSION` with OP one of `>=`, `>`, `<=`,
+ * `<`, `=` (none: `=`); VERSION is numbers separated by dots, missing parts count as 0 (`">=0.3"`, `"<0.3"`,
+ * `">=0.2.62 <0.3"`, `"0.2.62"`). Compared with the versions the table pins (`upstream.version`, `upstream.versions`).
+ */
+export type VersionRange = string;
+
 export interface Example {
   name?: string;
   given?: unknown[];
@@ -148,6 +165,8 @@ export interface Row {
   when?: Conditions;
   /** A hold row: the message waits until this session variable is set. A hold row has only match, when and hold. */
   hold?: Expr[];
+  /** The pinned upstream versions the row applies to (default: all of them). */
+  versions?: VersionRange;
   ids?: Ids;
   steps?: Step[];
   examples?: Example[];
@@ -157,6 +176,22 @@ export interface Ignored {
   kind: string;
   match: string[];
   reason: string;
+  /** The pinned upstream versions the entry applies to (default: all of them). */
+  versions?: VersionRange;
+  /**
+   * Only the messages these conditions hold for are ignored (tried after the method's rows): e.g. one subtype of a
+   * type that rows map otherwise. Field tests and `$if` only.
+   */
+  when?: Conditions;
+}
+
+/** Another upstream version the table covers besides `upstream.version`: its own pinned schema folder. */
+export interface PinnedVersion {
+  version: string;
+  /** The schema folder: the same file names as `upstream.dir` for the kinds with a `file`. */
+  dir: string;
+  /** The version the stream reports when it is this one (compared with an `upstreamVersion` step's value). */
+  reports?: string;
 }
 
 export interface InputWrapper {
@@ -178,6 +213,12 @@ export interface KindSpec {
   source: string;
   /** tagged protocols: the field of the message that names its type. */
   tag?: string;
+  /**
+   * tagged protocols: the field (a path) that names a message's subtype, when the upstream schema lists them as an
+   * enum (`subtype`, `request.subtype`): each listed subtype must be named by a row's or ignore entry's `when`
+   * (an equals or `in` test of that field), or be left to a row or entry of the type that does not test it (E302).
+   */
+  subtag?: string;
 }
 
 export interface Extension {
@@ -231,6 +272,10 @@ export interface Table {
     dir: string;
     kinds: Record<string, KindSpec>;
     extensions?: Extension[];
+    /** The version the stream reports when it is `version` (see `versions[].reports`). */
+    reports?: string;
+    /** Other upstream versions the same rows cover; rows and ignore entries say which apply with `versions`. */
+    versions?: PinnedVersion[];
   };
   /** tagged protocols: wrappers tried in order to find the message inside an input line. */
   input?: InputWrapper[];

@@ -121,6 +121,9 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
       case "set":
         out.push(guarded(s.cond, `cx.setVar([${s.key.map((k) => exprCode(k, scope)).join(", ")}], ${exprCode(s.value, scope)});`));
         break;
+      case "upstreamVersion":
+        out.push(guarded(s.cond, `cx.upstreamVersion(${exprCode(s.value, scope)});`));
+        break;
       case "closeOpen":
         out.push(`${indent}cx.closeOpen(${lit(s.status)}, ${lit(s.detail)}${s.completes?.length || s.statusVar ? `, [${(s.completes ?? []).map(lit).join(", ")}]` : ""}${s.statusVar ? `, ${lit(s.statusVar)}` : ""});`);
         break;
@@ -291,11 +294,16 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   }
   // One row per line; a row function takes its own message type, which `Row.run` (message: any) accepts as is.
   const rowsCode = [...byKind].map(([k, km]) =>
-    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [\n${rs.map((r) => `        { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, run: ${fnName(r.rule)} },\n`).join("")}      ],\n`).join("")}    },`,
+    `${k}: {\n${[...km].map(([m, rs]) => `      ${lit(m)}: [\n${rs.map((r) => `        { rule: ${lit(`${t.surface}#${r.rule}`)}, line: ${r.line}, ${r.versions ? `versions: ${JSON.stringify(r.versions)}, ` : ""}run: ${fnName(r.rule)} },\n`).join("")}      ],\n`).join("")}    },`,
   ).join("\n    ");
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
+  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: any) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
+  const ignoreVersions = t.ignored.filter((g) => g.versions).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: ${JSON.stringify(g.versions)},\n`).join("");
+  const pinned = t.upstream.versions
+    ? `, versions: [${[{ version: t.upstream.version, reports: t.upstream.reports }, ...t.upstream.versions].map((x) => `{ version: ${lit(x.version)}${x.reports !== undefined ? `, reports: ${lit(x.reports)}` : ""} }`).join(", ")}]`
+    : "";
   const reasons = [
     ...t.ignored.map((g) => `    ${lit(`${t.surface}#${g.id}`)}: ${lit(`${g.reason} (${t.file}:${g.line})`)},\n`),
     ...t.input.filter((w) => w.ignore).map((w) => `    ${lit(`${t.surface}#input-${w.name}`)}: ${lit(`${w.ignore} (${t.file}:${w.line})`)},\n`),
@@ -336,11 +344,11 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   protocol: ${lit(t.protocol)},
   file: ${lit(t.file)},
   tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}
-  upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)} },
+  upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)}${pinned} },
   sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
   rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},
   ignored: {${ignoredCode ? `\n    ${ignoredCode}\n  ` : ""}},
-  ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},
+  ignoreReasons: {${reasons ? `\n${reasons}  ` : ""}},${ignoreVersions ? `\n  ignoreVersions: {\n${ignoreVersions}  },` : ""}${ignoreWhen ? `\n  ignoreWhen: {\n${ignoreWhen}  },` : ""}
 };`);
   // A blank line after the imports and after the type aliases.
   return withSourceFile(`${t.surface}.gen.ts`, { kind: StructureKind.SourceFile, statements }, (file) => {

@@ -87,20 +87,31 @@ export function emitCoverageTest(t: TableIR, header: string): string {
   const checks = t.kinds
     .filter((k) => k.file || k.extraFiles?.length)
     .map((k) => {
-      const files = [...(k.file ? [`${t.upstream.dir}/${k.file}`] : []), ...(k.extraFiles ?? []).map((x) => `${x.dir}/${x.file}`)];
-      const names = [...(k.file ? [`${t.upstream.package}@${t.upstream.version} (${k.file})`] : []), ...(k.extraFiles ?? []).map((x) => `${x.extension} (${x.file})`)];
+      const older = k.file ? (t.upstream.versions ?? []) : [];
+      const files = [...(k.file ? [`${t.upstream.dir}/${k.file}`] : []), ...older.map((pv) => `${pv.dir}/${k.file}`), ...(k.extraFiles ?? []).map((x) => `${x.dir}/${x.file}`)];
+      const names = [...(k.file ? [`${t.upstream.package}@${[t.upstream.version, ...older.map((pv) => pv.version)].join("|")} (${k.file})`] : []), ...(k.extraFiles ?? []).map((x) => `${x.extension} (${x.file})`)];
       return `  it(${JSON.stringify(`every ${k.kind} method of ${names.join(" + ")} is mapped or ignored, and no other`)}, () => {
-    const upstream = ${JSON.stringify(files)}.flatMap((f) => methodsOf(f, ${JSON.stringify(k.tag)})).sort();
+    const upstream = ${older.length ? `[...new Set(${JSON.stringify(files)}.flatMap((f) => methodsOf(f, ${JSON.stringify(k.tag)})))]` : `${JSON.stringify(files)}.flatMap((f) => methodsOf(f, ${JSON.stringify(k.tag)}))`}.sort();
     // Method patterns (\`cursor/*\`) catch what upstream does not list; they are not upstream methods.
     const mapped = Object.keys(table.rows[${JSON.stringify(k.kind)}] ?? {}).filter((m) => !m.endsWith("*"));
-    const ignored = Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {});
-    const mentioned = new Set([...mapped, ...ignored]);
+    const ignored = ${t.ignored.some((g) => g.when) ? `Object.entries(table.ignored[${JSON.stringify(k.kind)}] ?? {}).filter(([, id]) => !table.ignoreWhen?.[id]).map(([m]) => m)` : `Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {})`};
+    const mentioned = new Set([...mapped, ...ignored${t.ignored.some((g) => g.when) ? `, ...Object.keys(table.ignored[${JSON.stringify(k.kind)}] ?? {})` : ""}]);
     expect(upstream.filter((m) => !mentioned.has(m)), "upstream methods the table does not mention").toEqual([]);
     expect([...mentioned].filter((m) => !upstream.includes(m)), "table methods upstream does not have").toEqual([]);
     expect(mapped.filter((m) => ignored.includes(m)), "methods both mapped and ignored").toEqual([]);
   });`;
     })
     .join("\n");
+  // Tables pinning several versions: each version's methods are mapped or ignored by entries that apply to it.
+  const pinned = t.upstream.versions ? [{ version: t.upstream.version, dir: t.upstream.dir }, ...t.upstream.versions] : [];
+  const versionChecks = pinned.flatMap((pv) => t.kinds.filter((k) => k.file).map((k) => `  it(${JSON.stringify(`every ${k.kind} type of ${t.upstream.package}@${pv.version} (${k.file}) is mapped or ignored by a row or entry for that version`)}, () => {
+    const upstream = methodsOf(${JSON.stringify(`${pv.dir}/${k.file}`)}, ${JSON.stringify(k.tag)});
+    const at = (versions: readonly string[] | undefined) => versions === undefined || versions.includes(${JSON.stringify(pv.version)});
+    const mapped = Object.entries(table.rows[${JSON.stringify(k.kind)}] ?? {}).filter(([, rows]) => rows.some((r) => at(r.versions))).map(([m]) => m);
+    const ignored = Object.entries(table.ignored[${JSON.stringify(k.kind)}] ?? {}).filter(([, id]) => at(table.ignoreVersions?.[id])).map(([m]) => m);
+    const mentioned = new Set([...mapped, ...ignored]);
+    expect(upstream.filter((m) => !mentioned.has(m)), "upstream types the table does not account for at this version").toEqual([]);
+  });`)).join("\n");
   return `${header}
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -112,7 +123,7 @@ function methodsOf(file: string, tag: string): string[] {
 }
 
 describe(${JSON.stringify(`${t.surface}: upstream coverage`)}, () => {
-${checks}
+${checks}${versionChecks ? `\n${versionChecks}` : ""}
 });
 `;
 }
@@ -146,12 +157,30 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
       // Method patterns (`cursor/*`, `*`) catch methods upstream does not list: counted apart from the mapped methods.
       const vals = Object.entries<any>(sorted).filter(([m]) => !m.endsWith("*")).map(([, x]) => x);
       const patterns = Object.keys(sorted).filter((m) => m.endsWith("*")).length;
+      // Several pinned versions: which versions have each method, and the counts per version (rows and ignore
+      // entries count at the versions they apply to).
+      let versions: Record<string, { total: number; mapped: number; ignored: number; missing: number }> | undefined;
+      if (k.versionMethods) {
+        versions = {};
+        for (const [ver, ms] of Object.entries(k.versionMethods)) {
+          const at = (vs: string[] | undefined) => !vs || vs.includes(ver);
+          let mapped = 0, ignored = 0;
+          for (const m of ms) {
+            if (rows.some((r) => r.methods.includes(m) && at(r.versions))) mapped++;
+            else if (t.ignored.some((g) => g.kind === k.kind && g.methods.includes(m) && at(g.versions))) ignored++;
+            (sorted[m].versions ??= []).push(ver);
+          }
+          versions[ver] = { total: ms.length, mapped, ignored, missing: ms.length - mapped - ignored };
+        }
+      }
       kinds[k.kind] = {
         total: k.upstreamMethods ? k.upstreamMethods.length : null,
         mapped: vals.filter((x) => x.status === "mapped").length,
         ignored: vals.filter((x) => x.status === "ignored").length,
         missing: vals.filter((x) => x.status === "missing").length,
         ...(patterns ? { patterns } : {}),
+        ...(versions ? { versions } : {}),
+        ...(k.subtypeCoverage ? { subtypes: k.subtypeCoverage } : {}),
         methods: sorted,
       };
     }

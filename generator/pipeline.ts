@@ -197,10 +197,14 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
     await stage(async () => {
       const open = openerFor(t.file);
       const up = open(t.upstream.dir)!;
-      const pinned = [`${t.upstream.dir} (${t.upstream.package}@${t.upstream.version})`, ...(t.upstream.extensions ?? []).map((x) => `${x.dir} (${x.package}@${x.version})`)];
+      const pinned = [
+        `${t.upstream.dir} (${t.upstream.package}@${t.upstream.version})`,
+        ...(t.upstream.versions ?? []).map((x) => `${x.dir} (${t.upstream.package}@${x.version})`),
+        ...(t.upstream.extensions ?? []).map((x) => `${x.dir} (${x.package}@${x.version})`),
+      ];
       const inputs = [t.file, ...pinned];
       // The message files of the kinds (what the types and the coverage test come from) …
-      const kindFiles = new Set(t.kinds.flatMap((k) => [...(k.file ? [`${t.upstream.dir}/${k.file}`] : []), ...(k.extraFiles ?? []).map((x) => `${x.dir}/${x.file}`)]));
+      const kindFiles = new Set(t.kinds.flatMap((k) => [...(k.file ? [`${t.upstream.dir}/${k.file}`, ...(t.upstream.versions ?? []).map((x) => `${x.dir}/${k.file}`)] : []), ...(k.extraFiles ?? []).map((x) => `${x.dir}/${x.file}`)]));
       const all = readBy(t.file);
       const ofKinds = all.filter(([p]) => kindFiles.has(p));
       const types = await emitUpstreamTypes(t, up, header(pinned, ofKinds), open);

@@ -23,17 +23,21 @@ export interface TableEnv {
   up: UpstreamSchemas;
   mapByName: Map<string, MapIR>;
   rules: Map<string, number>;
-  claim: (kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean) => void;
+  claim: (kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean, versions?: string[]) => void;
   dispatchTargets: { method: string; path: (string | number)[] }[];
   defaults: any;
   /** Where parsed rows go. */
   rows: RowIR[];
   exprParser: ExprParser;
   conditionParser: ConditionParser;
+  /** The pinned versions a `versions:` range selects (undefined: every version); reports E215/E216. */
+  versionsOf: (range: unknown, path: (string | number)[]) => string[] | undefined;
+  /** Does the method exist at one of these versions (always, for a table pinning one version)? */
+  existsAt: (kind: Kind, method: string, versions: string[] | undefined) => boolean;
 }
 
 export function parseRow(r: any, ri: number, tx: TableEnv): void {
-  const { src, ds, cx, v, tagged, kinds, kindSet, methodMaps, up, mapByName, rules, claim, dispatchTargets, defaults, rows, exprParser, conditionParser } = tx;
+  const { src, ds, cx, v, tagged, kinds, kindSet, methodMaps, up, mapByName, rules, claim, dispatchTargets, defaults, rows, exprParser, conditionParser, versionsOf, existsAt } = tx;
   const at = (...p: (string | number)[]) => ["rows", ri, ...p];
   const kind: Kind = r.kind ?? defaults.kind ?? (tagged ? kinds[0]?.kind : "notification");
   if (!kindSet.has(kind)) {
@@ -43,6 +47,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   if (rules.has(r.rule)) ds.push(src.diag(at("rule"), "E212", `rule "${r.rule}" is already used at line ${rules.get(r.rule)}`));
   rules.set(r.rule, src.pos(at()).line);
   const methods: string[] = Array.isArray(r.match) ? r.match : [r.match];
+  const versions = versionsOf(r.versions, at("versions"));
   const answered = tagged ? undefined : ANSWERS[kind];
   const lookupKind = answered ?? kind;
   const known = methodMaps.get(lookupKind);
@@ -62,7 +67,11 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
       ds.push(src.diag(mpath, "E214", `${lookupKind} method "${method}" does not exist in the upstream schema ${v.upstream.package}@${v.upstream.version}${didYouMean(method, known.keys())}`));
       return;
     }
-    if (!answered) claim(kind, method, mpath, "mapped", !r.when);
+    if (!existsAt(lookupKind, method, versions)) {
+      ds.push(src.diag(mpath, "E214", `${lookupKind} method "${method}" does not exist at the versions this row applies to (${versions!.join(", ")})`));
+      return;
+    }
+    if (!answered) claim(kind, method, mpath, "mapped", !r.when, versions);
     schemas.push({ method, root: rootResolver(kind, um, um?.up ?? up, tagged) });
   });
 
@@ -187,7 +196,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
     };
   }
 
-  const STEP_FORMS = ["emit", "snapshot", "set", "closeOpen", "dispatch", "each"] as const;
+  const STEP_FORMS = ["emit", "snapshot", "set", "closeOpen", "dispatch", "each", "upstreamVersion"] as const;
   const parseSteps = (list: any[], path: (string | number)[], scope: Map<string, SchemaRef[]>): StepIR[] =>
     list.flatMap((st: any, i: number): StepIR[] => {
       const p = [...path, i];
@@ -211,6 +220,8 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
             value: parseExpr(st.value, [...p, "value"], scope),
             cond: parseConds(st.if, [...p, "if"], true, scope),
           }];
+        case "upstreamVersion":
+          return [{ k: "upstreamVersion", value: parseExpr(st.upstreamVersion, [...p, "upstreamVersion"], scope), cond: parseConds(st.if, [...p, "if"], true, scope) }];
         case "closeOpen":
           if (!ids.some((x) => x.role === "turn")) ds.push(src.diag([...p, "closeOpen"], "E263", `closeOpen needs the row to declare ids.turn (the turn whose open items it completes)`));
           (st.closeOpen.completes ?? []).forEach((t: string, ti: number) => {
@@ -267,7 +278,7 @@ export function parseRow(r: any, ri: number, tx: TableEnv): void {
   });
   if (!examples.length) ds.push(src.diag(at("rule"), "E291", `row "${r.rule}" has no examples`));
 
-  rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, steps, examples, hold });
+  rows.push({ rule: r.rule, kind, methods, line: src.pos(at()).line, description: r.description, when, ids, steps, examples, hold, ...(versions ? { versions } : {}) });
 
   function checkPayload(type: string, payload: Expr, path: (string | number)[]): void {
     let schema = cx.canonical.payloads[type];

@@ -7,9 +7,10 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { SourcedYaml, didYouMean, type Diagnostic } from "./diagnostics.ts";
 import type { CanonicalModel } from "./canonical.ts";
-import { ANSWERS, UpstreamSchemas, type Kind, type UpstreamMethod } from "./upstream.ts";
+import { ANSWERS, UpstreamSchemas, enumValues, resolvePath, type Kind, type UpstreamMethod } from "./upstream.ts";
 import { expressionParsers, ROLES } from "./expressions.ts";
 import { fieldOfSomeMessage, parseRow, type TableEnv } from "./rows.ts";
+import { parseRange, satisfies, versionParts } from "../src/normalize/versions.ts";
 export { lifecycleGuard } from "./rows.ts";
 
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
@@ -54,7 +55,8 @@ export type StepIR =
   | { k: "set"; key: Expr[]; value: Expr; cond: Cond[] }
   | { k: "closeOpen"; status: string; detail?: string; completes?: string[]; statusVar?: string }
   | { k: "dispatch"; message: Expr; surface?: string; raw: "dispatched" | "original"; line: number }
-  | { k: "each"; each: Expr; as: string; index?: string; steps: StepIR[] };
+  | { k: "each"; each: Expr; as: string; index?: string; steps: StepIR[] }
+  | { k: "upstreamVersion"; value: Expr; cond: Cond[] };
 export interface InputIR { name: string; when: Cond[]; message?: Expr; meta: [string, Expr][]; ignore?: string; line: number; kind?: string; type?: string }
 export interface ExampleIR { name: string; line: number; given: unknown[]; input: unknown; out: { type: string; payload?: unknown; ids?: Role[] }[] }
 export interface RowIR {
@@ -62,15 +64,27 @@ export interface RowIR {
   when: Cond[]; ids: IdIR[]; steps: StepIR[]; examples: ExampleIR[];
   /** A hold row: the session variable the message waits for. */
   hold?: Expr[];
+  /** The pinned upstream versions the row applies to (`versions:`); absent: all of them. */
+  versions?: string[];
 }
-export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number }
+export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number; versions?: string[]; when?: Cond[] }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number; prefixes?: Record<string, unknown> }
 /** `extraFiles`: method files of upstream.extensions for this kind (their folder, relative to the project root). */
-export interface KindIR { kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[]; methodSources?: Record<string, string> }
+export interface KindIR {
+  kind: Kind; source: string; file?: string; tag: string; upstreamMethods?: string[]; extraFiles?: { dir: string; file: string; extension: string }[]; methodSources?: Record<string, string>;
+  /** The field naming a message's subtype (`upstream.kinds.<kind>.subtag`). */
+  subtag?: string;
+  /** With a subtag: per pinned version, the subtypes the schema lists and how many rows / ignore entries account for. */
+  subtypeCoverage?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
+  /** Tables pinning several versions: the kind's methods at each pinned version (upstreamMethods: their union). */
+  versionMethods?: Record<string, string[]>;
+}
+/** Another pinned upstream version of a table (`upstream.versions`). */
+export interface PinnedVersionIR { version: string; dir: string; reports?: string }
 export interface ExtensionIR { name: string; package: string; version: string; dir: string }
 export interface TableIR {
   file: string; surface: string; provider: string; protocol: "jsonrpc" | "tagged";
-  upstream: { package: string; version: string; dir: string; extensions?: ExtensionIR[] };
+  upstream: { package: string; version: string; dir: string; extensions?: ExtensionIR[]; reports?: string; versions?: PinnedVersionIR[] };
   kinds: KindIR[]; maps: MapIR[]; rows: RowIR[]; ignored: IgnoredIR[];
   /** tagged protocols: how to find the message inside an input line, tried in order. */
   input: InputIR[];
@@ -148,7 +162,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       methodMaps.set(kind, ms);
       upstreamMethods = [...ms.keys()].sort();
     }
-    kinds.push({ kind, source: spec.source, file: spec.file, tag, upstreamMethods });
+    kinds.push({ kind, source: spec.source, file: spec.file, tag, upstreamMethods, ...(spec.subtag ? { subtag: spec.subtag } : {}) });
   }
   // 2b. Extensions: more method files for declared kinds, from their own schema folder (e.g. a vendor's methods on
   // top of a standard protocol). Their methods join the kind's upstream set: they must be mapped or ignored too.
@@ -187,6 +201,53 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       for (const m of own.get(answered ?? k) ?? []) (kir.methodSources ??= {})[m] = spec.source;
     }
   });
+  // 2c. Other pinned versions (upstream.versions): the same kinds' files in their own folders. Their methods join the
+  // kinds' sets (typed against the newest pinned version that has them, the table's own first); coverage is per version.
+  const pinnedVersions: PinnedVersionIR[] = [];
+  /** Per version, kind and method: its schema at that version (for the subtypes it lists). */
+  const versionUm = new Map<string, Map<Kind, Map<string, UpstreamMethod>>>();
+  versionUm.set(v.upstream.version, new Map([...methodMaps].map(([k, ms]) => [k, new Map(ms)])));
+  const versionMethods = new Map<string, Map<Kind, Set<string>>>();
+  const primaryMethods = new Map<Kind, Set<string>>();
+  for (const k of kinds) if (k.upstreamMethods) primaryMethods.set(k.kind, new Set(k.upstreamMethods));
+  versionMethods.set(v.upstream.version, primaryMethods);
+  if (!versionParts(String(v.upstream.version))) ds.push(src.diag(["upstream", "version"], "E218", `upstream.version "${v.upstream.version}" is not a version (numbers separated by dots) while the table pins several versions`));
+  (v.upstream.versions ?? []).forEach((pv: any, pi: number) => {
+    const pp = ["upstream", "versions", pi];
+    if (!versionParts(String(pv.version))) { ds.push(src.diag([...pp, "version"], "E218", `"${pv.version}" is not a version (numbers separated by dots)`)); return; }
+    if (versionMethods.has(pv.version)) { ds.push(src.diag([...pp, "version"], "E217", `version ${pv.version} is pinned twice`)); return; }
+    const vup = cx.upstream(pv.dir);
+    if (!vup) { ds.push(src.diag([...pp, "dir"], "E201", `upstream schema folder "${pv.dir}" does not exist`)); return; }
+    pinnedVersions.push({ version: pv.version, dir: pv.dir, ...(pv.reports !== undefined ? { reports: String(pv.reports) } : {}) });
+    const per = new Map<Kind, Set<string>>();
+    versionMethods.set(pv.version, per);
+    for (const k of kinds) {
+      if (!k.file) continue;
+      if (!vup.exists(k.file)) { ds.push(src.diag([...pp, "dir"], "E203", `upstream file "${k.file}" (kind ${k.kind}) not found in ${pv.dir}`)); continue; }
+      const ms = vup.methods(k.file, k.tag);
+      per.set(k.kind, new Set(ms.keys()));
+      if (!versionUm.has(pv.version)) versionUm.set(pv.version, new Map());
+      versionUm.get(pv.version)!.set(k.kind, ms);
+      const merged = methodMaps.get(k.kind)!;
+      for (const [m, um] of ms) if (!merged.has(m)) merged.set(m, um);
+      k.upstreamMethods = [...merged.keys()].sort();
+    }
+  });
+  if (pinnedVersions.length) for (const k of kinds) if (k.file) k.versionMethods = Object.fromEntries([...versionMethods].map(([ver, per]) => [ver, [...(per.get(k.kind) ?? [])].sort()]));
+  const allVersions = [...versionMethods.keys()];
+  /** The pinned versions a `versions:` range selects (undefined: no range, every version). */
+  const versionsOf = (range: unknown, path: (string | number)[]): string[] | undefined => {
+    if (range === undefined) return undefined;
+    const parsed = parseRange(String(range));
+    if ("error" in parsed) { ds.push(src.diag(path, "E215", `bad version range: ${parsed.error}`)); return undefined; }
+    const hit = allVersions.filter((ver) => satisfies(ver, parsed));
+    if (!hit.length) { ds.push(src.diag(path, "E216", `version range "${range}" selects none of the pinned versions (${allVersions.join(", ")})`)); return undefined; }
+    return hit;
+  };
+  /** Does the method exist at one of these versions? */
+  const existsAt = (kind: Kind, method: string, versions: string[] | undefined): boolean =>
+    !pinnedVersions.length || (versions ?? allVersions).some((ver) => versionMethods.get(ver)?.get(kind)?.has(method) ?? true);
+
   const kindSet = new Set(kinds.map((k) => k.kind));
   for (const k of kinds) {
     const answered = tagged ? undefined : ANSWERS[k.kind];
@@ -203,9 +264,11 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const dispatchTargets: { method: string; path: (string | number)[] }[] = [];
   const usedHelpers = cx.usedHelpers;
   const rules = new Map<string, number>();
-  const claimed = new Map<string, (string | number)[]>(); // kind:method → YAML path that claims it
-  const claim = (kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean) => {
-    const key = `${kind}:${method}`;
+  const claimed = new Map<string, (string | number)[]>(); // version:kind:method → YAML path that claims it
+  const claim = (kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean, versions?: string[]) => {
+    for (const ver of versions ?? allVersions) claimAt(`${ver}:${kind}:${method}`, kind, method, path, what, whenless);
+  };
+  const claimAt = (key: string, kind: Kind, method: string, path: (string | number)[], what: string, whenless: boolean) => {
     const prev = claimed.get(key);
     if (prev && prev[0] === "ignored" && what === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is already ignored at line ${src.pos(prev).line}`));
     else if (prev && prev[0] === "ignored") ds.push(src.diag(path, "E210", `${kind} method "${method}" is both ${what} and ignored at line ${src.pos(prev).line}`));
@@ -215,7 +278,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
 
   const defaults = v.defaults ?? {};
   const { exprParser, conditionParser } = expressionParsers({ src, ds, cx, mapByName, usedMaps, usedHelpers });
-  const tx: TableEnv = { src, ds, cx, v, tagged, kinds, kindSet, methodMaps, up, mapByName, rules, claim, dispatchTargets, defaults, rows, exprParser, conditionParser };
+  const tx: TableEnv = { src, ds, cx, v, tagged, kinds, kindSet, methodMaps, up, mapByName, rules, claim, dispatchTargets, defaults, rows, exprParser, conditionParser, versionsOf, existsAt };
   v.rows.forEach((r: any, ri: number) => parseRow(r, ri, tx));
 
   // Dispatched notifications must land on rows of this table.
@@ -267,27 +330,79 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   }
 
   // 5. Ignored.
+  const partlyIgnored = new Set<string>(); // version:kind:method ignored by an entry with `when` (rows may map the rest)
+  const ignoredOnce = new Map<string, number>(); // kind:method → line of the entry that ignores it (one entry per method, whatever its versions)
   const ignored: IgnoredIR[] = (v.ignored ?? []).map((g: any, gi: number) => {
+    g.match.forEach((m: string, mi: number) => {
+      const prev = ignoredOnce.get(`${g.kind}:${m}`);
+      if (prev !== undefined && g.versions !== undefined) ds.push(src.diag(["ignored", gi, "match", mi], "E210", `${g.kind} method "${m}" is already ignored at line ${prev} (one ignore entry per method: give it the versions of both)`));
+      ignoredOnce.set(`${g.kind}:${m}`, src.pos(["ignored", gi]).line);
+    });
     const known = methodMaps.get(g.kind);
     if (!kindSet.has(g.kind)) ds.push(src.diag(["ignored", gi, "kind"], "E211", `kind "${g.kind}" is not declared under upstream.kinds`));
+    const versions = versionsOf(g.versions, ["ignored", gi, "versions"]);
+    // `when`: field tests on the message (not checked against the schema: an entry may name several types)
+    const when: Cond[] | undefined = g.when === undefined ? undefined : conditionParser(g.when, ["ignored", gi, "when"], {
+      allowState: false,
+      hasRole: () => false,
+      subject: (key) => ({ expr: { k: "path", root: "msg", segs: String(key).split(".") } }),
+      value: (x, vp) => exprParser(x, vp, new Map(), { path: (segs) => ({ k: "path", root: "msg", segs }), hasRole: () => false }),
+    });
     g.match.forEach((m: string, mi: number) => {
       if (known && !known.has(m)) ds.push(src.diag(["ignored", gi, "match", mi], "E214", `${g.kind} method "${m}" does not exist in the upstream schema ${v.upstream.package}@${v.upstream.version}${didYouMean(m, known.keys())}`));
-      else claim(g.kind, m, ["ignored", gi, "match", mi], "ignored", true);
+      else if (known && !existsAt(g.kind, m, versions)) ds.push(src.diag(["ignored", gi, "match", mi], "E214", `${g.kind} method "${m}" does not exist at the versions this entry applies to (${versions!.join(", ")})`));
+      else if (when) for (const ver of versions ?? allVersions) partlyIgnored.add(`${ver}:${g.kind}:${m}`);
+      else claim(g.kind, m, ["ignored", gi, "match", mi], "ignored", true, versions);
     });
-    return { id: `ignored-${g.kind}-${gi + 1}`, kind: g.kind, methods: g.match, reason: g.reason, line: src.pos(["ignored", gi]).line };
+    return { id: `ignored-${g.kind}-${gi + 1}`, kind: g.kind, methods: g.match, reason: g.reason, line: src.pos(["ignored", gi]).line, ...(versions ? { versions } : {}), ...(when ? { when } : {}) };
   });
 
   // 6. Coverage: every upstream method of every kind with a file is mapped or ignored.
+  // With several pinned versions: every method of every version, by a row or ignore entry that applies to that version.
   for (const k of kinds) {
-    for (const m of k.upstreamMethods ?? []) {
-      if (!claimed.has(`${k.kind}:${m}`)) ds.push(src.diag(["upstream", "kinds", k.kind], "E300", `${k.kind} method "${m}" of ${v.upstream.package}@${v.upstream.version} is neither mapped nor ignored`));
+    for (const [ver, per] of versionMethods) {
+      for (const m of [...(per.get(k.kind) ?? [])].sort()) {
+        if (!claimed.has(`${ver}:${k.kind}:${m}`) && !partlyIgnored.has(`${ver}:${k.kind}:${m}`)) ds.push(src.diag(["upstream", "kinds", k.kind], "E300", `${k.kind} method "${m}" of ${v.upstream.package}@${ver} is neither mapped nor ignored${pinnedVersions.length ? " (by a row or ignore entry whose versions include it)" : ""}`));
+      }
+    }
+  }
+  // 6b. Subtypes (`subtag`): every subtype a type's schema lists, at every pinned version, is named by a row or an
+  // ignore entry that applies to that version, or left to one of the type that does not test the subtype.
+  const pathKey = (e: Expr): string | undefined => (e.k === "path" ? (e.root === "msg" ? e.segs : [e.root, ...e.segs]).join(".") : undefined);
+  const covers = (conds: Cond[] | undefined, subtag: string, s: string): boolean => {
+    const tests = (conds ?? []).filter((c) => (c.k === "eq" || c.k === "in") && pathKey(c.path) === subtag);
+    return !tests.length || tests.some((c) => (c.k === "eq" ? c.value === s : c.k === "in" && c.values.includes(s)));
+  };
+  for (const k of kinds) {
+    const subtag = k.subtag;
+    if (!subtag) continue;
+    const segs = subtag.split(".");
+    for (const [ver, byKind] of versionUm) {
+      for (const [m, um] of byKind.get(k.kind) ?? []) {
+        const res = resolvePath({ file: um.message.file, doc: um.message.doc, node: um.message.node }, segs);
+        const subtypes = res.ok ? (enumValues(res.targets) ?? []) : [];
+        const at = (vs: string[] | undefined) => !vs || vs.includes(ver);
+        const cov = ((k.subtypeCoverage ??= {})[ver] ??= { total: 0, mapped: 0, ignored: 0, missing: 0 });
+        for (const s of subtypes) {
+          const byRow = rows.some((r) => r.kind === k.kind && r.methods.includes(m) && at(r.versions) && covers(r.when, subtag, s));
+          const byIgnore = ignored.some((g) => g.kind === k.kind && g.methods.includes(m) && at(g.versions) && covers(g.when, subtag, s));
+          cov.total++;
+          if (byRow) cov.mapped++;
+          else if (byIgnore) cov.ignored++;
+          else cov.missing++;
+          if (!byRow && !byIgnore) ds.push(src.diag(["upstream", "kinds", k.kind], "E302", `${k.kind} "${m}" subtype "${s}" of ${v.upstream.package}@${ver} is neither mapped nor ignored (no row or ignore entry for that version names it in a "${k.subtag}" test)`));
+        }
+      }
     }
   }
   for (const m of maps) if (!usedMaps.has(m.name)) ds.push(src.diag(["maps", m.name], "E301", `map "${m.name}" is never used`, true));
 
   const table: TableIR = {
     file, surface: v.surface, provider: v.provider, protocol: v.protocol,
-    upstream: { package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}) },
+    upstream: {
+      package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}),
+      ...(v.upstream.reports !== undefined ? { reports: String(v.upstream.reports) } : {}), ...(pinnedVersions.length ? { versions: pinnedVersions } : {}),
+    },
     kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}),
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
@@ -307,7 +422,7 @@ function dedupe(ds: Diagnostic[]): Diagnostic[] {
 const pointer = (p: string): string[] => p.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
 /** The forms of a step (its one key) and the schema definition of each. */
-const STEP_DEFS: Record<string, string> = { emit: "EmitStep", snapshot: "SnapshotStep", set: "SetStep", closeOpen: "CloseOpenStep", dispatch: "DispatchStep", each: "EachStep" };
+const STEP_DEFS: Record<string, string> = { emit: "EmitStep", snapshot: "SnapshotStep", set: "SetStep", closeOpen: "CloseOpenStep", dispatch: "DispatchStep", each: "EachStep", upstreamVersion: "UpstreamVersionStep" };
 
 /**
  * Schema errors of the DSL's unions (a step's forms, a condition's tests, an id's forms), made readable: ajv reports

@@ -38,7 +38,7 @@ export * from "../generated/canonical.gen.js";
 export { answerRequest } from "./answer/answer.js";
 export type { AnswerOptions, PermissionDecision, RequestAnswer, RequestReply } from "./answer/answer.js";
 export { toClaudePermissionResult } from "./answer/claude-permission.js";
-export type { ClaudePermissionResult, CanonicalPermissionDecision } from "./answer/claude-permission.js";
+export type { ClaudePermissionResult, CanonicalPermissionDecision, ClaudeDecisionClassification, ClaudeElicitationResult, ClaudeUserDialogResult } from "./answer/claude-permission.js";
 export { toAcpPermissionResponse } from "./answer/acp-permission.js";
 export type { AcpPermissionOption, AcpPermissionResponse, CanonicalAcpDecision } from "./answer/acp-permission.js";
 export { VERSION } from "./version.js";

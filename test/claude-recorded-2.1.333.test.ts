@@ -30,14 +30,12 @@ const GAPS: Record<string, Check[]> = {
   // the background agent's / command's late items and the CLI's own follow-up turn
   "background-agent": ["items"],
   "background-bash": ["items"],
-  // the /compact local-command turn
-  compact: ["turns"],
-  // the /context turn (a <synthetic> answer): its end is not recognised in the transcript
-  "local-command": ["items", "last", "turns"],
+  // the /compact turn: live, the SDK stream shows the command as an empty user message the transcript does not keep
+  compact: ["items"],
+  // the /context turn (a <synthetic> answer): the transcript keeps the command's output, the stream its own text
+  "local-command": ["items", "last"],
   // the prompt a UserPromptSubmit hook blocked: a turn of its own live, nothing in the transcript
   "prompt-hook": ["items", "turns"],
-  // the live `result` reports error_during_execution (terminal_reason aborted_tools), the transcript does not
-  interrupt: ["errors"],
   // the refusal notes and model_refusal_no_fallback
   refusal: ["items", "turns"],
   // the Stop hook's feedback message

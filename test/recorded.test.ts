@@ -41,7 +41,7 @@ describe("recorded fixtures", () => {
         if (!validateCanonicalEvent(e)) problems.push(`#${e.sequence} ${e.type} fails the canonical schema`);
         if (e.sequence !== last + 1) problems.push(`#${e.sequence} follows #${last}`);
         last = e.sequence;
-        if (e.type === "runtime.warning" && /unknown|no row/.test(p.message)) problems.push(`#${e.sequence} ${p.message}`);
+        if (e.type === "runtime.warning" && e.raw?.rule === "agentnorm#unknown") problems.push(`#${e.sequence} ${p.message}`);
         if (e.type === "runtime.error" && p.class === "validation_error") problems.push(`#${e.sequence} ${p.message}`);
         if (e.type === "runtime.warning" && e.raw?.rule === "agentnorm#end") problems.push(`#${e.sequence} ${p.message}`);
         if (e.type === "item.started") { open.add(e.itemId!); started.add(e.itemId!); }

@@ -78,3 +78,46 @@ export function editFiles(input: unknown): FileChange[] | undefined {
   if (typeof i.content === "string") return [{ path, change: "update", diff: wholeFileDiff(rel, "", i.content) }];
   return [{ path, change: "update" }];
 }
+
+/**
+ * The to-do list kept by Claude Code's task tools (TaskCreate / TaskUpdate, the default to-do tools of Claude Code
+ * 2.1.3xx), after one tool result: `prev` is the list so far ({id, step, status}[]), `result` the tool's
+ * tool_use_result — `{task: {id, subject}}` adds a pending task, `{taskId, statusChange: {to}}` changes its status
+ * (`deleted` removes it). Anything else: undefined (the list is unchanged).
+ */
+export function claudeTaskPlan(prev: unknown, result: unknown): { id: string; step: string; status: "pending" | "inProgress" | "completed" }[] | undefined {
+  if (!result || typeof result !== "object") return undefined;
+  const r = result as Record<string, any>;
+  const list = Array.isArray(prev) ? prev.filter((t) => t && typeof t === "object" && typeof t.id === "string").map((t) => ({ ...t })) : [];
+  const task = r.task;
+  if (task && typeof task === "object" && (typeof task.id === "string" || typeof task.id === "number")) {
+    const id = String(task.id);
+    const step = typeof task.subject === "string" ? task.subject : typeof task.description === "string" ? task.description : id;
+    const at = list.findIndex((t) => t.id === id);
+    if (at >= 0) list[at].step = step;
+    else list.push({ id, step, status: "pending" });
+    return list;
+  }
+  const to = r.statusChange?.to;
+  if ((typeof r.taskId === "string" || typeof r.taskId === "number") && typeof to === "string") {
+    const id = String(r.taskId);
+    if (to === "deleted") return list.filter((t) => t.id !== id);
+    const status = to === "in_progress" ? "inProgress" : to === "completed" ? "completed" : "pending";
+    const at = list.findIndex((t) => t.id === id);
+    if (at >= 0) list[at].status = status;
+    else list.push({ id, step: id, status });
+    return list;
+  }
+  return undefined;
+}
+
+/**
+ * The text of a local slash command's output as Claude Code writes it into a transcript
+ * (`<local-command-stdout>…</local-command-stdout>`, or stderr): the output without the tags; undefined when empty.
+ */
+export function claudeLocalCommandText(content: unknown): string | undefined {
+  if (typeof content !== "string") return undefined;
+  const m = /^\s*<local-command-(?:stdout|stderr)>([\s\S]*)<\/local-command-(?:stdout|stderr)>\s*$/.exec(content);
+  const text = (m ? m[1] : content).trim();
+  return text === "" ? undefined : text;
+}

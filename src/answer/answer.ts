@@ -13,7 +13,7 @@
  */
 import { AnswerError, ERROR_CODES } from "../errors.js";
 import { REQUEST_KIND, type CanonicalRequestType, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
-import { toClaudePermissionResult, type ClaudePermissionResult } from "./claude-permission.js";
+import { toClaudePermissionResult, type ClaudeElicitationResult, type ClaudePermissionResult, type ClaudeUserDialogResult } from "./claude-permission.js";
 
 /** A permission's canonical decision (the request's `options` say which ones the provider offers). */
 export type PermissionDecision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
@@ -26,12 +26,20 @@ export type RequestReply =
   /** A host call (the host ran the tool the agent defined, or refreshed tokens): its output as text or the
    *  provider's content items, or the provider's whole `result` object. */
   | { decision: "completed"; output?: unknown; result?: unknown }
-  | { decision: "failed"; message?: string };
+  | { decision: "failed"; message?: string }
+  /** Claude (SDK 0.3): another client answered the request; the SDK writes nothing (canUseTool / onElicitation / onUserDialog return null). */
+  | { decision: "answered_elsewhere" };
 
 export type RequestAnswer =
   | { kind: "jsonrpc"; message: { jsonrpc: "2.0"; id: string | number; result: unknown } | { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string } } }
   | { kind: "claude-can-use-tool"; result: ClaudePermissionResult }
-  | { kind: "claude-control-response"; message: { type: "control_response"; response: { subtype: "success"; request_id: string; response: ClaudePermissionResult | Record<string, unknown> } } }
+  /** SDK 0.3: what onElicitation returns (an MCP server's question). */
+  | { kind: "claude-elicitation"; result: ClaudeElicitationResult }
+  /** SDK 0.3: what onUserDialog returns (a dialog the CLI asked for). */
+  | { kind: "claude-user-dialog"; result: ClaudeUserDialogResult }
+  /** SDK 0.3: another client answered; the callback (canUseTool, onElicitation or onUserDialog: `callback`) returns null. */
+  | { kind: "claude-answered-elsewhere"; callback: "canUseTool" | "onElicitation" | "onUserDialog"; result: null }
+  | { kind: "claude-control-response"; message: { type: "control_response"; response: { subtype: "success"; request_id: string; response: ClaudePermissionResult | ClaudeElicitationResult | ClaudeUserDialogResult | Record<string, unknown> } } }
   | { kind: "http"; method: "POST"; path: string; body?: unknown }
   /** Codex EventMsg streams (the core's event queue): the Submission carrying the answering Op. */
   | { kind: "codex-submission"; submission: { id: string; op: Record<string, unknown> } };
@@ -65,6 +73,7 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
   if (kind === "host_call" ? reply.decision !== "completed" && reply.decision !== "failed" : reply.decision === "completed" || reply.decision === "failed") {
     throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a ${p.requestType} request takes ${kind === "host_call" ? "completed or failed" : "a permission decision, answered or cancelled"}, not "${reply.decision}"`);
   }
+  if (reply.decision === "answered_elsewhere" && opened.provider !== "claude") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: "answered_elsewhere" is a Claude (SDK 0.3) reply; ${opened.provider} requests take a decision`);
   /** The provider's word for the decision, from the table-filled options (undefined: cancelled where no option says it). */
   const word = (d: string): string | undefined => {
     const chain = (FALLBACK as Record<string, string[]>)[d] ?? [d];
@@ -115,11 +124,32 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
     }
     case "claude": {
       const input = (p.args?.input ?? {}) as Record<string, unknown>;
+      const transport = opts.claude ?? (opened.raw?.source && !opened.raw.source.startsWith("claude.sdk.permission") ? "wire" : "sdk");
+      const wire = (response: ClaudePermissionResult | ClaudeElicitationResult | ClaudeUserDialogResult): RequestAnswer =>
+        ({ kind: "claude-control-response", message: { type: "control_response", response: { subtype: "success", request_id: id, response } } });
+      // SDK 0.3's other questions: an MCP elicitation (args.server) and a CLI dialog (args.dialogKind)
+      const elicitation = question && typeof p.args?.server === "string" && p.args?.toolName === undefined;
+      const dialog = question && typeof p.args?.dialogKind === "string";
+      if (reply.decision === "answered_elsewhere") {
+        if (transport === "wire") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, "answerRequest: a request answered elsewhere gets no control_response on the wire");
+        return { kind: "claude-answered-elsewhere", callback: elicitation ? "onElicitation" : dialog ? "onUserDialog" : "canUseTool", result: null };
+      }
+      if (elicitation) {
+        const r: ClaudeElicitationResult = reply.decision === "answered" ? { action: "accept", content: reply.answers } : reply.decision === "reject_once" || reply.decision === "reject_always" ? { action: "decline" } : { action: "cancel" };
+        return transport === "sdk" ? { kind: "claude-elicitation", result: r } : wire(r);
+      }
+      if (dialog) {
+        const r: ClaudeUserDialogResult = reply.decision === "answered" ? { behavior: "completed", result: reply.answers } : { behavior: "cancelled" };
+        return transport === "sdk" ? { kind: "claude-user-dialog", result: r } : wire(r);
+      }
+      // SDK 0.3 (its canUseTool passes a requestId): say how the user decided
+      const classify = typeof p.args?.requestId === "string";
       let result: ClaudePermissionResult;
       if (question) {
         result = reply.decision === "answered"
           ? { behavior: "allow", updatedInput: { ...input, answers: reply.answers } }
-          : { behavior: "deny", message: "The user dismissed the question." };
+          : { behavior: "deny", message: "The user dismissed the question.", ...(classify ? { decisionClassification: "user_reject" as const } : {}) };
+        if (classify && result.behavior === "allow") result.decisionClassification = "user_temporary";
       } else {
         const w = word(reply.decision);
         const always = reply.decision === "allow_always";
@@ -128,11 +158,11 @@ export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerO
           input: "updatedInput" in reply && reply.updatedInput ? reply.updatedInput : input,
           message: "message" in reply ? reply.message : undefined,
           updatedPermissions: always && Array.isArray(p.args?.suggestions) ? p.args.suggestions : undefined,
+          classify,
         });
       }
-      const transport = opts.claude ?? (opened.raw?.source && !opened.raw.source.startsWith("claude.sdk.permission") ? "wire" : "sdk");
       if (transport === "sdk") return { kind: "claude-can-use-tool", result };
-      return { kind: "claude-control-response", message: { type: "control_response", response: { subtype: "success", request_id: id, response: result } } };
+      return wire(result);
     }
     case "opencode": {
       if (question) {

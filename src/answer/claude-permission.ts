@@ -3,8 +3,17 @@
  * Agent SDK's canUseTool callback (or a stream-json control_response) must return.
  */
 export type ClaudePermissionResult =
-  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: unknown[]; toolUseID?: string }
-  | { behavior: "deny"; message: string; interrupt?: boolean; toolUseID?: string };
+  | { behavior: "allow"; updatedInput: Record<string, unknown>; updatedPermissions?: unknown[]; toolUseID?: string; decisionClassification?: ClaudeDecisionClassification }
+  | { behavior: "deny"; message: string; interrupt?: boolean; toolUseID?: string; decisionClassification?: ClaudeDecisionClassification };
+
+/** SDK 0.3: how the user decided — once, for good, or a refusal. */
+export type ClaudeDecisionClassification = "user_temporary" | "user_permanent" | "user_reject";
+
+/** SDK 0.3: the answer to an MCP server's elicitation (onElicitation, or the wire's `elicitation` control request). */
+export type ClaudeElicitationResult = { action: "accept"; content?: unknown } | { action: "decline" } | { action: "cancel" };
+
+/** SDK 0.3: the answer to a dialog the CLI asks the host to show (onUserDialog, or the wire's `request_user_dialog`). */
+export type ClaudeUserDialogResult = { behavior: "completed"; result: unknown } | { behavior: "cancelled" };
 
 export interface CanonicalPermissionDecision {
   /** "allow" | "allow_always" | "deny" | "deny_and_interrupt" (also accepts accept/approved/decline/denied/abort). */
@@ -16,6 +25,8 @@ export interface CanonicalPermissionDecision {
   /** Permission updates to apply (allow_always), e.g. the request's suggestions. */
   updatedPermissions?: unknown[];
   toolUseID?: string;
+  /** SDK 0.3: say how the user decided (`decisionClassification`: user_temporary, user_permanent, user_reject). */
+  classify?: boolean;
 }
 
 const ALLOW = new Set(["allow", "allow_once", "allow_always", "accept", "acceptForSession", "approved", "approved_for_session"]);
@@ -25,12 +36,14 @@ export function toClaudePermissionResult(d: CanonicalPermissionDecision): Claude
   const id = d.toolUseID ? { toolUseID: d.toolUseID } : {};
   if (ALLOW.has(d.decision)) {
     const always = d.decision === "allow_always" || d.decision === "acceptForSession" || d.decision === "approved_for_session";
-    return { behavior: "allow", updatedInput: d.input, ...(always && d.updatedPermissions ? { updatedPermissions: d.updatedPermissions } : {}), ...id };
+    const how = d.classify ? { decisionClassification: (always ? "user_permanent" : "user_temporary") as ClaudeDecisionClassification } : {};
+    return { behavior: "allow", updatedInput: d.input, ...(always && d.updatedPermissions ? { updatedPermissions: d.updatedPermissions } : {}), ...id, ...how };
   }
   return {
     behavior: "deny",
     message: d.message ?? "The user declined this tool use.",
     ...(INTERRUPT.has(d.decision) ? { interrupt: true } : {}),
     ...id,
+    ...(d.classify ? { decisionClassification: "user_reject" as const } : {}),
   };
 }

@@ -153,10 +153,19 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
     out, message: c.message ?? m, request: c.request, source, method, depth, ct, raw, direction: o.direction,
     meta: c.meta ?? o.meta, line: o.line === undefined ? raw : o.line,
   };
+  // Tables pinning several upstream versions: rows and ignore entries with `versions` apply to those only.
+  const version = ct.table.upstream.versions ? rt.versionOf(ct.table) : undefined;
+  const applies = (versions: readonly string[] | undefined) => version === undefined || versions === undefined || versions.includes(version);
+  const ignoredAt = (id: string | undefined, message: unknown) => {
+    if (id === undefined || !applies(ct.table.ignoreVersions?.[id])) return undefined;
+    const when = ct.table.ignoreWhen?.[id];
+    return !when || when(message) ? id : undefined;
+  };
   const tryRows = (rows: readonly Row[] | undefined): boolean => {
     if (!rows) return false;
     const startLength = out.length;
     for (const row of rows) {
+      if (!applies(row.versions)) continue;
       const s = new Scope(rt, at, row.rule);
       let matched: boolean;
       try {
@@ -180,25 +189,33 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
   const t = ct.table.time?.(at.message, at);
   if (t !== undefined) env.messageTime = t;
   try {
-    mapMessage(rt, ct, at, kind, method, tryRows);
+    mapMessage(rt, ct, at, kind, method, { tryRows, ignoredAt, version });
   } finally {
     env.messageTime = outer;
   }
 }
 
-function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind, method: string, tryRows: (rows: readonly Row[] | undefined) => boolean): void {
+interface Mappers {
+  tryRows: (rows: readonly Row[] | undefined) => boolean;
+  ignoredAt: (id: string | undefined, message: unknown) => string | undefined;
+  version: string | undefined;
+}
+
+function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind, method: string, { tryRows, ignoredAt, version }: Mappers): void {
   const { out, raw, source } = at;
   const { stats } = rt;
   const byKind = ct.rowsOf.get(kind);
   if (tryRows(byKind?.get(method))) return;
-  const ign = ct.ignoredOf.get(kind)?.get(method);
+  const ign = ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
   if (ign) { bump(stats.ignored, ign); return; }
   for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && tryRows(rows)) return;
   if (kind === "response" || kind === "clientResponse") {
-    const asked = ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method);
+    const asked = ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
     if (asked) { bump(stats.ignored, asked); return; }
   }
   stats.unknown++;
-  const what = byKind?.has(method) ? `no row for ${kind} "${method}" matched this message` : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
+  const what = byKind?.has(method) || ct.ignoredOf.get(kind)?.has(method)
+    ? `no row for ${kind} "${method}" matched this message${version !== undefined ? ` (at ${ct.table.upstream.package}@${version})` : ""}`
+    : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
   emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${ct.table.surface}: ${what}`, detail: { kind, method } }, raw, source, method, rule: "agentnorm#unknown" });
 }

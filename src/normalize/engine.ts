@@ -18,6 +18,7 @@ import { article, REPORTED_OPEN } from "./lifecycle.js";
 import { emitRuntime } from "./scope.js";
 import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
 import { SessionVars } from "./vars.js";
+import { selectPinned } from "./versions.js";
 import { UnknownSurfaceError } from "../errors.js";
 
 export type { CanonicalEvent, Direction, NormalizerStats } from "./state.js";
@@ -34,6 +35,12 @@ export interface NormalizerOptions {
   includeRaw?: boolean;
   /** Validate every emitted event against the canonical schema; failures add a runtime.error (default false). */
   validate?: boolean;
+  /**
+   * The upstream version of the stream, for surfaces whose table covers several (claude-sdk: "0.2.62" or the version
+   * Claude Code reports, "2.1.62"): rows apply by the pinned version it selects, whatever the stream says. Default:
+   * what the stream says (claude-sdk: `claude_code_version` of system/init), else the table's newest pinned version.
+   */
+  upstreamVersion?: string;
 }
 
 export interface PushOptions {
@@ -53,6 +60,8 @@ export interface Normalizer {
   /** End of stream: reports items, requests and turns that are still open. */
   end(): CanonicalEvent[];
   stats(): NormalizerStats;
+  /** The pinned upstream version the surface's rows apply by now (see NormalizerOptions.upstreamVersion). */
+  upstreamVersion(): string;
 }
 
 /** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
@@ -118,7 +127,17 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       return compiled(t);
     },
     dispatch: (m, o) => dispatch(rt, m, o),
+    statedVersions: new Map(),
+    versionOf(t) {
+      const versions = t.upstream.versions;
+      if (!versions) return t.upstream.version;
+      const stated = options.upstreamVersion ?? rt.statedVersions.get(t.upstream.package);
+      return (stated !== undefined ? selectPinned({ current: t.upstream.version, pinned: versions }, stated) : undefined) ?? t.upstream.version;
+    },
   };
+  if (options.upstreamVersion !== undefined && table.upstream.versions && selectPinned({ current: table.upstream.version, pinned: table.upstream.versions }, options.upstreamVersion) === undefined) {
+    throw new Error(`upstreamVersion "${options.upstreamVersion}" is not a version of ${table.upstream.package} (pinned: ${table.upstream.versions.map((v) => v.version).join(", ")})`);
+  }
   const { entities, pending } = rt;
   /** pushLine already checked the nesting of the message it is pushing. */
   let depthChecked = false;
@@ -233,6 +252,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
         remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size + entities[r].idle.size, 0),
       },
     }),
+    upstreamVersion: () => rt.versionOf(table),
   };
   return normalizer;
 }

@@ -11,8 +11,15 @@ export interface Compatibility {
   canonicalEventTypes: string[];
   surfaces: Record<string, {
     table: string;
-    upstream: { package: string; version: string; dir?: string; extensions?: { name: string; package: string; version: string; dir: string }[] };
-    kinds: Record<string, { total: number | null; mapped: number; ignored: number; missing: number; patterns?: number; methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string }> }>;
+    upstream: { package: string; version: string; dir?: string; reports?: string; extensions?: { name: string; package: string; version: string; dir: string }[]; versions?: { version: string; dir: string; reports?: string }[] };
+    kinds: Record<string, {
+      total: number | null; mapped: number; ignored: number; missing: number; patterns?: number;
+      /** Tables pinning several versions: the same counts at each pinned version. */
+      versions?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
+      /** Kinds with a subtag: the subtypes (of every type) per pinned version, mapped / ignored / missing. */
+      subtypes?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
+      methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string; versions?: string[] }>;
+    }>;
     events: Record<string, string[]>;
   }>;
 }
@@ -33,8 +40,19 @@ export function renderCompatibilityMarkdown(c: Compatibility): string {
   for (const s of surfaces) {
     const sv = c.surfaces[s];
     for (const [k, kv] of Object.entries(sv.kinds)) {
+      if (kv.versions) {
+        // one line per pinned version: what the rows and ignore entries for that version account for
+        for (const [ver, n] of Object.entries(kv.versions)) lines.push(`| ${s} | ${sv.upstream.package}@${ver} | ${k} | ${n.total} | ${n.mapped} | ${n.ignored} | ${n.missing} | ${kv.patterns ?? 0} |`);
+        continue;
+      }
       lines.push(`| ${s} | ${sv.upstream.package}@${sv.upstream.version}${(sv.upstream.extensions ?? []).map((x) => ` + ${x.package}@${x.version}`).join("")} | ${k} | ${kv.total ?? "—"} | ${kv.mapped} | ${kv.ignored} | ${kv.missing} | ${kv.patterns ?? 0} |`);
     }
+  }
+  const subtypeLines = surfaces.flatMap((s) => Object.entries(c.surfaces[s].kinds).flatMap(([k, kv]) =>
+    Object.entries(kv.subtypes ?? {}).map(([ver, n]) => `| ${s} | ${c.surfaces[s].upstream.package}@${ver} | ${k} | ${n.total} | ${n.mapped} | ${n.ignored} | ${n.missing} |`)));
+  if (subtypeLines.length) {
+    lines.push("", "### Subtypes", "", "Kinds whose types have subtypes (`subtag`): every subtype of every type, per pinned version.", "",
+      "| surface | upstream | kind | subtypes | mapped | ignored | missing |", "|---|---|---|---:|---:|---:|---:|", ...subtypeLines);
   }
   lines.push("", "## Canonical event type × surface", "", "Number of upstream methods that produce each canonical event type.", "");
   lines.push(`| canonical event | ${surfaces.join(" | ")} |`, `|---|${surfaces.map(() => "---:").join("|")}|`);
@@ -49,7 +67,8 @@ export function renderCompatibilityMarkdown(c: Compatibility): string {
     for (const [k, kv] of Object.entries(c.surfaces[s].kinds)) {
       lines.push(`### ${k}`, "", "| method | status | canonical events / reason |", "|---|---|---|");
       for (const [m, mv] of Object.entries(kv.methods)) {
-        lines.push(`| \`${m}\` | ${mv.status} | ${mv.status === "mapped" ? (mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(dispatch)" : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
+        const only = kv.versions && mv.versions && mv.versions.length < Object.keys(kv.versions).length ? ` (${mv.versions.join(", ")} only)` : "";
+        lines.push(`| \`${m}\` | ${mv.status}${only} | ${mv.status === "mapped" ? (mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(dispatch)" : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
       }
       lines.push("");
     }

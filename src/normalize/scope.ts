@@ -287,6 +287,11 @@ export class Scope implements RowContext {
     this.rt.dispatch(message, { direction: "in", out: at.out, depth: at.depth + 1, ct: this.rt.table(surface), raw: at.raw, line: at.line, meta: at.meta });
   }
 
+  upstreamVersion(stated: unknown): void {
+    if (typeof stated === "string" ? stated.trim() === "" : typeof stated !== "number") return;
+    this.rt.statedVersions.set(this.at.ct.table.upstream.package, String(stated).trim());
+  }
+
   setVar(key: unknown[], value: unknown): void {
     const waiting = this.rt.vars.set(varKey(key), value);
     if (waiting) (this.released ??= []).push(...waiting);

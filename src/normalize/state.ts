@@ -42,6 +42,10 @@ export interface NormalizerState {
   main: Compiled;
   /** A surface's compiled table (dispatch to another surface). */
   table(surface: string): Compiled;
+  /** The pinned upstream version of a table in effect now (the table's own unless forced or stated by the stream). */
+  versionOf(t: SurfaceTable): string;
+  /** What streams stated as their upstream version, per upstream package (`upstreamVersion` steps). */
+  statedVersions: Map<string, string>;
   /** Map a message through a table (rows dispatching again, held messages released). */
   dispatch(m: unknown, o: DispatchOptions): void;
 }

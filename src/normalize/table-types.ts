@@ -53,6 +53,8 @@ export interface RowContext {
   getVar(key: unknown[]): any;
   /** Hold rows: true when the message is held until a row sets the variable `key` (it is unset); false once it is set. */
   hold(key: unknown[]): boolean;
+  /** The stream says which upstream version it is (`upstreamVersion` step): selects the pinned version rows apply by. */
+  upstreamVersion(stated: unknown): void;
   /** Tagged protocols: the fields the input wrapper extracted (`$meta.x`). */
   readonly meta: any;
   /** The whole input line the message came in (`$line.x`). */
@@ -122,6 +124,8 @@ export interface Row {
   rule: string;
   /** Source line of the row in its mapping table. */
   line: number;
+  /** The pinned upstream versions the row applies to (absent: all). */
+  versions?: readonly string[];
   /** Returns false when the row's `when` does not hold (the next row is tried). */
   run(message: any, cx: RowContext): boolean;
 }
@@ -139,7 +143,11 @@ export interface SurfaceTable {
   nonJsonLines?: "error" | "warning";
   /** The time a message carries (its events' createdAt), as an ISO date-time; undefined when it carries none. */
   time?: (message: any, cx: { readonly meta: any }) => string | undefined;
-  upstream: { package: string; version: string };
+  /**
+   * The pinned upstream: `version` is in effect until the stream says otherwise. A table covering several versions
+   * lists them all in `versions` (with what a stream of that version reports).
+   */
+  upstream: { package: string; version: string; versions?: readonly { version: string; reports?: string }[] };
   sources: Partial<Record<Kind, RuntimeEventSource>>;
   /** kind → method → the raw.source of an extension's methods (upstream.extensions), where it is not the kind's. */
   methodSources?: Partial<Record<Kind, Readonly<Record<string, RuntimeEventSource>>>>;
@@ -150,4 +158,8 @@ export interface SurfaceTable {
   ignored: Partial<Record<Kind, Record<string, string>>>;
   /** ignore entry id → reason. */
   ignoreReasons: Record<string, string>;
+  /** ignore entry id → the pinned versions it applies to (entries not listed: all). */
+  ignoreVersions?: Record<string, readonly string[]>;
+  /** ignore entry id → the test a message must pass to be ignored by it (entries not listed: every message of the method). */
+  ignoreWhen?: Record<string, (message: any) => boolean>;
 }

@@ -37,7 +37,12 @@ describe("the repository's pinned folders", () => {
   it("each has a PROVENANCE.md whose listed sha256 are the files' and which lists every schema file", () => {
     const folders = prov.pinnedFolders(ROOT);
     expect(folders).toContain("schemas/upstream/codex-app-server/0.171.0");
-    expect(folders.length).toBe(readdirSync(join(ROOT, "schemas/upstream")).filter((n) => !n.includes(".") && n !== "LICENSE").length);
+    // one pinned folder per upstream and version (schemas/upstream/<upstream>/<version>/)
+    const versionDirs = readdirSync(join(ROOT, "schemas/upstream")).filter((n) => !n.includes(".") && n !== "LICENSE")
+      .flatMap((n) => readdirSync(join(ROOT, "schemas/upstream", n), { withFileTypes: true }).filter((d) => d.isDirectory()));
+    expect(folders.length).toBe(versionDirs.length);
+    expect(folders).toContain("schemas/upstream/claude-agent-sdk/0.2.62");
+    expect(folders).toContain("schemas/upstream/claude-agent-sdk/0.3.333");
     expect(prov.checkProvenance(ROOT, new Map()).map(fmt)).toEqual([]);
   });
 
