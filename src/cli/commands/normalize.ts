@@ -10,7 +10,7 @@ import { capturingNormalizer, type CapturingNormalizer } from "../../capture/rep
 import { unwrapCaptureLine } from "../../capture/unwrap.js";
 import { describeDetection } from "../detect.js";
 import { cliRedactOptions } from "./capture.js";
-import { finish, lineProblem, newTally } from "./source.js";
+import { finish, lineProblems, newTally } from "./source.js";
 import { chooseSurface, CliError, flushStdout, openInput, parseArgs, printHelp, reason, stopExitCode, stopRequested, surfaceFlag, UsageError, warn, write } from "./util.js";
 
 export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FILE)
@@ -116,20 +116,14 @@ export async function normalize(argv: string[]): Promise<number> {
     }
     await write(s);
   };
+  const problems = lineProblems(n, tally, label);
   const closeCapture = () => { if (captureFd !== undefined) { closeSync(captureFd); captureFd = undefined; } };
   try {
     for await (const { text, n: line } of input.lines) {
       lineNo = line;
       tally.lines++;
-      const before = n.stats();
       const events = pushLine(text, line, (direction as Direction | undefined) ?? directions?.[line - 1]);
-      const after = n.stats();
-      if (after.invalid > before.invalid || after.unknown > before.unknown) {
-        if (after.invalid > before.invalid) tally.malformed++;
-        else tally.unknown++;
-        const e = events.find((x) => x.type === "runtime.error" || x.type === "runtime.warning");
-        lineProblem(tally, label, line, String((e?.payload as any)?.message ?? "not mapped").replace(/^line \d+: /, ""));
-      }
+      problems.check(events, line);
       await emit(events);
       if (!quiet && line % 100_000 === 0 && Date.now() - lastProgress > 1000) {
         lastProgress = Date.now();

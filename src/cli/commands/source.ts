@@ -42,6 +42,29 @@ export function finish(t: Tally, label: string, f: Flags, command: string): numb
   return 0;
 }
 
+/**
+ * Per input line: was it malformed or unknown to the table (the normalizer's counters moved)? Reported as
+ * FILE:LINE with the runtime event's message. The counters are read only when the line gave a runtime event.
+ */
+export function lineProblems(n: Normalizer, tally: Tally, label: string): { check(events: CanonicalEvent[], line: number): void } {
+  let invalid = 0;
+  let unknown = 0;
+  return {
+    check(events, line) {
+      let e: CanonicalEvent | undefined;
+      for (const x of events) if (x.type === "runtime.error" || x.type === "runtime.warning") { e = x; break; }
+      if (!e) return;
+      const s = n.stats();
+      if (s.invalid > invalid) tally.malformed++;
+      else if (s.unknown > unknown) tally.unknown++;
+      else return;
+      invalid = s.invalid;
+      unknown = s.unknown;
+      lineProblem(tally, label, line, String((e.payload as any)?.message ?? "not mapped").replace(/^line \d+: /, ""));
+    },
+  };
+}
+
 export interface Source {
   input: Input;
   surface?: string;
@@ -67,19 +90,13 @@ export async function openSource(file: string | undefined, f: Flags, tally: Tall
   const n = surface ? createNormalizer({ surface, includeRaw: !!o.includeRaw, ids: counterIds(), clock: steppingClock() }) : undefined;
   const capture = !surface && input.detection.kind === "capture";
   const resolver = createRawResolver();
+  const problems = n ? lineProblems(n, tally, label) : undefined;
   async function* batches() {
     for await (const { text, n: line } of input.lines) {
       tally.lines++;
       if (n) {
-        const before = n.stats();
         const events = n.pushLine(text, { lineNumber: line });
-        const after = n.stats();
-        if (after.invalid > before.invalid || after.unknown > before.unknown) {
-          if (after.invalid > before.invalid) tally.malformed++;
-          else tally.unknown++;
-          const e = events.find((x) => x.type === "runtime.error" || x.type === "runtime.warning");
-          lineProblem(tally, label, line, String((e?.payload as any)?.message ?? "not mapped").replace(/^line \d+: /, ""));
-        }
+        problems!.check(events, line);
         yield { events, line };
         continue;
       }

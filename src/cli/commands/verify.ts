@@ -39,7 +39,7 @@ export async function verify(argv: string[]): Promise<number> {
       if (x.severity === "violation") violations++;
       else { warned++; if (!warnings) continue; }
       if (json) out += JSON.stringify(x) + "\n";
-      else warn(`${label}: ${formatFinding(x)}`);
+      else warn(`${label}${x.line !== undefined ? `:${x.line}` : ""}: ${formatFinding(x)}`);
     }
     if (out) await write(out);
   };

@@ -22,6 +22,15 @@ export async function view(argv: string[]): Promise<number> {
   const label = labelOf(file);
   const text = await readText(file, "view");
   if (text.trim() === "") throw new CliError(label, "empty input (nothing to view)");
+  // lines that are not JSON: named as FILE:LINE like every other command does (the page counts them too)
+  if (!text.trimStart().startsWith("[")) {
+    let bad = 0;
+    text.split("\n").forEach((l, i) => {
+      if (l.trim() === "") return;
+      try { JSON.parse(l); } catch (err) { if (++bad <= 10) warn(`${label}:${i + 1}: not valid JSON (${(err as Error).message})`); }
+    });
+    if (bad > 10) warn(`agentnorm: ${label}: ${bad - 10} more line(s) not valid JSON`);
+  }
   const sample = text.slice(0, 1 << 20).split("\n");
   const detection = detectInput(sample);
   if (detection.kind === "native" || detection.kind === "unknown" || from) {
