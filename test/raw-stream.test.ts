@@ -139,3 +139,21 @@ describe("the CLI on a 50 MB line (output size, not time)", () => {
     expect(a.natives).toEqual(b.natives);
   });
 });
+
+describe("a written stream cut apart", () => {
+  cliIt("render names the events whose raw.payloadRef holder is missing (and --strict fails on them)", () => {
+    const n = createNormalizer({ surface: "codex-app-server", ids: counterIds(), clock: steppingClock() });
+    const lines = readFileSync(FIXTURE, "utf8").split("\n").filter(Boolean);
+    const out = written([...lines.map((l) => n.pushLine(l)), n.end()]);
+    const holderIds = new Set(out.filter((e) => e.raw.payloadRef).map((e) => e.raw.payloadRef));
+    const cut = out.filter((e) => !holderIds.has(e.eventId));
+    const missing = cut.filter((e) => e.raw.payloadRef).length;
+    expect(missing).toBeGreaterThan(0);
+    const f = join(TMP, "cut.ndjson");
+    writeFileSync(f, cut.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const r = cli(["render", f]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(`${missing} event(s) name a raw.payloadRef holder that is not in the input`);
+    expect(cli(["render", "--strict", f]).status).toBe(1);
+  });
+});

@@ -129,6 +129,11 @@ export async function openSource(file: string | undefined, f: Flags, tally: Tall
       yield { events: resolved, line, value: v };
     }
     const rest = resolver.end();
+    if (resolver.unresolved()) {
+      // a written stream cut apart (or edited): the message those events came from is not in the input
+      tally.malformed += resolver.unresolved();
+      warn(`agentnorm: ${label}: ${resolver.unresolved()} event(s) name a raw.payloadRef holder that is not in the input (their raw.payload stays out)`);
+    }
     if (n) yield { events: [...rest, ...n.end()], line: 0 };
     else if (rest.length) yield { events: rest, line: 0 };
   }
