@@ -532,6 +532,9 @@ providerItemId?: string
 providerRequestId?: string
 providerParentId?: string
 }
+/**
+ * Where the event came from. In memory every event of a native message has that message as raw.payload; in a written stream it is written once per message: one event (the holder) has raw.payload, the others of that message (adjacent in the stream, before or after it) have raw.payloadRef. Without raw (--no-raw, includeRaw false) neither is present.
+ */
 export interface RuntimeEventRaw {
 source: RuntimeEventSource
 method?: string
@@ -540,7 +543,19 @@ messageType?: string
  * The mapping-table row that produced this event: <surface>#<rule>.
  */
 rule?: string
-payload: unknown
+/**
+ * The provider message (null: the runtime's own event, no message). In a written stream: on the holder only.
+ */
+payload?: {
+[k: string]: unknown | undefined
+}
+payloadRef?: EventId
+/**
+ * Written streams, on a holder: long strings of the message the event carries verbatim in its own fields are written once. Keys: JSON Pointers into raw.payload (null there); values: JSON Pointers into this event where the string is (e.g. {"/params/delta": "/payload/delta"}).
+ */
+payloadShared?: {
+[k: string]: string | undefined
+}
 }
 
 export const CANONICAL_EVENT_TYPES = [
@@ -694,6 +709,7 @@ export interface RuntimeEventBase<TType extends CanonicalRuntimeEventType, TPayl
   /** The canonical item this event's activity is nested under (subagent/task items, child threads). */
   parentId?: RuntimeItemId;
   providerRefs?: ProviderRefs;
+  /** Where the event came from. In memory every event of a native message has that message as raw.payload; in a written stream it is written once per message: one event (the holder) has raw.payload, the others of that message (adjacent in the stream, before or after it) have raw.payloadRef. Without raw (--no-raw, includeRaw false) neither is present. */
   raw?: RuntimeEventRaw;
   type: TType;
   payload: TPayload;

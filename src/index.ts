@@ -12,6 +12,9 @@
  * compiled tables), and the JSON Schemas (agentnorm/schema.json, …).
  */
 export { createNormalizer, serializeEvent } from "./normalize/normalizer.js";
+export { shareRawPayloads, createRawResolver, resolveRawPayloads, hasRawLink, SHARE_MIN } from "./normalize/raw-stream.js";
+export type { RawResolver } from "./normalize/raw-stream.js";
+export { escapeTerminal, escapeJsonOutput } from "./render/terminal-safe.js";
 export { unwrap, unwrapCaptureLine } from "./capture/unwrap.js";
 export type { CanonicalEvent, Direction, Normalizer, NormalizerOptions, NormalizerStats, PushOptions } from "./normalize/normalizer.js";
 export { counterIds, randomIds, steppingClock } from "./normalize/ids.js";

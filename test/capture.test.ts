@@ -116,7 +116,9 @@ describe("sanitize", () => {
     const [n, e] = readCapture(a).records;
     expect(n.sessionId).toBe("ses_1");
     expect((n.payload as any).params.turn.id).toBe("00000000-0000-4000-8000-000000000002");
-    expect(e).toMatchObject({ sessionId: "ses_1", turnId: "trn_1", payload: { eventId: "evt_1", turnId: "trn_1", createdAt: "2026-01-01T00:00:00.000Z", providerRefs: { providerTurnId: "00000000-0000-4000-8000-000000000002" }, raw: { payload: null } } });
+    expect(e).toMatchObject({ sessionId: "ses_1", turnId: "trn_1", payload: { eventId: "evt_1", turnId: "trn_1", createdAt: "2026-01-01T00:00:00.000Z", providerRefs: { providerTurnId: "00000000-0000-4000-8000-000000000002" } } });
+    // raw.payload is dropped from normalized_out (native_in holds the message): no key at all, not null
+    expect(Object.keys((e.payload as any).raw ?? {})).not.toContain("payload");
   });
 
   it("is idempotent: sanitizing a fixture again changes nothing", () => {

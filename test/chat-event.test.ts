@@ -296,12 +296,13 @@ describe("agentnorm project (CLI)", () => {
     expect(r.stderr).toContain("1 chat_event contract violation(s)");
   });
 
-  it("usage errors: unknown format or surface exit 2; provider lines without --from are skipped with a hint", () => {
+  it("usage errors: unknown format or surface exit 2; provider lines without --from: the surface is detected and said", () => {
     expect(cli(["project", "--format", "xml", join(REC, "acp/shell.expected.ndjson")]).status).toBe(2);
     expect(cli(["project", "--from", "nope", join(REC, "acp/shell.ndjson")]).status).toBe(2);
     const raw = cli(["project", join(REC, "acp/shell.ndjson")]);
     expect(raw.status).toBe(0);
-    expect(raw.stdout).toBe("");
-    expect(raw.stderr).toContain("use --from SURFACE");
+    expect(raw.stderr).toMatch(/detected acp native messages \(confidence \d+%/);
+    expect(raw.stdout).toBe(cli(["project", "--from", "acp", join(REC, "acp/shell.ndjson")]).stdout);
+    expect(raw.stdout.length).toBeGreaterThan(100);
   });
 });

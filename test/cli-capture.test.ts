@@ -144,19 +144,24 @@ describe("agentnorm capture / replay", () => {
     const r = cli(["capture", "convert", "--from", "acp", "--sanitize", "fixtures/recorded/acp/approval.ndjson"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(readFileSync(join(ROOT, "fixtures/replay/acp-approval.fixture.ndjson"), "utf8"));
+    // without --from the surface is detected: the same bytes
+    const detected = cli(["capture", "convert", "--sanitize", "fixtures/recorded/acp/approval.ndjson"]);
+    expect(detected.status, detected.stderr).toBe(0);
+    expect(detected.stderr).toMatch(/detected acp native messages/);
+    expect(detected.stdout).toBe(r.stdout);
   });
 
   it("usage errors exit 2; a missing file exits 1", () => {
     expect(cli(["capture"]).status).toBe(2);
     expect(cli(["capture", "frobnicate", "x"]).status).toBe(2);
     expect(cli(["capture", "sanitize"]).status).toBe(2);
-    expect(cli(["capture", "convert", "fixtures/recorded/acp/approval.ndjson"]).status).toBe(2);
+    expect(cli(["capture", "convert", "--from", "nope", "fixtures/recorded/acp/approval.ndjson"]).status).toBe(2);
     expect(cli(["replay"]).status).toBe(2);
     expect(cli(["replay", "--stage", "render_in", "x"]).status).toBe(2);
     const m = cli(["replay", join(TMP, "missing.ndjson")]);
     expect(m.status).toBe(1);
     expect(m.stderr).toMatch(/no such file/);
-    expect(cli(["replay", "--from", "nope", "fixtures/replay/acp-approval.fixture.ndjson"]).status).toBe(1);
+    expect(cli(["replay", "--from", "nope", "fixtures/replay/acp-approval.fixture.ndjson"]).status).toBe(2);
     expect(cli(["--help"]).stdout).toMatch(/agentnorm replay FIXTURE/);
   });
 });

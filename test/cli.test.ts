@@ -112,11 +112,11 @@ describe("agentnorm normalize", () => {
     expect(r.stdout).toBe("");
   });
 
-  it("missing --from → exit 2", () => {
-    const r = cli(["normalize", FIXTURE]);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--from/);
-    expect(r.stdout).toBe("");
+  it("without --from the surface is detected (stated with its confidence): the same output as with --from", () => {
+    const r = cli(["normalize", "--deterministic", FIXTURE]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/detected codex-app-server native messages \(confidence 100%: \d+ of \d+ sampled line\(s\) recognised; runner-up [a-z-]+: \d+\); --from SURFACE overrides/);
+    expect(r.stdout).toBe(cli(["normalize", "--from", "codex-app-server", "--deterministic", FIXTURE]).stdout);
   });
 
   it("an unreadable file → exit 1 with \"no such file\"", () => {
@@ -195,20 +195,25 @@ describe("agentnorm normalize", () => {
     expect(resolvedWithout.map((e) => e.payload.decision)).not.toEqual(["allow_once"]);
   });
 
-  it("--no-raw: raw.payload is null on every event, raw.source/rule stay", () => {
+  it("--no-raw: no raw.payload at all (not even null), raw.source/rule stay", () => {
     const r = cli(["normalize", "--from", "codex-app-server", "--no-raw", FIXTURE]);
     expect(r.status, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
     expect(events.length).toBeGreaterThan(30);
     for (const e of events) {
-      expect(e.raw.payload).toBeNull();
+      expect(Object.keys(e.raw)).not.toContain("payload");
+      expect(Object.keys(e.raw)).not.toContain("payloadRef");
       expect(typeof e.raw.source).toBe("string");
       expect(typeof e.raw.rule).toBe("string");
     }
+    expect(r.stdout).not.toContain('"payload":null}');
     expect(invalidEvents(events)).toEqual([]);
-    // and with raw, payloads are the provider messages
+    // and with raw, every event has the provider message or names the event of its message that has it
     const withRaw = ndjson(cli(["normalize", "--from", "codex-app-server", FIXTURE]).stdout);
-    expect(withRaw.filter((e) => e.raw.payload !== null).length).toBe(withRaw.length);
+    const ids = new Set(withRaw.filter((e) => "payload" in e.raw).map((e) => e.eventId));
+    for (const e of withRaw) expect("payload" in e.raw || ids.has(e.raw.payloadRef), JSON.stringify(e.raw)).toBe(true);
+    expect(withRaw.some((e) => e.raw.payloadRef)).toBe(true);
+    expect(invalidEvents(withRaw)).toEqual([]);
   });
 
   it("--validate adds no schema failures on a fixture", () => {

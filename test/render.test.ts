@@ -150,8 +150,10 @@ describe("agentnorm render (CLI)", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("valid surfaces");
     expect(cli(["render", join(ROOT, "no-such-file.ndjson")]).status).toBe(1);
+    // a provider stream without --from: its surface is detected (and said, with the confidence)
     const raw = cli(["render", demo]);
     expect(raw.status).toBe(0);
-    expect(raw.stderr).toContain("use --from SURFACE");
+    expect(raw.stderr).toMatch(/detected codex-app-server native messages \(confidence 100%/);
+    expect(raw.stdout).toBe(cli(["render", "--from", "codex-app-server", demo]).stdout);
   });
 });

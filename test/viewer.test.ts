@@ -446,10 +446,11 @@ describe("agentnorm view (CLI)", () => {
     const missing = run(["view", join(TMP, "missing.ndjson")]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/no such file/);
+    // native messages without --from: the surface is detected and said
     const native = run(["view", join(ROOT, "fixtures/recorded/codex-app-server/shell.ndjson"), "-o", "-"]);
-    expect(native.status).toBe(1);
-    expect(native.stderr).toMatch(/--from SURFACE/);
-    expect(native.stdout).toBe("");
+    expect(native.status, native.stderr).toBe(0);
+    expect(native.stderr).toMatch(/detected codex-app-server native messages \(confidence \d+%/);
+    expect(native.stdout).toMatch(/^<!doctype html>/);
     const m = run(["matrix", "--html"]);
     expect(m.status, m.stderr).toBe(0);
     expect(m.stdout).toMatch(/^<!doctype html>/);

@@ -4,7 +4,12 @@
  * What it replaces (never the names around it, never anything outside string values and object keys):
  *  - secrets by shape, anywhere in a string: OpenAI/Anthropic `sk-…`, AWS `AKIA…`/`ASIA…`, GitHub `ghp_…`/`gho_…`/
  *    `github_pat_…`, Slack `xox?-…`, Google `AIza…`, Stripe, Hugging Face, GitLab, npm tokens, `Bearer …`/`Basic …`
- *    credentials, JWT-looking strings, PEM private keys, `NAME_TOKEN=value` style assignments;
+ *    credentials, JWT-looking strings, PEM/OpenSSH/PGP private keys, `NAME_TOKEN=value` / `password=x` assignments;
+ *  - secrets in free text: `Cookie:` / `Set-Cookie:` / `Authorization:` (and API-key / auth-token) header values,
+ *    credentials in URLs (`scheme://user:pass@host` → `scheme://user:<REDACTED:url_credentials>@host`), `.netrc`
+ *    `password` entries and `.pgpass` lines (`host:port:db:user:password`);
+ *  - JSON inside strings (a tool result that is a JSON document, a legacy `[MARKER] {json}` line): parsed, redacted
+ *    as a structure (so key names count), and written back;
  *  - secrets by name: every string under a key whose words include token/secret/key/password/authorization/
  *    cookie/credential/session-cookie names (numbers and booleans stay: `input_tokens: 12` is usage, not a secret);
  *  - auth payloads: params and results of JSON-RPC calls whose method names auth/login/token/credential
@@ -22,7 +27,8 @@
 
 export type RedactionKind =
   | "api_key" | "bearer" | "jwt" | "private_key" | "assignment" | "secret_field" | "auth_payload" | "env"
-  | "home_path" | "project_path" | "tmp_path" | "known_secret" | "truncated";
+  | "home_path" | "project_path" | "tmp_path" | "known_secret" | "truncated"
+  | "header" | "url_credentials" | "netrc" | "pgpass";
 
 /** One redaction: where (a JSON Pointer into the capture envelope) and what kind; never the secret itself. */
 export interface Redaction {
@@ -57,7 +63,7 @@ const MARK = (kind: RedactionKind) => `<REDACTED:${kind}>`;
 const IS_MARK = /^<(REDACTED:[a-z_]+|HOME|PROJECT|TMP)>$/;
 
 const SHAPES: [RedactionKind, RegExp][] = [
-  ["private_key", /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g],
+  ["private_key", /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g],
   ["jwt", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
   ["bearer", /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi],
   ["api_key", /\bsk-ant-[A-Za-z0-9_-]{8,}/g],
@@ -76,10 +82,25 @@ const SHAPES: [RedactionKind, RegExp][] = [
 ];
 /** A superset of what SHAPES can match, tested first (one scan instead of sixteen for plain strings). */
 const SHAPE_HINT = /sk-|[srp]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|npm_|gsk_|xai-|eyJ|bearer|basic|token|PRIVATE KEY/i;
+/**
+ * Free-text secrets. Values end at a line end, a quote or a backslash (the start of an escape: the text may be JSON
+ * inside a string, where a newline is the two characters `\n`).
+ */
+const HEADER = /\b((?:Set-)?Cookie|(?:Proxy-)?Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Amz-Security-Token|Private-Token)(["']?\s*:\s*["']?)(?!\s|<REDACTED:)([^\r\n\\]+)/gi;
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>\\]*):(?!<REDACTED:)([^\s/@"'<>\\]+)@/gi;
+const NETRC = /\b((?:machine\s+[^\s"'\\]+|default)(?:\s+(?:login|account)\s+[^\s"'\\]+)*\s+password\s+)(?!<REDACTED:)([^\s"'\\]+)/g;
+const NETRC_LINE = /((?:^|\n|\\n)[+ -]?[ \t]*password[ \t]+)(?!<REDACTED:)([^\s"'\\]+)/g;
+const PGPASS = /((?:^|\n|\\n)[+ -]?[^\s:"'\\]+:(?:\d+|\*):[^\s:"'\\]+:[^\s:"'\\]+:)(?!<REDACTED:)([^\s"'\\]+)(?=$|\r|\n|\\[rn])/g;
+const FREE_TEXT: [RedactionKind, RegExp, number][] = [["header", HEADER, 3], ["url_credentials", URL_CREDENTIALS, 3], ["netrc", NETRC, 2], ["netrc", NETRC_LINE, 2], ["pgpass", PGPASS, 2]];
+/** A superset of what FREE_TEXT can match. */
+const FREE_HINT = /cookie|authori[sz]ation|api-key|auth-token|security-token|private-token|:\/\/|password|:(?:\d+|\*):/i;
+/** A JSON document inside a string, or a legacy marker line `[MARKER] {json}`. */
+const NESTED_JSON = /^(?:(\[[A-Z_]+\] )["{[]|[{[])/;
+const MAX_NESTED_JSON = 4 * 1024 * 1024;
 /** A superset of what ASSIGNMENT can match. */
 const ASSIGNMENT_HINT = /(?:token|secret|passw|key|credential|auth)[\s\S]*[=:]/i;
 /** `OPENAI_API_KEY=value`, `password: value`, `"client_secret":"value"` inside free text: the value goes. */
-const ASSIGNMENT = /\b([A-Za-z0-9_.-]{0,40}(?:token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth)[A-Za-z0-9_.-]{0,40})(["']?\s*[=:]\s*["']?)([^\s"'&,;}]{6,})/gi;
+const ASSIGNMENT = /\b([A-Za-z0-9_.-]{0,40}(?:token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth)[A-Za-z0-9_.-]{0,40})(["']?\s*[=:]\s*["']?)([^\s"'&,;}\\]{3,})/gi;
 
 /** Words (camelCase, snake_case, kebab-case split, lower-cased) that mark a key's string values as secret. */
 const SECRET_WORDS = new Set([
@@ -142,7 +163,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     .map(([dir, mark, kind]) => [dir.replace(/[/\\]+$/, ""), mark, kind] as const)
     .sort((a, b) => b[0].length - a[0].length)
     .map(([dir, mark, kind]) => ({ dir, re: new RegExp(`${escapeRe(dir)}(?=$|[/\\\\"'\\s:;,)\\]}])`, "g"), mark, kind }));
-  const genericHome = /(?<![A-Za-z0-9_.~-])(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2})(?!<)[^/\\\s"'`:;,)\]}]+/g;
+  // (after a letter only when it is an escape: `\n/home/x` inside JSON text)
+  const genericHome = /(?:(?<![A-Za-z0-9_.~-])|(?<=\\[nrt]))(?:\/home\/|\/Users\/|[A-Za-z]:\\{1,2}Users\\{1,2})(?!<)[^/\\\s"'`:;,)\]}]+/g;
   /** Secrets removed by name, scrubbed wherever they reappear. Insertion-ordered, bounded. */
   const known = new Map<string, RedactionKind>();
   let knownRe: RegExp | undefined;
@@ -158,7 +180,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
   return {
     redact(value, base = "") {
-      const redactions: Redaction[] = [];
+      let redactions: Redaction[] = [];
+      let nesting = 0;
       const note = (path: string, kind: RedactionKind, length?: number) => {
         redactions.push(length === undefined ? { path, kind } : { path, kind, length });
       };
@@ -178,6 +201,31 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       const scrub = (s: string): { s: string; kinds: Set<RedactionKind>; length?: number } => {
         const kinds = new Set<RedactionKind>();
         if (IS_MARK.test(s)) return { s, kinds };
+        if (s.length <= MAX_NESTED_JSON && nesting < 8) {
+          const m = NESTED_JSON.exec(s);
+          if (m) {
+            const prefix = m[1] ?? "";
+            let parsed: unknown;
+            let ok = true;
+            try { parsed = JSON.parse(s.slice(prefix.length)); } catch { ok = false; }
+            if (ok && parsed !== null && (typeof parsed === "object" || (prefix && typeof parsed === "string"))) {
+              const inner: Redaction[] = [];
+              const saved = redactions;
+              redactions = inner;
+              nesting++;
+              let v: unknown;
+              try { v = walk(parsed, "", ""); } finally { nesting--; redactions = saved; }
+              for (const r of inner) kinds.add(r.kind);
+              if (inner.length) s = prefix + JSON.stringify(v);
+              // the text between the JSON values is nothing: done (the shapes below ran inside)
+              if (s.length > maxString) {
+                const length = s.length;
+                return { s: `${s.slice(0, maxString)}…<TRUNCATED:${length}>`, kinds, length };
+              }
+              return { s, kinds };
+            }
+          }
+        }
         if (known.size) {
           knownRe ??= new RegExp([...known.keys()].sort((a, b) => b.length - a.length).map(escapeRe).join("|"), "g");
           knownRe.lastIndex = 0;
@@ -190,11 +238,27 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
             if (re.test(s)) { re.lastIndex = 0; s = s.replace(re, () => { kinds.add(kind); return MARK(kind); }); }
           }
         }
+        if (FREE_HINT.test(s)) {
+          for (const [kind, re, group] of FREE_TEXT) {
+            re.lastIndex = 0;
+            if (!re.test(s)) continue;
+            re.lastIndex = 0;
+            s = s.replace(re, (...m: string[]) => {
+              kinds.add(kind);
+              learn(m[group], kind);
+              if (kind === "url_credentials") return `${m[1]}${m[2]}:${MARK(kind)}@`;
+              let out = "";
+              for (let g = 1; g < group; g++) out += m[g];
+              return out + MARK(kind);
+            });
+          }
+        }
         if (ASSIGNMENT_HINT.test(s)) {
           ASSIGNMENT.lastIndex = 0;
           s = s.replace(ASSIGNMENT, (whole, name: string, sep: string, val: string) => {
-            if (val.startsWith("<REDACTED:") || !isSecretKey(name)) return whole;
+            if (val.startsWith("<REDACTED:") || !isSecretKey(name) || (/^\d+$/.test(val) && val.length < 6)) return whole;
             kinds.add("assignment");
+            learn(val, "assignment");
             return `${name}${sep}${MARK("assignment")}`;
           });
         }

@@ -3,8 +3,10 @@
  *  - capturingNormalizer: a normalizer that records every stage (native_in, normalized_out, legacy_out) while it
  *    normalizes (`agentnorm normalize --capture`, the recording converter);
  *  - sanitizeCapture: a capture → a deterministic fixture (no timestamp/captureId, sequences 1..N, canonical ids
- *    and UUIDs renumbered in order of first appearance, createdAt from a fixed clock, raw.payload dropped from
- *    normalized_out since native_in holds it, redaction applied again);
+ *    and UUIDs renumbered in order of first appearance, createdAt from a fixed clock, raw.payload (and its
+ *    stream links payloadRef / payloadShared) dropped from normalized_out since native_in holds it, redaction
+ *    applied again). A capture writes normalized_out without raw.payload in the first place: the message is the
+ *    native_in record before the events it produced;
  *  - replayFixture: native_in → the normalizer, compared with the fixture's normalized_out (and legacy_out, when
  *    a projection is wired in); or normalized_out → the accumulator hook (src/render/render-hooks.ts), compared with an
  *    expected snapshot. Mismatches come with a readable line diff; `update` gives the rewritten fixture.
@@ -38,7 +40,9 @@ export function capturingNormalizer(n: Normalizer, writer: CaptureWriter, option
     let s = "";
     for (const e of events) {
       const meta = { sessionId: e.sessionId, turnId: e.turnId ?? null };
-      s += writer.line("normalized_out", e.type, e, meta);
+      // the message is the native_in record before: written once, there (not again in every event's raw)
+      const out = e.raw && typeof e.raw === "object" ? { ...e, raw: withoutRawPayload(e.raw as unknown as Record<string, unknown>) } : e;
+      s += writer.line("normalized_out", e.type, out, meta);
       if (legacy) for (const l of legacy(e)) s += writer.line("legacy_out", legacyEventType(l), l, meta);
     }
     return s;
@@ -170,10 +174,14 @@ export function comparableEvent(e: unknown, ids?: CanonicalIdMapper): unknown {
   const out = (ids ? renumberEvent(e, ids) : { ...(e as object) }) as Record<string, unknown>;
   delete out.createdAt;
   const raw = out.raw as Record<string, unknown> | undefined;
-  if (raw && typeof raw === "object") {
-    const { payload: _p, ...rest } = raw;
-    out.raw = rest;
-  }
+  if (raw && typeof raw === "object") out.raw = withoutRawPayload(raw);
+  return out;
+}
+
+/** raw without the message (payload) and its stream links (payloadRef, payloadShared): native_in holds the message. */
+function withoutRawPayload(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(raw)) if (k !== "payload" && k !== "payloadRef" && k !== "payloadShared") out[k] = raw[k];
   return out;
 }
 
@@ -221,9 +229,7 @@ export function sanitizeCapture(records: CaptureRecord[], options: SanitizeOptio
     if (r.stage === "normalized_out" && payload && typeof payload === "object" && !Array.isArray(payload)) {
       const e = mapStrings(payload, ids.map, NOT_CANONICAL) as Record<string, unknown>;
       if (typeof e.createdAt === "string") e.createdAt = new Date(BASE_MS + clock++).toISOString();
-      if (e.raw && typeof e.raw === "object" && (e.raw as any).payload !== undefined && (e.raw as any).payload !== null) {
-        e.raw = { ...(e.raw as object), payload: null };
-      }
+      if (e.raw && typeof e.raw === "object") e.raw = withoutRawPayload(e.raw as unknown as Record<string, unknown>);
       payload = e;
     }
     // legacy_out lines embed the same canonical ids (in [CHAT_EVENT] JSON, [TOOL_USE] ids): renumber those the events registered

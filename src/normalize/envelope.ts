@@ -99,10 +99,14 @@ export class Envelope {
     }
     if (refs) ev.providerRefs = refs;
     ev.payload = payload;
+    // includeRaw false: no raw.payload at all (raw.source/method/rule stay)
+    if (!this.o.includeRaw) {
+      ev.raw = x.method === undefined ? { source: x.source, rule: x.rule } : { source: x.source, method: x.method, rule: x.rule };
+      return ev;
+    }
     const msg = x.raw === undefined ? null : x.raw;
-    const rawPayload = this.o.includeRaw ? msg : null;
-    ev.raw = x.method === undefined ? { source: x.source, rule: x.rule, payload: rawPayload } : { source: x.source, method: x.method, rule: x.rule, payload: rawPayload };
-    if (this.o.includeRaw && msg === this.lineMessage && this.lineText !== undefined) ev.raw[SOURCE_TEXT] = this.lineText;
+    ev.raw = x.method === undefined ? { source: x.source, rule: x.rule, payload: msg } : { source: x.source, method: x.method, rule: x.rule, payload: msg };
+    if (msg === this.lineMessage && this.lineText !== undefined) ev.raw[SOURCE_TEXT] = this.lineText;
     return ev;
   }
 }

@@ -2,8 +2,11 @@
  * The terminal view of an accumulator snapshot (`agentnorm render`): turns, text, collapsed thinking, tool cards with
  * their lifecycle status, terminal output, diffs, permissions and questions, plans and todos, tasks, usage, mode and
  * status lines. Pure (no Node APIs); colour is an option (ANSI SGR), decided by the caller.
+ * Every text from the stream is escaped first (src/render/terminal-safe.ts): control characters in agent text, tool
+ * output or ids are shown (\e, \r, \x07…), never obeyed; with colour on, the SGR colour codes of tool output are kept.
  */
 import type { AccumulatorSnapshot, Block, Step, TokenUsage, Turn } from "./accumulator.js";
+import { escapeTerminalDeep } from "./terminal-safe.js";
 
 export interface RenderTextOptions {
   /** ANSI colours (default false). */
@@ -14,6 +17,8 @@ export interface RenderTextOptions {
   maxLines?: number;
   /** Add the problems the accumulator reported (default true). */
   problems?: boolean;
+  /** With colour: keep SGR colour sequences found in the stream's text (default true); false escapes them too. */
+  keepSgr?: boolean;
 }
 
 type Paint = (s: string) => string;
@@ -34,7 +39,8 @@ const TOOL_ICON: Record<string, string> = {
 };
 const PLAN_MARK: Record<string, string> = { completed: "[x]", inProgress: "[~]", pending: "[ ]" };
 
-export function renderSnapshotText(snap: AccumulatorSnapshot, options: RenderTextOptions = {}): string {
+export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: RenderTextOptions = {}): string {
+  const snap = escapeTerminalDeep(snapshot, { keepSgr: !!options.color && options.keepSgr !== false });
   const st = options.color ? COLOR : PLAIN;
   const thinkingChars = options.thinkingChars ?? 120;
   const maxLines = options.maxLines ?? 12;

@@ -3,6 +3,7 @@
  * with createNormalizer), a canonical NDJSON stream, or a capture file (NDJSON envelopes with a `stage`).
  * No Node APIs: the caller reads the file.
  */
+import { resolveRawPayloads } from "../normalize/raw-stream.js";
 import { createNormalizer, type CanonicalEvent } from "../normalize/normalizer.js";
 import { counterIds } from "../normalize/ids.js";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
@@ -172,7 +173,8 @@ export function loadInput(text: string, opts: LoadOptions = {}): LoadedInput {
   const natives: ViewerNative[] = [];
   if (kind === "canonical") {
     const st = {};
-    for (const r of recs) addCanonical(canonicalFrom(r.value, `line ${r.line}`), natives, events, undefined, st);
+    // a written stream has each message once (raw.payloadRef on the other events of a message): resolved first
+    for (const e of resolveRawPayloads(recs.map((r) => canonicalFrom(r.value, `line ${r.line}`)))) addCanonical(e, natives, events, undefined, st);
     return { kind, events, natives, problems: [] };
   }
   if (kind === "capture") return loadCapture(text, opts);

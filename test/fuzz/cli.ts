@@ -7,11 +7,31 @@
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import { fuzzSurface, type FuzzReport } from "./fuzz.js";
 
+const USAGE = "usage: npm run fuzz -- [--count N] [--seed S] [--surface NAME]";
 const args = process.argv.slice(2);
+/** A usage error: one line (no stack trace), exit 2. */
+function usage(why: string): never {
+  console.error(`agentnorm fuzz: ${why}\n${USAGE}`);
+  process.exit(2);
+}
+const KNOWN = new Set(["--count", "--seed", "--surface"]);
+for (let i = 0; i < args.length; i += 2) {
+  if (args[i] === "--help" || args[i] === "-h") { console.log(USAGE); process.exit(0); }
+  if (!KNOWN.has(args[i])) usage(`unknown option ${args[i]}`);
+  if (args[i + 1] === undefined) usage(`option ${args[i]} needs a value`);
+}
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const count = Number(opt("--count") ?? 100_000);
-const seed = Number(opt("--seed") ?? Date.now() % 2 ** 31);
+const int = (name: string, dflt: number, min: number): number => {
+  const v = opt(name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) usage(`${name} must be an integer ≥ ${min} (got "${v}")`);
+  return n;
+};
+const count = int("--count", 100_000, 1);
+const seed = int("--seed", Date.now() % 2 ** 31, 0);
 const only = opt("--surface");
+if (only !== undefined && !(SURFACE_NAMES as readonly string[]).includes(only)) usage(`unknown surface "${only}"; valid surfaces: ${SURFACE_NAMES.join(", ")}`);
 const surfaces = only ? [only] : [...SURFACE_NAMES];
 const CHUNK = 2_000; // sequences per fast-check call (each call a derived seed), so progress shows
 

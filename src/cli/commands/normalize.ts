@@ -1,56 +1,71 @@
 /** `agentnorm normalize`: provider NDJSON (or a JSON array) → canonical NDJSON. */
-import { readFileSync } from "node:fs";
-import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { SURFACE_NAMES, SURFACES } from "../../../generated/surfaces.gen.js";
 import { createNormalizer, serializeEvent, type CanonicalEvent, type Direction } from "../../normalize/normalizer.js";
 import { counterIds, steppingClock } from "../../normalize/ids.js";
+import { shareRawPayloads } from "../../normalize/raw-stream.js";
 import { renderTranscript } from "../../render/transcript.js";
-import { flushStdout, parseArgs, readLines, stopExitCode, stopRequested, UsageError, write } from "./util.js";
-import { closeSync, openSync, writeSync } from "node:fs";
-import { SURFACES } from "../../../generated/surfaces.gen.js";
 import { createCaptureWriter } from "../../capture/capture.js";
 import { capturingNormalizer, type CapturingNormalizer } from "../../capture/replay.js";
 import { unwrapCaptureLine } from "../../capture/unwrap.js";
+import { describeDetection } from "../detect.js";
 import { cliRedactOptions } from "./capture.js";
+import { finish, lineProblems, newTally } from "./source.js";
+import { chooseSurface, CliError, flushStdout, openInput, parseArgs, printHelp, reason, stopExitCode, stopRequested, surfaceFlag, UsageError, warn, write } from "./util.js";
 
-export const NORMALIZE_USAGE = `normalize options:
-  --from SURFACE        input surface: ${SURFACE_NAMES.join(", ")}
+export const NORMALIZE_USAGE = `normalize [FILE|-] [options]   (stdin when no FILE)
+  --from SURFACE        input surface (default: detected from the input): ${SURFACE_NAMES.join(", ")}
+  --strict              exit 1 when a line is malformed or unknown to the surface's table
   --direction in|out    direction of every input message (in = from the agent); default: inferred per message
   --directions FILE     one direction per input line (in/out), e.g. a recording's .dir file
   --validate            validate every output event against the canonical JSON Schema (failures → runtime.error)
   --transcript          also print a short human-readable transcript (to stderr)
   --deterministic       counter ids (thr_1, itm_1, …) and a fixed clock, for diffs and fixtures
-  --no-raw              leave raw.payload out of the events (raw.source/method/rule stay)
+  --no-raw              no raw.payload in the events (raw.source/method/rule stay)
   --quiet               no summary or progress on stderr
   --capture FILE        also write a capture log (native_in, normalized_out, legacy_out when a projection is
-                        wired in) to FILE, redacted (<HOME>, <PROJECT>=cwd, <TMP>, keys, tokens, env maps…)
+                        wired in) to FILE, redacted (<HOME>, <PROJECT>=cwd, <TMP>, keys, tokens, cookies, env maps…)
   --no-redact           with --capture: do not redact (the log then holds secrets; sanitize redacts later)
 
-Input lines may be bare messages or capture wrappers {direction|dir|channel, message|frame}.`;
+Input lines may be bare messages or capture wrappers {direction|dir|channel, message|frame}; a file that starts
+with "[" is read as one JSON array. Each provider message is written out once: the first event it produced (or the
+one carrying its text) has it as raw.payload, the others name that event in raw.payloadRef.`;
 
 export async function normalize(argv: string[]): Promise<number> {
-  const f = parseArgs(argv, { from: "value", direction: "value", directions: "value", validate: "bool", transcript: "bool", deterministic: "bool", "no-raw": "bool", quiet: "bool", capture: "value", "no-redact": "bool", help: "bool", h: "bool" });
-  if (f.help || f.h) { console.log(NORMALIZE_USAGE); return 0; }
-  const surface = f.from as string | undefined;
-  if (!surface) throw new UsageError(`normalize needs --from SURFACE (one of: ${SURFACE_NAMES.join(", ")})`);
-  if (!(SURFACE_NAMES as readonly string[]).includes(surface)) throw new UsageError(`unknown surface "${surface}"; valid surfaces: ${SURFACE_NAMES.join(", ")}`);
+  const f = parseArgs(argv, { from: "value", direction: "value", directions: "value", validate: "bool", transcript: "bool", deterministic: "bool", "no-raw": "bool", quiet: "bool", capture: "value", "no-redact": "bool", strict: "bool" });
+  if (f.help) return printHelp(NORMALIZE_USAGE);
+  const from = surfaceFlag(f);
   if (f._.length > 1) throw new UsageError(`normalize takes one input (FILE or -), got: ${f._.join(" ")}`);
   const direction = f.direction as string | undefined;
   if (direction !== undefined && direction !== "in" && direction !== "out") throw new UsageError(`--direction must be "in" or "out"`);
+  if (f["no-redact"] && typeof f.capture !== "string") throw new UsageError(`--no-redact only applies with --capture FILE`);
   const file = f._[0];
-  const label = !file || file === "-" ? "<stdin>" : file;
   let directions: (Direction | undefined)[] | undefined;
   if (typeof f.directions === "string") {
     try {
       directions = readFileSync(f.directions, "utf8").split("\n").map((l) => (l.trim() === "in" ? "in" : l.trim() === "out" ? "out" : undefined));
     } catch (err) {
-      console.error(`agentnorm: cannot read ${f.directions}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      return 1;
+      throw new CliError(f.directions, `cannot read: ${reason(err)}`);
     }
   }
+  const input = await openInput(file, "normalize");
+  const label = input.label;
+  const d = input.detection;
+  if (!from && (d.kind === "canonical" || d.kind === "capture")) {
+    throw new CliError(label, `the input is ${describeDetection(d)}, not provider messages: nothing to normalize (render, project, verify and view read it as it is${d.kind === "capture" ? "; replay re-normalizes a capture's native_in" : ""})`);
+  }
+  const surface = d.kind === "empty" && !from ? undefined : chooseSurface(input, from, { quiet: !!f.quiet });
+  const tally = newTally();
+  if (!surface) {
+    // empty input: nothing to do
+    for await (const _ of input.lines) tally.lines++;
+    return finish(tally, label, f, "normalize");
+  }
+  const includeRaw = !f["no-raw"];
   const n = createNormalizer({
     surface,
     validate: !!f.validate,
-    includeRaw: !f["no-raw"],
+    includeRaw,
     ...(f.deterministic ? { ids: counterIds(), clock: steppingClock() } : {}),
   });
   // --capture: every input message and output event also goes to a capture log (src/capture/capture.ts).
@@ -60,14 +75,17 @@ export async function normalize(argv: string[]): Promise<number> {
     try {
       captureFd = openSync(f.capture, "w");
     } catch (err) {
-      console.error(`agentnorm: cannot write ${f.capture}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      return 1;
+      throw new CliError(f.capture, `cannot write: ${reason(err)}`);
     }
     const writer = createCaptureWriter({ provider: SURFACES[surface].provider, source: surface, redact: f["no-redact"] ? false : cliRedactOptions() });
     cap = capturingNormalizer(n, writer, { surface });
-  } else if (f["no-redact"]) throw new UsageError(`--no-redact only applies with --capture FILE`);
+  }
   const captured = (r: { events: CanonicalEvent[]; lines: string }): CanonicalEvent[] => {
-    writeSync(captureFd!, r.lines);
+    try {
+      writeSync(captureFd!, r.lines);
+    } catch (err) {
+      throw new CliError(f.capture as string, `cannot write: ${reason(err)}`);
+    }
     return r.events;
   };
   const pushLine = (line: string, lineNumber: number, dir: Direction | undefined): CanonicalEvent[] => {
@@ -82,74 +100,53 @@ export async function normalize(argv: string[]): Promise<number> {
     const { message, meta } = unwrapCaptureLine(parsed);
     return captured(cap.push(message, { ...meta, direction: dir ?? meta.direction }));
   };
-  const push = (message: unknown, dir: Direction | undefined): CanonicalEvent[] =>
-    cap ? captured(cap.push(message, { direction: dir })) : n.push(message, { direction: dir });
   const keep: CanonicalEvent[] | undefined = f.transcript ? [] : undefined;
   const quiet = !!f.quiet;
   const started = Date.now();
-  let lineNo = 0;
   let lastProgress = started;
   let invalidOut = 0;
+  let lineNo = 0;
   const emit = async (events: CanonicalEvent[]) => {
     if (!events.length) return;
     let s = "";
+    for (const e of includeRaw ? shareRawPayloads(events) : events) s += serializeEvent(e) + "\n";
     for (const e of events) {
-      s += serializeEvent(e) + "\n";
       if (keep) keep.push(e);
       if (e.type === "runtime.error" && (e.payload as any).class === "validation_error" && (e.payload as any).message?.includes("does not match the canonical schema")) invalidOut++;
     }
     await write(s);
   };
+  const problems = lineProblems(n, tally, label);
+  const closeCapture = () => { if (captureFd !== undefined) { closeSync(captureFd); captureFd = undefined; } };
   try {
-    let arrayText: string | undefined;
-    for await (const line of readLines(file)) {
-      lineNo++;
-      if (arrayText !== undefined || (lineNo === 1 && line.trimStart().startsWith("["))) {
-        arrayText = (arrayText ?? "") + line + "\n";
-        continue;
-      }
-      const events = pushLine(line, lineNo, (direction as Direction | undefined) ?? directions?.[lineNo - 1]);
-      for (const e of events) {
-        if (e.type === "runtime.error" && (e.payload as any).class === "validation_error" && (e.payload as any).detail?.line === lineNo) {
-          console.error(`${label}:${lineNo}: ${(e.payload as any).message.replace(/^line \d+: /, "")}`);
-        }
-      }
+    for await (const { text, n: line } of input.lines) {
+      lineNo = line;
+      tally.lines++;
+      const events = pushLine(text, line, (direction as Direction | undefined) ?? directions?.[line - 1]);
+      problems.check(events, line);
       await emit(events);
-      if (!quiet && lineNo % 100_000 === 0 && Date.now() - lastProgress > 1000) {
+      if (!quiet && line % 100_000 === 0 && Date.now() - lastProgress > 1000) {
         lastProgress = Date.now();
-        console.error(`agentnorm: ${lineNo.toLocaleString("en")} lines…`);
+        warn(`agentnorm: ${line.toLocaleString("en")} lines…`);
       }
     }
-    if (arrayText !== undefined) {
-      let arr: unknown;
-      try {
-        arr = JSON.parse(arrayText);
-      } catch (err) {
-        console.error(`${label}: input starts with "[" but is not a valid JSON array (${(err as Error).message})`);
-        return 1;
-      }
-      if (!Array.isArray(arr)) { console.error(`${label}: expected a JSON array`); return 1; }
-      for (let i = 0; i < arr.length; i++) await emit(push(arr[i], (direction as Direction | undefined) ?? directions?.[i]));
+    if (stopRequested()) {
+      // stopped by a signal: what was written is whole lines; flush it and say where the input stopped
+      closeCapture();
+      await flushStdout();
+      warn(`agentnorm: ${label}: stopped by ${stopRequested()} after line ${lineNo}`);
+      return stopExitCode();
     }
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    console.error(`agentnorm: cannot read ${label}: ${e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "is a directory" : e.code === "EACCES" ? "permission denied" : e.message}`);
-    return 1;
-  }
-  if (stopRequested()) {
-    // stopped by a signal: what was written is whole lines; flush it and say where the input stopped
-    if (captureFd !== undefined) closeSync(captureFd);
+    await emit(cap ? captured(cap.end()) : n.end());
     await flushStdout();
-    console.error(`agentnorm: ${label}: stopped by ${stopRequested()} after line ${lineNo}`);
-    return stopExitCode();
+  } finally {
+    closeCapture();
   }
-  await emit(cap ? captured(cap.end()) : n.end());
-  if (captureFd !== undefined) closeSync(captureFd);
-  if (keep) process.stderr.write("\n" + renderTranscript(keep));
+  if (keep) warn("\n" + renderTranscript(keep));
   if (!quiet) {
     const s = n.stats();
     const ignored = Object.values(s.ignored).reduce((a, b) => a + b, 0);
-    console.error(`agentnorm: ${label}: ${s.messages} message(s) → ${s.events} event(s); ${ignored} ignored by rule, ${s.unknown} unknown, ${s.invalid} malformed${f.validate ? `, ${invalidOut} failed schema validation` : ""} (${Date.now() - started} ms)`);
+    warn(`agentnorm: ${label}: ${s.messages} message(s) → ${s.events} event(s); ${ignored} ignored by rule, ${s.unknown} unknown, ${s.invalid} malformed${f.validate ? `, ${invalidOut} failed schema validation` : ""} (${Date.now() - started} ms)`);
   }
-  return 0;
+  return finish(tally, label, { ...f, quiet: true }, "normalize");
 }

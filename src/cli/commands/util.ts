@@ -1,11 +1,31 @@
-/** Shared CLI plumbing: argument parsing, line reading, back-pressured stdout writes. */
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+/**
+ * Shared CLI plumbing: argument parsing, errors, input reading (files, stdin, detection), safe diagnostics and
+ * back-pressured stdout writes. Every command goes through it, so they all behave the same:
+ *  - errors are one line, `agentnorm: <what>: <why>` (no stack trace for anything the user can fix);
+ *  - exit codes: 0 = done, 1 = failed (unreadable input, write error, a check failed, --strict problems),
+ *    2 = usage error, 128+n = stopped by signal n;
+ *  - lines are split on "\n" only (a "\r" before it is dropped; a lone "\r" is text), so FILE:LINE is the same line
+ *    in every command;
+ *  - diagnostics escape control characters (src/render/terminal-safe.ts), so hostile input cannot drive the terminal.
+ */
+import { createReadStream, statSync, writeFileSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
+import { escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
+import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
 
 export class UsageError extends Error {}
 
+/** A user-facing failure: printed as `agentnorm: <what>: <why>`, exit `code` (default 1). */
+export class CliError extends Error {
+  constructor(readonly what: string, readonly why: string, readonly code = 1) {
+    super(`${what}: ${why}`);
+  }
+}
+
 export interface Flags { _: string[]; [k: string]: string | boolean | string[] }
 
+/** `--help`/`-h` are accepted by every command (the spec does not need to list them). */
 export function parseArgs(argv: string[], spec: Record<string, "bool" | "value">): Flags {
   const out: Flags = { _: [] };
   for (let i = 0; i < argv.length; i++) {
@@ -13,6 +33,7 @@ export function parseArgs(argv: string[], spec: Record<string, "bool" | "value">
     if (a === "-" || !a.startsWith("-")) { out._.push(a); continue; }
     if (a === "--") { out._.push(...argv.slice(i + 1)); break; }
     const [name, inline] = a.replace(/^--?/, "").split(/=(.*)/s, 2);
+    if (name === "help" || name === "h") { out.help = true; continue; }
     const kind = spec[name];
     if (!kind) throw new UsageError(`unknown option ${a}`);
     if (kind === "bool") out[name] = true;
@@ -23,6 +44,52 @@ export function parseArgs(argv: string[], spec: Record<string, "bool" | "value">
     }
   }
   return out;
+}
+
+/** Help text: stdout, exit 0 (only when asked for). */
+export function printHelp(text: string): number {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  return 0;
+}
+
+/** One diagnostic line on stderr, control characters escaped. */
+export function warn(s: string): void {
+  process.stderr.write(escapeTerminal(s, { keepNewlines: true }) + "\n");
+}
+
+/** An OS error → plain words. */
+export function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  switch (e?.code) {
+    case "ENOENT": return "no such file or directory";
+    case "EISDIR": return "is a directory";
+    case "ENOTDIR": return "a part of the path is not a directory";
+    case "EACCES": case "EPERM": return "permission denied";
+    case "ENOSPC": return "no space left on device";
+    case "EROFS": return "read-only file system";
+    case "EMFILE": case "ENFILE": return "too many open files";
+    case "EFBIG": return "file too large";
+    case "EIO": return "input/output error";
+    case "EPIPE": return "the reader closed the pipe";
+    default: return (e?.message ?? String(err)).replace(/^[A-Z]+: /, "");
+  }
+}
+
+export const labelOf = (file: string | undefined): string => (!file || file === "-" ? "<stdin>" : file);
+
+/** --from, checked. */
+export function surfaceFlag(f: Flags): string | undefined {
+  const s = f.from as string | undefined;
+  if (s !== undefined && !(SURFACE_NAMES as readonly string[]).includes(s)) throw new UsageError(`unknown surface "${s}"; valid surfaces: ${SURFACE_NAMES.join(", ")}`);
+  return s;
+}
+
+/** A positive integer option. */
+export function intFlag(f: Flags, name: string): number | undefined {
+  if (f[name] === undefined) return undefined;
+  const n = Number(f[name]);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer (got "${String(f[name])}")`);
+  return n;
 }
 
 /**
@@ -49,22 +116,187 @@ export const stopRequested = (): NodeJS.Signals | undefined => stopSignal;
 export const stopExitCode = (): number => 128 + (stopSignal ? SIGNALS[stopSignal]! : 0);
 /** Resolves when everything written to stdout so far has been handed to the OS. */
 export function flushStdout(): Promise<void> {
-  return new Promise((res) => process.stdout.write("", () => res()));
+  return new Promise((res, rej) => process.stdout.write("", (err) => (err ? rej(err) : res())));
 }
 
-export async function* readLines(file: string | undefined): AsyncGenerator<string> {
-  const input = !file || file === "-" ? process.stdin : createReadStream(file);
-  const rl = createInterface({ input, crlfDelay: Infinity });
-  const failed = new Promise<never>((_, reject) => input.once("error", reject));
-  const it = rl[Symbol.asyncIterator]();
-  for (;;) {
-    if (stopSignal) { rl.close(); return; }
-    const r = await Promise.race([it.next(), failed, stopped.then(() => ({ done: true as const, value: undefined }))]);
-    if (r.done) { if (stopSignal) rl.close(); return; }
-    yield r.value;
+/** Check that FILE can be read as a stream of lines (exists, is not a directory). */
+function checkInputFile(file: string): void {
+  let st;
+  try {
+    st = statSync(file);
+  } catch (err) {
+    throw new CliError(file, reason(err));
+  }
+  if (st.isDirectory()) throw new CliError(file, "is a directory (give a file)");
+}
+
+let ttyHinted = false;
+/** Reading from a terminal: say so (the command would otherwise wait silently). */
+export function ttyHint(command: string): void {
+  if (ttyHinted || !process.stdin.isTTY) return;
+  ttyHinted = true;
+  warn(`agentnorm ${command}: reading NDJSON from the terminal (end with Ctrl-D); give a FILE, or see agentnorm ${command} --help`);
+}
+
+/**
+ * Binary input (an image, an archive, a core file): more than 10% of the first 8 KB are control characters other
+ * than tab / newline / carriage return, or undecodable bytes. (A NUL or a stray byte in a text line is not binary:
+ * that line is reported as malformed.)
+ */
+function looksBinary(sample: string): boolean {
+  const s = sample.slice(0, 8192);
+  if (s.length < 8) return false;
+  let bad = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0xfffd) bad++;
+  }
+  return bad > s.length * 0.1;
+}
+
+/**
+ * The lines of FILE (or stdin for undefined / "-"), split on "\n" only; a "\r" before the "\n" is dropped.
+ * Throws CliError for a missing file, a directory, binary data or a read error.
+ */
+export async function* readLines(file: string | undefined, command = ""): AsyncGenerator<string> {
+  const stdin = !file || file === "-";
+  if (!stdin) checkInputFile(file!);
+  else ttyHint(command);
+  const label = labelOf(file);
+  const input = stdin ? process.stdin : createReadStream(file!);
+  const decoder = new StringDecoder("utf8");
+  let parts: string[] = [];
+  let lineNo = 0;
+  const it = input[Symbol.asyncIterator]();
+  let first = true;
+  const take = (s: string): string => {
+    lineNo++;
+    return s.endsWith("\r") ? s.slice(0, -1) : s;
+  };
+  try {
+    for (;;) {
+      if (stopSignal) return;
+      const r = await Promise.race([it.next(), stopped.then(() => ({ done: true as const, value: undefined }))]);
+      if (r.done) break;
+      const chunk = typeof r.value === "string" ? r.value : decoder.write(r.value as Buffer);
+      if (first) {
+        first = false;
+        if (looksBinary(chunk)) throw new CliError(label, "binary data, not NDJSON text");
+      }
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf("\n", start);
+        if (nl < 0) break;
+        const piece = chunk.slice(start, nl);
+        const whole = parts.length ? (parts.push(piece), parts.join("")) : piece;
+        parts = [];
+        yield take(whole);
+        if (stopSignal) return;
+        start = nl + 1;
+      }
+      if (start < chunk.length) parts.push(chunk.slice(start));
+    }
+    if (stopSignal) return;
+    const rest = parts.join("") + decoder.end();
+    if (rest !== "") yield take(rest);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(label, `cannot read: ${reason(err)}`);
+  } finally {
+    if (!stdin) (input as ReturnType<typeof createReadStream>).destroy();
   }
 }
 
+/** A whole input (FILE or stdin) as text; CliError when it cannot be read or is binary. */
+export async function readText(file: string | undefined, command = ""): Promise<string> {
+  let s = "";
+  const parts: string[] = [];
+  for await (const l of readLines(file, command)) parts.push(l);
+  s = parts.join("\n");
+  return parts.length ? s + "\n" : s;
+}
+
+export interface Input {
+  label: string;
+  detection: Detection;
+  /** The lines with their 1-based numbers (the sampled lines first, then the rest of the input). */
+  lines: AsyncGenerator<{ text: string; n: number }>;
+}
+
+/** Open an input, read its first lines and detect what it is (src/cli/detect.ts). */
+export async function openInput(file: string | undefined, command: string): Promise<Input> {
+  const label = labelOf(file);
+  const src = readLines(file, command);
+  const head: string[] = [];
+  let nonBlank = 0;
+  while (nonBlank < DETECT_LINES) {
+    const r = await src.next();
+    if (r.done) break;
+    head.push(r.value);
+    if (r.value.trim() !== "") nonBlank++;
+  }
+  const first = head.find((l) => l.trim() !== "");
+  if (first !== undefined && first.trimStart().startsWith("[")) {
+    // one JSON array (pretty-printed or not): its elements are the messages, numbered 1…N
+    const parts = [...head];
+    for await (const l of src) parts.push(l);
+    let arr: unknown;
+    try {
+      arr = JSON.parse(parts.join("\n"));
+    } catch (err) {
+      throw new CliError(label, `starts with "[" but is not a JSON array (${(err as Error).message})`);
+    }
+    if (!Array.isArray(arr)) throw new CliError(label, `starts with "[" but is not a JSON array`);
+    const texts = arr.map((x) => JSON.stringify(x) ?? "null");
+    async function* elements() {
+      for (let i = 0; i < texts.length; i++) yield { text: texts[i], n: i + 1 };
+    }
+    return { label, detection: detectInput(texts.slice(0, DETECT_LINES)), lines: elements() };
+  }
+  const detection = detectInput(head);
+  async function* lines() {
+    let n = 0;
+    for (const text of head) yield { text, n: ++n };
+    for await (const text of src) yield { text, n: ++n };
+  }
+  return { label, detection, lines: lines() };
+}
+
+/**
+ * The surface to normalize with: --from, else the detected one. Says what was detected (and when --from disagrees
+ * with the input, what the input looks like). Throws CliError when a native input's surface cannot be told.
+ */
+export function chooseSurface(input: Input, from: string | undefined, opts: { quiet?: boolean } = {}): string | undefined {
+  const d = input.detection;
+  if (from) {
+    if (d.kind === "native" && d.surface !== from) {
+      const given = d.scores!.find((s) => s.surface === from)!;
+      if (given.recognised < d.scores![0].recognised) warn(`agentnorm: ${input.label}: --from ${from} recognises ${given.recognised} of ${d.sampled} sampled line(s); the input looks like ${describeDetection(d)}`);
+    } else if (d.kind === "canonical" || d.kind === "capture") {
+      warn(`agentnorm: ${input.label}: --from ${from} given, but the input looks like ${describeDetection(d)}`);
+    }
+    return from;
+  }
+  if (d.kind === "native") {
+    if (d.confidence < 0.5) throw new CliError(input.label, `cannot tell the surface: the best guess is ${describeDetection(d)}; give --from SURFACE (one of: ${SURFACE_NAMES.join(", ")})`);
+    if (!opts.quiet) warn(`agentnorm: ${input.label}: detected ${describeDetection(d)}; --from SURFACE overrides`);
+    return d.surface;
+  }
+  if (d.kind === "unknown") throw new CliError(input.label, `not canonical events, not a capture log, and ${describeDetection(d)}; give --from SURFACE (one of: ${SURFACE_NAMES.join(", ")})`);
+  return undefined;
+}
+
 export function write(s: string): Promise<void> | void {
-  if (!process.stdout.write(s)) return new Promise((res) => process.stdout.once("drain", () => res()));
+  if (!process.stdout.write(escapeJsonOutput(s))) return new Promise((res) => process.stdout.once("drain", () => res()));
+}
+
+/** Write a whole output to FILE (or stdout for undefined / "-"); a failure is a CliError naming the file. */
+export async function writeOutput(text: string, out: string | undefined): Promise<void> {
+  if (out && out !== "-") {
+    try {
+      writeFileSync(out, text);
+    } catch (err) {
+      throw new CliError(out, `cannot write: ${reason(err)}`);
+    }
+  } else await write(text);
 }

@@ -1,0 +1,93 @@
+/**
+ * What an input stream is: canonical events, a capture log, or the native messages of a surface — told from its
+ * first lines. The surface is not guessed by a hand-written list of shapes: every surface's generated table
+ * (generated/surfaces.gen.ts) normalizes the sample, and the surface whose rows recognise the most messages wins
+ * (recognised = mapped by a row, matched silently, or ignored with a reason; not unknown, not malformed). The
+ * confidence is the winner's share of recognised messages; its margin over the runner-up is reported too.
+ */
+import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
+import { CAPTURE_STAGES } from "../capture/capture.js";
+import { counterIds, steppingClock } from "../normalize/ids.js";
+import { createNormalizer } from "../normalize/normalizer.js";
+
+/** Lines looked at. */
+export const DETECT_LINES = 64;
+
+export interface SurfaceScore { surface: string; recognised: number; mapped: number; of: number }
+
+export interface Detection {
+  kind: "canonical" | "capture" | "native" | "empty" | "unknown";
+  /** native: the best surface. */
+  surface?: string;
+  /** 0..1: share of the sampled messages the winner (or the canonical / capture shape) recognises. */
+  confidence: number;
+  /** Messages sampled. */
+  sampled: number;
+  /** native: the scores, best first. */
+  scores?: SurfaceScore[];
+}
+
+const CANONICAL_FIELDS = ["eventId", "sequence", "type", "sessionId", "payload"];
+
+function isCanonical(o: any): boolean {
+  return !!o && typeof o === "object" && !Array.isArray(o) && CANONICAL_FIELDS.every((k) => k in o) && typeof o.type === "string";
+}
+function isCapture(o: any): boolean {
+  return !!o && typeof o === "object" && !Array.isArray(o) && (CAPTURE_STAGES as readonly unknown[]).includes(o.stage) && "schemaVersion" in o && "eventType" in o;
+}
+
+/** Detect from sample lines (blank lines ignored; a JSON array input may be given as its parsed elements). */
+export function detectInput(lines: string[]): Detection {
+  const sample: { text: string; value: unknown; json: boolean }[] = [];
+  for (const l of lines) {
+    const text = l.trim();
+    if (text === "") continue;
+    let value: unknown;
+    let json = true;
+    try { value = JSON.parse(text); } catch { json = false; }
+    sample.push({ text, value, json });
+    if (sample.length >= DETECT_LINES) break;
+  }
+  if (!sample.length) return { kind: "empty", confidence: 0, sampled: 0 };
+  const n = sample.length;
+  const canonical = sample.filter((s) => isCanonical(s.value)).length;
+  const capture = sample.filter((s) => isCapture(s.value)).length;
+  if (canonical / n >= 0.5 && canonical >= capture) return { kind: "canonical", confidence: canonical / n, sampled: n };
+  if (capture / n >= 0.5) return { kind: "capture", confidence: capture / n, sampled: n };
+  const scores: SurfaceScore[] = [];
+  for (const surface of SURFACE_NAMES) {
+    const norm = createNormalizer({ surface, includeRaw: false, ids: counterIds(), clock: steppingClock() });
+    let before = norm.stats();
+    let recognised = 0;
+    let mapped = 0;
+    for (const s of sample) {
+      norm.pushLine(s.text);
+      const after = norm.stats();
+      const unknown = after.unknown - before.unknown;
+      const invalid = after.invalid - before.invalid;
+      if (unknown === 0 && invalid === 0 && s.json) {
+        recognised++;
+        if (after.events > before.events) mapped++;
+      }
+      before = after;
+    }
+    scores.push({ surface, recognised, mapped, of: n });
+  }
+  // Most recognised first; then most mapped to events (a surface that ignores a message knows less of it than one
+  // that maps it); then the table order (stable).
+  scores.sort((a, b) => b.recognised - a.recognised || b.mapped - a.mapped);
+  const best = scores[0];
+  if (!best || best.recognised === 0) return { kind: "unknown", confidence: 0, sampled: n, scores };
+  return { kind: "native", surface: best.surface, confidence: best.recognised / n, sampled: n, scores };
+}
+
+/** "codex-app-server (64 of 64 sampled lines recognised; runner-up codex-exec: 3)". */
+export function describeDetection(d: Detection): string {
+  const pct = `${Math.round(d.confidence * 100)}%`;
+  if (d.kind === "canonical") return `canonical events (${pct} of ${d.sampled} sampled line(s))`;
+  if (d.kind === "capture") return `a capture log (${pct} of ${d.sampled} sampled line(s))`;
+  if (d.kind === "empty") return "empty";
+  if (d.kind === "unknown") return `no known surface (none of ${SURFACE_NAMES.length} surfaces recognises any of ${d.sampled} sampled line(s))`;
+  const [best, next] = d.scores!;
+  return `${best.surface} native messages (confidence ${pct}: ${best.recognised} of ${d.sampled} sampled line(s) recognised${next ? `; runner-up ${next.surface}: ${next.recognised}` : ""})`;
+}
