@@ -23,6 +23,12 @@ describe("redactor", () => {
     expect(JSON.stringify(out.redactions)).not.toContain("A1b2");
   });
 
+  it("a bare `key` holding a kebab-case name (a notification's key) is kept; any other value under it is not", () => {
+    const r = createRedactor();
+    const out = r.redact({ a: { key: "stop-hook-error" }, b: { key: "hunter2" }, c: { key: "sk-abcdefgh" }, d: { keys: "one-two" }, e: { apiKey: "stop-hook-error" } });
+    expect(out.value).toEqual({ a: { key: "stop-hook-error" }, b: { key: "<REDACTED:secret_field>" }, c: { key: "<REDACTED:secret_field>" }, d: { keys: "one-two" }, e: { apiKey: "<REDACTED:secret_field>" } });
+  });
+
   it("redacts string values of secret-named fields but keeps numbers (token counts) and metadata-named fields", () => {
     const r = createRedactor();
     const out = r.redact({ usage: { input_tokens: 12, output_tokens: 3 }, apiKey: "plain-opaque-value", apiKeySource: "user", max_tokens: 100, nested: { client_secret: "opaque-2-value", headers: { Cookie: "sid=opaque3value" } } });

@@ -113,6 +113,13 @@ const META_FIRST = new Set(["max", "min", "num", "total", "input", "output", "ca
 const ENV_KEYS = /^(?:env|environment|env_?vars?|environment_?variables?)$/i;
 const AUTH_METHOD = /(?:^|[/._-])(?:auth|login|logout|token|tokens|credential|credentials|oauth)(?:$|[/._-])|Auth|Token|Login|Credential/;
 
+/** A bare `key` / `keys` field holding a kebab-case name (`stop-hook-error`: lower-case words joined by hyphens) names
+ *  something, it is not a credential; any other value under such a key is still treated as one. */
+const KEBAB_NAME = /^[a-z]{3,}(?:-[a-z]{3,})+$/;
+function isNameUnderBareKey(key: string, value: unknown): boolean {
+  return typeof value === "string" && (key === "key" || key === "keys") && KEBAB_NAME.test(value);
+}
+
 function words(key: string): string[] {
   return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
@@ -362,7 +369,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           const x = o[k];
           let y: unknown;
           if ((authRequest && k === "params") || (authResult && k === "result")) y = wipe(x, p, "auth_payload");
-          else if (isSecretKey(k) && (typeof x === "string" || (x !== null && typeof x === "object"))) y = wipeStrings(x, p);
+          else if (isSecretKey(k) && !isNameUnderBareKey(k, x) && (typeof x === "string" || (x !== null && typeof x === "object"))) y = wipeStrings(x, p);
           else if (ENV_KEYS.test(k)) y = env(x, p);
           else y = walk(x, p, k);
           setOwn(out, rk, y);
