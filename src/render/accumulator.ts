@@ -819,15 +819,20 @@ function turnView(t: TurnState): Turn {
   return (t.view = out);
 }
 
-function sessionView(s: SessionState): Session {
-  if (s.view) return s.view;
+/** A session as plain JSON, its live steps and turns made by `step` / `turn` (the read views or fresh copies). */
+function sessionOf(s: SessionState, step: (x: StepState) => Step, turn: (x: TurnState) => Turn): Session {
   const steps = s.stepsHead ? s.steps.slice(s.stepsHead) : s.steps;
   const turns = s.retiredInTurns ? s.turns.filter((t) => !t.retired) : s.turns;
-  const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepView), turns: turns.map(turnView) };
+  const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(step), turns: turns.map(turn) };
   if (s.state !== undefined) out.state = s.state;
   if (s.usage !== undefined) out.usage = s.usage;
   if (s.tokens !== undefined) out.tokens = s.tokens;
-  return (s.view = out);
+  return out;
+}
+
+function sessionView(s: SessionState): Session {
+  if (s.view) return s.view;
+  return (s.view = sessionOf(s, stepView, turnView));
 }
 
 // ───────────────────────────── item → blocks ─────────────────────────────
@@ -1399,15 +1404,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         version: ACCUMULATOR_SNAPSHOT_VERSION,
         eventCount: S.eventCount,
         lastSequence: S.lastSequence,
-        sessions: S.sessions.map((s) => {
-          const steps = s.stepsHead ? s.steps.slice(s.stepsHead) : s.steps;
-          const turns = s.retiredInTurns ? s.turns.filter((t) => !t.retired) : s.turns;
-          const out: Session = { sessionId: s.sessionId, provider: s.provider, threadIds: s.threadIds.slice(), config: { ...s.config }, steps: steps.map(stepJson), turns: turns.map(turnJson) };
-          if (s.state !== undefined) out.state = s.state;
-          if (s.usage !== undefined) out.usage = s.usage;
-          if (s.tokens !== undefined) out.tokens = s.tokens;
-          return out;
-        }),
+        sessions: S.sessions.map((s) => sessionOf(s, stepJson, turnJson)),
         problems: S.problems.map((p) => ({ ...p })),
       };
       const cap = S.retainProblems;
