@@ -38,3 +38,22 @@ describe("claude-permission surface on the approvals fixture (fixtures/claude-pe
     expectVerified(events, "approvals.ndjson");
   });
 });
+
+describe("claude-permission pins SDK 0.3.333 beside 0.2.62", () => {
+  const elicitation = { type: "control_request", request_id: "r1", request: { subtype: "elicitation", mcp_server_name: "s", message: "Where?" } };
+  it("an elicitation control request opens a question at 0.3.333; at 0.2.62 (no such prompt) it is one more control command", () => {
+    const now = createNormalizer({ surface: "claude-permission", ids: counterIds() });
+    expect(now.upstreamVersion()).toBe("0.3.333");
+    expect(now.push(elicitation).map((e) => e.type)).toEqual(["request.opened", "user-input.requested"]);
+    const old = createNormalizer({ surface: "claude-permission", ids: counterIds(), upstreamVersion: "0.2.62" });
+    expect(old.upstreamVersion()).toBe("0.2.62");
+    expect(old.push(elicitation).map((e) => e.type)).toEqual(["session.configured"]);
+  });
+  it("the stdio transport's keep_alive frame is ignored at 0.3.333 (counted, no event) and unknown at 0.2.62", () => {
+    const now = createNormalizer({ surface: "claude-permission", ids: counterIds() });
+    expect(now.push({ type: "keep_alive" })).toEqual([]);
+    expect(now.stats().unknown).toBe(0);
+    const old = createNormalizer({ surface: "claude-permission", ids: counterIds(), upstreamVersion: "2.1.62" });
+    expect(old.push({ type: "keep_alive" }).map((e) => e.type)).toEqual(["runtime.warning"]);
+  });
+});
