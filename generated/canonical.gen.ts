@@ -30,8 +30,8 @@ export type SessionState = ("starting" | "ready" | "running" | "waiting" | "stop
 export type ThreadState = ("active" | "idle" | "archived" | "closed" | "compacted" | "error")
 /** One of 4 values (listed at run time as `TURN_STATE_VALUES`). */
 export type TurnState = ("completed" | "failed" | "interrupted" | "cancelled")
-/** One of 4 values (listed at run time as `ITEM_STATUS_VALUES`). */
-export type ItemStatus = ("inProgress" | "completed" | "failed" | "declined")
+/** One of 5 values (listed at run time as `ITEM_STATUS_VALUES`). */
+export type ItemStatus = ("inProgress" | "completed" | "failed" | "declined" | "superseded")
 /** One of 3 values (listed at run time as `PLAN_STEP_STATUS_VALUES`). */
 export type PlanStepStatus = ("pending" | "inProgress" | "completed")
 /** One of 7 values (listed at run time as `CONTENT_STREAM_KIND_VALUES`). */
@@ -624,7 +624,7 @@ export const CANONICAL_REQUEST_TYPE_VALUES = ["command_execution_approval","file
 export const SESSION_STATE_VALUES = ["starting","ready","running","waiting","stopped","error"] as const;
 export const THREAD_STATE_VALUES = ["active","idle","archived","closed","compacted","error"] as const;
 export const TURN_STATE_VALUES = ["completed","failed","interrupted","cancelled"] as const;
-export const ITEM_STATUS_VALUES = ["inProgress","completed","failed","declined"] as const;
+export const ITEM_STATUS_VALUES = ["inProgress","completed","failed","declined","superseded"] as const;
 export const PLAN_STEP_STATUS_VALUES = ["pending","inProgress","completed"] as const;
 export const CONTENT_STREAM_KIND_VALUES = ["assistant_text","reasoning_text","reasoning_summary_text","plan_text","command_output","file_change_output","unknown"] as const;
 export const REQUEST_DECISION_VALUES = ["allow_once","allow_always","reject_once","reject_always","cancelled","answered","completed","failed"] as const;

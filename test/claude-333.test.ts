@@ -118,7 +118,7 @@ describe("Claude Code 2.1.333 messages that used to be mapped wrong", () => {
     expect(ev.map((e) => [e.type, P(e).decision])).toEqual([["request.opened", undefined], ["user-input.requested", undefined], ["request.resolved", "reject_once"], ["user-input.resolved", undefined]]);
   });
 
-  it("a response cut off mid-stream and retried: the partial block ends failed, the retry's text is the one completed answer", () => {
+  it("a response cut off mid-stream and retried: the partial block ends superseded, the retry's text is the one completed answer", () => {
     const r = run([
       init("2.1.333"), prompt("Explain."),
       se({ type: "message_start", message: { id: "msg_1", content: [] } }),
@@ -135,7 +135,7 @@ describe("Claude Code 2.1.333 messages that used to be mapped wrong", () => {
       { type: "result", subtype: "success", is_error: false, duration_ms: 5, duration_api_ms: 4, num_turns: 1, result: "A retry repeats a request.", stop_reason: "end_turn", total_cost_usd: 0, usage: {}, modelUsage: {}, permission_denials: [], terminal_reason: "completed", uuid: "r1", session_id: "s1" },
     ]);
     const answers = r.events.filter((e) => e.type === "item.completed" && P(e).itemType === "assistant_message");
-    expect(answers.map((e) => P(e).status)).toEqual(["failed", "completed"]);
+    expect(answers.map((e) => P(e).status)).toEqual(["superseded", "completed"]);
     expect(answers.filter((e) => P(e).status === "completed").map((e) => P(e).text)).toEqual(["A retry repeats a request."]);
     expect(verifyEvents(r.all).violations).toEqual([]);
   });

@@ -19,6 +19,9 @@ import { fileURLToPath } from "node:url";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { completedItems } from "./support/streams.js";
+import { createAccumulator } from "../src/render/accumulator.js";
+import { renderSnapshotText } from "../src/render/render-text.js";
+import { toChatEvents } from "../src/render/chat-event.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DIR = join(ROOT, "fixtures/recorded/claude-sdk/2.1.333");
@@ -40,8 +43,9 @@ const GAPS: Record<string, Check[]> = {
   refusal: ["items", "turns"],
   // the Stop hook's feedback message
   "stop-hook": ["items"],
-  // abandoned_blocks: the broken-off partial text stays as an item of its own
-  "stream-error": ["items", "text"],
+  // abandoned_blocks: the broken-off partial text is an item of its own (superseded: a UI hides it; the transcript
+  // does not keep it)
+  "stream-error": ["items"],
 };
 
 function run(surface: string, file: string) {
@@ -53,13 +57,14 @@ function run(surface: string, file: string) {
 const turns = (ev: CanonicalEvent[]) => ev.filter((e) => e.type === "turn.started" || e.type === "turn.completed").map((e) => (e.type === "turn.completed" ? `completed:${P(e).state}` : "started"));
 const errors = (ev: CanonicalEvent[]) => ev.filter((e) => e.type === "runtime.error" && P(e).class === "provider_error" && P(e).message !== "error_during_execution").map((e) => P(e).message);
 const lastText = (ev: CanonicalEvent[]) => completedItems(ev).filter((i) => i.type === "assistant_message").map((i) => i.text.assistant_text ?? "").at(-1);
-/** Assistant text rebuilt from the deltas, one entry per completed assistant item. */
+/** Assistant text rebuilt from the deltas, one entry per completed assistant item a UI shows (a superseded item, replaced
+ *  by a later one, is not shown). */
 function rebuilt(ev: CanonicalEvent[]): string[] {
   const text = new Map<string, string>();
   const out: string[] = [];
   for (const e of ev) {
     if (e.type === "content.delta" && P(e).streamKind === "assistant_text") text.set(e.itemId!, (text.get(e.itemId!) ?? "") + P(e).delta);
-    if (e.type === "item.completed" && P(e).itemType === "assistant_message") out.push(text.get(e.itemId!) ?? "");
+    if (e.type === "item.completed" && P(e).itemType === "assistant_message" && P(e).status !== "superseded") out.push(text.get(e.itemId!) ?? "");
   }
   return out;
 }
@@ -111,4 +116,23 @@ describe("Claude Code 2.1.333 recordings: SDK stream, wire and transcript of the
       });
     });
   }
+});
+
+describe("stream-error: the answer cut off mid-stream and sent again whole is shown once", () => {
+  const file = join(DIR, "stream-error.ndjson");
+  it.skipIf(!existsSync(file))("the abandoned partial item completes superseded; accumulator, text render and chat events hide it", () => {
+    const { events } = run("claude-sdk", file);
+    const superseded = events.filter((e) => e.type === "item.completed" && P(e).status === "superseded");
+    expect(superseded.map((e) => P(e).itemType)).toEqual(["assistant_message"]);
+    const acc = createAccumulator();
+    acc.applyAll(events);
+    const snap = acc.snapshot();
+    const steps = snap.sessions.flatMap((s) => s.turns.flatMap((t) => t.steps));
+    expect(steps.filter((s) => s.superseded).map((s) => s.itemId)).toEqual([superseded[0].itemId]);
+    const text = renderSnapshotText(snap);
+    expect(text.split("A retry repeats").length - 1, text).toBe(1);
+    expect(text).toContain("such as an overloaded server.");
+    const chat = toChatEvents(events).filter((c) => c.stepId === superseded[0].itemId || c.blockId?.startsWith(superseded[0].itemId + ":"));
+    expect(chat.at(-1)?.phase).toBe("superseded");
+  });
 });

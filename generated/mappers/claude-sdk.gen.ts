@@ -1065,7 +1065,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   cx.ref(ID_item_close_3, cx.getVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])]));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
-    status: "failed",
+    status: "superseded",
     detail: "the response was cut off here and retried; the retry's message replaces this text",
     data: { abandonedBlocks: m.abandoned_blocks },
   });

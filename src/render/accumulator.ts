@@ -159,6 +159,9 @@ export interface Step {
   providerItemId?: string;
   /** True when the step was created by a later event (delta, request, child) before its item.started. */
   implicit: boolean;
+  /** True when its item completed as `superseded`: a later item replaced it (e.g. a response cut off and sent again
+   *  whole), so a UI hides the step; its blocks are kept for inspection. */
+  superseded?: boolean;
   blocks: Block[];
   /** Steps nested under this one (parentId = this itemId), in order of first appearance. */
   children: Step[];
@@ -359,6 +362,7 @@ interface StepState {
   implicit: boolean;
   started: boolean;
   completed: boolean;
+  superseded?: boolean;
   blocks: BlockState[];
   blockIndex: Map<string, BlockState>;
   /** The item's own blocks by suffix (text, tool, terminal…). */
@@ -807,6 +811,7 @@ function stepView(st: StepState): Step {
   if (st.itemType !== undefined) out.itemType = st.itemType;
   if (st.parentId !== undefined) out.parentId = st.parentId;
   if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
+  if (st.superseded) out.superseded = true;
   return (st.view = out);
 }
 
@@ -899,7 +904,7 @@ const DELTA_ITEM_TYPE: Record<string, CanonicalItemType> = {
   file_change_output: "file_change",
 };
 
-const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
+const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined", superseded: "failed" };
 
 
 /** The item's canonical `files` as diff files. */
@@ -967,6 +972,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     }
     if (phase === "completed") {
       step.completed = true;
+      if (p.status === "superseded") step.superseded = true;
       for (const bl of step.blocks) if ("streaming" in bl.fields && bl.fields.streaming !== false) { bl.fields.streaming = false; sideChange(c, bl); }
     }
   };
@@ -1304,6 +1310,7 @@ function stepJson(st: StepState): Step {
   if (st.itemType !== undefined) out.itemType = st.itemType;
   if (st.parentId !== undefined) out.parentId = st.parentId;
   if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
+  if (st.superseded) out.superseded = true;
   return out;
 }
 

@@ -18,7 +18,7 @@ type CanonicalEvent = ProviderRuntimeEventV2;
 
 export const CHAT_EVENT_SCHEMA_VERSION = 1;
 export const CHAT_EVENT_KINDS = ["text", "thinking", "tool", "diff", "status", "permission", "question", "host_call", "plan", "terminal", "task", "todo", "usage", "mode"] as const;
-export const CHAT_EVENT_PHASES = ["started", "delta", "updated", "completed", "failed"] as const;
+export const CHAT_EVENT_PHASES = ["started", "delta", "updated", "completed", "failed", "superseded"] as const;
 export type ChatEventKind = (typeof CHAT_EVENT_KINDS)[number];
 export type ChatEventPhase = (typeof CHAT_EVENT_PHASES)[number];
 
@@ -82,7 +82,7 @@ interface ItemInfo { itemType: string; name?: string; closed: boolean; started: 
 /** `turnId`: the event's turn — its own, else its item's, else the session's open turn (as the accumulator groups). */
 interface P { e: CanonicalEvent; p: any; turnId?: string; items: Map<string, ItemInfo>; out: Omit<ChatEvent, "sequence" | "type" | "schemaVersion" | "provider" | "sessionId" | "source">[] }
 
-const TOOL_STATUS: Record<string, ChatEventTool["status"]> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined" };
+const TOOL_STATUS: Record<string, ChatEventTool["status"]> = { inProgress: "running", completed: "completed", failed: "failed", declined: "declined", superseded: "failed" };
 const MESSAGE_ITEMS: Record<string, { kind: ChatEventKind; suffix: string; role?: "assistant" | "user" }> = {
   assistant_message: { kind: "text", suffix: "text", role: "assistant" },
   user_message: { kind: "text", suffix: "text", role: "user" },
@@ -136,7 +136,8 @@ function item(phase: "started" | "updated" | "completed") {
     x.items.set(e.itemId, info);
     const msg = MESSAGE_ITEMS[info.itemType];
     const failed = p.status === "failed" || p.status === "declined";
-    const ph: ChatEventPhase = phase === "completed" ? (failed ? "failed" : "completed") : phase === "started" && info.started ? "updated" : phase;
+    // superseded: a later item replaced this one (a response cut off and sent again whole): a consumer drops the block
+    const ph: ChatEventPhase = phase === "completed" ? (p.status === "superseded" ? "superseded" : failed ? "failed" : "completed") : phase === "started" && info.started ? "updated" : phase;
     if (phase === "started") info.started = true;
     if (phase === "completed") info.closed = true;
     if (msg) {

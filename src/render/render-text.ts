@@ -135,6 +135,7 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
   };
   const steps = (list: Step[], depth: number) => {
     for (const s of list) {
+      if (s.superseded) continue; // replaced by a later step: not part of the conversation
       const pad = "  ".repeat(depth);
       for (const b of s.blocks) block(b, pad);
       if (s.children.length) steps(s.children, depth + 1);

@@ -53,6 +53,7 @@ export function fromSnapshot(snap: AccumulatorSnapshot, times: Map<number, numbe
  * permission/question cards and nested steps as children.
  */
 function stepBlocks(st: Step, cx: Ctx): TranscriptBlock[] {
+  if (st.superseded) return []; // a later step replaced it: not part of the conversation
   const toolBlock = st.blocks.find((b) => b.kind === "tool");
   const host = toolBlock ? card(toolBlock, cx) : undefined;
   const out: TranscriptBlock[] = [];
