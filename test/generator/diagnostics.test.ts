@@ -255,7 +255,7 @@ describe("a broken row fails with its file and line", () => {
     const ds = load(text);
     expect(codeAt(ds)).toEqual([`E253@${lineOf(text, bad)}`]);
     expect(fmt(ds[0])).toBe(
-      `${MINI_FILE}:${lineOf(text, bad)}:19 error E253 "in_progress" is not a valid item.started status (inProgress, completed, failed, declined) (did you mean "inProgress"?)`,
+      `${MINI_FILE}:${lineOf(text, bad)}:19 error E253 "in_progress" is not a valid item.started status (inProgress, completed, failed, declined, superseded) (did you mean "inProgress"?)`,
     );
   });
 
