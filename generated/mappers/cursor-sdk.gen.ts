@@ -14,7 +14,7 @@ export type RunEventMessage = U.CursorSdkRunStreamEvent;
 /** Any message of the cursor-sdk surface. */
 export type Message = MessageMessage | RunEventMessage;
 
-// map "toolKind" (mappings/cursor-sdk.yaml:62)
+// map "toolKind" (mappings/cursor-sdk.yaml:63)
 type V_toolKind = "command_execution" | "file_change" | "mcp_tool_call" | "collab_agent_tool_call" | "plan";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["shell", "command_execution"],
@@ -33,7 +33,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "resultStatus" (mappings/cursor-sdk.yaml:74)
+// map "resultStatus" (mappings/cursor-sdk.yaml:75)
 type V_resultStatus = "completed" | "failed";
 const M_resultStatus: ReadonlyMap<string, V_resultStatus> = new Map([
   ["success", "completed"],
@@ -46,7 +46,7 @@ function map_resultStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_resultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "callStatus" (mappings/cursor-sdk.yaml:77)
+// map "callStatus" (mappings/cursor-sdk.yaml:78)
 type V_callStatus = "completed" | "failed";
 const M_callStatus: ReadonlyMap<string, V_callStatus> = new Map([
   ["completed", "completed"],
@@ -59,7 +59,7 @@ function map_callStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_callStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "runState" (mappings/cursor-sdk.yaml:81)
+// map "runState" (mappings/cursor-sdk.yaml:82)
 type V_runState = "completed" | "failed" | "cancelled";
 const M_runState: ReadonlyMap<string, V_runState> = new Map([
   ["FINISHED", "completed"],
@@ -90,7 +90,7 @@ const ID_item_close_2: IdRef = { role: "item", op: "close", field: "call_id", re
 const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "agentId", required: true };
 const ID_turn_close_2: IdRef = { role: "turn", op: "close", field: "runId", required: true };
 
-/** mappings/cursor-sdk.yaml:86 — message system → session.started, thread.started, session.configured */
+/** mappings/cursor-sdk.yaml:87 — message system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.agent_id);
   cx.emit("session.started", {});
@@ -102,7 +102,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:110 — message status → turn.started */
+/** mappings/cursor-sdk.yaml:111 — message status → turn.started */
 function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -111,7 +111,7 @@ function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:128 — message status → turn.completed */
+/** mappings/cursor-sdk.yaml:129 — message status → turn.completed */
 function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!(m.status === "FINISHED")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -125,7 +125,7 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:152 — message status → runtime.error, turn.completed */
+/** mappings/cursor-sdk.yaml:153 — message status → runtime.error, turn.completed */
 function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "ERROR" || m.status === "CANCELLED" || m.status === "EXPIRED"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -145,7 +145,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:184 — message status → runtime.warning */
+/** mappings/cursor-sdk.yaml:185 — message status → runtime.warning */
 function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
@@ -155,14 +155,14 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:199 — message request */
+/** mappings/cursor-sdk.yaml:200 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.setVar(["request", m.run_id], m.request_id);
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:210 — message user → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:211 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_open, m.run_id);
@@ -177,7 +177,7 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:232 — message assistant → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:233 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
@@ -190,7 +190,7 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:257 — message thinking → item.completed */
+/** mappings/cursor-sdk.yaml:258 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -205,7 +205,7 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:279 — message thinking → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:280 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
@@ -215,7 +215,7 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:299 — message tool_call → item.started, item.updated */
+/** mappings/cursor-sdk.yaml:300 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.status === "running")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -243,7 +243,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:336 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:337 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
@@ -279,7 +279,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:393 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:394 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -287,7 +287,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:408 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:409 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
@@ -297,7 +297,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:422 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:423 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
@@ -308,7 +308,7 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:436 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:437 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close_2, m.runId);
@@ -323,9 +323,9 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/cursor-sdk.yaml:46 — input wrapper "run-stream-message"
+  // mappings/cursor-sdk.yaml:47 — input wrapper "run-stream-message"
   if (line?.schemaVersion != null && line?.type === "sdk_message") return { wrapper: "run-stream-message", message: line?.message, meta: { agentId: line?.agentId, runId: line?.runId, schemaVersion: line?.schemaVersion } };
-  // mappings/cursor-sdk.yaml:51 — input wrapper "bare"
+  // mappings/cursor-sdk.yaml:52 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
@@ -342,42 +342,42 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "cursor-sdk#system-init", line: 86, run: r_system_init },
+        { rule: "cursor-sdk#system-init", line: 87, run: r_system_init },
       ],
       "status": [
-        { rule: "cursor-sdk#status-running", line: 110, run: r_status_running },
-        { rule: "cursor-sdk#status-finished", line: 128, run: r_status_finished },
-        { rule: "cursor-sdk#status-ended", line: 152, run: r_status_ended },
-        { rule: "cursor-sdk#status-other", line: 184, run: r_status_other },
+        { rule: "cursor-sdk#status-running", line: 111, run: r_status_running },
+        { rule: "cursor-sdk#status-finished", line: 129, run: r_status_finished },
+        { rule: "cursor-sdk#status-ended", line: 153, run: r_status_ended },
+        { rule: "cursor-sdk#status-other", line: 185, run: r_status_other },
       ],
       "request": [
-        { rule: "cursor-sdk#request", line: 199, run: r_request },
+        { rule: "cursor-sdk#request", line: 200, run: r_request },
       ],
       "user": [
-        { rule: "cursor-sdk#user", line: 210, run: r_user },
+        { rule: "cursor-sdk#user", line: 211, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-sdk#assistant", line: 232, run: r_assistant },
+        { rule: "cursor-sdk#assistant", line: 233, run: r_assistant },
       ],
       "thinking": [
-        { rule: "cursor-sdk#thinking-completed", line: 257, run: r_thinking_completed },
-        { rule: "cursor-sdk#thinking-delta", line: 279, run: r_thinking_delta },
+        { rule: "cursor-sdk#thinking-completed", line: 258, run: r_thinking_completed },
+        { rule: "cursor-sdk#thinking-delta", line: 280, run: r_thinking_delta },
       ],
       "tool_call": [
-        { rule: "cursor-sdk#tool-call-running", line: 299, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 336, run: r_tool_call_ended },
+        { rule: "cursor-sdk#tool-call-running", line: 300, run: r_tool_call_running },
+        { rule: "cursor-sdk#tool-call-ended", line: 337, run: r_tool_call_ended },
       ],
       "task": [
-        { rule: "cursor-sdk#task", line: 393, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 408, run: r_task_status },
+        { rule: "cursor-sdk#task", line: 394, run: r_task },
+        { rule: "cursor-sdk#task-status", line: 409, run: r_task_status },
       ],
       "usage": [
-        { rule: "cursor-sdk#usage", line: 422, run: r_usage },
+        { rule: "cursor-sdk#usage", line: 423, run: r_usage },
       ],
     },
     runEvent: {
       "result": [
-        { rule: "cursor-sdk#run-result", line: 436, run: r_run_result },
+        { rule: "cursor-sdk#run-result", line: 437, run: r_run_result },
       ],
     },
   },
@@ -388,7 +388,7 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:462)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:465)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:463)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:466)",
   },
 };

@@ -7,76 +7,76 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("cursor-sdk: table examples (mappings/cursor-sdk.yaml)", () => {
-  it("system-init #1 (mappings/cursor-sdk.yaml:103)", () => {
+  it("system-init #1 (mappings/cursor-sdk.yaml:104)", () => {
     check([], {"type":"system","subtype":"init","agent_id":"a1","run_id":"r1","model":{"id":"composer-2"},"tools":["shell","read"]}, [{"type":"session.started","payload":{}},{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"a1"}},{"type":"session.configured","ids":["thread"],"payload":{"config":{"agentId":"a1","tools":["shell","read"]},"model":"composer-2"}}]);
   });
-  it("status-running #1 (mappings/cursor-sdk.yaml:120)", () => {
+  it("status-running #1 (mappings/cursor-sdk.yaml:121)", () => {
     check([], {"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}}]);
   });
-  it("CREATING then RUNNING is one turn (mappings/cursor-sdk.yaml:123)", () => {
+  it("CREATING then RUNNING is one turn (mappings/cursor-sdk.yaml:124)", () => {
     check([{"type":"status","status":"CREATING","agent_id":"a1","run_id":"r1"}], {"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"}, []);
   });
-  it("status-finished #1 (mappings/cursor-sdk.yaml:142)", () => {
+  it("status-finished #1 (mappings/cursor-sdk.yaml:143)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"},{"type":"request","request_id":"q1","agent_id":"a1","run_id":"r1"},{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hi"}]},"agent_id":"a1","run_id":"r1"}], {"type":"status","status":"FINISHED","agent_id":"a1","run_id":"r1"}, [{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed","stopReason":"FINISHED","usage":{"requestId":"q1"}}}]);
   });
-  it("status-ended #1 (mappings/cursor-sdk.yaml:173)", () => {
+  it("status-ended #1 (mappings/cursor-sdk.yaml:174)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"}], {"type":"status","status":"ERROR","message":"Rate limited","agent_id":"a1","run_id":"r1"}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"Rate limited"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","stopReason":"ERROR","errorMessage":"Rate limited"}}]);
   });
-  it("a cancelled run is no error (mappings/cursor-sdk.yaml:178)", () => {
+  it("a cancelled run is no error (mappings/cursor-sdk.yaml:179)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"}], {"type":"status","status":"CANCELLED","agent_id":"a1","run_id":"r1"}, [{"type":"turn.completed","payload":{"state":"cancelled","stopReason":"CANCELLED"}}]);
   });
-  it("status-other #1 (mappings/cursor-sdk.yaml:194)", () => {
+  it("status-other #1 (mappings/cursor-sdk.yaml:195)", () => {
     check([], {"type":"status","status":"PAUSED","agent_id":"a1","run_id":"r1"}, [{"type":"runtime.warning","payload":{"detail":{"status":"PAUSED"}}}]);
   });
-  it("request #1 (mappings/cursor-sdk.yaml:206)", () => {
+  it("request #1 (mappings/cursor-sdk.yaml:207)", () => {
     check([], {"type":"request","request_id":"q1","agent_id":"a1","run_id":"r1"}, []);
   });
-  it("user #1 (mappings/cursor-sdk.yaml:226)", () => {
+  it("user #1 (mappings/cursor-sdk.yaml:227)", () => {
     check([], {"type":"user","message":{"role":"user","content":[{"type":"text","text":"Run ls"}]},"agent_id":"a1","run_id":"r1"}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"completed","text":"Run ls"}}]);
   });
-  it("assistant #1 (mappings/cursor-sdk.yaml:246)", () => {
+  it("assistant #1 (mappings/cursor-sdk.yaml:247)", () => {
     check([], {"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel"}]},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}},{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("later deltas go to the same item (mappings/cursor-sdk.yaml:250)", () => {
+  it("later deltas go to the same item (mappings/cursor-sdk.yaml:251)", () => {
     check([{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel"}]},"agent_id":"a1","run_id":"r1"}], {"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"lo"}]},"agent_id":"a1","run_id":"r1"}, [{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"lo"}}]);
   });
-  it("thinking-completed #1 (mappings/cursor-sdk.yaml:274)", () => {
+  it("thinking-completed #1 (mappings/cursor-sdk.yaml:275)", () => {
     check([{"type":"thinking","text":"Plan","agent_id":"a1","run_id":"r1"}], {"type":"thinking","text":"","thinking_duration_ms":1200,"agent_id":"a1","run_id":"r1"}, [{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"reasoning","status":"completed","data":{"thinking_duration_ms":1200}}}]);
   });
-  it("thinking-delta #1 (mappings/cursor-sdk.yaml:293)", () => {
+  it("thinking-delta #1 (mappings/cursor-sdk.yaml:294)", () => {
     check([], {"type":"thinking","text":"Planning","agent_id":"a1","run_id":"r1"}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"reasoning","status":"inProgress"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Planning"}}]);
   });
-  it("tool-call-running #1 (mappings/cursor-sdk.yaml:327)", () => {
+  it("tool-call-running #1 (mappings/cursor-sdk.yaml:328)", () => {
     check([], {"type":"tool_call","call_id":"c1","name":"shell","status":"running","args":{"command":"ls"},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"ls","toolName":"shell","command":"ls"}}]);
   });
-  it("a later running message updates the item (mappings/cursor-sdk.yaml:330)", () => {
+  it("a later running message updates the item (mappings/cursor-sdk.yaml:331)", () => {
     check([{"type":"tool_call","call_id":"c1","name":"shell","status":"running","agent_id":"a1","run_id":"r1"}], {"type":"tool_call","call_id":"c1","name":"shell","status":"running","args":{"command":"ls"},"agent_id":"a1","run_id":"r1"}, [{"type":"item.updated","payload":{"itemType":"command_execution","status":"inProgress","input":{"command":"ls"}}}]);
   });
-  it("tool-call-ended #1 (mappings/cursor-sdk.yaml:371)", () => {
+  it("tool-call-ended #1 (mappings/cursor-sdk.yaml:372)", () => {
     check([{"type":"tool_call","call_id":"c1","name":"shell","status":"running","args":{"command":"ls"},"agent_id":"a1","run_id":"r1"}], {"type":"tool_call","call_id":"c1","name":"shell","status":"completed","args":{"command":"ls"},"result":{"status":"success","value":{"exitCode":0,"signal":"","stdout":"a.txt\n","stderr":"","executionTime":12}},"agent_id":"a1","run_id":"r1"}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"command_output","delta":"a.txt\n"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls","toolName":"shell","command":"ls","exitCode":0,"output":"a.txt\n","durationMs":12}}]);
   });
-  it("an edit with a diff (mappings/cursor-sdk.yaml:376)", () => {
+  it("an edit with a diff (mappings/cursor-sdk.yaml:377)", () => {
     check([], {"type":"tool_call","call_id":"c2","name":"edit","status":"completed","args":{"path":"/w/a.py"},"result":{"status":"success","value":{"linesAdded":1,"linesRemoved":1,"diffString":"-a\n+b\n"}},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed","toolName":"edit","files":[{"path":"/w/a.py","change":"update","diff":"-a\n+b\n"}]}}]);
   });
-  it("a failed call (mappings/cursor-sdk.yaml:381)", () => {
+  it("a failed call (mappings/cursor-sdk.yaml:382)", () => {
     check([], {"type":"tool_call","call_id":"c3","name":"write","status":"completed","args":{"path":"/w/b.py","fileText":"x"},"result":{"status":"error","error":{"message":"EACCES"}},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"failed","error":"EACCES"}}]);
   });
-  it("an MCP tool (mappings/cursor-sdk.yaml:386)", () => {
+  it("an MCP tool (mappings/cursor-sdk.yaml:387)", () => {
     check([], {"type":"tool_call","call_id":"c4","name":"mcp","status":"completed","args":{"providerIdentifier":"docs","toolName":"search","args":{"q":"x"}},"result":{"status":"success","value":{"content":[]}},"agent_id":"a1","run_id":"r1"}, [{"type":"item.started","payload":{"itemType":"mcp_tool_call"}},{"type":"item.completed","payload":{"itemType":"mcp_tool_call","status":"completed","toolName":"search","server":"docs"}}]);
   });
-  it("task #1 (mappings/cursor-sdk.yaml:404)", () => {
+  it("task #1 (mappings/cursor-sdk.yaml:405)", () => {
     check([], {"type":"task","text":"Summarized the conversation","agent_id":"a1","run_id":"r1"}, [{"type":"tool.summary","payload":{"summary":"Summarized the conversation"}}]);
   });
-  it("task-status #1 (mappings/cursor-sdk.yaml:418)", () => {
+  it("task-status #1 (mappings/cursor-sdk.yaml:419)", () => {
     check([], {"type":"task","status":"running","agent_id":"a1","run_id":"r1"}, [{"type":"runtime.warning","payload":{"detail":{"status":"running"}}}]);
   });
-  it("usage #1 (mappings/cursor-sdk.yaml:430)", () => {
+  it("usage #1 (mappings/cursor-sdk.yaml:431)", () => {
     check([], {"type":"usage","usage":{"inputTokens":10,"outputTokens":5,"cacheReadTokens":2,"cacheWriteTokens":0,"totalTokens":17},"agent_id":"a1","run_id":"r1"}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"tokenUsage":{"inputTokens":10,"outputTokens":5,"cachedInputTokens":2,"totalTokens":17}}}]);
   });
-  it("run-result #1 (mappings/cursor-sdk.yaml:450)", () => {
+  it("run-result #1 (mappings/cursor-sdk.yaml:451)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"}], {"schemaVersion":1,"type":"result","agentId":"a1","runId":"r1","status":"error","errorCode":"boom"}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","stopReason":"error","errorMessage":"boom"}}]);
   });
-  it("after the status message, nothing more (mappings/cursor-sdk.yaml:454)", () => {
+  it("after the status message, nothing more (mappings/cursor-sdk.yaml:455)", () => {
     check([{"type":"status","status":"RUNNING","agent_id":"a1","run_id":"r1"},{"type":"status","status":"FINISHED","agent_id":"a1","run_id":"r1"}], {"schemaVersion":1,"type":"result","agentId":"a1","runId":"r1","status":"finished"}, []);
   });
 });
