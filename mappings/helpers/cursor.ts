@@ -98,3 +98,41 @@ export function cursorToolContent(toolCall: unknown, field: string): unknown {
   }
   return undefined;
 }
+
+/**
+ * A Cursor TypeScript SDK `tool_call` message's tool (`name`, `args`, `result` as `{status: success, value}` or
+ * `{status: error, error}`) in the cursor-agent form `{<name>ToolCall: {args, result: {success} | {error}}}`, so its
+ * typed content and title are read by the same code as cursor-agent's.
+ */
+function cursorSdkAsCli(name: unknown, args: unknown, result: unknown): Record<string, unknown> | undefined {
+  if (typeof name !== "string" || name === "") return undefined;
+  const r: any = result && typeof result === "object" ? result : undefined;
+  const err = (e: unknown) => ({ message: typeof e === "string" ? e : e && typeof e === "object" && typeof (e as any).message === "string" ? (e as any).message : "error" });
+  const res = r === undefined ? undefined : r.status === "success" ? { success: r.value && typeof r.value === "object" ? r.value : {} } : r.status === "error" ? { error: err(r.error) } : { [String(r.status ?? "unknown")]: {} };
+  return { [`${name}ToolCall`]: { args: args ?? {}, ...(res === undefined ? {} : { result: res }) } };
+}
+
+/** A short title for a Cursor SDK tool call (cursorToolTitle of its cursor-agent form). */
+export function cursorSdkToolTitle(name: unknown, args: unknown): string | undefined {
+  return cursorToolTitle(cursorSdkAsCli(name, args, undefined));
+}
+
+/**
+ * Typed content of a Cursor SDK `tool_call` message (cursorToolContent of its cursor-agent form); an edit's `files`
+ * carry the result's `diffString` when it has one.
+ */
+export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: "name" | "command" | "cwd" | "output" | "error" | "query" | "server"): string | undefined;
+export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: "exitCode" | "durationMs"): number | undefined;
+export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: "files"): FileChange[] | undefined;
+export function cursorSdkToolContent(name: unknown, args: unknown, result: unknown, field: string): unknown {
+  const cli = cursorSdkAsCli(name, args, result);
+  if (!cli) return undefined;
+  if (field === "name") {
+    const t = (args as any)?.toolName;
+    return name === "mcp" && typeof t === "string" && t !== "" ? t : (name as string);
+  }
+  const v = cursorToolContent(cli, field as "command");
+  if (field !== "files" || !Array.isArray(v)) return v;
+  const diff = (result as any)?.status === "success" ? (result as any).value?.diffString : undefined;
+  return typeof diff === "string" && diff !== "" && name === "edit" ? (v as FileChange[]).map((f) => ({ ...f, diff })) : v;
+}
