@@ -804,24 +804,32 @@ function blockView(b: BlockState): Block {
   return (b.view = out as Block);
 }
 
-function stepView(st: StepState): Step {
-  if (st.view) return st.view;
-  const out: Step = { stepId: st.stepId, implicit: st.implicit, blocks: st.blocks.map(blockView), children: st.children.map(stepView) };
+/** A step as plain JSON, its blocks and child steps made by `block` / `step` (the read views or fresh copies). */
+function stepOf(st: StepState, block: (b: BlockState) => Block, step: (x: StepState) => Step): Step {
+  const out: Step = { stepId: st.stepId, implicit: st.implicit, blocks: st.blocks.map(block), children: st.children.map(step) };
   if (st.itemId !== undefined) out.itemId = st.itemId;
   if (st.itemType !== undefined) out.itemType = st.itemType;
   if (st.parentId !== undefined) out.parentId = st.parentId;
   if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
   if (st.superseded) out.superseded = true;
-  return (st.view = out);
+  return out;
 }
 
-function turnView(t: TurnState): Turn {
-  if (t.view) return t.view;
-  const out: Turn = { turnId: t.turnId, index: t.index, state: t.state, implicit: t.implicit, steps: t.steps.map(stepView), sequences: t.sequences.slice() };
+/** A turn as plain JSON, its steps made by `step`. */
+function turnOf(t: TurnState, step: (x: StepState) => Step): Turn {
+  const out: Turn = { turnId: t.turnId, index: t.index, state: t.state, implicit: t.implicit, steps: t.steps.map(step), sequences: t.sequences.slice() };
   if (t.threadId !== undefined) out.threadId = t.threadId;
   if (t.providerTurnId !== undefined) out.providerTurnId = t.providerTurnId;
   for (const [k, v] of Object.entries(t.fields)) if (v !== undefined) (out as any)[k] = v;
-  return (t.view = out);
+  return out;
+}
+
+function stepView(st: StepState): Step {
+  return st.view ?? (st.view = stepOf(st, blockView, stepView));
+}
+
+function turnView(t: TurnState): Turn {
+  return t.view ?? (t.view = turnOf(t, stepView));
 }
 
 /** A session as plain JSON, its live steps and turns made by `step` / `turn` (the read views or fresh copies). */
@@ -1305,21 +1313,11 @@ function blockJson(b: BlockState): Block {
 }
 
 function stepJson(st: StepState): Step {
-  const out: Step = { stepId: st.stepId, implicit: st.implicit, blocks: st.blocks.map(blockJson), children: st.children.map(stepJson) };
-  if (st.itemId !== undefined) out.itemId = st.itemId;
-  if (st.itemType !== undefined) out.itemType = st.itemType;
-  if (st.parentId !== undefined) out.parentId = st.parentId;
-  if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
-  if (st.superseded) out.superseded = true;
-  return out;
+  return stepOf(st, blockJson, stepJson);
 }
 
 function turnJson(t: TurnState): Turn {
-  const out: Turn = { turnId: t.turnId, index: t.index, state: t.state, implicit: t.implicit, steps: t.steps.map(stepJson), sequences: t.sequences.slice() };
-  if (t.threadId !== undefined) out.threadId = t.threadId;
-  if (t.providerTurnId !== undefined) out.providerTurnId = t.providerTurnId;
-  for (const [k, v] of Object.entries(t.fields)) if (v !== undefined) (out as any)[k] = v;
-  return out;
+  return turnOf(t, stepJson);
 }
 
 // ───────────────────────────── public API ─────────────────────────────
