@@ -477,10 +477,22 @@ export function buildValidator(schema: any, model?: CanonicalModel): string {
     const errs = (ajv.errors ?? []).filter((e, i, all) => all.findIndex((x) => x.instancePath === e.instancePath) === i).slice(0, 5);
     throw new DiagnosticError(errs.map((e) => canonicalDiag(model, e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~")), "E112", `invalid JSON Schema: ${e.instancePath.split("/").pop() || "(root)"} ${e.message}`)));
   }
+  // Besides the whole event: one validator per event type for its payload alone (the runtime builds the envelope
+  // itself, typed; what a row builds from provider data is the payload).
+  const payloads: [string, string][] = [];
+  for (const ref of (published.allOf?.[1]?.oneOf ?? []) as { $ref: string }[]) {
+    const name = ref.$ref.replace("#/definitions/", "");
+    const def = published.definitions?.[name];
+    const type = def?.properties?.type?.const;
+    const payload = def?.properties?.payload;
+    // a payload named in the definitions: the same compiled function the event validator calls
+    if (typeof type === "string" && payload) payloads.push([type, typeof payload.$ref === "string" && payload.$ref.startsWith("#/") ? `event${payload.$ref}` : `event#/definitions/${name}/properties/payload`]);
+  }
   let code: string;
   try {
     ajv.addSchema(published, "event");
-    code = standaloneCode(ajv, { validateCanonicalEvent: "event" });
+    code = standaloneCode(ajv, { validateCanonicalEvent: "event", ...Object.fromEntries(payloads.map(([, ref], i) => [`validatePayload${i}`, ref])) });
+    code += `\n/** Per event type: its payload's validator. */\nexport const PAYLOAD_VALIDATORS = {\n${payloads.map(([type], i) => `  ${JSON.stringify(type)}: validatePayload${i},`).join("\n")}\n};\n`;
   } catch (e) {
     const msg = (e as Error).message.split("\n")[0];
     const kw = /unknown keyword: "([^"]+)"/.exec(msg)?.[1];

@@ -48,7 +48,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "arr":
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
     case "var":
-      return `cx.getVar([${e.key.map((a) => exprCode(a, scope)).join(", ")}])`;
+      return `cx.varAt(${varKeyCode(e.key.map((a) => exprCode(a, scope)))})`;
     case "id":
       return `cx.id(${lit(e.role)})`;
     case "join":
@@ -119,7 +119,7 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
           : `cx.snapshotParts(${lit(s.snap.stream)}, ${exprCode(s.snap.parts!, scope)});`));
         break;
       case "set":
-        out.push(guarded(s.cond, `cx.setVar([${s.key.map((k) => exprCode(k, scope)).join(", ")}], ${exprCode(s.value, scope)});`));
+        out.push(guarded(s.cond, `cx.setVarAt(${varKeyCode(s.key.map((k) => exprCode(k, scope)))}, ${exprCode(s.value, scope)});`));
         break;
       case "upstreamVersion":
         out.push(guarded(s.cond, `cx.upstreamVersion(${exprCode(s.value, scope)});`));
@@ -164,6 +164,19 @@ export type UpstreamTypeNames = Record<string, string | undefined>;
 /** An identity a row resolves, as the runtime's IdRef (see src/normalize/table-types.ts). */
 function idRefLiteral(id: IdIR): string {
   return `{ ${[`role: ${lit(id.role)}`, `op: ${lit(id.op)}`, ...(id.space ? [`space: ${lit(id.space)}`] : []), ...(id.field ? [`field: ${lit(id.field)}`] : []), ...(id.required ? ["required: true"] : []), ...(id.scope ? [`scope: ${lit(id.scope)}`] : [])].join(", ")} }`;
+}
+
+/**
+ * A session variable's key as one template literal: the parts joined with ":" (what varKey does to a key list at
+ * run time — `${x}` and String(x) agree for every JSON value), so no list is built per lookup. String-literal parts
+ * are written into the template.
+ */
+function varKeyCode(parts: string[]): string {
+  const esc = (t: string) => t.replace(/[\\`]/g, "\\$&").replace(/\$\{/g, "\\${");
+  return "`" + parts.map((p) => {
+    if (/^"(?:[^"\\]|\\.)*"$/.test(p)) return esc(JSON.parse(p) as string);
+    return "${" + p + "}";
+  }).join(":") + "`";
 }
 
 /**

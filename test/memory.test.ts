@@ -45,3 +45,25 @@ describe("memory is bounded by what is open", () => {
     expect(n.stats().held.items).toBe(0);
   });
 });
+
+describe("session variables", () => {
+  it("are bounded in two generations: the most recently used survive, the rest are dropped and counted", async () => {
+    const { SessionVars, VAR_LIMIT } = await import("../src/normalize/vars.js");
+    const v = new SessionVars();
+    v.set("keep", 1);
+    for (let i = 0; i < 3 * VAR_LIMIT; i++) {
+      v.set(`k${i}`, i);
+      if (i % 100 === 0) expect(v.get("keep")).toBe(1); // read often: never dropped
+    }
+    expect(v.get("keep")).toBe(1);
+    expect(v.get("k0")).toBeUndefined(); // not used for 3 × VAR_LIMIT sets
+    expect(v.get(`k${3 * VAR_LIMIT - 1}`)).toBe(3 * VAR_LIMIT - 1);
+    // every one of the last VAR_LIMIT set survives
+    for (let i = 2 * VAR_LIMIT; i < 3 * VAR_LIMIT; i++) expect(v.has(`k${i}`)).toBe(true);
+    expect(v.size).toBeLessThanOrEqual(2 * VAR_LIMIT);
+    expect(v.dropped).toBeGreaterThan(0);
+    expect(v.dropped + v.size).toBe(3 * VAR_LIMIT + 1);
+    v.set("keep", null);
+    expect(v.has("keep")).toBe(false);
+  });
+});

@@ -321,7 +321,7 @@ const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.pa
 
 /** mappings/acp.yaml:190 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) == null)) return false;
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
@@ -338,7 +338,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
 
 /** mappings/acp.yaml:252 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null)) return false;
+  if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_mint);
@@ -356,7 +356,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))));
+  cx.ref(ID_item_open, (joinKey("msg", str(m.params?.update?.messageId)) ?? joinKey("seg", m.params?.sessionId, (cx.varAt(`turn:${m.params?.sessionId}`) ?? "none"), (cx.varAt(`seg:${m.params?.sessionId}`) ?? 0))));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.params?.update?.content?.text });
   return true;
@@ -367,7 +367,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.getVar(["turn", m.params?.sessionId]) ?? "none"), (cx.getVar(["seg", m.params?.sessionId]) ?? 0))));
+  cx.ref(ID_item_open, (joinKey("thought", str(m.params?.update?.messageId)) ?? joinKey("thoughtseg", m.params?.sessionId, (cx.varAt(`turn:${m.params?.sessionId}`) ?? "none"), (cx.varAt(`seg:${m.params?.sessionId}`) ?? 0))));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.params?.update?.content?.text });
   return true;
@@ -391,11 +391,11 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
 
 /** mappings/acp.yaml:391 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["replayed-user", m.params?.sessionId, m.params?.update?.messageId], true);
-  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.setVarAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`, true);
+  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ method: "session/update", params: m.params });
@@ -404,14 +404,14 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
 
 /** mappings/acp.yaml:431 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.getVar(["loading", m.params?.sessionId]) === true && cx.getVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId]) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  cx.setVar(["replayed-turn", m.params?.sessionId, m.params?.update?.messageId], true);
-  cx.setVar(["replay-turn", m.params?.sessionId], cx.id("turn"));
-  cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
-  cx.setVar(["seg", m.params?.sessionId], 0);
+  cx.setVarAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`, true);
+  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, cx.id("turn"));
+  cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
+  cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   cx.emit("item.completed", {
@@ -426,7 +426,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
 
 /** mappings/acp.yaml:476 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_mint);
@@ -443,10 +443,10 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
 
 /** mappings/acp.yaml:510 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ method: "session/update", params: m.params });
@@ -455,13 +455,13 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
 
 /** mappings/acp.yaml:541 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.getVar(["prompting", m.params?.sessionId]) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  cx.setVar(["replay-turn", m.params?.sessionId], cx.id("turn"));
-  cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
-  cx.setVar(["seg", m.params?.sessionId], 0);
+  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, cx.id("turn"));
+  cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
+  cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", { itemType: "user_message", status: "inProgress" });
   cx.emit("item.completed", {
@@ -493,15 +493,15 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
 
 /** mappings/acp.yaml:620 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.getVar(["prompting", m.params?.sessionId]) == null && cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
-  cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
-  cx.setVar(["tool-final", m.params?.update?.toolCallId], m.params?.update?.status);
-  if (m.params?.update?.status === "completed") cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
+  cx.setVarAt(`tool-final:${m.params?.update?.toolCallId}`, m.params?.update?.status);
+  if (m.params?.update?.status === "completed") cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
   if (m.params?.update?.status === "completed" && m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
-    unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+    unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
@@ -525,10 +525,10 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
-  cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), m.params?.update?.content));
+  cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
+  cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), m.params?.update?.content));
   if (m.params?.update?.content?.[0]?.type === "diff") cx.emit("turn.diff.updated", {
-    unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+    unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
@@ -569,9 +569,9 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.params?.update?.toolCallId);
-  cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
-  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.getVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId])));
-  cx.setVar(["permission-opened", m.params?.sessionId, m.params?.update?.toolCallId], null);
+  cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
+  cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.update?.kind),
     status: "inProgress",
@@ -608,13 +608,13 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  if (!cx.isStale("item")) cx.setVar(["call-diff"], (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.getVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId])));
-  if (!cx.isStale("item")) cx.setVar(["turn-diff", (cx.id("turn") ?? "none")], h_acp.acpUnifiedDiff(cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]), cx.getVar(["call-diff"])));
-  if (!cx.isStale("item") && cx.getVar(["call-diff"]) != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (cx.getVar(["turn-diff", (cx.id("turn") ?? "none")]) ?? ""),
+  if (!cx.isStale("item")) cx.setVarAt(`call-diff`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
+  if (!cx.isStale("item")) cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), cx.varAt(`call-diff`)));
+  if (!cx.isStale("item") && cx.varAt(`call-diff`) != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
-  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], null);
-  cx.setVar(["call-diff"], null);
+  cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
+  cx.setVarAt(`call-diff`, null);
   if (cx.isStale("item")) cx.emit("runtime.warning", {
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
@@ -642,7 +642,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
-  cx.setVar(["tool-diff", m.params?.sessionId, m.params?.update?.toolCallId], null);
+  cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
   if (cx.isStale("item")) cx.emit("runtime.warning", {
     message: "a tool_call_update for a tool call that already ended (the update is kept here)",
     detail: m.params?.update,
@@ -716,10 +716,10 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
 
 /** mappings/acp.yaml:1036 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
-  if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.getVar(["replay-turn", m.params?.sessionId]) != null && cx.getVar(["loading", m.params?.sessionId]) == null)) return false;
+  if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
   cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.configured", {
@@ -856,9 +856,9 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_4, m.params?.toolCall?.toolCallId);
   cx.ref(ID_request_open, m.id);
-  cx.setVar(["permission-options", m.id], m.params?.options);
-  if (cx.isNew("item")) cx.setVar(["permission-opened", m.params?.sessionId, m.params?.toolCall?.toolCallId], true);
-  if (cx.isNew("item")) cx.setVar(["seg", m.params?.sessionId], add(cx.getVar(["seg", m.params?.sessionId]), 1));
+  cx.setVarAt(`permission-options:${m.id}`, m.params?.options);
+  if (cx.isNew("item")) cx.setVarAt(`permission-opened:${m.params?.sessionId}:${m.params?.toolCall?.toolCallId}`, true);
+  if (cx.isNew("item")) cx.setVarAt(`seg:${m.params?.sessionId}`, add(cx.varAt(`seg:${m.params?.sessionId}`), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.params?.toolCall?.kind),
     status: "inProgress",
@@ -880,21 +880,21 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
 
 /** mappings/acp.yaml:1304 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
-  if (!(m.result != null && cx.getVar(["permission-opened", cx.request?.params?.sessionId, cx.request?.params?.toolCall?.toolCallId]) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id])))) != null)) return false;
+  if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`)))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
   cx.ref(ID_request_close, m.id);
-  cx.setVar(["permission-opened", cx.request?.params?.sessionId, cx.request?.params?.toolCall?.toolCallId], null);
+  cx.setVarAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id]))),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`))),
     resolution: m.result,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "declined",
-    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id]))),
+    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`))),
   });
   return true;
 }
@@ -907,7 +907,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   cx.ref(ID_request_close, m.id);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.getVar(["permission-options", m.id]))),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`))),
     resolution: m.result,
   });
   return true;
@@ -983,7 +983,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_4, m.params?.toolCallId);
   cx.ref(ID_request_open, m.id);
-  cx.setVar(["cursor-todos"], h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
+  cx.setVarAt(`cursor-todos`, h_cursor.cursorTodos(null, (m.params?.todos ?? []), false));
   cx.emit("turn.plan.updated", {
     explanation: (str(m.params?.overview) ?? str(m.params?.name)),
     plan: objects(m.params?.todos).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
@@ -1014,9 +1014,9 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.setVar(["cursor-todos"], h_cursor.cursorTodos(cx.getVar(["cursor-todos"]), m.params?.todos, m.params?.merge));
+  cx.setVarAt(`cursor-todos`, h_cursor.cursorTodos(cx.varAt(`cursor-todos`), m.params?.todos, m.params?.merge));
   cx.emit("turn.plan.updated", {
-    plan: objects(cx.getVar(["cursor-todos"])).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
+    plan: objects(cx.varAt(`cursor-todos`)).map((s_todo: any) => ({ step: (str(s_todo?.content) ?? str(s_todo?.title) ?? ""), status: map_todoStatus(s_todo?.status, "pending") })),
   });
   return true;
 }
@@ -1139,10 +1139,10 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
 
 /** mappings/acp.yaml:1753 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
-  if (!(cx.getVar(["replay-turn", m.params?.sessionId]) != null)) return false;
+  if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["replay-turn", m.params?.sessionId], null);
+  cx.setVarAt(`replay-turn:${m.params?.sessionId}`, null);
   cx.closeOpen("failed", "the replayed turn ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.replay({ id: m.id, method: "session/prompt", params: m.params });
@@ -1154,9 +1154,9 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
   cx.ref(ID_item_mint);
-  cx.setVar(["prompting", m.params?.sessionId], true);
-  cx.setVar(["turn", m.params?.sessionId], cx.id("turn"));
-  cx.setVar(["seg", m.params?.sessionId], 0);
+  cx.setVarAt(`prompting:${m.params?.sessionId}`, true);
+  cx.setVarAt(`turn:${m.params?.sessionId}`, cx.id("turn"));
+  cx.setVarAt(`seg:${m.params?.sessionId}`, 0);
   cx.emit("turn.started", {});
   cx.emit("item.started", {
     itemType: "user_message",
@@ -1175,7 +1175,7 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
 
 /** mappings/acp.yaml:1822 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
-  cx.setVar(["loading", m.params?.sessionId], true);
+  cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
@@ -1241,8 +1241,8 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["loading", cx.request?.params?.sessionId], null);
-  cx.setVar(["replay-turn", cx.request?.params?.sessionId], null);
+  cx.setVarAt(`loading:${cx.request?.params?.sessionId}`, null);
+  cx.setVarAt(`replay-turn:${cx.request?.params?.sessionId}`, null);
   cx.closeOpen("failed", "the replayed history ended before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   cx.emit("session.started", { resume: { sessionId: cx.request?.params?.sessionId, method: cx.request?.method } });
@@ -1267,8 +1267,8 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["loading", cx.request?.params?.sessionId], null);
-  cx.setVar(["replay-turn", cx.request?.params?.sessionId], null);
+  cx.setVarAt(`loading:${cx.request?.params?.sessionId}`, null);
+  cx.setVarAt(`replay-turn:${cx.request?.params?.sessionId}`, null);
   cx.closeOpen("failed", "the session/load failed before this tool call completed", ["assistant_message", "reasoning"], "tool-final");
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
@@ -1320,7 +1320,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["prompting", cx.request?.params?.sessionId], null);
+  cx.setVarAt(`prompting:${cx.request?.params?.sessionId}`, null);
   cx.closeOpen("failed", "the prompt turn failed before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   cx.emit("turn.completed", { state: "failed", errorMessage: m.error?.message });
@@ -1331,7 +1331,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["prompting", cx.request?.params?.sessionId], null);
+  cx.setVarAt(`prompting:${cx.request?.params?.sessionId}`, null);
   cx.closeOpen("failed", "the prompt turn ended before this tool call completed", ["assistant_message", "reasoning"]);
   cx.emit("turn.completed", { state: map_stopReason(m.result?.stopReason), stopReason: m.result?.stopReason });
   return true;

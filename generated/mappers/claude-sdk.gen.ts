@@ -296,7 +296,7 @@ const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
-  cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
+  cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
   cx.upstreamVersion(m.claude_code_version);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.session_id });
   if (cx.isNew("turn")) cx.emit("turn.started", { model: m.model });
@@ -704,8 +704,8 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
+  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "completed",
@@ -723,8 +723,8 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
+  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
@@ -748,7 +748,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "interrupted",
@@ -767,11 +767,11 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
+  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn stopped before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
-    state: cx.getVar(["endState"]),
+    state: cx.varAt(`endState`),
     errorMessage: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
     stopReason: m.stop_reason,
     usage: m.usage,
@@ -791,8 +791,8 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["endState"], (cx.getVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))]) ?? "failed"));
-  cx.setVar(["lastResult"], (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
+  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
@@ -815,7 +815,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
-  cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
+  cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
   cx.ref(ID_item_close, m.uuid);
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -857,7 +857,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
-    title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
+    title: (cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
     error: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
@@ -865,13 +865,13 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
-    title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
+    title: (cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
-  if (h_claude.claudeTaskPlan(cx.getVar(["taskPlan"]), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVar(["taskPlan"], h_claude.claudeTaskPlan(cx.getVar(["taskPlan"]), m.tool_use_result));
+  if (h_claude.claudeTaskPlan(cx.varAt(`taskPlan`), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVarAt(`taskPlan`, h_claude.claudeTaskPlan(cx.varAt(`taskPlan`), m.tool_use_result));
   if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
-    plan: objects(cx.getVar(["taskPlan"])).map((s_t: any) => ({ step: s_t?.step, status: s_t?.status })),
+    plan: objects(cx.varAt(`taskPlan`)).map((s_t: any) => ({ step: s_t?.step, status: s_t?.status })),
   });
   return true;
 }
@@ -879,7 +879,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
 /** mappings/claude-sdk.yaml:1089 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
+  cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
   cx.ref(ID_item_mint);
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
@@ -912,7 +912,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])));
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
@@ -937,7 +937,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])));
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
@@ -960,7 +960,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
-  cx.setVar(["toolTitle", m.message?.content?.[0]?.id], h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1016,7 +1016,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.getVar(["lastBlock", m.message?.id])));
+  cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
@@ -1034,10 +1034,10 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
 /** mappings/claude-sdk.yaml:1315 — message stream_event */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_start")) return false;
-  cx.setVar(["message", m.parent_tool_use_id], m.event?.message?.id);
-  cx.setVar(["messageInput", m.parent_tool_use_id], m.event?.message?.usage?.input_tokens);
-  cx.setVar(["messageCacheRead", m.parent_tool_use_id], m.event?.message?.usage?.cache_read_input_tokens);
-  cx.setVar(["messageCacheWrite", m.parent_tool_use_id], m.event?.message?.usage?.cache_creation_input_tokens);
+  cx.setVarAt(`message:${m.parent_tool_use_id}`, m.event?.message?.id);
+  cx.setVarAt(`messageInput:${m.parent_tool_use_id}`, m.event?.message?.usage?.input_tokens);
+  cx.setVarAt(`messageCacheRead:${m.parent_tool_use_id}`, m.event?.message?.usage?.cache_read_input_tokens);
+  cx.setVarAt(`messageCacheWrite:${m.parent_tool_use_id}`, m.event?.message?.usage?.cache_creation_input_tokens);
   return true;
 }
 
@@ -1048,11 +1048,11 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: {
-      messageId: cx.getVar(["message", m.parent_tool_use_id]),
+      messageId: cx.varAt(`message:${m.parent_tool_use_id}`),
       stopReason: m.event?.delta?.stop_reason,
       usage: m.event?.usage,
     },
-    tokenUsage: h_content.tokenUsage({ inputTokens: (m.event?.usage?.input_tokens ?? cx.getVar(["messageInput", m.parent_tool_use_id])), outputTokens: m.event?.usage?.output_tokens, cachedInputTokens: (m.event?.usage?.cache_read_input_tokens ?? cx.getVar(["messageCacheRead", m.parent_tool_use_id])), cacheWriteTokens: (m.event?.usage?.cache_creation_input_tokens ?? cx.getVar(["messageCacheWrite", m.parent_tool_use_id])) }),
+    tokenUsage: h_content.tokenUsage({ inputTokens: (m.event?.usage?.input_tokens ?? cx.varAt(`messageInput:${m.parent_tool_use_id}`)), outputTokens: m.event?.usage?.output_tokens, cachedInputTokens: (m.event?.usage?.cache_read_input_tokens ?? cx.varAt(`messageCacheRead:${m.parent_tool_use_id}`)), cacheWriteTokens: (m.event?.usage?.cache_creation_input_tokens ?? cx.varAt(`messageCacheWrite:${m.parent_tool_use_id}`)) }),
   });
   return true;
 }
@@ -1062,15 +1062,15 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.getVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])]));
+  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "superseded",
     detail: "the response was cut off here and retried; the retry's message replaces this text",
     data: { abandonedBlocks: m.abandoned_blocks },
   });
-  cx.setVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])], null);
-  cx.setVar(["message", m.parent_tool_use_id], null);
+  cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, null);
+  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
@@ -1079,13 +1079,13 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   if (!(m.event?.type === "message_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.getVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])]));
+  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "completed",
   });
-  cx.setVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])], null);
-  cx.setVar(["message", m.parent_tool_use_id], null);
+  cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, null);
+  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
@@ -1096,8 +1096,8 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_2, m.event?.content_block?.id);
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
-  cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], m.event?.content_block?.id);
-  cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
+  cx.setVarAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, m.event?.content_block?.id);
+  cx.setVarAt(`lastBlock:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1132,11 +1132,11 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open_3, joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
+  cx.ref(ID_item_open_3, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
-  cx.setVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
-  cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], joinKey(cx.getVar(["message", m.parent_tool_use_id]), m.event?.index));
-  cx.setVar(["lastBlock", cx.getVar(["message", m.parent_tool_use_id])], m.event?.index);
+  cx.setVarAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
+  cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
+  cx.setVarAt(`lastBlock:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.event?.content_block?.type),
     status: "inProgress",
@@ -1149,7 +1149,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.event?.delta?.text });
   return true;
@@ -1160,7 +1160,7 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.event?.delta?.thinking });
   return true;
@@ -1169,7 +1169,7 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
 /** mappings/claude-sdk.yaml:1500 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], "");
+  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
@@ -1178,15 +1178,15 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], concat(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])]), m.event?.delta?.partial_json));
+  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, concat(cx.varAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`), m.event?.delta?.partial_json));
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
     data: {
       partialJson: m.event?.delta?.partial_json,
-      input: json(cx.getVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])])),
+      input: json(cx.varAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`)),
     },
   });
   return true;
@@ -1197,7 +1197,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
@@ -1212,11 +1212,11 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_item_use_2, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
-  if (cx.wasOpen("item")) cx.setVar(["unanswered", cx.getVar(["message", m.parent_tool_use_id])], cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
-  cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], null);
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], null);
+  if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, null);
+  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, null);
   return true;
 }
 
@@ -1225,10 +1225,10 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.getVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index]));
+  cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.ref(ID_parent_use_2, m.parent_tool_use_id);
-  cx.setVar(["closeAtStop", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index], null);
-  cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], null);
+  cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, null);
+  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "completed",
@@ -1281,7 +1281,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   cx.ref(ID_turn_current);
   cx.ref(ID_request_open, m.options?.toolUseID);
   cx.ref(ID_item_use_4, m.options?.toolUseID);
-  cx.setVar(["permission"], m.options?.toolUseID);
+  cx.setVarAt(`permission`, m.options?.toolUseID);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m.toolName, "unknown"),
     detail: (m.options?.decisionReason ?? h_claude.claudeToolTitle(m.toolName, m.input) ?? m.options?.blockedPath),
@@ -1305,9 +1305,9 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (m.toolUseID ?? cx.getVar(["permission"])));
-  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.getVar(["permission"])));
-  cx.setVar(["permission"], null);
+  cx.ref(ID_request_close, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", "answered") ?? map_decision("allow")),
@@ -1321,10 +1321,10 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (m.toolUseID ?? cx.getVar(["permission"])));
-  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.getVar(["permission"])));
-  cx.setVar(["permission"], null);
-  cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  cx.ref(ID_request_close, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.setVarAt(`permission`, null);
+  cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: map_decision("deny"),
@@ -1337,9 +1337,9 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (m.toolUseID ?? cx.getVar(["permission"])));
-  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.getVar(["permission"])));
-  cx.setVar(["permission"], null);
+  cx.ref(ID_request_close, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     decision: map_decision("deny"),
@@ -1352,7 +1352,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
-  cx.setVar(["elicitation"], m.options?.requestId);
+  cx.setVarAt(`elicitation`, m.options?.requestId);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: m?.request?.message,
@@ -1373,8 +1373,8 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
 /** mappings/claude-sdk.yaml:1820 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, cx.getVar(["elicitation"]));
-  cx.setVar(["elicitation"], null);
+  cx.ref(ID_request_close, cx.varAt(`elicitation`));
+  cx.setVarAt(`elicitation`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_elicitationDecision(m.action),
@@ -1388,7 +1388,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
-  cx.setVar(["userDialog"], m.options?.requestId);
+  cx.setVarAt(`userDialog`, m.options?.requestId);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: "tool_user_input",
     detail: m?.request?.dialogKind,
@@ -1401,8 +1401,8 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
 /** mappings/claude-sdk.yaml:1869 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, cx.getVar(["userDialog"]));
-  cx.setVar(["userDialog"], null);
+  cx.ref(ID_request_close, cx.varAt(`userDialog`));
+  cx.setVarAt(`userDialog`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: "tool_user_input",
     decision: map_dialogDecision(m.behavior),
@@ -1415,10 +1415,10 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
 /** mappings/claude-sdk.yaml:1894 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
-  cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.getVar(["permission"])) ?? h_content.when(m.channel, "elicitation", cx.getVar(["elicitation"])) ?? h_content.when(m.channel, "userDialog", cx.getVar(["userDialog"]))));
-  if (m.channel === "permission") cx.setVar(["permission"], null);
-  if (m.channel === "elicitation") cx.setVar(["elicitation"], null);
-  if (m.channel === "userDialog") cx.setVar(["userDialog"], null);
+  cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
+  if (m.channel === "permission") cx.setVarAt(`permission`, null);
+  if (m.channel === "elicitation") cx.setVarAt(`elicitation`, null);
+  if (m.channel === "userDialog") cx.setVarAt(`userDialog`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
     resolution: { answeredElsewhere: true },
@@ -1431,7 +1431,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
 
 /** mappings/claude-sdk.yaml:1921 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
-  cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
@@ -1500,7 +1500,7 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
 /** mappings/claude-sdk.yaml:2007 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
-  cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
+  cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 

@@ -52,7 +52,7 @@ function r_step_local_command_output(m: View<Member<NotificationMessage, "method
 
 /** mappings/claude-transcript.yaml:111 — notification local-command-output */
 function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
-  cx.setVar(["localCommandOutput"], null);
+  cx.setVarAt(`localCommandOutput`, null);
   return true;
 }
 
@@ -60,7 +60,7 @@ function r_step_local_command_no_output(m: View<Member<NotificationMessage, "met
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["lastResult"], m.params?.uuid);
+  cx.setVarAt(`lastResult`, m.params?.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: m.params?.stopReason });
   return true;
@@ -70,7 +70,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["lastResult"], m.params?.uuid);
+  cx.setVarAt(`lastResult`, m.params?.uuid);
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "failed",
@@ -89,7 +89,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVar(["lastResult"], m.params?.uuid);
+  cx.setVarAt(`lastResult`, m.params?.uuid);
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: m.params?.text });
   return true;
@@ -99,22 +99,22 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
-  if (!cx.wasOpen("turn") && m.agentId != null) cx.setVar(["sidechainTurn", m.agentId], true);
-  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
+  if (!cx.wasOpen("turn") && m.agentId != null) cx.setVarAt(`sidechainTurn:${m.agentId}`, true);
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
 /** mappings/claude-transcript.yaml:202 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
-  cx.setVar(["metaLine"], m.uuid);
+  cx.setVarAt(`metaLine`, m.uuid);
   return true;
 }
 
 /** mappings/claude-transcript.yaml:213 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
-  if (m.toolUseResult?.agentId != null) cx.setVar(["agentParent", m.toolUseResult?.agentId], m.message?.content?.[0]?.tool_use_id);
+  if (m.toolUseResult?.agentId != null) cx.setVarAt(`agentParent:${m.toolUseResult?.agentId}`, m.message?.content?.[0]?.tool_use_id);
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
@@ -155,7 +155,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.upstreamVersion(m.version);
-  cx.setVar(["lastResult"], m.uuid);
+  cx.setVarAt(`lastResult`, m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
@@ -169,9 +169,9 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
 
 /** mappings/claude-transcript.yaml:334 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
-  if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
-  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
-  cx.setVar(["sidechainTurn", m.agentId], null);
+  if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.varAt(`sidechainTurn:${m.agentId}`) != null)) return false;
+  cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
+  cx.setVarAt(`sidechainTurn:${m.agentId}`, null);
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
 }
@@ -179,7 +179,7 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
 /** mappings/claude-transcript.yaml:360 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
-  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
+  cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
@@ -194,7 +194,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
 /** mappings/claude-transcript.yaml:393 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
-  cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
+  cx.setVarAt(`sidechainParent`, m.message?.content?.[0]?.id);
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }

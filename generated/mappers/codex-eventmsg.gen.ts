@@ -648,7 +648,7 @@ function r_agent_message_content_delta(m: View<Member<EventMessage, "type", "age
 function r_agent_message_delta(m: View<Member<LegacyMessage, "type", "agent_message_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey(cx.meta?.id, (cx.varAt(`assistant-message:${cx.meta?.id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.delta });
   return true;
@@ -675,8 +675,8 @@ function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>,
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey(cx.meta?.id, (cx.getVar(["assistant-message", cx.meta?.id]) ?? 0)));
-  cx.setVar(["assistant-message", cx.meta?.id], add(cx.getVar(["assistant-message", cx.meta?.id]), 1));
+  cx.ref(ID_item_close, joinKey(cx.meta?.id, (cx.varAt(`assistant-message:${cx.meta?.id}`) ?? 0)));
+  cx.setVarAt(`assistant-message:${cx.meta?.id}`, add(cx.varAt(`assistant-message:${cx.meta?.id}`), 1));
   cx.snapshot("assistant_text", m.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -737,7 +737,7 @@ function r_reasoning_raw_content_delta(m: View<Member<EventMessage, "type", "rea
 function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_summary_text", delta: m.delta });
   return true;
@@ -747,7 +747,7 @@ function r_agent_reasoning_delta(m: View<Member<LegacyMessage, "type", "agent_re
 function r_agent_reasoning_raw_content_delta(m: View<Member<LegacyMessage, "type", "agent_reasoning_raw_content_delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.delta });
   return true;
@@ -770,8 +770,8 @@ function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0)));
-  cx.setVar(["legacy-reasoning", cx.meta?.id], add(cx.getVar(["legacy-reasoning", cx.meta?.id]), 1));
+  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0)));
+  cx.setVarAt(`legacy-reasoning:${cx.meta?.id}`, add(cx.varAt(`legacy-reasoning:${cx.meta?.id}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "reasoning",
@@ -817,7 +817,7 @@ function r_agent_reasoning_raw_content(m: View<Member<EventMessage, "type", "age
 function r_agent_reasoning_section_break(m: View<Member<EventMessage, "type", "agent_reasoning_section_break">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.getVar(["legacy-reasoning", cx.meta?.id]) ?? 0))));
+  cx.ref(ID_item_use_2, (m.item_id ?? joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0))));
   cx.emit("item.updated", { itemType: "reasoning", data: { summaryIndex: m.summary_index, sectionBreak: true } });
   return true;
 }

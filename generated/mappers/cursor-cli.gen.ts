@@ -189,7 +189,7 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey("text", m.session_id, (cx.varAt(`seg:${m.session_id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", {
     streamKind: "assistant_text",
@@ -202,8 +202,8 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("text", m.session_id, (cx.getVar(["seg", m.session_id]) ?? 0)));
-  cx.setVar(["seg", m.session_id], add(cx.getVar(["seg", m.session_id]), 1));
+  cx.ref(ID_item_close, joinKey("text", m.session_id, (cx.varAt(`seg:${m.session_id}`) ?? 0)));
+  cx.setVarAt(`seg:${m.session_id}`, add(cx.varAt(`seg:${m.session_id}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -225,7 +225,7 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
   if (!(m.subtype === "delta")) return false;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey("think", m.session_id, (cx.varAt(`think:${m.session_id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
   return true;
@@ -235,8 +235,8 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("think", m.session_id, (cx.getVar(["think", m.session_id]) ?? 0)));
-  cx.setVar(["think", m.session_id], add(cx.getVar(["think", m.session_id]), 1));
+  cx.ref(ID_item_close, joinKey("think", m.session_id, (cx.varAt(`think:${m.session_id}`) ?? 0)));
+  cx.setVarAt(`think:${m.session_id}`, add(cx.varAt(`think:${m.session_id}`), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
 }

@@ -120,7 +120,7 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "completed",
     stopReason: m.status,
-    usage: { requestId: cx.getVar(["request", m.run_id]), message: m.message },
+    usage: { requestId: cx.varAt(`request:${m.run_id}`), message: m.message },
   });
   return true;
 }
@@ -140,7 +140,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
     state: map_runState(m.status),
     stopReason: m.status,
     errorMessage: (str(m.message) ?? m.status),
-    usage: { requestId: cx.getVar(["request", m.run_id]) },
+    usage: { requestId: cx.varAt(`request:${m.run_id}`) },
   });
   return true;
 }
@@ -158,7 +158,7 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
 /** mappings/cursor-sdk.yaml:200 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
-  cx.setVar(["request", m.run_id], m.request_id);
+  cx.setVarAt(`request:${m.run_id}`, m.request_id);
   return true;
 }
 
@@ -181,7 +181,7 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
-  cx.ref(ID_item_open, joinKey("text", m.run_id, (cx.getVar(["seg", m.run_id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey("text", m.run_id, (cx.varAt(`seg:${m.run_id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", {
     streamKind: "assistant_text",
@@ -195,8 +195,8 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
   if (!(m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
-  cx.ref(ID_item_close, joinKey("think", m.run_id, (cx.getVar(["think", m.run_id]) ?? 0)));
-  cx.setVar(["think", m.run_id], add(cx.getVar(["think", m.run_id]), 1));
+  cx.ref(ID_item_close, joinKey("think", m.run_id, (cx.varAt(`think:${m.run_id}`) ?? 0)));
+  cx.setVarAt(`think:${m.run_id}`, add(cx.varAt(`think:${m.run_id}`), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
@@ -209,7 +209,7 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
-  cx.ref(ID_item_open, joinKey("think", m.run_id, (cx.getVar(["think", m.run_id]) ?? 0)));
+  cx.ref(ID_item_open, joinKey("think", m.run_id, (cx.varAt(`think:${m.run_id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
   return true;
@@ -221,7 +221,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
   cx.ref(ID_item_open_2, m.call_id);
-  if (cx.isNew("item")) cx.setVar(["seg", m.run_id], add(cx.getVar(["seg", m.run_id]), 1));
+  if (cx.isNew("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.name),
     status: "inProgress",
@@ -248,7 +248,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_use, m.run_id);
   cx.ref(ID_item_close_2, m.call_id);
-  if (!cx.wasOpen("item")) cx.setVar(["seg", m.run_id], add(cx.getVar(["seg", m.run_id]), 1));
+  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.name),
     status: "inProgress",

@@ -164,9 +164,13 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
   const tryRows = (rows: readonly Row[] | undefined): boolean => {
     if (!rows) return false;
     const startLength = out.length;
+    // One scope for the message: a row that does not match returns at its guard, before it touches the scope
+    // (the generator emits the guard first; guards only read), so the next row reuses it.
+    let s: Scope | undefined;
     for (const row of rows) {
       if (!applies(row.versions)) continue;
-      const s = new Scope(rt, at, row.rule);
+      if (s) s.rule = row.rule;
+      else s = new Scope(rt, at, row.rule);
       let matched: boolean;
       try {
         matched = row.run(at.message, s);

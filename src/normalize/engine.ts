@@ -69,6 +69,11 @@ export const MAX_NESTING = 1000;
 
 /** Does this JSON text nest deeper than `max`? (A scan that skips strings; no parsing.) */
 function textNestsDeeper(text: string, max: number): boolean {
+  // Fewer than `max` brackets in all can't nest deeper (native indexOf: most lines never reach the scan below).
+  let brackets = 0;
+  for (let i = text.indexOf("{"); i !== -1 && brackets <= max; i = text.indexOf("{", i + 1)) brackets++;
+  for (let i = text.indexOf("["); i !== -1 && brackets <= max; i = text.indexOf("[", i + 1)) brackets++;
+  if (brackets <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -250,6 +255,8 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
         requests: entities.request.live.size,
         pendingCalls: pending.size,
         remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size + entities[r].idle.size, 0),
+        variables: rt.vars.size,
+        variablesDropped: rt.vars.dropped,
       },
     }),
     upstreamVersion: () => rt.versionOf(table),

@@ -15,8 +15,10 @@ export interface Entity {
   implied?: number;
   /** content.delta text delivered so far, per "<streamKind>:<index>". */
   delivered?: Map<string, string[]>;
-  /** Items: the turn they were opened in (for closeOpen). */
+  /** Items: the turn they were opened in (for closeOpen); set with inTurn(). */
   turn?: Entity;
+  /** Turns: their open items (what closeOpen ends), so a turn's end costs what it holds, not what all turns hold. */
+  openItems?: Set<Entity>;
   /** The key the entity is stored under (absent for minted entities). */
   key?: string;
   /** Requests: the turn and item the first of request.opened / user-input.requested named (its answer names them too). */
@@ -51,6 +53,7 @@ export class EntityTable {
   close(key: string | undefined, e: Entity): void {
     e.open = false;
     e.delivered = undefined;
+    e.turn?.openItems?.delete(e);
     if (key === undefined) return;
     this.live.delete(key);
     if (this.idle.get(key) === e) this.idle.delete(key);
@@ -62,6 +65,14 @@ export class EntityTable {
     this.idle.clear();
     this.recent.clear();
   }
+}
+
+/** An open item belongs to `turn` (its openItems) from now on. */
+export function inTurn(item: Entity, turn: Entity | undefined): void {
+  if (item.turn === turn) return;
+  item.turn?.openItems?.delete(item);
+  item.turn = turn;
+  if (turn) (turn.openItems ??= new Set()).add(item);
 }
 
 export type EntityStore = Record<Role, EntityTable>;

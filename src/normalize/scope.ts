@@ -5,9 +5,9 @@
  */
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import { ROLE_KIND } from "../../generated/grammar.gen.js";
-import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
+import { PAYLOAD_VALIDATORS, validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
 import type { Compiled } from "./dispatch.js";
-import type { Entity } from "./entities.js";
+import { inTurn, type Entity } from "./entities.js";
 import { FRESH, STALE, WAS_OPEN } from "./envelope.js";
 import { article, EVENT_LIFE, ITEM_END, NEEDS, ROLE_ENDED } from "./lifecycle.js";
 import type { CanonicalEvent, NormalizerState } from "./state.js";
@@ -57,7 +57,7 @@ export class Scope implements RowContext {
   readonly meta: any;
   readonly line: any;
 
-  constructor(readonly rt: NormalizerState, readonly at: MessageAt, readonly rule: string) {
+  constructor(readonly rt: NormalizerState, readonly at: MessageAt, public rule: string) {
     this.request = at.request;
     this.meta = at.meta;
     this.line = at.line;
@@ -119,7 +119,7 @@ export class Scope implements RowContext {
         t.opened(e);
         flags |= FRESH;
         t.lastOpened = e;
-        if (role === "item") e.turn = this.ids.turn;
+        if (role === "item") inTurn(e, this.ids.turn);
       }
     } else if (op === "close") {
       (this.closes ??= []).push([role, key, e]);
@@ -186,7 +186,7 @@ export class Scope implements RowContext {
         // now open: its turn's end completes it, or end() reports it
         e.open = true;
         this.rt.entities[life!.role].opened(e);
-        e.turn ??= this.ids.turn;
+        if (!e.turn) inTurn(e, this.ids.turn);
       }
     }
     const at = this.at;
@@ -202,12 +202,18 @@ export class Scope implements RowContext {
       if (chunks) chunks.push(payload.delta);
       else d.set(k, [payload.delta]);
     }
-    if (rule !== RUNTIME_RULE && !validateCanonicalEvent(ev)) {
+    if (rule !== RUNTIME_RULE) {
       // Provider data of the wrong shape reached a typed canonical field: the event is replaced by an error
-      // carrying the message, so every event out of the runtime is canonical.
-      const errors = ((validateCanonicalEvent as any).errors ?? []) as { instancePath?: string; message?: string }[];
-      this.reject(type, errors.slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`).join("; "), errors.slice(0, 5));
-      return;
+      // carrying the message, so every event out of the runtime is canonical. What a row builds is the payload;
+      // the envelope is the runtime's own typed construction (envelope.ts), so the payload is what is checked
+      // here (`validate: true` checks whole events as well).
+      const check = (PAYLOAD_VALIDATORS as Record<string, ((d: unknown) => boolean) | undefined>)[type];
+      const ok = check ? check(payload) : validateCanonicalEvent(ev);
+      if (!ok) {
+        const errors = (((check ?? validateCanonicalEvent) as any).errors ?? []).map((x: { instancePath?: string }) => (check ? { ...x, instancePath: `/payload${x.instancePath ?? ""}` } : x)) as { instancePath?: string; message?: string }[];
+        this.reject(type, errors.slice(0, 3).map((x) => `${x.instancePath || "/"} ${x.message}`).join("; "), errors.slice(0, 5));
+        return;
+      }
     }
     const rules = this.rt.stats.rules;
     rules[rule] = (rules[rule] ?? 0) + 1;
@@ -299,6 +305,13 @@ export class Scope implements RowContext {
   getVar(key: unknown[]): any {
     return this.rt.vars.get(varKey(key));
   }
+  setVarAt(key: string, value: unknown): void {
+    const waiting = this.rt.vars.set(key, value);
+    if (waiting) (this.released ??= []).push(...waiting);
+  }
+  varAt(key: string): any {
+    return this.rt.vars.get(key);
+  }
 
   hold(key: unknown[]): boolean {
     if (key.some((p) => p === undefined || p === null)) return false;
@@ -318,7 +331,8 @@ export class Scope implements RowContext {
     const turn = this.ids.turn;
     if (!turn) return;
     const items = this.rt.entities.item;
-    const left = [...items.live.values()].filter((e) => e.open && e.turn === turn);
+    if (!turn.openItems?.size) return;
+    const left = [...turn.openItems].filter((e) => e.open && e.key !== undefined && items.live.get(e.key) === e);
     const saved = this.ids.item;
     const savedFlags = this.flags.item;
     for (const e of left) {

@@ -26,8 +26,11 @@ export interface NormalizerStats {
   invalid: number;
   /** Events per rule. */
   rules: Record<string, number>;
-  /** What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only named; bounded). */
-  held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number };
+  /**
+   * What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only
+   * named; bounded), session variables (bounded) and how many variables the bound has dropped so far.
+   */
+  held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number; variables: number; variablesDropped: number };
 }
 
 export type Counters = Omit<NormalizerStats, "held">;

@@ -51,6 +51,9 @@ export interface RowContext {
   /** Session variables (`set:` / `$var`): key parts joined with ":"; null or undefined deletes. */
   setVar(key: unknown[], value: unknown): void;
   getVar(key: unknown[]): any;
+  /** The same, with the key already joined (the generated code writes it as one template literal). */
+  setVarAt(key: string, value: unknown): void;
+  varAt(key: string): any;
   /** Hold rows: true when the message is held until a row sets the variable `key` (it is unset); false once it is set. */
   hold(key: unknown[]): boolean;
   /** The stream says which upstream version it is (`upstreamVersion` step): selects the pinned version rows apply by. */

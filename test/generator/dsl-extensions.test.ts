@@ -67,8 +67,8 @@ describe("DSL: hold rows, $if, snapshot entries, conditional set, message replay
     const t = gen.tables.loadTable("mini-late.yaml", TABLE, cx).table!;
     const code = gen.emitMapper.emitMapper(t, "../upstream/mini-late.gen.js", {}, "// test");
     expect(code).toMatch(/function r_wait[^]*?return cx\.hold\(\["role", m\.properties\?\.part\?\.messageID\]\);\n\}/);
-    expect(code).toContain('if (!(cx.getVar(["role", m.properties?.part?.messageID]) === "assistant")) return false;');
-    expect(code).toContain('if (cx.isNew("item")) cx.setVar(["seen", m.properties?.part?.id], true);');
+    expect(code).toContain('if (!(cx.varAt(`role:${m.properties?.part?.messageID}`) === "assistant")) return false;');
+    expect(code).toContain('if (cx.isNew("item")) cx.setVarAt(`seen:${m.properties?.part?.id}`, true);');
     const body = code.slice(code.indexOf("function r_text"), code.indexOf("function r_role"));
     expect(body.indexOf('cx.emit("item.started"')).toBeGreaterThan(0);
     expect(body.indexOf('cx.snapshot("assistant_text"')).toBeGreaterThan(body.indexOf('cx.emit("item.started"'));

@@ -1,0 +1,393 @@
+/**
+ * `npm run bench -- --peers`: agentnorm side by side with hand-written converters that do part of its job, and the
+ * floor ratio of every surface. The method is described in bench/README.md.
+ *
+ * Peers (installed at pinned versions into a cache outside the repository, never dependencies of the package):
+ *  - Claude SDK messages → `@zed-industries/claude-code-acp` (its prompt loop's per-message conversion:
+ *    `streamEventToAcpNotifications` for stream events, `toAcpNotifications` for assistant/user messages)
+ *  - opencode `/event` payloads → `ai-sdk-provider-opencode-sdk` (`convertEventToStreamParts`, one stream state
+ *    per session)
+ *  - Codex app-server lines → `ai-sdk-provider-codex-cli` (app-server mode: its notification router and stream
+ *    emitter, one router per running turn, as its language model subscribes them; the module does not export
+ *    them, so the bench loads a copy of its bundle that adds the export line — the code is unchanged)
+ *  - render accumulation → `@ag-ui/client` (`defaultApplyEvents`: the reducer an AG-UI client applies events with)
+ *
+ * Every side gets the same input lines (or events), chunk by chunk, alternating which goes first; a side's time is
+ * the sum over chunks. Each converter parses its line and serializes what it produces (JSON.stringify), as the
+ * normalizer does (pushLine + serializeEvent), so the ratio compares the whole job from a line to bytes out.
+ * Ratios < 1 mean agentnorm is faster.
+ */
+import { execFileSync } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createNormalizer, serializeEvent, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { createAccumulator } from "../src/render/accumulator.js";
+import { SURFACE_NAMES } from "../generated/surfaces.gen.js";
+import { chunks, expand, loadCorpus, type Corpus } from "./corpus.js";
+
+// dist/bench/ when built, bench/ under tsx
+const root = fileURLToPath(new URL(import.meta.url.includes("/dist/bench/") ? "../../" : "../", import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name: string) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : undefined);
+const ROUNDS = opt("--rounds") ?? 3;
+const SCALE = opt("--scale") ?? 1;
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1].split(",") : undefined;
+const log = (s: string) => process.stderr.write(s + "\n");
+
+export const PEERS = {
+  claude: "@zed-industries/claude-code-acp@0.16.2",
+  opencode: "ai-sdk-provider-opencode-sdk@3.0.6",
+  codex: "ai-sdk-provider-codex-cli@2.2.1",
+  agui: "@ag-ui/client@1.0.0",
+} as const;
+
+const CACHE = process.env.AGENTNORM_BENCH_CACHE ?? join(homedir(), ".cache", "agentnorm-bench");
+
+/** Install the pinned peers into the cache once (a stamp names the pinned set); returns the folder. */
+function installPeers(): string {
+  const specs = Object.values(PEERS);
+  const dir = join(CACHE, "peers");
+  const stamp = join(dir, ".installed-" + specs.join("+").replace(/[^A-Za-z0-9@.+-]/g, "_"));
+  if (existsSync(stamp)) return dir;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "agentnorm-bench-peers", private: true }));
+  log(`bench: installing ${specs.join(", ")} into ${dir} …`);
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", ...specs], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  writeFileSync(stamp, new Date().toISOString());
+  return dir;
+}
+
+// ───────────────────────────── measurement ─────────────────────────────
+
+interface Side<T> {
+  /** A fresh converter (state and all) for one pass. */
+  make(): (chunk: T[]) => number | Promise<number>;
+}
+
+async function timed(f: (chunk: any) => number | Promise<number>, chunk: unknown): Promise<[number, number]> {
+  const t0 = performance.now();
+  const r = f(chunk);
+  const n = typeof r === "number" ? r : await r;
+  return [performance.now() - t0, n];
+}
+
+/** Both sides over the same chunks, alternating which goes first; best of ROUNDS per side, ratio ours ÷ theirs. */
+async function sideBySide<T>(chunkList: T[][], ours: Side<T>, theirs: Side<T>): Promise<{ oursMs: number; theirsMs: number; ratio: number; ratios: number[] }> {
+  // warm-up pass on a fifth of the chunks, with throwaway state
+  {
+    const a = ours.make();
+    const b = theirs.make();
+    for (const c of chunkList.slice(0, Math.max(1, chunkList.length / 5))) { await timed(a, c); await timed(b, c); }
+  }
+  const ratios: number[] = [];
+  let bestOurs = Infinity;
+  let bestTheirs = Infinity;
+  for (let r = 0; r < ROUNDS; r++) {
+    const a = ours.make();
+    const b = theirs.make();
+    let ta = 0;
+    let tb = 0;
+    for (let i = 0; i < chunkList.length; i++) {
+      if ((i + r) % 2 === 0) { ta += (await timed(a, chunkList[i]))[0]; tb += (await timed(b, chunkList[i]))[0]; }
+      else { tb += (await timed(b, chunkList[i]))[0]; ta += (await timed(a, chunkList[i]))[0]; }
+    }
+    ratios.push(ta / tb);
+    bestOurs = Math.min(bestOurs, ta);
+    bestTheirs = Math.min(bestTheirs, tb);
+  }
+  ratios.sort((x, y) => x - y);
+  return { oursMs: bestOurs, theirsMs: bestTheirs, ratio: ratios[Math.floor(ratios.length / 2)], ratios };
+}
+
+/** agentnorm's job on lines: pushLine + serializeEvent of every event (default options: raw payloads on). */
+function normalizerSide(surface: string, opts: Record<string, unknown> = {}): Side<string> {
+  return {
+    make() {
+      const n = createNormalizer({ surface, ...opts });
+      return (chunk) => {
+        let bytes = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const out = n.pushLine(chunk[i]);
+          for (let j = 0; j < out.length; j++) bytes += serializeEvent(out[j]).length;
+        }
+        return bytes;
+      };
+    },
+  };
+}
+
+// ───────────────────────────── peers ─────────────────────────────
+
+type Any = any;
+
+async function claudePeer(dir: string): Promise<Side<string>> {
+  const mod: Any = await import(pathToFileURL(join(dir, "node_modules/@zed-industries/claude-code-acp/dist/acp-agent.js")).href);
+  const logger = { log() {}, error() {} };
+  const client = { async sessionUpdate() {} };
+  return {
+    make() {
+      const toolUseCache: Record<string, unknown> = {};
+      return (chunk) => {
+        let bytes = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const message = JSON.parse(chunk[i]);
+          const sessionId = message.session_id;
+          let out: unknown[] = [];
+          // the peer's prompt loop (ClaudeAcpAgent.prompt), minus its awaits
+          if (message.type === "stream_event") out = mod.streamEventToAcpNotifications(message, sessionId, toolUseCache, client, logger);
+          else if (message.type === "user" || message.type === "assistant") {
+            const content = message.message?.content;
+            if (typeof content === "string" && (content.includes("<local-command-stdout>") || content.includes("<local-command-stderr>"))) out = [];
+            else if (message.type === "user" && (typeof content === "string" || (Array.isArray(content) && content.length === 1 && content[0].type === "text"))) out = [];
+            else if (Array.isArray(content)) {
+              const c = message.type === "assistant" ? content.filter((x: Any) => !["text", "thinking"].includes(x.type)) : content;
+              out = mod.toAcpNotifications(c, message.message.role, sessionId, toolUseCache, client, logger);
+            }
+          }
+          for (let j = 0; j < out.length; j++) bytes += JSON.stringify(out[j]).length;
+        }
+        return bytes;
+      };
+    },
+  };
+}
+
+async function opencodePeer(dir: string): Promise<Side<string>> {
+  const mod: Any = await import(pathToFileURL(join(dir, "node_modules/ai-sdk-provider-opencode-sdk/dist/index.js")).href);
+  return {
+    make() {
+      const states = new Map<string, unknown>();
+      return (chunk) => {
+        let bytes = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const event = JSON.parse(chunk[i]);
+          const p = event.properties ?? {};
+          const sid: string | undefined = p.part?.sessionID ?? p.info?.sessionID ?? p.sessionID;
+          if (sid === undefined) continue; // the peer's isEventForSession drops it
+          let state = states.get(sid);
+          if (!state) { state = mod.createStreamState(); states.set(sid, state); }
+          const parts = mod.convertEventToStreamParts(event, state, mod.silentLogger);
+          for (let j = 0; j < parts.length; j++) bytes += JSON.stringify(parts[j]).length;
+        }
+        return bytes;
+      };
+    },
+  };
+}
+
+async function codexPeer(dir: string): Promise<Side<string>> {
+  const pkgDir = join(dir, "node_modules/ai-sdk-provider-codex-cli/dist");
+  const copy = join(pkgDir, "index.bench-internals.js");
+  if (!existsSync(copy)) writeFileSync(copy, readFileSync(join(pkgDir, "index.js"), "utf8") + "\nexport { AppServerNotificationRouter as __Router, AppServerStreamEmitter as __Emitter };\n");
+  const mod: Any = await import(pathToFileURL(copy).href);
+  return {
+    make() {
+      const client = new EventEmitter();
+      client.setMaxListeners(0);
+      const routers = new Map<string, { router: Any; unsubscribe: () => void }>();
+      let bytes = 0;
+      const controller = { enqueue(p: unknown) { bytes += JSON.stringify(p).length; }, close() {}, error() {} };
+      return (chunk) => {
+        bytes = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const msg = JSON.parse(chunk[i]);
+          if (typeof msg.method !== "string") continue; // responses go to the RPC client's pending calls
+          const params = msg.params ?? {};
+          if (msg.method === "turn/started" && typeof params.threadId === "string") {
+            // the language model's doStream: an emitter + router for the turn, bound to its id
+            const emitter = new mod.__Emitter(controller, { modelId: "bench", threadId: params.threadId, includeRawChunks: false });
+            const router = new mod.__Router({ client, emitter, threadId: params.threadId, onUsage() {}, onThreadTurnCompleted() {}, onTurnCompleted() {}, onError() {} });
+            const unsubscribe = router.subscribe();
+            router.setTurnId(params.turn?.id);
+            routers.get(params.threadId)?.unsubscribe();
+            routers.set(params.threadId, { router, unsubscribe });
+          }
+          if (msg.id !== undefined) client.emit("server-request", msg.method, params, msg.id);
+          else client.emit("notification", msg.method, params);
+          if (msg.method === "turn/completed" && typeof params.threadId === "string") {
+            routers.get(params.threadId)?.unsubscribe();
+            routers.delete(params.threadId);
+          }
+        }
+        return bytes;
+      };
+    },
+  };
+}
+
+/** Canonical events → AG-UI events (untimed, beforehand): one run per session, a step per turn, messages and tools. */
+function toAgUi(events: CanonicalEvent[]): { threadId: string; events: unknown[] }[] {
+  const runs = new Map<string, { threadId: string; events: unknown[] }>();
+  const P = (e: CanonicalEvent): Any => e.payload as Any;
+  for (const e of events) {
+    let run = runs.get(e.sessionId);
+    if (!run) { run = { threadId: e.sessionId, events: [{ type: "RUN_STARTED", threadId: e.sessionId, runId: `run-${e.sessionId}` }] }; runs.set(e.sessionId, run); }
+    const ev = run.events;
+    const item = P(e)?.item ?? P(e);
+    if (e.type === "turn.started") ev.push({ type: "STEP_STARTED", stepName: e.turnId });
+    else if (e.type === "turn.completed") ev.push({ type: "STEP_FINISHED", stepName: e.turnId });
+    else if (e.type === "item.started" && e.itemId) {
+      if (item.itemType === "assistant_message" || item.itemType === "reasoning") ev.push({ type: "TEXT_MESSAGE_START", messageId: e.itemId, role: "assistant" });
+      else if (item.itemType !== "user_message") ev.push({ type: "TOOL_CALL_START", toolCallId: e.itemId, toolCallName: item.itemType ?? "tool" });
+    } else if (e.type === "content.delta" && e.itemId) {
+      const d = P(e);
+      if (d.streamKind === "assistant_text" || d.streamKind === "reasoning_text" || d.streamKind === "reasoning_summary_text") ev.push({ type: "TEXT_MESSAGE_CONTENT", messageId: e.itemId, delta: d.delta || " " });
+      else ev.push({ type: "TOOL_CALL_ARGS", toolCallId: e.itemId, delta: d.delta || " " });
+    } else if (e.type === "item.completed" && e.itemId) {
+      if (item.itemType === "assistant_message" || item.itemType === "reasoning") ev.push({ type: "TEXT_MESSAGE_END", messageId: e.itemId });
+      else if (item.itemType !== "user_message") {
+        ev.push({ type: "TOOL_CALL_END", toolCallId: e.itemId });
+        ev.push({ type: "TOOL_CALL_RESULT", messageId: `${e.itemId}-result`, toolCallId: e.itemId, content: JSON.stringify(item.content ?? {}) });
+      }
+    }
+  }
+  for (const r of runs.values()) r.events.push({ type: "RUN_FINISHED", threadId: r.threadId, runId: `run-${r.threadId}` });
+  return [...runs.values()];
+}
+
+async function aguiPeer(dir: string): Promise<Side<{ canonical: CanonicalEvent[]; agui: { threadId: string; events: unknown[] }[] }>> {
+  const mod: Any = await import(pathToFileURL(join(dir, "node_modules/@ag-ui/client/dist/index.mjs")).href);
+  const { from } = createRequire(join(dir, "node_modules/@ag-ui/client/package.json"))("rxjs");
+  class BenchAgent extends mod.AbstractAgent { run() { throw new Error("bench agent: not run"); } }
+  return {
+    make() {
+      return async (chunk) => {
+        let n = 0;
+        for (const c of chunk) {
+          for (const run of c.agui) {
+            const agent = new BenchAgent({ threadId: run.threadId });
+            const input = { threadId: run.threadId, runId: `run-${run.threadId}`, messages: [], tools: [], context: [], state: {}, forwardedProps: {} };
+            await new Promise<void>((resolve, reject) => {
+              defaultApplyEventsOf(mod)(input, from(run.events), agent, []).subscribe({ next() { n++; }, error: reject, complete: resolve });
+            });
+          }
+        }
+        return n;
+      };
+    },
+  };
+}
+const defaultApplyEventsOf = (mod: Any) => mod.defaultApplyEvents;
+
+// ───────────────────────────── runs ─────────────────────────────
+
+const results: Record<string, unknown>[] = [];
+function report(row: Record<string, unknown>, line: string) {
+  results.push(row);
+  log(line);
+  console.log(JSON.stringify(row));
+}
+
+const want = (k: string) => !only || only.includes(k);
+const peersDir = want("peers") || want("claude") || want("opencode") || want("codex") || want("agui") ? installPeers() : "";
+const CHUNK = 1000;
+
+async function peerRow(key: string, label: string, surface: string, corpus: Corpus | undefined, target: number, peer: Promise<Side<string>>, extra: Record<string, unknown> = {}) {
+  if (!corpus) { log(`peers: ${key}: no input for ${surface} — skipped`); return; }
+  const lines = expand(corpus, Math.round(target * SCALE));
+  const r = await sideBySide(chunks(lines, CHUNK), normalizerSide(surface, extra), await peer);
+  report(
+    { peer: key, package: PEERS[key as keyof typeof PEERS], surface, lines: lines.length, ...extra, agentnormMs: Math.round(r.oursMs), peerMs: Math.round(r.theirsMs), ratio: Number(r.ratio.toFixed(3)), ratios: r.ratios.map((x) => Number(x.toFixed(3))), target: 1, pass: r.ratio < 1 },
+    `peer ${label}: ${lines.length.toLocaleString("en")} lines, agentnorm ${r.oursMs.toFixed(0)} ms, ${PEERS[key as keyof typeof PEERS]} ${r.theirsMs.toFixed(0)} ms: agentnorm ÷ peer ${r.ratio.toFixed(2)} (rounds ${r.ratios.map((x) => x.toFixed(2)).join(", ")}; target < 1: ${r.ratio < 1 ? "pass" : "FAIL"})`,
+  );
+}
+
+if (want("peers") || want("claude")) {
+  const c = loadCorpus(root, "claude-sdk", (r) => r.dir === "in");
+  await peerRow("claude", "Claude SDK messages", "claude-sdk", c, 200_000, claudePeer(peersDir));
+}
+if (want("peers") || want("opencode")) {
+  const c = loadCorpus(root, "opencode", (r) => r.channel === "event");
+  await peerRow("opencode", "opencode /event payloads", "opencode", c, 100_000, opencodePeer(peersDir));
+}
+if (want("peers") || want("codex")) {
+  const c = loadCorpus(root, "codex-app-server");
+  await peerRow("codex", "Codex app-server lines", "codex-app-server", c, 40_000, codexPeer(peersDir));
+}
+if (want("peers") || want("agui")) {
+  const c = loadCorpus(root, "codex-app-server")!;
+  const lines = expand(c, Math.round(40_000 * SCALE));
+  const n = createNormalizer({ surface: "codex-app-server" });
+  // one chunk per session copy: its canonical events and the same as AG-UI events
+  const perChunk: { canonical: CanonicalEvent[]; agui: { threadId: string; events: unknown[] }[] }[] = [];
+  let events = 0;
+  for (const part of chunks(lines, CHUNK)) {
+    const canonical = part.flatMap((l) => n.pushLine(l));
+    events += canonical.length;
+    perChunk.push({ canonical, agui: toAgUi(canonical) });
+  }
+  const ours: Side<(typeof perChunk)[number]> = {
+    make() {
+      const a = createAccumulator();
+      return (chunk) => {
+        let k = 0;
+            for (const c of chunk) for (let i = 0; i < c.canonical.length; i++) { a.apply(c.canonical[i]); k++; }
+        return k;
+      };
+    },
+  };
+  const r = await sideBySide(perChunk.map((c) => [c]), ours, await aguiPeer(peersDir));
+  report(
+    { peer: "agui", package: PEERS.agui, input: "render accumulation", events, agentnormMs: Math.round(r.oursMs), peerMs: Math.round(r.theirsMs), ratio: Number(r.ratio.toFixed(3)), ratios: r.ratios.map((x) => Number(x.toFixed(3))), target: 0.25, pass: r.ratio <= 0.25 },
+    `peer render accumulation: ${events.toLocaleString("en")} events, agentnorm accumulator ${r.oursMs.toFixed(0)} ms, ${PEERS.agui} defaultApplyEvents ${r.theirsMs.toFixed(0)} ms: ratio ${r.ratio.toFixed(2)} (target ≤ 0.25, i.e. ≥ 4× ahead: ${r.ratio <= 0.25 ? "pass" : "FAIL"})`,
+  );
+}
+
+// ───────────────────────────── floors per surface ─────────────────────────────
+// floor = JSON.parse of every line + JSON.stringify of the same output events (built beforehand, untimed);
+// ratio = floor ÷ agentnorm (pushLine + serializeEvent). 1 would mean the mapping costs nothing.
+
+if (want("peers") || want("floors")) {
+  const FLOOR_LINES = Math.round(100_000 * SCALE);
+  const ratios: number[] = [];
+  for (const surface of SURFACE_NAMES) {
+    const c = loadCorpus(root, surface);
+    if (!c) { log(`floor ${surface}: no recording (bundled or in ../shared/recordings/dev) — skipped`); continue; }
+    const lines = expand(c, FLOOR_LINES);
+    const parts = chunks(lines, CHUNK);
+    const outs = (() => { const n = createNormalizer({ surface }); return parts.map((p) => p.map((l) => n.pushLine(l))); })();
+    let warnings = 0;
+    for (const p of outs) for (const o of p) for (const e of o) if (e.type === "runtime.warning") warnings++;
+    const floorSide: Side<number> = {
+      make() {
+        return (chunk) => {
+          let bytes = 0;
+          const idx = chunk[0];
+          const p = parts[idx];
+          const o = outs[idx];
+          for (let i = 0; i < p.length; i++) {
+            JSON.parse(p[i]);
+            const out = o[i];
+            for (let j = 0; j < out.length; j++) bytes += JSON.stringify(out[j]).length;
+          }
+          return bytes;
+        };
+      },
+    };
+    const normSide: Side<number> = {
+      make() {
+        const f = normalizerSide(surface).make() as (c: string[]) => number;
+        return (chunk) => f(parts[chunk[0]]);
+      },
+    };
+    const r = await sideBySide(parts.map((_, i) => [i]), normSide, floorSide);
+    const ratio = 1 / r.ratio;
+    ratios.push(ratio);
+    report(
+      { floor: surface, origin: c.origin, lines: lines.length, warnings, agentnormMs: Math.round(r.oursMs), floorMs: Math.round(r.theirsMs), ratio: Number(ratio.toFixed(3)), target: 0.5, pass: ratio >= 0.5 },
+      `floor ${surface} (${c.origin}): ${lines.length.toLocaleString("en")} lines, agentnorm ${r.oursMs.toFixed(0)} ms, parse + print ${r.theirsMs.toFixed(0)} ms: ratio ${ratio.toFixed(2)} (target ≥ 0.5: ${ratio >= 0.5 ? "pass" : "FAIL"})${warnings ? `; ${warnings} runtime.warning events` : ""}`,
+    );
+  }
+  if (ratios.length) {
+    const s = [...ratios].sort((a, b) => a - b);
+    const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    report({ floors: ratios.length, median: Number(median.toFixed(3)), min: Number(s[0].toFixed(3)), target: 0.6, pass: median >= 0.6 && s[0] >= 0.5 }, `floors: median ${median.toFixed(2)} over ${ratios.length} surfaces, lowest ${s[0].toFixed(2)} (targets: median ≥ 0.6, every surface ≥ 0.5: ${median >= 0.6 && s[0] >= 0.5 ? "pass" : "FAIL"})`);
+  }
+}
+
+const failed = results.filter((r) => r.pass === false).length;
+if (failed) process.exitCode = 1;
