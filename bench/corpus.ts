@@ -60,11 +60,11 @@ export interface Recorded { dir?: string; channel?: string; message: unknown }
  * One surface's corpus as a host would feed it: the recorder's envelopes are unwrapped to the provider message
  * they carry (`keep` chooses which, e.g. only what the agent sent); other lines are kept as they are.
  */
-export function loadCorpus(root: string, surface: string, keep: (r: Recorded) => boolean = () => true): Corpus | undefined {
+export function loadCorpus(root: string, surface: string, keep: (r: Recorded) => boolean = () => true, opts: { files?: (file: string) => boolean; mask?: (r: Recorded) => boolean } = {}): Corpus | undefined {
   const spec = corpusFiles(root)[surface];
   if (!spec) return undefined;
   const origin = spec.bundled.length > 0 ? "bundled" : "dev";
-  const files = origin === "bundled" ? spec.bundled : spec.dev;
+  const files = (origin === "bundled" ? spec.bundled : spec.dev).filter(opts.files ?? (() => true));
   if (files.length === 0) return undefined;
   const templates = files.map((f) => {
     const out: string[] = [];
@@ -74,7 +74,8 @@ export function loadCorpus(root: string, surface: string, keep: (r: Recorded) =>
       try { v = JSON.parse(l); } catch { continue; } // a log line in a capture: not input a host would feed
       const r = v as Recorded & { seq?: unknown };
       if (r && typeof r === "object" && "seq" in r && "message" in r) {
-        if (keep(r)) out.push(JSON.stringify(r.message));
+        // masked: kept as an empty line (a side that must not see it, aligned with one that does)
+        if (keep(r)) out.push(opts.mask?.(r) ? "" : JSON.stringify(r.message));
       } else out.push(l);
     }
     return out;
