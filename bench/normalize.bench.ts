@@ -17,6 +17,7 @@
  *    a ratio to applying them without reading (target ≤ 2×). `--redraw-only` runs just this part.
  *  - accumulatorLinearity: the time to apply 2N deltas to one block over the time for N (≈ 2 when appending is
  *    O(1) amortised; 4 would mean the text is re-copied per delta).
+ *  - open items: time per line with 10 vs 10,000 items open elsewhere (flat: a turn's end looks at its own items).
  * Runs in blocks so memory stays bounded; the best of --rounds rounds is reported.
  */
 import { readFileSync } from "node:fs";
@@ -172,6 +173,34 @@ function runRedraw(count: number): { events: number; applyMs: number; redrawMs: 
   if (sink < 0) console.log(sink);
   return { events: evs.length, applyMs, redrawMs, reads };
 }
+
+/**
+ * Cost per line with many items open elsewhere: N threads each with a turn and an item still open (left open for
+ * the whole run), then the same stream of complete sessions is timed. A turn's end completes its own open items;
+ * if it looked at every open item of every turn, the time per line would grow with N. Target: N = 10,000 costs at
+ * most 1.5× N = 10 (best of 3 each).
+ */
+function openItemsRun(open: number, measureLines: number): number {
+  const opening = templates[0].filter((l) => /"method":"(thread\/started|turn\/started|item\/started)"/.test(l));
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const n = createNormalizer({ surface: "codex-app-server" });
+    for (let k = 0; k < open; k++) for (const l of opening) n.pushLine(l.replace(ID, (_, id) => `"${id}-open${k}"`));
+    const t0 = performance.now();
+    for (let i = 0; i < measureLines; i++) n.pushLine(lines[i]);
+    best = Math.min(best, performance.now() - t0);
+    if (r === 0 && n.stats().held.items < open) throw new Error(`bench: expected ${open} open items, held ${n.stats().held.items}`);
+  }
+  return best;
+}
+{
+  const few = openItemsRun(10, 50_000);
+  const many = openItemsRun(10_000, 50_000);
+  const ratio = many / few;
+  process.stderr.write(`open items: 50,000 lines with 10 items open elsewhere ${few.toFixed(0)} ms, with 10,000 open ${many.toFixed(0)} ms: ×${ratio.toFixed(2)} (target ≤ 1.5×: ${ratio <= 1.5 ? "pass" : "FAIL"})\n`);
+  console.log(JSON.stringify({ openItems: "time per line, 10 vs 10,000 items open elsewhere", lines: 50_000, ms10: Math.round(few), ms10000: Math.round(many), ratio: Number(ratio.toFixed(2)), target: 1.5, pass: ratio <= 1.5 }));
+}
+if (args.includes("--open-items-only")) process.exit(0);
 
 const redraw = runRedraw(100_000);
 const redrawRatio = redraw.redrawMs / redraw.applyMs;

@@ -24,6 +24,17 @@ export const ENVELOPE_FIELD: Partial<Record<GrammarRole, string>> = {
   parent: "parentId",
 };
 
+/** The envelope's role fields, in the order every event carries them. */
+export const ENVELOPE_FIELDS = ["threadId", "turnId", "itemId", "requestId", "parentId"] as const;
+
+/**
+ * A new event in the envelope's one shape: every field present from the start, in this order (role fields,
+ * providerRefs, payload and raw undefined until set), so all events share one hidden class and one key order.
+ */
+export function newEvent(eventId: string, schemaVersion: number, sequence: number, type: string, provider: string, sessionId: string, createdAt: string): Record<string, any> {
+  return { eventId, schemaVersion, sequence, type, provider, sessionId, createdAt, threadId: undefined, turnId: undefined, itemId: undefined, requestId: undefined, parentId: undefined, providerRefs: undefined, payload: undefined, raw: undefined };
+}
+
 /** The providerRefs field that carries each role's provider id. */
 export const REF_FIELD: Partial<Record<GrammarRole, string>> = {
   session: "providerSessionId",

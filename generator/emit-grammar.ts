@@ -42,6 +42,16 @@ export function emitGrammar(m: CanonicalModel, hdr: string): string {
   L.push("export const ENVELOPE_FIELD: Partial<Record<GrammarRole, string>> = {");
   for (const [r, x] of roles) if (x.field) L.push(`  ${r}: ${q(x.field)},`);
   L.push("};", "");
+  const fields = roles.filter(([, x]) => x.field).map(([, x]) => x.field!);
+  L.push("/** The envelope's role fields, in the order every event carries them. */");
+  L.push(`export const ENVELOPE_FIELDS = [${fields.map(q).join(", ")}] as const;`, "");
+  L.push("/**");
+  L.push(" * A new event in the envelope's one shape: every field present from the start, in this order (role fields,");
+  L.push(" * providerRefs, payload and raw undefined until set), so all events share one hidden class and one key order.");
+  L.push(" */");
+  L.push("export function newEvent(eventId: string, schemaVersion: number, sequence: number, type: string, provider: string, sessionId: string, createdAt: string): Record<string, any> {");
+  L.push(`  return { eventId, schemaVersion, sequence, type, provider, sessionId, createdAt, ${fields.map((f) => `${f}: undefined, `).join("")}providerRefs: undefined, payload: undefined, raw: undefined };`);
+  L.push("}", "");
   L.push("/** The providerRefs field that carries each role's provider id. */");
   L.push("export const REF_FIELD: Partial<Record<GrammarRole, string>> = {");
   for (const [r, x] of roles) if (x.ref) L.push(`  ${r}: ${q(x.ref)},`);

@@ -42,7 +42,11 @@ function cursorToolPart(toolCall: unknown): Record<string, any> | undefined {
 /** cursor-agent stream-json `tool_call`: the tool kind, i.e. the one key of the object (`shellToolCall`, `readToolCall`, `function`…). */
 function cursorToolKind(toolCall: unknown): string | undefined {
   if (!toolCall || typeof toolCall !== "object") return undefined;
-  for (const [k, v] of Object.entries(toolCall)) if (v && typeof v === "object") return k;
+  for (const k in toolCall) {
+    if (!Object.hasOwn(toolCall, k)) continue;
+    const v = (toolCall as Record<string, unknown>)[k];
+    if (v && typeof v === "object") return k;
+  }
   return undefined;
 }
 
@@ -105,6 +109,15 @@ export function cursorToolContent(toolCall: unknown, field: string): unknown {
  * typed content and title are read by the same code as cursor-agent's.
  */
 function cursorSdkAsCli(name: unknown, args: unknown, result: unknown): Record<string, unknown> | undefined {
+  // A row asks for several fields of one call in a row: the same inputs give the same (unmodified) form.
+  if (name === asCliLast.name && args === asCliLast.args && result === asCliLast.result) return asCliLast.out;
+  const out = asCli(name, args, result);
+  asCliLast.name = name; asCliLast.args = args; asCliLast.result = result; asCliLast.out = out;
+  return out;
+}
+const asCliLast: { name: unknown; args: unknown; result: unknown; out: Record<string, unknown> | undefined } = { name: undefined, args: undefined, result: undefined, out: undefined };
+
+function asCli(name: unknown, args: unknown, result: unknown): Record<string, unknown> | undefined {
   if (typeof name !== "string" || name === "") return undefined;
   const r: any = result && typeof result === "object" ? result : undefined;
   const err = (e: unknown) => ({ message: typeof e === "string" ? e : e && typeof e === "object" && typeof (e as any).message === "string" ? (e as any).message : "error" });

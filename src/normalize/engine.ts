@@ -14,6 +14,7 @@ import { unwrap } from "../capture/unwrap.js";
 import { compileTable, dispatch, PendingCalls, type Compiled } from "./dispatch.js";
 import { createEntityStore, type Entity } from "./entities.js";
 import { Envelope, SOURCE_TEXT } from "./envelope.js";
+import { ENVELOPE_FIELDS } from "../../generated/grammar.gen.js";
 import { article, REPORTED_OPEN } from "./lifecycle.js";
 import { emitRuntime } from "./scope.js";
 import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
@@ -110,7 +111,7 @@ function valueNestsDeeper(root: unknown, max: number): boolean {
 export function createNormalizerWith(options: NormalizerOptions, surfaces: Readonly<Record<string, SurfaceTable>>): Normalizer {
   const table = typeof options.surface === "string" ? (Object.hasOwn(surfaces, options.surface) ? surfaces[options.surface] : undefined) : options.surface;
   if (!table) throw new UnknownSurfaceError(String(options.surface), Object.keys(surfaces));
-  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), includeRaw: options.includeRaw !== false });
+  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), checkIds: options.ids !== undefined, includeRaw: options.includeRaw !== false });
   const sessionId = envelope.sessionId;
   const compiledTables = new Map<SurfaceTable, Compiled>();
   const compiled = (t: SurfaceTable): Compiled => {
@@ -175,6 +176,11 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       } catch (err) {
         stats.invalid++;
         emitRuntime(rt, { out, type: "runtime.error", payload: { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, raw: message });
+      }
+      if (envelope.clockProblem !== undefined) {
+        const t = envelope.clockProblem;
+        envelope.clockProblem = undefined;
+        emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `clock: returned ${JSON.stringify(t)}, not an RFC 3339 date-time; createdAt is the system time`, detail: { clock: t } }, raw: null, rule: "agentnorm#clock" });
       }
       validateAll(out);
       stats.events += out.length;
@@ -269,6 +275,67 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
  * provider's own text when the message came through pushLine (not re-serialized: faster, and byte-faithful).
  */
 export function serializeEvent(e: CanonicalEvent): string {
+  return writeEvent(e) ?? serializeAny(e);
+}
+
+/** JSON.stringify would escape a string holding one of these (quote, backslash, controls, surrogates). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** Own keys of an event in the envelope's one shape (envelope.ts builds every event with newEvent). */
+const SHAPE_KEYS = 10 + ENVELOPE_FIELDS.length;
+
+/**
+ * The fast path: an event in the envelope's one shape (every field present, in newEvent's order), written field by
+ * field — the same text JSON.stringify gives, without its generic walk of the envelope. Undefined when the event is
+ * not in that shape or a value is not what the envelope holds (then the generic path writes it).
+ */
+function writeEvent(e: any): string | undefined {
+  let n = 0;
+  for (const _ in e) n++;
+  if (n !== SHAPE_KEYS) return undefined;
+  const { eventId, schemaVersion, sequence, type, provider, sessionId, createdAt } = e;
+  if (typeof eventId !== "string" || typeof type !== "string" || typeof provider !== "string" || typeof sessionId !== "string" || typeof createdAt !== "string") return undefined;
+  if (!Number.isFinite(schemaVersion) || !Number.isFinite(sequence)) return undefined;
+  let check = eventId + type + provider + sessionId + createdAt;
+  let s = `{"eventId":"${eventId}","schemaVersion":${schemaVersion},"sequence":${sequence},"type":"${type}","provider":"${provider}","sessionId":"${sessionId}","createdAt":"${createdAt}"`;
+  for (let i = 0; i < ENVELOPE_FIELDS.length; i++) {
+    const f = ENVELOPE_FIELDS[i];
+    const v = e[f];
+    if (v === undefined) continue;
+    if (typeof v !== "string") return undefined;
+    check += v;
+    s += `,"${f}":"${v}"`;
+  }
+  if (NEEDS_ESCAPE.test(check)) return undefined;
+  const refs = e.providerRefs;
+  if (refs !== undefined) {
+    if (refs === null || typeof refs !== "object") return undefined;
+    s += `,"providerRefs":${JSON.stringify(refs)}`;
+  }
+  if (e.payload !== undefined) {
+    const p = JSON.stringify(e.payload);
+    if (p === undefined) return undefined;
+    s += `,"payload":${p}`;
+  }
+  const raw = e.raw;
+  if (raw === undefined) return s + "}";
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  s += `,"raw":{`;
+  let first = true;
+  for (const k in raw) {
+    const v = raw[k];
+    let text: string | undefined;
+    if (k === "payload") text = raw[SOURCE_TEXT] ?? JSON.stringify(v);
+    else if (typeof v === "string") text = NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
+    else text = JSON.stringify(v);
+    if (text === undefined) continue; // JSON.stringify leaves such a key out too
+    s += `${first ? "" : ","}${NEEDS_ESCAPE.test(k) ? JSON.stringify(k) : `"${k}"`}:${text}`;
+    first = false;
+  }
+  return s + "}}";
+}
+
+/** Any event: JSON.stringify, with raw.payload's source text spliced in when it has one. */
+function serializeAny(e: CanonicalEvent): string {
   const raw = e.raw as { payload?: unknown; [SOURCE_TEXT]?: string } | undefined;
   const text = raw?.[SOURCE_TEXT];
   if (text === undefined) return JSON.stringify(e);

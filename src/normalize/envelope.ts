@@ -4,7 +4,7 @@
  */
 import type { IdKind, ProviderKind, RuntimeEventSource, RuntimeSessionId } from "../../generated/canonical.gen.js";
 import { CANONICAL_SCHEMA_VERSION, ID_PREFIXES } from "../../generated/canonical.gen.js";
-import { ENVELOPE_FIELD, REF_FIELD } from "../../generated/grammar.gen.js";
+import { ENVELOPE_FIELD, newEvent, REF_FIELD } from "../../generated/grammar.gen.js";
 import type { Entity } from "./entities.js";
 import type { IdFactory } from "./ids.js";
 import type { Role } from "./table-types.js";
@@ -20,8 +20,15 @@ export const STALE = 4;
 export interface EnvelopeOptions {
   clock: () => number | Date | string;
   ids: IdFactory;
+  /** The ids come from the host's factory: each is checked (the built-in factories make valid ids). */
+  checkIds?: boolean;
   includeRaw: boolean;
 }
+
+/** What may follow an id's prefix (the canonical id patterns). */
+const ID_TEXT = /^[A-Za-z0-9._:-]+$/;
+/** RFC 3339 date-time (the canonical createdAt). */
+const DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /** What one event's envelope is built from. */
 export interface EnvelopeInput {
@@ -48,18 +55,34 @@ export class Envelope {
   lineText: string | undefined;
   /** The time the message being mapped carries (the table's `time`), else undefined: the clock gives createdAt. */
   messageTime: string | undefined;
+  /** A clock text that is not a date-time, until the normalizer reports it (once). */
+  clockProblem: string | undefined;
+  private clockReported = false;
 
   constructor(private readonly o: EnvelopeOptions) {
     this.sessionId = this.mint("RuntimeSessionId") as RuntimeSessionId;
   }
 
   mint(kind: IdKind): string {
-    return `${ID_PREFIXES[kind]}_${this.o.ids(kind)}`;
+    const id = this.o.ids(kind);
+    // The envelope is built, not validated per event: an id factory of the host's own is checked here.
+    if (this.o.checkIds && (typeof id !== "string" || !ID_TEXT.test(id))) throw new TypeError(`ids: the id factory returned ${JSON.stringify(id)} for ${kind}; an id is a non-empty string of A-Z a-z 0-9 . _ : -`);
+    return `${ID_PREFIXES[kind]}_${id}`;
   }
 
   now(): string {
     const t = this.o.clock();
-    if (typeof t === "string") return t;
+    if (typeof t === "string") {
+      if (t === this.lastIso) return t;
+      if (DATE_TIME.test(t)) {
+        this.lastIso = t;
+        this.lastT = undefined;
+        return t;
+      }
+      // Not a date-time: the system clock dates the event, and the normalizer says so once (clockProblem).
+      if (!this.clockReported) { this.clockProblem = t; this.clockReported = true; }
+      return new Date().toISOString();
+    }
     const ms = typeof t === "number" ? t : t.getTime();
     if (ms !== this.lastT) {
       this.lastT = ms;
@@ -70,7 +93,7 @@ export class Envelope {
 
   /** The event, envelope first; a row's new entities remember the payload's scalar fields (their state). */
   build(x: EnvelopeInput): any {
-    const ev: any = { eventId: this.mint("EventId"), schemaVersion: CANONICAL_SCHEMA_VERSION, sequence: ++this.sequence, type: x.type, provider: x.provider, sessionId: this.sessionId, createdAt: this.messageTime ?? this.now() };
+    const ev: any = newEvent(this.mint("EventId"), CANONICAL_SCHEMA_VERSION, ++this.sequence, x.type, x.provider, this.sessionId, this.messageTime ?? this.now());
     let refs: Record<string, string> | undefined;
     const payload = x.payload;
     for (const role in x.ids) {

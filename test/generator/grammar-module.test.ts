@@ -113,6 +113,8 @@ describe("the runtime and the verifier read the grammar module", () => {
     vi.doMock("../../generated/grammar.gen.js", async (importOriginal) => {
       const actual = await importOriginal<typeof G>();
       const g = structuredClone({ ROLE_KIND: actual.ROLE_KIND, ENVELOPE_FIELD: actual.ENVELOPE_FIELD, REF_FIELD: actual.REF_FIELD, LIFECYCLE: actual.LIFECYCLE, EVENT_LIFECYCLE: actual.EVENT_LIFECYCLE, NEEDS_ID: actual.NEEDS_ID }) as any;
+      g.ENVELOPE_FIELDS = actual.ENVELOPE_FIELDS;
+      g.newEvent = actual.newEvent;
       change(g);
       return g;
     });
