@@ -33,6 +33,7 @@ function map_localCommandLine(v: unknown, d: unknown = undefined): unknown {
 
 // identities the rows resolve (mappings/README.md "Identities")
 const ID_thread_current: IdRef = { role: "thread", op: "current" };
+const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
@@ -56,7 +57,15 @@ function r_step_local_command_no_output(m: View<Member<NotificationMessage, "met
   return true;
 }
 
-/** mappings/claude-transcript.yaml:120 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:121 — notification turn-started → turn.started */
+function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn-started">>, cx: RowContext): boolean {
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_open, joinKey("turn", m.params?.uuid));
+  if (cx.isNew("turn")) cx.emit("turn.started", {});
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:136 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -66,7 +75,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:137 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:153 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -85,7 +94,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:160 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:176 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -95,7 +104,7 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:179 — line user */
+/** mappings/claude-transcript.yaml:195 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
@@ -104,14 +113,14 @@ function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:202 — line user */
+/** mappings/claude-transcript.yaml:218 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:213 — line user */
+/** mappings/claude-transcript.yaml:229 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVar(["agentParent", m.toolUseResult?.agentId], m.message?.content?.[0]?.tool_use_id);
@@ -119,14 +128,14 @@ function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:231 — line user → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:247 — line user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isCompactSummary === true)) return false;
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:245 — line user */
+/** mappings/claude-transcript.yaml:261 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -134,7 +143,7 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:262 — line user */
+/** mappings/claude-transcript.yaml:278 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -142,7 +151,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:276 — line user */
+/** mappings/claude-transcript.yaml:292 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -150,7 +159,21 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:293 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:309 — line user → turn.completed */
+function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id") != null)) return false;
+  cx.ref(ID_thread_open, m.sessionId);
+  cx.ref(ID_turn_closeCurrent);
+  cx.upstreamVersion(m.version);
+  cx.setVar(["lastResult"], m.uuid);
+  cx.closeOpen("failed", "the turn ended before this tool reported a result");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: h_claude.claudeTaskNotificationTag(m.message?.content, "summary"), notification: m } });
+  cx.replay({ method: "turn-started", params: { uuid: m.uuid } });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:345 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -167,7 +190,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:334 — line assistant */
+/** mappings/claude-transcript.yaml:386 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -176,14 +199,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:360 — line assistant */
+/** mappings/claude-transcript.yaml:412 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:376 — line assistant */
+/** mappings/claude-transcript.yaml:428 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -191,7 +214,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:393 — line assistant */
+/** mappings/claude-transcript.yaml:445 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -199,7 +222,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:408 — line assistant */
+/** mappings/claude-transcript.yaml:460 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -207,20 +230,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:424 — line assistant */
+/** mappings/claude-transcript.yaml:476 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:444 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:496 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:458 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:510 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -229,7 +252,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:475 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:527 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -247,7 +270,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:494 — line system */
+/** mappings/claude-transcript.yaml:546 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -257,7 +280,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:520 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:572 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -269,7 +292,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:538 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:590 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -283,7 +306,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:566 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:618 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -294,7 +317,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:582 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:634 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -307,7 +330,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:601 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:653 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -347,51 +370,55 @@ export const table: SurfaceTable = {
         { rule: "claude-transcript#step-local-command-output", line: 89, run: r_step_local_command_output },
         { rule: "claude-transcript#step-local-command-no-output", line: 111, run: r_step_local_command_no_output },
       ],
+      "turn-started": [
+        { rule: "claude-transcript#step-turn-started", line: 121, run: r_step_turn_started },
+      ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 120, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 136, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 137, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 153, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 160, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 176, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 179, run: r_user_sidechain },
-        { rule: "claude-transcript#user-meta", line: 202, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 213, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 231, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 245, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 262, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 276, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-prompt", line: 293, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 195, run: r_user_sidechain },
+        { rule: "claude-transcript#user-meta", line: 218, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 229, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 247, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 261, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 278, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 292, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-task-notification", line: 309, run: r_user_task_notification },
+        { rule: "claude-transcript#user-prompt", line: 345, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 334, versions: ["0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 360, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 376, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 393, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 408, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 424, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 386, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 412, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 428, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 445, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 460, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 476, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 444, run: r_summary },
+        { rule: "claude-transcript#summary", line: 496, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 458, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 475, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 494, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 520, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 538, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 566, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 510, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 527, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 546, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 572, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 590, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 618, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 582, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 634, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 601, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 653, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -410,10 +437,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:617)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:620)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:623)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:628)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:669)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:672)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:675)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:680)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],

@@ -121,3 +121,19 @@ export function claudeLocalCommandText(content: unknown): string | undefined {
   const text = (m ? m[1] : content).trim();
   return text === "" ? undefined : text;
 }
+
+/**
+ * A field of a transcript's `<task-notification>` prompt (Claude Code tells the model that background work ended):
+ * the text of its tag `name` (`tool-use-id`, `task-id`, `status`, `summary`); undefined when the text is not such a
+ * notification or has no such tag.
+ */
+export function claudeTaskNotificationTag(content: unknown, name: unknown): string | undefined {
+  const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (typeof (b as any)?.text === "string" ? (b as any).text : "")).join("") : undefined;
+  if (text === undefined || typeof name !== "string" || !/^\s*<task-notification>/.test(text)) return undefined;
+  const open = `<${name}>`, close = `</${name}>`;
+  const a = text.indexOf(open);
+  const b = a < 0 ? -1 : text.indexOf(close, a + open.length);
+  if (b < 0) return undefined;
+  const v = text.slice(a + open.length, b).trim();
+  return v === "" ? undefined : v;
+}

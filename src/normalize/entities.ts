@@ -17,6 +17,9 @@ export interface Entity {
   delivered?: Map<string, string[]>;
   /** Items: the turn they were opened in (for closeOpen). */
   turn?: Entity;
+  /** Items: background work (an item event said `background: true`), or nested under such an item when it opened.
+   *  It outlives its turn: closeOpen leaves it open, and its events keep its turn. */
+  background?: "call" | "nested";
   /** The key the entity is stored under (absent for minted entities). */
   key?: string;
   /** Requests: the turn and item the first of request.opened / user-input.requested named (its answer names them too). */
