@@ -21,7 +21,8 @@ import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { completedItems } from "./support/streams.js";
 import { createAccumulator } from "../src/render/accumulator.js";
 import { renderSnapshotText } from "../src/render/render-text.js";
-import { toChatEvents } from "../src/render/chat-event.js";
+import { checkChatEvents, toChatEvents } from "../src/render/chat-event.js";
+import { formatFinding, verifyEvents } from "../src/verify/verify.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DIR = join(ROOT, "fixtures/recorded/claude-sdk/2.1.333");
@@ -134,4 +135,42 @@ describe("stream-error: the answer cut off mid-stream and sent again whole is sh
     const chat = toChatEvents(events).filter((c) => c.stepId === superseded[0].itemId || c.blockId?.startsWith(superseded[0].itemId + ":"));
     expect(chat.at(-1)?.phase).toBe("superseded");
   });
+});
+
+describe("background work outlives its turn (background-agent, background-bash)", () => {
+  for (const [s, tool] of [["background-agent", "collab_agent_tool_call"], ["background-bash", "command_execution"]] as const) {
+    for (const [form, surface, file] of [["SDK stream", "claude-sdk", `${s}.ndjson`], ["wire", "claude-sdk", `${s}.wire.ndjson`], ["transcript", "claude-transcript", `${s}.transcript.ndjson`]] as const) {
+      it.skipIf(!existsSync(join(DIR, file)))(`${s} (${form}): the tool call stays open past its turn's end until the task completes; late activity keeps its turn and nests under it`, () => {
+        const { events } = run(surface, join(DIR, file));
+        const v = verifyEvents(events);
+        expect(v.violations.map(formatFinding)).toEqual([]);
+        const bg = events.filter((e) => e.itemId && e.type.startsWith("item.") && P(e).background === true);
+        expect(bg.length).toBeGreaterThan(0);
+        const id = bg[0].itemId!;
+        const spawn = bg[0].turnId!;
+        const end = events.find((e) => e.type === "turn.completed" && e.turnId === spawn)!;
+        const done = events.find((e) => e.type === "item.completed" && e.itemId === id)!;
+        expect(P(done).itemType).toBe(tool);
+        expect(P(done).status).toBe("completed");
+        expect(done.sequence).toBeGreaterThan(end.sequence);
+        expect(done.turnId).toBe(spawn);
+        expect(typeof P(done).output).toBe("string");
+        // everything nested under it after the turn's end names the turn that started it
+        const late = events.filter((e) => e.parentId === id && e.sequence > end.sequence);
+        if (s === "background-agent" && surface === "claude-sdk") expect(late.filter((e) => e.type === "item.started").length).toBe(2);
+        for (const e of late) expect(e.turnId, `#${e.sequence} ${e.type}`).toBe(spawn);
+        // the accumulator: the late steps under the background step, in the ended turn; nothing reported open
+        const acc = createAccumulator();
+        acc.applyAll(events);
+        const snap = acc.snapshot();
+        expect(snap.problems.filter((p) => p.kind === "open-at-turn-end")).toEqual([]);
+        const turn = snap.sessions[0].turns.find((t) => t.turnId === spawn)!;
+        const step = turn.steps.find((x) => x.itemId === id)!;
+        expect(step.background).toBe(true);
+        expect(step.children.map((c) => c.itemId).filter(Boolean)).toEqual([...new Set(late.filter((e) => e.type === "item.started").map((e) => e.itemId))]);
+        // chat events: identity and sequence invariants hold (a step never changes turn)
+        expect(checkChatEvents(toChatEvents(events))).toEqual([]);
+      });
+    }
+  }
 });

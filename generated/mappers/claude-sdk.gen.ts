@@ -892,7 +892,6 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
     background: true,
     title: (cx.getVar(["toolTitle", m.message?.content?.[0]?.tool_use_id]) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
-    output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
   return true;
 }
