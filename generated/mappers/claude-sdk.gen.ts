@@ -1510,7 +1510,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   cx.ref(ID_item_use_5, m?.request?.tool_use_id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
-    detail: (m?.request?.decision_reason ?? m?.request?.blocked_path),
+    detail: (m?.request?.decision_reason ?? h_claude.claudeToolTitle(m?.request?.tool_name, m?.request?.input) ?? m?.request?.blocked_path),
     args: {
       toolName: m?.request?.tool_name,
       input: m?.request?.input,
@@ -1526,7 +1526,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2037 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2038 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1548,7 +1548,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2063 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2064 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1563,21 +1563,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2090 — wire control_request */
+/** mappings/claude-sdk.yaml:2091 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2103 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2104 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2118 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2119 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1591,7 +1591,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2143 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2144 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1605,7 +1605,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2168 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2169 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1620,7 +1620,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2188 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2189 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1634,14 +1634,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2212 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2213 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2226 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2227 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1859,20 +1859,20 @@ export const table: SurfaceTable = {
     wire: {
       "control_request": [
         { rule: "claude-sdk#wire-can-use-tool", line: 2015, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2037, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2063, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2090, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2103, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-elicitation", line: 2038, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2064, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2091, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2104, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2118, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2143, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2168, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2188, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2212, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2119, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2144, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2169, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2189, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2213, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2226, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2227, run: r_wire_cancel },
       ],
     },
   },
@@ -1886,9 +1886,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2247)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2252)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2256)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2248)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2253)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2257)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],

@@ -222,28 +222,28 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:460 — line assistant */
+/** mappings/claude-transcript.yaml:462 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
-  if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal"))) return false;
+  if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && m.message?.content?.[0]?.type !== "thinking")) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
   cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:476 — line assistant */
+/** mappings/claude-transcript.yaml:485 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:496 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:505 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:510 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:519 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -252,7 +252,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:527 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:536 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -270,7 +270,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:546 — line system */
+/** mappings/claude-transcript.yaml:555 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -280,7 +280,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:572 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:581 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -292,7 +292,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:590 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:599 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -306,7 +306,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:618 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:627 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -317,7 +317,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:634 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:643 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -330,7 +330,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:653 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:662 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -400,25 +400,25 @@ export const table: SurfaceTable = {
         { rule: "claude-transcript#assistant-sidechain", line: 412, run: r_assistant_sidechain },
         { rule: "claude-transcript#assistant-api-error", line: 428, run: r_assistant_api_error },
         { rule: "claude-transcript#assistant-task-tool-use", line: 445, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 460, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 476, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-end-turn", line: 462, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 485, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 496, run: r_summary },
+        { rule: "claude-transcript#summary", line: 505, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 510, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 527, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 546, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 572, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 590, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 618, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 519, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 536, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 555, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 581, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 599, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 627, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 634, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 643, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 653, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 662, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -437,10 +437,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:669)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:672)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:675)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:680)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:678)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:681)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:684)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:689)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],

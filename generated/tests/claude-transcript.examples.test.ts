@@ -70,46 +70,49 @@ describe("claude-transcript: table examples (mappings/claude-transcript.yaml)", 
   it("assistant-task-tool-use #1 (mappings/claude-transcript.yaml:454)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Search."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"Search","prompt":"Search the web"}}]}}, [{"type":"item.started","ids":["item"],"payload":{"itemType":"collab_agent_tool_call"}}]);
   });
-  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:467)", () => {
+  it("assistant-end-turn #1 (mappings/claude-transcript.yaml:469)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello."}],"stop_reason":"end_turn"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Hello."}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"Hello."}}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"end_turn"}}]);
   });
-  it("assistant-block #1 (mappings/claude-transcript.yaml:483)", () => {
+  it("the thinking line of a final response (Claude Code 2.1.3xx names the stop reason on each block line) leaves the turn open for its text (mappings/claude-transcript.yaml:476)", () => {
+    check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"}],"stop_reason":"end_turn"}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Greet back."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
+  });
+  it("assistant-block #1 (mappings/claude-transcript.yaml:492)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"Hi"}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"c2ln"}],"stop_reason":null}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Greet back."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("assistant-block #2 (mappings/claude-transcript.yaml:489)", () => {
+  it("assistant-block #2 (mappings/claude-transcript.yaml:498)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}}], {"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}}, [{"type":"item.started","payload":{"itemType":"command_execution","title":"ls"}}]);
   });
-  it("summary #1 (mappings/claude-transcript.yaml:506)", () => {
+  it("summary #1 (mappings/claude-transcript.yaml:515)", () => {
     check([], {"type":"summary","summary":"Greeting","leafUuid":"u0"}, [{"type":"thread.metadata.updated","payload":{"name":"Greeting","metadata":{"summary":"Greeting","leafUuid":"u0"}}}]);
   });
-  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:522)", () => {
+  it("system-compact-boundary #1 (mappings/claude-transcript.yaml:531)", () => {
     check([], {"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":150000},"sessionId":"s1","uuid":"u1"}, [{"type":"thread.state.changed","payload":{"state":"compacted","detail":{"trigger":"auto"}}}]);
   });
-  it("system-api-error #1 (mappings/claude-transcript.yaml:540)", () => {
+  it("system-api-error #1 (mappings/claude-transcript.yaml:549)", () => {
     check([], {"type":"system","subtype":"api_error","level":"error","error":{"message":"529 overloaded","status":529,"formatted":"529 overloaded"},"retryInMs":0,"retryAttempt":1,"maxRetries":2,"sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"the model call failed (529 overloaded); retrying, attempt 1 of 2","detail":{"retry":true}}}]);
   });
-  it("system-local-command #1 (mappings/claude-transcript.yaml:558)", () => {
+  it("system-local-command #1 (mappings/claude-transcript.yaml:567)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/clear</command-name>"}}], {"type":"system","subtype":"local_command","content":"<local-command-stdout></local-command-stdout>","level":"info","commandRun":{"command":"clear","args":""},"sessionId":"s1","uuid":"u2"}, [{"type":"turn.completed","payload":{"state":"completed","stopReason":"local_command"}}]);
   });
-  it("a command's output is an assistant message, as in the live stream (mappings/claude-transcript.yaml:562)", () => {
+  it("a command's output is an assistant message, as in the live stream (mappings/claude-transcript.yaml:571)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"<command-name>/context</command-name>"}}], {"type":"system","subtype":"local_command","content":"<local-command-stdout>## Context Usage</local-command-stdout>","level":"info","sessionId":"s1","uuid":"u2"}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"## Context Usage"}},{"type":"item.completed","payload":{"itemType":"assistant_message","text":"## Context Usage"}},{"type":"turn.completed","payload":{"state":"completed","stopReason":"local_command"}}]);
   });
-  it("system-model-refusal #1 (mappings/claude-transcript.yaml:585)", () => {
+  it("system-model-refusal #1 (mappings/claude-transcript.yaml:594)", () => {
     check([], {"type":"system","subtype":"model_refusal_no_fallback","content":"","level":"warning","originalModel":"m1","requestId":"req_1","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"m1 refused to answer"}}]);
   });
-  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:610)", () => {
+  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:619)", () => {
     check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"sh stop.sh"}],"hookErrors":["Say that the checks passed."],"preventedContinuation":false,"sessionId":"s1","uuid":"u1"}, [{"type":"hook.completed","payload":{"hookId":"u1","outcome":"error","output":"Say that the checks passed."}}]);
   });
-  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:613)", () => {
+  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:622)", () => {
     check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"hookErrors":[],"sessionId":"s1","uuid":"u2"}, [{"type":"hook.completed","payload":{"hookId":"u2","outcome":"success"}}]);
   });
-  it("system-other #1 (mappings/claude-transcript.yaml:629)", () => {
+  it("system-other #1 (mappings/claude-transcript.yaml:638)", () => {
     check([], {"type":"system","subtype":"informational","content":"Retrying","level":"warning","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"Retrying","detail":{"subtype":"informational"}}}]);
   });
-  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:648)", () => {
+  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:657)", () => {
     check([], {"type":"attachment","parentUuid":"u1","isSidechain":false,"uuid":"u2","sessionId":"s1","attachment":{"type":"hook_blocking_error","hookName":"Stop","hookEvent":"Stop","toolUseID":"h1","blockingError":{"blockingError":"Say that the checks passed.","command":"sh stop.sh"}}}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","output":"Say that the checks passed."}}]);
   });
-  it("mode #1 (mappings/claude-transcript.yaml:664)", () => {
+  it("mode #1 (mappings/claude-transcript.yaml:673)", () => {
     check([], {"type":"mode","mode":"plan","sessionId":"s1"}, [{"type":"session.configured","payload":{"mode":"plan"}}]);
   });
 });
