@@ -39,10 +39,6 @@ const GAPS: Record<string, Check[]> = {
   "local-command": ["items", "last"],
   // the prompt a UserPromptSubmit hook blocked: a turn of its own live, nothing in the transcript
   "prompt-hook": ["items", "turns"],
-  // the refusal notes and model_refusal_no_fallback
-  refusal: ["items", "turns"],
-  // the Stop hook's feedback message
-  "stop-hook": ["items"],
   // abandoned_blocks: the broken-off partial text is an item of its own (superseded: a UI hides it; the transcript
   // does not keep it)
   "stream-error": ["items"],

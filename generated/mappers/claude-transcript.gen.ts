@@ -13,7 +13,25 @@ export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
-// map "localCommandLine" (mappings/claude-transcript.yaml:73)
+// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:76)
+type V_claudeSyntheticNote = "note";
+const M_claudeSyntheticNote: ReadonlyMap<string, V_claudeSyntheticNote> = new Map([
+]);
+
+function map_claudeSyntheticNote(v: unknown): V_claudeSyntheticNote | undefined;
+function map_claudeSyntheticNote<const D>(v: unknown, d: D): V_claudeSyntheticNote | D;
+function map_claudeSyntheticNote(v: unknown, d: unknown = undefined): unknown {
+  if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return d;
+  const k = String(v);
+  const hit = M_claudeSyntheticNote.get(k);
+  if (hit !== undefined) return hit;
+  if (k.startsWith("Your response above was cut off")) return "note";
+  if (k.startsWith("Your response above was stopped")) return "note";
+  if (k.startsWith("Stop hook feedback:")) return "note";
+  return d;
+}
+
+// map "localCommandLine" (mappings/claude-transcript.yaml:80)
 type V_localCommandLine = "stdout" | "command";
 const M_localCommandLine: ReadonlyMap<string, V_localCommandLine> = new Map([
 ]);
@@ -38,26 +56,26 @@ const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 
-/** mappings/claude-transcript.yaml:78 — notification sdk */
+/** mappings/claude-transcript.yaml:85 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m.params);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:89 — notification local-command-output */
+/** mappings/claude-transcript.yaml:96 — notification local-command-output */
 function r_step_local_command_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   if (!(h_claude.claudeLocalCommandText(m.params?.content) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: { id: m.params?.uuid, role: "assistant", model: "<synthetic>", content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }] }, parent_tool_use_id: null, uuid: m.params?.uuid, session_id: m.params?.sessionId } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:111 — notification local-command-output */
+/** mappings/claude-transcript.yaml:118 — notification local-command-output */
 function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   cx.setVar(["localCommandOutput"], null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:121 — notification turn-started → turn.started */
+/** mappings/claude-transcript.yaml:128 — notification turn-started → turn.started */
 function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", m.params?.uuid));
@@ -65,20 +83,41 @@ function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn
   return true;
 }
 
-/** mappings/claude-transcript.yaml:136 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:145 — notification end → turn.completed */
+function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
+  if (!(cx.getVar(["pendingEnd"]) != null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["lastResult"], cx.getVar(["pendingEnd"]));
+  cx.closeOpen("failed", "the turn ended before this tool reported a result");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.getVar(["pendingStop"]) });
+  cx.setVar(["pendingEnd"], null);
+  cx.setVar(["pendingStop"], null);
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:169 — notification end */
+function r_step_end_nothing(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
+  cx.setVar(["pendingStop"], null);
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:178 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["pendingEnd"], null);
   cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: m.params?.stopReason });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:153 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:196 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["pendingEnd"], null);
   cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn failed before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
@@ -94,33 +133,43 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:176 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:220 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
+  cx.setVar(["pendingEnd"], null);
   cx.setVar(["lastResult"], m.params?.uuid);
   cx.closeOpen("failed", "the turn was interrupted before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "interrupted", errorMessage: m.params?.text });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:195 — line user */
+/** mappings/claude-transcript.yaml:240 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
   if (!cx.wasOpen("turn") && m.agentId != null) cx.setVar(["sidechainTurn", m.agentId], true);
+  if (m.agentId != null && cx.getVar(["pendingEnd"]) != null) cx.setVar(["sidechainTurn", m.agentId], true);
+  cx.replay({ method: "end" });
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, tool_use_result: m.toolUseResult });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:218 — line user */
+/** mappings/claude-transcript.yaml:267 — line user */
+function r_user_synthetic_note(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isMeta === true && map_claudeSyntheticNote(text(m.message?.content, "", "blocks", false)) != null)) return false;
+  cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:287 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:229 — line user */
+/** mappings/claude-transcript.yaml:298 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVar(["agentParent", m.toolUseResult?.agentId], m.message?.content?.[0]?.tool_use_id);
@@ -128,14 +177,14 @@ function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:247 — line user → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:316 — line user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isCompactSummary === true)) return false;
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:261 — line user */
+/** mappings/claude-transcript.yaml:330 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -143,7 +192,7 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:278 — line user */
+/** mappings/claude-transcript.yaml:347 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -151,7 +200,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:292 — line user */
+/** mappings/claude-transcript.yaml:361 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -159,7 +208,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:309 — line user → turn.completed */
+/** mappings/claude-transcript.yaml:378 — line user → turn.completed */
 function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id") != null)) return false;
   cx.ref(ID_thread_open, m.sessionId);
@@ -167,20 +216,24 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   cx.upstreamVersion(m.version);
   cx.setVar(["lastResult"], m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.getVar(["pendingStop"]) });
+  cx.setVar(["pendingEnd"], null);
+  cx.setVar(["pendingStop"], null);
   cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: h_claude.claudeTaskNotificationTag(m.message?.content, "summary"), notification: m } });
   cx.replay({ method: "turn-started", params: { uuid: m.uuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:345 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:417 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
   cx.upstreamVersion(m.version);
   cx.setVar(["lastResult"], m.uuid);
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
-  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed" });
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.getVar(["pendingStop"]) });
+  cx.setVar(["pendingEnd"], null);
+  cx.setVar(["pendingStop"], null);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
   if (cx.isNew("thread")) cx.emit("session.configured", {
     config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch, permissionMode: m.permissionMode },
@@ -190,7 +243,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:386 — line assistant */
+/** mappings/claude-transcript.yaml:460 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -199,14 +252,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:412 — line assistant */
+/** mappings/claude-transcript.yaml:486 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:428 — line assistant */
+/** mappings/claude-transcript.yaml:502 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -214,7 +267,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:445 — line assistant */
+/** mappings/claude-transcript.yaml:519 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -222,28 +275,29 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:462 — line assistant */
+/** mappings/claude-transcript.yaml:536 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && m.message?.content?.[0]?.type !== "thinking")) return false;
+  cx.setVar(["pendingEnd"], m.uuid);
+  cx.setVar(["pendingStop"], m.message?.stop_reason);
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
-  cx.replay({ method: "turn-completed", params: { uuid: m.uuid, stopReason: m.message?.stop_reason } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:485 — line assistant */
+/** mappings/claude-transcript.yaml:561 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:505 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:581 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:519 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:595 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -252,7 +306,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:536 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:612 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -270,7 +324,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:555 — line system */
+/** mappings/claude-transcript.yaml:631 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -280,7 +334,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:581 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:657 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -292,7 +346,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:599 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:675 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -306,7 +360,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:627 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:703 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -317,7 +371,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:643 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:719 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -330,7 +384,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:662 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:738 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -359,66 +413,72 @@ export const table: SurfaceTable = {
   tags: { line: "type", notification: "method" },
   input,
   time,
+  atEnd: { kind: "notification", method: "end" },
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.3.333", versions: [{ version: "0.3.333", reports: "2.1.333" }, { version: "0.2.62", reports: "2.1.62" }] },
   sources: { line: "claude.sdk.message", notification: "claude.sdk.message" },
   rows: {
     notification: {
       "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 78, run: r_step_sdk },
+        { rule: "claude-transcript#step-sdk", line: 85, run: r_step_sdk },
       ],
       "local-command-output": [
-        { rule: "claude-transcript#step-local-command-output", line: 89, run: r_step_local_command_output },
-        { rule: "claude-transcript#step-local-command-no-output", line: 111, run: r_step_local_command_no_output },
+        { rule: "claude-transcript#step-local-command-output", line: 96, run: r_step_local_command_output },
+        { rule: "claude-transcript#step-local-command-no-output", line: 118, run: r_step_local_command_no_output },
       ],
       "turn-started": [
-        { rule: "claude-transcript#step-turn-started", line: 121, run: r_step_turn_started },
+        { rule: "claude-transcript#step-turn-started", line: 128, run: r_step_turn_started },
+      ],
+      "end": [
+        { rule: "claude-transcript#step-end", line: 145, run: r_step_end },
+        { rule: "claude-transcript#step-end-nothing", line: 169, run: r_step_end_nothing },
       ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 136, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 178, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 153, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 196, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 176, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 220, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 195, run: r_user_sidechain },
-        { rule: "claude-transcript#user-meta", line: 218, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 229, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 247, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 261, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 278, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 292, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-task-notification", line: 309, run: r_user_task_notification },
-        { rule: "claude-transcript#user-prompt", line: 345, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 240, run: r_user_sidechain },
+        { rule: "claude-transcript#user-synthetic-note", line: 267, run: r_user_synthetic_note },
+        { rule: "claude-transcript#user-meta", line: 287, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 298, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 316, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 330, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 347, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 361, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-task-notification", line: 378, run: r_user_task_notification },
+        { rule: "claude-transcript#user-prompt", line: 417, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 386, versions: ["0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 412, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 428, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 445, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 462, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 485, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 460, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 486, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 502, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 519, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 536, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 561, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 505, run: r_summary },
+        { rule: "claude-transcript#summary", line: 581, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 519, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 536, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 555, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 581, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 599, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 627, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 595, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 612, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 631, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 657, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 675, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 703, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 643, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 719, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 662, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 738, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -437,10 +497,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:678)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:681)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:684)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:689)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:754)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:757)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:760)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:765)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],
