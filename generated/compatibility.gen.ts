@@ -1654,6 +1654,7 @@ export const COMPATIBILITY = {
                 "user-tool-results",
                 "user-tool-result-background",
                 "user-tool-result",
+                "user-compact-summary",
                 "user-message"
               ],
               "events": [

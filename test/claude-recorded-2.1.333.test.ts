@@ -33,8 +33,6 @@ type Check = "items" | "last" | "turns" | "errors" | "text";
 const GAPS: Record<string, Check[]> = {
   // the background agent's own items are in its own transcript file (subagents/agent-*.jsonl), not in the session's
   "background-agent": ["items"],
-  // the /compact turn: live, the SDK stream shows the command as an empty user message the transcript does not keep
-  compact: ["items"],
   // the /context turn (a <synthetic> answer): the transcript keeps the command's output, the stream its own text
   "local-command": ["items", "last"],
   // the prompt a UserPromptSubmit hook blocked: a turn of its own live, nothing in the transcript

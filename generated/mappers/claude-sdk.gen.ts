@@ -367,11 +367,12 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
+  cx.setVar(["compactSummaryNext"], true);
   cx.emit("thread.state.changed", { state: "compacted", detail: m.compact_metadata });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:344 — message system → hook.started */
+/** mappings/claude-sdk.yaml:346 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -380,7 +381,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:355 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:357 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -389,7 +390,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:366 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:368 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -405,7 +406,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:381 — message system → task.started */
+/** mappings/claude-sdk.yaml:383 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -421,7 +422,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:397 — message system → task.progress */
+/** mappings/claude-sdk.yaml:399 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -437,7 +438,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:412 — message system → task.completed */
+/** mappings/claude-sdk.yaml:414 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -454,7 +455,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:429 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:431 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -466,7 +467,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:444 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:446 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -485,7 +486,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:460 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:462 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -494,7 +495,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:479 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:481 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -519,7 +520,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:505 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:507 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -541,7 +542,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:527 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:529 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -553,7 +554,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:542 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:544 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -565,7 +566,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:556 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:558 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -577,7 +578,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:570 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:572 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -586,7 +587,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:582 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:584 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -599,7 +600,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:597 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:599 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -608,7 +609,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:612 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:614 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -617,7 +618,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:627 — message system → task.completed */
+/** mappings/claude-sdk.yaml:629 — message system → task.completed */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -632,7 +633,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:643 — message system → task.progress */
+/** mappings/claude-sdk.yaml:645 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated")) return false;
   cx.ref(ID_thread_current);
@@ -647,7 +648,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:660 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:662 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -655,7 +656,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:675 — message system → session.configured */
+/** mappings/claude-sdk.yaml:677 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -663,7 +664,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:690 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:692 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -677,7 +678,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:715 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:717 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -686,7 +687,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:729 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:731 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -704,7 +705,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:744 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:746 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -712,7 +713,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:761 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:763 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -720,21 +721,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:782 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:784 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:797 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:799 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:812 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:814 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -753,7 +754,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:848 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:850 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -778,7 +779,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:881 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:883 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -797,7 +798,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:907 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:909 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -822,7 +823,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:946 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:948 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -846,7 +847,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:987 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:989 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -869,7 +870,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1011 — message user */
+/** mappings/claude-sdk.yaml:1013 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -878,7 +879,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1032 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1034 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -896,7 +897,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1064 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1066 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref(ID_thread_current);
@@ -929,7 +930,17 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1142 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1146 — message user → thread.metadata.updated */
+function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isSynthetic === true && cx.getVar(["compactSummaryNext"]) != null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.setVar(["compactSummaryNext"], null);
+  cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1168 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.getVar(["lastResult"]) ?? "start")));
@@ -951,7 +962,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1170 — message assistant */
+/** mappings/claude-sdk.yaml:1196 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -960,7 +971,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1191 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1217 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -985,7 +996,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1234 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1260 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1006,7 +1017,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1279 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1305 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1039,7 +1050,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1327 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1353 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1065,7 +1076,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1349 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1375 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1084,7 +1095,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1368 — message stream_event */
+/** mappings/claude-sdk.yaml:1394 — message stream_event */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_start")) return false;
   cx.setVar(["message", m.parent_tool_use_id], m.event?.message?.id);
@@ -1094,7 +1105,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1383 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1409 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1110,7 +1121,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1402 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1428 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
   cx.ref(ID_thread_current);
@@ -1127,7 +1138,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1430 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1456 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_stop")) return false;
   cx.ref(ID_thread_current);
@@ -1142,7 +1153,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1447 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1473 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1161,7 +1172,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1476 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1502 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1180,7 +1191,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1494 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1520 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
@@ -1197,7 +1208,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1516 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1542 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1208,7 +1219,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1533 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1559 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1219,14 +1230,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1553 — message stream_event */
+/** mappings/claude-sdk.yaml:1579 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVar(["json", cx.getVar(["item", cx.getVar(["message", m.parent_tool_use_id]), m.event?.index])], "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1563 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1589 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1245,7 +1256,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1597 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1623 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1260,7 +1271,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1628 — message stream_event */
+/** mappings/claude-sdk.yaml:1654 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
@@ -1273,7 +1284,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1647 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1673 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
@@ -1289,7 +1300,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1677 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1703 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1299,7 +1310,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1690 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1716 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1307,28 +1318,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1700 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1726 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1712 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1738 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1725 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1751 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1738 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1764 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1354,7 +1365,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1777 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1803 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1369,7 +1380,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1800 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1826 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
@@ -1386,7 +1397,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1827 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1853 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1401,7 +1412,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1849 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1875 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1423,7 +1434,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1873 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1899 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.getVar(["elicitation"]));
@@ -1437,7 +1448,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1898 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1924 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1451,7 +1462,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1922 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1948 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.getVar(["userDialog"]));
@@ -1465,7 +1476,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1947 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1973 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.getVar(["permission"])) ?? h_content.when(m.channel, "elicitation", cx.getVar(["elicitation"])) ?? h_content.when(m.channel, "userDialog", cx.getVar(["userDialog"]))));
@@ -1482,7 +1493,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1975 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2001 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_item_close_5, m.toolUseId);
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
@@ -1495,13 +1506,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2004 — control interrupt */
+/** mappings/claude-sdk.yaml:2030 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2015 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2041 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1526,7 +1537,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2038 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2064 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1548,7 +1559,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2064 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2090 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1563,21 +1574,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2091 — wire control_request */
+/** mappings/claude-sdk.yaml:2117 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2104 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2130 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2119 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2145 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1591,7 +1602,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2144 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2170 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1605,7 +1616,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2169 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2195 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1620,7 +1631,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2189 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2215 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1634,14 +1645,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2213 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2239 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2227 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2253 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1708,171 +1719,172 @@ export const table: SurfaceTable = {
         { rule: "claude-sdk#system-init", line: 267, run: r_system_init },
         { rule: "claude-sdk#system-status", line: 314, run: r_system_status },
         { rule: "claude-sdk#system-compact-boundary", line: 331, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 344, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 355, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 366, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 381, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 397, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 412, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 429, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 444, versions: ["0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 460, versions: ["0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 479, versions: ["0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 505, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 527, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 542, versions: ["0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 556, versions: ["0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 570, versions: ["0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 582, versions: ["0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 597, versions: ["0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 612, versions: ["0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 627, versions: ["0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 643, versions: ["0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 660, versions: ["0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 675, versions: ["0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 690, versions: ["0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 715, versions: ["0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 729, versions: ["0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 744, versions: ["0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-hook-started", line: 346, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 357, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 368, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 383, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 399, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 414, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 431, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 446, versions: ["0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 462, versions: ["0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 481, versions: ["0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 507, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 529, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 544, versions: ["0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 558, versions: ["0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 572, versions: ["0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 584, versions: ["0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 599, versions: ["0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 614, versions: ["0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 629, versions: ["0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 645, versions: ["0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 662, versions: ["0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 677, versions: ["0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 692, versions: ["0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 717, versions: ["0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 731, versions: ["0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 746, versions: ["0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 761, versions: ["0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 763, versions: ["0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 782, versions: ["0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 784, versions: ["0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 797, versions: ["0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 799, versions: ["0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 812, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 848, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 881, versions: ["0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 907, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 946, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 814, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 850, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 883, versions: ["0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 909, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 948, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 987, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1011, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1032, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1064, run: r_user_tool_result },
-        { rule: "claude-sdk#user-message", line: 1142, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 989, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1013, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1034, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1066, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1146, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1168, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 1170, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1191, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1234, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1279, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1327, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1349, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-blocks", line: 1196, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1217, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1260, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1305, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1353, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1375, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1368, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1383, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1402, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1430, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1447, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1476, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1494, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1516, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1533, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1553, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1563, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1597, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1628, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1647, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1394, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1409, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1428, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1456, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1473, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1502, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1520, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1542, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1559, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1579, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1589, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1623, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1654, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1673, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1677, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1703, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1690, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1716, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1700, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1726, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1712, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1738, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1725, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1751, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1738, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1764, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1777, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 1803, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1800, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1827, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 1826, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 1853, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 1849, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 1875, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 1873, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1899, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 1873, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1899, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 1873, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1899, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 1898, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 1924, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 1922, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 1948, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 1922, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 1948, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 1947, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 1973, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 1975, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2001, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2004, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2030, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2015, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2038, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2064, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2091, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2104, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2041, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2064, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2090, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2117, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2130, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2119, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2144, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2169, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2189, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2213, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2145, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2170, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2195, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2215, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2239, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2227, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2253, run: r_wire_cancel },
       ],
     },
   },
@@ -1886,9 +1898,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2248)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2253)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2257)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2274)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2279)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2283)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],

@@ -137,3 +137,21 @@ export function claudeTaskNotificationTag(content: unknown, name: unknown): stri
   const v = text.slice(a + open.length, b).trim();
   return v === "" ? undefined : v;
 }
+
+/**
+ * A slash command as the transcript records its prompt (`<command-name>/compact</command-name>
+ * <command-message>…</command-message> <command-args>…</command-args>`): the command as typed (`/compact …`), as the
+ * live stream's prompt shows it; undefined for any other text.
+ */
+export function claudeCommandPrompt(content: unknown): string | undefined {
+  if (typeof content !== "string" || !/^\s*<command-name>/.test(content)) return undefined;
+  const tag = (name: string) => {
+    const a = content.indexOf(`<${name}>`);
+    const b = a < 0 ? -1 : content.indexOf(`</${name}>`, a);
+    return b < 0 ? undefined : content.slice(a + name.length + 2, b).trim();
+  };
+  const name = tag("command-name");
+  if (!name) return undefined;
+  const args = tag("command-args");
+  return args ? `${name} ${args}` : name;
+}
