@@ -1528,6 +1528,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
       suggestions: m?.request?.permission_suggestions,
       blockedPath: m?.request?.blocked_path,
       agentId: m?.request?.agent_id,
+      requestId: m.request_id,
       title: m?.request?.title,
       displayName: m?.request?.display_name,
       description: m?.request?.description,
@@ -1555,11 +1556,22 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
       displayName: m?.request?.display_name,
     },
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", {
+    questions: {
+      serverName: m?.request?.mcp_server_name,
+      message: m?.request?.message,
+      mode: m?.request?.mode,
+      url: m?.request?.url,
+      elicitationId: m?.request?.elicitation_id,
+      requestedSchema: m?.request?.requested_schema,
+      title: m?.request?.title,
+      displayName: m?.request?.display_name,
+    },
+  });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2090 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2091 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1574,21 +1586,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2117 — wire control_request */
+/** mappings/claude-sdk.yaml:2118 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVar(["turnEnd", joinKey("turn", (cx.getVar(["lastResult"]) ?? "start"))], "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2130 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2131 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2145 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2146 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1602,7 +1614,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2170 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2171 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1616,7 +1628,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2195 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2196 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1625,13 +1637,13 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: map_decision(m.response?.response?.behavior),
+    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_content.when(m.response?.response?.behavior, "allow", "answered")) ?? map_decision(m.response?.response?.behavior)),
     resolution: m.response?.response,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2215 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2217 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1645,14 +1657,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2239 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2241 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2253 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2255 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1872,19 +1884,19 @@ export const table: SurfaceTable = {
       "control_request": [
         { rule: "claude-sdk#wire-can-use-tool", line: 2041, run: r_wire_can_use_tool },
         { rule: "claude-sdk#wire-elicitation", line: 2064, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2090, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2117, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2130, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-user-dialog", line: 2091, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2118, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2131, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2145, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2170, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2195, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2215, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2239, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2146, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2171, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2196, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2217, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2241, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2253, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2255, run: r_wire_cancel },
       ],
     },
   },
@@ -1898,9 +1910,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2274)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2279)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2283)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2276)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2281)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2285)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],

@@ -219,12 +219,12 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.getVar(["pendingStop"]) });
   cx.setVar(["pendingEnd"], null);
   cx.setVar(["pendingStop"], null);
-  cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: h_claude.claudeTaskNotificationTag(m.message?.content, "summary"), notification: m } });
+  cx.replay({ method: "sdk", params: { agentnormStep: "background-completed", toolUseId: h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id"), status: h_claude.claudeTaskNotificationTag(m.message?.content, "status"), summary: (h_claude.claudeTaskNotificationTag(m.message?.content, "result") ?? h_claude.claudeTaskNotificationTag(m.message?.content, "summary")), notification: m } });
   cx.replay({ method: "turn-started", params: { uuid: m.uuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:417 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:418 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -243,7 +243,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:469 — line assistant */
+/** mappings/claude-transcript.yaml:470 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -252,14 +252,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:495 — line assistant */
+/** mappings/claude-transcript.yaml:496 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:511 — line assistant */
+/** mappings/claude-transcript.yaml:512 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -267,7 +267,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:528 — line assistant */
+/** mappings/claude-transcript.yaml:529 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -275,7 +275,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:545 — line assistant */
+/** mappings/claude-transcript.yaml:546 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && m.message?.content?.[0]?.type !== "thinking")) return false;
   cx.setVar(["pendingEnd"], m.uuid);
@@ -284,20 +284,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:570 — line assistant */
+/** mappings/claude-transcript.yaml:571 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:590 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:591 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:604 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:605 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -306,7 +306,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:621 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:622 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -324,7 +324,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:640 — line system */
+/** mappings/claude-transcript.yaml:641 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -334,7 +334,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:666 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:667 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -346,7 +346,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:684 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:685 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -360,7 +360,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:712 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:713 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -371,7 +371,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:728 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:729 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -384,7 +384,7 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:747 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:748 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -453,32 +453,32 @@ export const table: SurfaceTable = {
         { rule: "claude-transcript#user-interrupted", line: 347, run: r_user_interrupted },
         { rule: "claude-transcript#user-interrupted-string", line: 361, run: r_user_interrupted_string },
         { rule: "claude-transcript#user-task-notification", line: 378, run: r_user_task_notification },
-        { rule: "claude-transcript#user-prompt", line: 417, run: r_user_prompt },
+        { rule: "claude-transcript#user-prompt", line: 418, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 469, versions: ["0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 495, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 511, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 528, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 545, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 570, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 470, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 496, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 512, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 529, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 546, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 571, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 590, run: r_summary },
+        { rule: "claude-transcript#summary", line: 591, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 604, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 621, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 640, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 666, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 684, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 712, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 605, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 622, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 641, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 667, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 685, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 713, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 728, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 729, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 747, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 748, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -497,10 +497,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:763)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:766)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:769)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:774)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:764)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:767)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:770)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:775)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],

@@ -355,34 +355,34 @@ describe("claude-sdk: table examples (mappings/claude-sdk.yaml)", () => {
   it("wire-can-use-tool #1 (mappings/claude-sdk.yaml:2059)", () => {
     check([], {"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"python3 hello.py"},"decision_reason":"This command requires approval","tool_use_id":"toolu_1"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"This command requires approval","args":{"toolName":"Bash"}}}]);
   });
-  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2085)", () => {
+  it("wire-elicitation #1 (mappings/claude-sdk.yaml:2086)", () => {
     check([], {"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"scripted","message":"Deploy where?","mode":"form","requested_schema":{"type":"object"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"Deploy where?","args":{"server":"scripted"}}},{"type":"user-input.requested","ids":["request"],"payload":{"questions":{"message":"Deploy where?"}}}]);
   });
-  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2112)", () => {
+  it("wire-user-dialog #1 (mappings/claude-sdk.yaml:2113)", () => {
     check([], {"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"refusal_fallback_prompt","payload":{"model":"m2"}}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input","detail":"refusal_fallback_prompt"}},{"type":"user-input.requested","payload":{"questions":{"dialog_kind":"refusal_fallback_prompt"}}}]);
   });
-  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2126)", () => {
+  it("wire-interrupt #1 (mappings/claude-sdk.yaml:2127)", () => {
     check([], {"type":"control_request","request_id":"r2","request":{"subtype":"interrupt"}}, []);
   });
-  it("wire-control-command #1 (mappings/claude-sdk.yaml:2140)", () => {
+  it("wire-control-command #1 (mappings/claude-sdk.yaml:2141)", () => {
     check([], {"type":"control_request","request_id":"r3","request":{"subtype":"set_model","model":"claude-sonnet-4-5"}}, [{"type":"session.configured","payload":{"config":{"controlRequest":{"subtype":"set_model","model":"claude-sonnet-4-5"}}}}]);
   });
-  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2164)", () => {
+  it("wire-elicitation-answer #1 (mappings/claude-sdk.yaml:2165)", () => {
     check([{"type":"control_request","request_id":"r5","request":{"subtype":"elicitation","mcp_server_name":"s","message":"Where?"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r5","response":{"action":"accept","content":{"environment":"staging"}}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input","decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"action":"accept"}}}]);
   });
-  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2189)", () => {
+  it("wire-dialog-answer #1 (mappings/claude-sdk.yaml:2190)", () => {
     check([{"type":"control_request","request_id":"r6","request":{"subtype":"request_user_dialog","dialog_kind":"k","payload":{}}}], {"type":"control_response","response":{"subtype":"success","request_id":"r6","response":{"behavior":"completed","result":{"choice":"retry"}}}}, [{"type":"request.resolved","payload":{"decision":"answered"}},{"type":"user-input.resolved","payload":{"answers":{"behavior":"completed"}}}]);
   });
-  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2210)", () => {
+  it("wire-permission-answer #1 (mappings/claude-sdk.yaml:2212)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Edit","input":{"file_path":"/w/a.py"},"tool_use_id":"toolu_2"}}], {"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"behavior":"deny","message":"No edits.","toolUseID":"toolu_2"}}}, [{"type":"request.resolved","ids":["request","item"],"payload":{"requestType":"file_change_approval","decision":"reject_once","resolution":{"message":"No edits."}}}]);
   });
-  it("wire-control-error #1 (mappings/claude-sdk.yaml:2234)", () => {
+  it("wire-control-error #1 (mappings/claude-sdk.yaml:2236)", () => {
     check([], {"type":"control_response","response":{"subtype":"error","request_id":"r9","error":"unknown subtype"}}, [{"type":"runtime.warning","payload":{"message":"unknown subtype"}}]);
   });
-  it("wire-control-result #1 (mappings/claude-sdk.yaml:2249)", () => {
+  it("wire-control-result #1 (mappings/claude-sdk.yaml:2251)", () => {
     check([], {"type":"control_response","response":{"subtype":"success","request_id":"r0","response":{"commands":[{"name":"compact"}]}}}, [{"type":"session.configured","payload":{"config":{"controlResponse":{"commands":[{"name":"compact"}]}}}}]);
   });
-  it("wire-cancel #1 (mappings/claude-sdk.yaml:2265)", () => {
+  it("wire-cancel #1 (mappings/claude-sdk.yaml:2267)", () => {
     check([{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"toolu_1"}}], {"type":"control_cancel_request","request_id":"r1"}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"cancelled"}}]);
   });
 });
