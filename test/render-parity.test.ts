@@ -18,6 +18,7 @@ import { createNormalizer } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { createAccumulator, type AccumulatorSnapshot, type Block } from "../src/render/accumulator.js";
 import { defaultBlockFields, renderView } from "./support/render-view.js";
+import { renderSnapshotText } from "../src/render/render-text.js";
 import { LIVE_SHELL } from "./support/codex-live-shell.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -248,6 +249,8 @@ describe("render parity: Claude Code 2.1.333 — SDK stream vs wire vs transcrip
       const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; return f; } });
       expect(wireView(live).length).toBeGreaterThan(0);
       expect(wireView(wire)).toEqual(wireView(live));
+      // and the text render, line for line (repairs included)
+      expect(renderSnapshotText(wire)).toBe(renderSnapshotText(live));
     });
     it(`${s}: the transcript renders as the SDK stream`, () => {
       const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
@@ -255,6 +258,11 @@ describe("render parity: Claude Code 2.1.333 — SDK stream vs wire vs transcrip
       expect(dropSuperseded(live)).toEqual(CLAUDE_333_SUPERSEDED[s] ?? []);
       CLAUDE_333_DIFFS[s]?.(live, restored);
       expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
+      // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
+      // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
+      for (const x of [live, restored]) removeBlocks(x, (b) => CLAUDE_333_OMIT.includes(b.kind));
+      const text = (x: AccumulatorSnapshot) => renderSnapshotText(x, { problems: false }).split("\n").filter((l) => !l.startsWith("── turn "));
+      expect(text(restored)).toEqual(text(live));
     });
   }
 });
