@@ -168,3 +168,41 @@ describe("background work outlives its turn (background-agent, background-bash)"
     }
   }
 });
+
+/**
+ * A turn that stops at its maximum number of turns. No recording shows one, so the pair is made by hand from the
+ * failing-tool recording's own lines: the session up to the tool's result, then — live — the `result` the SDK sends
+ * when maxTurns is reached (subtype error_max_turns) and — in the transcript — the `max_turns_reached` attachment line
+ * Claude Code writes instead of the next model request.
+ */
+describe("max turns (hand-made from the failing-tool recording's lines)", () => {
+  const live = join(DIR, "failing-tool.ndjson"), restored = join(DIR, "failing-tool.transcript.ndjson");
+  it.skipIf(!existsSync(live) || !existsSync(restored))("live and restored: the same items, and the turn fails with error_max_turns in both", () => {
+    const lines = (f: string) => readFileSync(f, "utf8").split("\n").filter((l) => l.trim() !== "");
+    const msg = (l: string) => JSON.parse(l).message;
+    // up to (and with) the tool result, then the end
+    const upTo = (ls: string[]) => ls.slice(0, ls.findIndex((l) => msg(l)?.type === "user" && Array.isArray(msg(l).message?.content) && msg(l).message.content[0]?.type === "tool_result") + 1);
+    const sdk = upTo(lines(live));
+    const session = msg(sdk[1]).session_id;
+    sdk.push(JSON.stringify({ seq: 99, dir: "in", message: { type: "result", subtype: "error_max_turns", is_error: true, duration_ms: 10, duration_api_ms: 8, num_turns: 1, stop_reason: null, total_cost_usd: 0, usage: {}, modelUsage: {}, permission_denials: [], errors: [], terminal_reason: "max_turns", uuid: "00000000-0000-4000-8000-0000000000ff", session_id: session } }));
+    const tr = upTo(lines(restored));
+    const last = msg(tr.at(-1)!);
+    tr.push(JSON.stringify({ seq: 99, dir: "in", message: { parentUuid: last.uuid, isSidechain: false, attachment: { type: "max_turns_reached" }, type: "attachment", uuid: "00000000-0000-4000-8000-0000000000fe", timestamp: last.timestamp, sessionId: last.sessionId, version: last.version } }));
+    const push = (surface: string, ls: string[]) => {
+      const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock() });
+      return [...ls.flatMap((l, i) => n.pushLine(l, { lineNumber: i + 1 })), ...n.end()];
+    };
+    const a = push("claude-sdk", sdk), b = push("claude-transcript", tr);
+    expect(turns(a)).toEqual(["started", "completed:failed"]);
+    expect(turns(b)).toEqual(turns(a));
+    expect(a.find((e) => e.type === "turn.completed")!.payload).toMatchObject({ state: "failed", errorMessage: "error_max_turns" });
+    expect(b.find((e) => e.type === "turn.completed")!.payload).toMatchObject({ state: "failed", errorMessage: "error_max_turns" });
+    expect(errors(b)).toEqual(["error_max_turns"]);
+    expect(errors(b)).toEqual(errors(a));
+    expect(completedItems(b)).toEqual(completedItems(a));
+    for (const ev of [a, b]) {
+      expect(verifyEvents(ev).violations.map(formatFinding)).toEqual([]);
+      expect(ev.filter((e) => e.raw.rule === "agentnorm#end" || e.raw.rule === "agentnorm#unknown")).toEqual([]);
+    }
+  });
+});

@@ -13,7 +13,7 @@ export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
-// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:76)
+// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:80)
 type V_claudeSyntheticNote = "note";
 const M_claudeSyntheticNote: ReadonlyMap<string, V_claudeSyntheticNote> = new Map([
 ]);
@@ -31,7 +31,7 @@ function map_claudeSyntheticNote(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "localCommandLine" (mappings/claude-transcript.yaml:80)
+// map "localCommandLine" (mappings/claude-transcript.yaml:84)
 type V_localCommandLine = "stdout" | "command";
 const M_localCommandLine: ReadonlyMap<string, V_localCommandLine> = new Map([
 ]);
@@ -56,26 +56,26 @@ const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 
-/** mappings/claude-transcript.yaml:85 — notification sdk */
+/** mappings/claude-transcript.yaml:89 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m.params);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:96 — notification local-command-output */
+/** mappings/claude-transcript.yaml:100 — notification local-command-output */
 function r_step_local_command_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   if (!(h_claude.claudeLocalCommandText(m.params?.content) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: { id: m.params?.uuid, role: "assistant", model: "<synthetic>", content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }] }, parent_tool_use_id: null, uuid: m.params?.uuid, session_id: m.params?.sessionId } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:118 — notification local-command-output */
+/** mappings/claude-transcript.yaml:122 — notification local-command-output */
 function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   cx.setVar(["localCommandOutput"], null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:128 — notification turn-started → turn.started */
+/** mappings/claude-transcript.yaml:132 — notification turn-started → turn.started */
 function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", m.params?.uuid));
@@ -83,7 +83,7 @@ function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn
   return true;
 }
 
-/** mappings/claude-transcript.yaml:145 — notification end → turn.completed */
+/** mappings/claude-transcript.yaml:149 — notification end → turn.completed */
 function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
   if (!(cx.getVar(["pendingEnd"]) != null)) return false;
   cx.ref(ID_thread_current);
@@ -96,13 +96,13 @@ function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: R
   return true;
 }
 
-/** mappings/claude-transcript.yaml:169 — notification end */
+/** mappings/claude-transcript.yaml:173 — notification end */
 function r_step_end_nothing(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
   cx.setVar(["pendingStop"], null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:178 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:182 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -113,7 +113,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:196 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:200 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -133,7 +133,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:220 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:224 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -144,7 +144,7 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:240 — line user */
+/** mappings/claude-transcript.yaml:244 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
@@ -155,21 +155,21 @@ function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:267 — line user */
+/** mappings/claude-transcript.yaml:271 — line user */
 function r_user_synthetic_note(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true && map_claudeSyntheticNote(text(m.message?.content, "", "blocks", false)) != null)) return false;
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:287 — line user */
+/** mappings/claude-transcript.yaml:291 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVar(["metaLine"], m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:298 — line user */
+/** mappings/claude-transcript.yaml:302 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVar(["agentParent", m.toolUseResult?.agentId], m.message?.content?.[0]?.tool_use_id);
@@ -177,14 +177,14 @@ function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:316 — line user → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:320 — line user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isCompactSummary === true)) return false;
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:330 — line user */
+/** mappings/claude-transcript.yaml:334 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -192,7 +192,7 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:347 — line user */
+/** mappings/claude-transcript.yaml:351 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -200,7 +200,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:361 — line user */
+/** mappings/claude-transcript.yaml:365 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -208,7 +208,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:378 — line user → turn.completed */
+/** mappings/claude-transcript.yaml:382 — line user → turn.completed */
 function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id") != null)) return false;
   cx.ref(ID_thread_open, m.sessionId);
@@ -224,7 +224,7 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:418 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:422 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -243,7 +243,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:470 — line assistant */
+/** mappings/claude-transcript.yaml:474 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.getVar(["sidechainTurn", m.agentId]) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -252,14 +252,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:496 — line assistant */
+/** mappings/claude-transcript.yaml:500 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.getVar(["agentParent", m.agentId]) ?? cx.getVar(["sidechainParent"])), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:512 — line assistant */
+/** mappings/claude-transcript.yaml:516 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -267,7 +267,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:529 — line assistant */
+/** mappings/claude-transcript.yaml:533 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVar(["sidechainParent"], m.message?.content?.[0]?.id);
@@ -275,7 +275,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:546 — line assistant */
+/** mappings/claude-transcript.yaml:550 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && m.message?.content?.[0]?.type !== "thinking")) return false;
   cx.setVar(["pendingEnd"], m.uuid);
@@ -284,20 +284,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:571 — line assistant */
+/** mappings/claude-transcript.yaml:575 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:591 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:595 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:605 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:609 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -306,7 +306,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:622 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:626 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -324,7 +324,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:641 — line system */
+/** mappings/claude-transcript.yaml:645 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -334,7 +334,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:667 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:671 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -346,7 +346,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:685 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:689 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
@@ -360,7 +360,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:713 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:717 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -371,7 +371,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:729 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:733 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -384,7 +384,14 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:748 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:753 — line attachment */
+function r_attachment_max_turns_reached(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
+  if (!(m.attachment?.type === "max_turns_reached")) return false;
+  cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: "error_max_turns", error: m.attachment } });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:770 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -393,13 +400,13 @@ function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): b
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-transcript.yaml:60 — input wrapper "capture"
+  // mappings/claude-transcript.yaml:64 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir } };
-  // mappings/claude-transcript.yaml:64 — input wrapper "bare"
+  // mappings/claude-transcript.yaml:68 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The time a message carries (mappings/claude-transcript.yaml:68), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/claude-transcript.yaml:72), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp, "ms");
 }
@@ -419,66 +426,67 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 85, run: r_step_sdk },
+        { rule: "claude-transcript#step-sdk", line: 89, run: r_step_sdk },
       ],
       "local-command-output": [
-        { rule: "claude-transcript#step-local-command-output", line: 96, run: r_step_local_command_output },
-        { rule: "claude-transcript#step-local-command-no-output", line: 118, run: r_step_local_command_no_output },
+        { rule: "claude-transcript#step-local-command-output", line: 100, run: r_step_local_command_output },
+        { rule: "claude-transcript#step-local-command-no-output", line: 122, run: r_step_local_command_no_output },
       ],
       "turn-started": [
-        { rule: "claude-transcript#step-turn-started", line: 128, run: r_step_turn_started },
+        { rule: "claude-transcript#step-turn-started", line: 132, run: r_step_turn_started },
       ],
       "end": [
-        { rule: "claude-transcript#step-end", line: 145, run: r_step_end },
-        { rule: "claude-transcript#step-end-nothing", line: 169, run: r_step_end_nothing },
+        { rule: "claude-transcript#step-end", line: 149, run: r_step_end },
+        { rule: "claude-transcript#step-end-nothing", line: 173, run: r_step_end_nothing },
       ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 178, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 182, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 196, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 200, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 220, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 224, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 240, run: r_user_sidechain },
-        { rule: "claude-transcript#user-synthetic-note", line: 267, run: r_user_synthetic_note },
-        { rule: "claude-transcript#user-meta", line: 287, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 298, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 316, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 330, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 347, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 361, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-task-notification", line: 378, run: r_user_task_notification },
-        { rule: "claude-transcript#user-prompt", line: 418, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 244, run: r_user_sidechain },
+        { rule: "claude-transcript#user-synthetic-note", line: 271, run: r_user_synthetic_note },
+        { rule: "claude-transcript#user-meta", line: 291, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 302, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 320, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 334, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 351, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 365, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-task-notification", line: 382, run: r_user_task_notification },
+        { rule: "claude-transcript#user-prompt", line: 422, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 470, versions: ["0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 496, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 512, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 529, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 546, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 571, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 474, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 500, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 516, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 533, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 550, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 575, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 591, run: r_summary },
+        { rule: "claude-transcript#summary", line: 595, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 605, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 622, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 641, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 667, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 685, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 713, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 609, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 626, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 645, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 671, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 689, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-other", line: 717, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 729, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 733, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-max-turns-reached", line: 753, versions: ["0.3.333"], run: r_attachment_max_turns_reached },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 748, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 770, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -497,10 +505,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:764)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:767)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:770)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:775)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:786)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:789)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:792)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:797)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],
