@@ -2389,6 +2389,7 @@ export const COMPATIBILITY = {
                 "system-local-command",
                 "system-model-refusal",
                 "system-stop-hook-summary",
+                "system-prompt-blocked",
                 "system-other"
               ],
               "events": [

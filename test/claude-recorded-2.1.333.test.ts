@@ -35,8 +35,6 @@ const GAPS: Record<string, Check[]> = {
   "background-agent": ["items"],
   // the /context turn (a <synthetic> answer): the transcript keeps the command's output, the stream its own text
   "local-command": ["items", "last"],
-  // the prompt a UserPromptSubmit hook blocked: a turn of its own live, nothing in the transcript
-  "prompt-hook": ["items", "turns"],
   // abandoned_blocks: the broken-off partial text is an item of its own (superseded: a UI hides it; the transcript
   // does not keep it)
   "stream-error": ["items"],

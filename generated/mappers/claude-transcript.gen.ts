@@ -55,6 +55,7 @@ const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
+const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "sessionId" };
 
 /** mappings/claude-transcript.yaml:89 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
@@ -351,7 +352,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  if (m.hookErrors?.[0] != null) cx.emit("hook.completed", {
+  if (m.hookErrors?.[0] != null && cx.getVar(["hookBlocked", m.toolUseID]) == null) cx.emit("hook.completed", {
     hookId: (m.toolUseID ?? m.uuid),
     outcome: "error",
     output: text(m.hookErrors, "\n", "strings", true),
@@ -360,7 +361,28 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:717 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:720 — line system → turn.completed, thread.started, session.configured */
+function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "informational" && (m as any)?.promptSubmitEnding?.ending?.kind === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
+  cx.ref(ID_thread_open_2, m.sessionId);
+  cx.ref(ID_turn_closeCurrent);
+  cx.upstreamVersion(m.version);
+  cx.setVar(["lastResult"], m.uuid);
+  cx.closeOpen("failed", "the turn ended before this tool reported a result");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.getVar(["pendingStop"]) });
+  cx.setVar(["pendingEnd"], null);
+  cx.setVar(["pendingStop"], null);
+  if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.sessionId });
+  if (cx.isNew("thread")) cx.emit("session.configured", {
+    config: { cwd: m.cwd, claudeCodeVersion: m.version, gitBranch: m.gitBranch },
+  });
+  cx.replay({ method: "sdk", params: { type: "user", message: { role: "user", content: h_claude.claudeBlockedPrompt(m.content) }, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({ method: "sdk", params: { type: "system", subtype: "informational", content: m.content, level: m.level, uuid: m.uuid, session_id: m.sessionId } });
+  cx.replay({ method: "turn-completed", params: { uuid: m.uuid } });
+  return true;
+}
+
+/** mappings/claude-transcript.yaml:759 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -371,11 +393,12 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:733 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:775 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
+  cx.setVar(["hookBlocked", m.attachment?.toolUseID], true);
   cx.emit("hook.completed", {
     hookId: (m.attachment?.toolUseID ?? m.uuid),
     outcome: "error",
@@ -384,14 +407,14 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:753 — line attachment */
+/** mappings/claude-transcript.yaml:796 — line attachment */
 function r_attachment_max_turns_reached(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "max_turns_reached")) return false;
   cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: "error_max_turns", error: m.attachment } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:770 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:813 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -479,14 +502,15 @@ export const table: SurfaceTable = {
         { rule: "claude-transcript#system-local-command", line: 645, versions: ["0.3.333"], run: r_system_local_command },
         { rule: "claude-transcript#system-model-refusal", line: 671, versions: ["0.3.333"], run: r_system_model_refusal },
         { rule: "claude-transcript#system-stop-hook-summary", line: 689, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-other", line: 717, run: r_system_other },
+        { rule: "claude-transcript#system-prompt-blocked", line: 720, versions: ["0.3.333"], run: r_system_prompt_blocked },
+        { rule: "claude-transcript#system-other", line: 759, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 733, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
-        { rule: "claude-transcript#attachment-max-turns-reached", line: 753, versions: ["0.3.333"], run: r_attachment_max_turns_reached },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 775, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-max-turns-reached", line: 796, versions: ["0.3.333"], run: r_attachment_max_turns_reached },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 770, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 813, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -505,10 +529,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:786)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:789)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:792)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:797)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:829)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:832)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:835)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:840)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],

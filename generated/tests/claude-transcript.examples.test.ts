@@ -112,22 +112,25 @@ describe("claude-transcript: table examples (mappings/claude-transcript.yaml)", 
   it("system-model-refusal #1 (mappings/claude-transcript.yaml:684)", () => {
     check([], {"type":"system","subtype":"model_refusal_no_fallback","content":"","level":"warning","originalModel":"m1","requestId":"req_1","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"m1 refused to answer"}}]);
   });
-  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:709)", () => {
+  it("system-stop-hook-summary #1 (mappings/claude-transcript.yaml:710)", () => {
     check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"sh stop.sh"}],"hookErrors":["Say that the checks passed."],"preventedContinuation":false,"sessionId":"s1","uuid":"u1"}, [{"type":"hook.completed","payload":{"hookId":"u1","outcome":"error","output":"Say that the checks passed."}}]);
   });
-  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:712)", () => {
+  it("system-stop-hook-summary #2 (mappings/claude-transcript.yaml:713)", () => {
     check([], {"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"hookErrors":[],"sessionId":"s1","uuid":"u2"}, [{"type":"hook.completed","payload":{"hookId":"u2","outcome":"success"}}]);
   });
-  it("system-other #1 (mappings/claude-transcript.yaml:728)", () => {
+  it("system-prompt-blocked #1 (mappings/claude-transcript.yaml:748)", () => {
+    check([], {"type":"system","subtype":"informational","content":"UserPromptSubmit operation blocked by hook:\nNo secrets.\n\nOriginal prompt: Print the token.","level":"warning","promptSubmitEnding":{"ending":{"kind":"blocked_by_hook","reason":"No secrets."},"promptKept":false},"sessionId":"s1","uuid":"u1","version":"2.1.333"}, [{"type":"thread.started"},{"type":"session.configured"},{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message","title":"Print the token."}},{"type":"item.completed","payload":{"itemType":"user_message"}},{"type":"runtime.warning","payload":{"message":"UserPromptSubmit operation blocked by hook:\nNo secrets.\n\nOriginal prompt: Print the token."}},{"type":"turn.completed","payload":{"state":"completed"}}]);
+  });
+  it("system-other #1 (mappings/claude-transcript.yaml:770)", () => {
     check([], {"type":"system","subtype":"informational","content":"Retrying","level":"warning","sessionId":"s1","uuid":"u1"}, [{"type":"runtime.warning","payload":{"message":"Retrying","detail":{"subtype":"informational"}}}]);
   });
-  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:747)", () => {
+  it("attachment-hook-blocking-error #1 (mappings/claude-transcript.yaml:790)", () => {
     check([], {"type":"attachment","parentUuid":"u1","isSidechain":false,"uuid":"u2","sessionId":"s1","attachment":{"type":"hook_blocking_error","hookName":"Stop","hookEvent":"Stop","toolUseID":"h1","blockingError":{"blockingError":"Say that the checks passed.","command":"sh stop.sh"}}}, [{"type":"hook.completed","payload":{"hookId":"h1","outcome":"error","output":"Say that the checks passed."}}]);
   });
-  it("attachment-max-turns-reached #1 (mappings/claude-transcript.yaml:760)", () => {
+  it("attachment-max-turns-reached #1 (mappings/claude-transcript.yaml:803)", () => {
     check([{"type":"user","parentUuid":null,"isSidechain":false,"sessionId":"s1","uuid":"u1","message":{"role":"user","content":"List."}},{"type":"assistant","parentUuid":"u1","isSidechain":false,"sessionId":"s1","uuid":"u2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use"}},{"type":"user","parentUuid":"u2","isSidechain":false,"sessionId":"s1","uuid":"u3","toolUseResult":{"stdout":"a.txt"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]}}], {"type":"attachment","parentUuid":"u3","isSidechain":false,"uuid":"u4","sessionId":"s1","attachment":{"type":"max_turns_reached"}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"error_max_turns"}},{"type":"runtime.error","payload":{"class":"provider_error","message":"error_max_turns"}}]);
   });
-  it("mode #1 (mappings/claude-transcript.yaml:781)", () => {
+  it("mode #1 (mappings/claude-transcript.yaml:824)", () => {
     check([], {"type":"mode","mode":"plan","sessionId":"s1"}, [{"type":"session.configured","payload":{"mode":"plan"}}]);
   });
 });

@@ -155,3 +155,16 @@ export function claudeCommandPrompt(content: unknown): string | undefined {
   const args = tag("command-args");
   return args ? `${name} ${args}` : name;
 }
+
+/**
+ * The prompt a UserPromptSubmit hook blocked, from Claude Code's notice ("UserPromptSubmit operation blocked by
+ * hook: … Original prompt: <the prompt>"): the text after the last "Original prompt:"; undefined when there is none.
+ */
+export function claudeBlockedPrompt(content: unknown): string | undefined {
+  if (typeof content !== "string") return undefined;
+  const mark = "Original prompt:";
+  const i = content.lastIndexOf(mark);
+  if (i < 0) return undefined;
+  const prompt = content.slice(i + mark.length).trim();
+  return prompt === "" ? undefined : prompt;
+}
