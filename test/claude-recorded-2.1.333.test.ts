@@ -206,7 +206,7 @@ describe("max turns (hand-made from the failing-tool recording's lines)", () => 
     expect(completedItems(b)).toEqual(completedItems(a));
     for (const ev of [a, b]) {
       expect(verifyEvents(ev).violations.map(formatFinding)).toEqual([]);
-      expect(ev.filter((e) => e.raw.rule === "agentnorm#end" || e.raw.rule === "agentnorm#unknown")).toEqual([]);
+      expect(ev.filter((e) => e.raw?.rule === "agentnorm#end" || e.raw?.rule === "agentnorm#unknown")).toEqual([]);
     }
   });
 });
