@@ -210,3 +210,20 @@ describe("max turns (hand-made from the failing-tool recording's lines)", () => 
     }
   });
 });
+
+describe("background-agent restored with its subagent's own transcript file", () => {
+  const main = join(DIR, "background-agent.transcript.ndjson"), sub = join(DIR, "background-agent.transcript-subagents.ndjson");
+  it.skipIf(!existsSync(main) || !existsSync(sub))("the session file, then subagents/agent-*.jsonl: the subagent's items nest under its Agent call, every turn closes, the verifier is clean", () => {
+    const lines = [main, sub].flatMap((f) => readFileSync(f, "utf8").split("\n").filter((l) => l.trim() !== ""));
+    const n = createNormalizer({ surface: "claude-transcript", ids: counterIds(), clock: steppingClock() });
+    const events = [...lines.flatMap((l, i) => n.pushLine(l, { lineNumber: i + 1 })), ...n.end()];
+    expect(verifyEvents(events).violations.map(formatFinding)).toEqual([]);
+    expect(events.filter((e) => e.raw?.rule === "agentnorm#end")).toEqual([]);
+    const agent = events.find((e) => e.type === "item.completed" && P(e).itemType === "collab_agent_tool_call")!;
+    expect(completedItems(events).filter((i) => i.nested).map((i) => i.type)).toEqual(["user_message", "command_execution", "assistant_message"]);
+    for (const e of events.filter((x) => x.type === "item.started" && x.parentId)) expect(e.parentId).toBe(agent.itemId);
+    // read after the session's file, the subagent's lines come after its call completed: they are a turn of their own
+    // (the live stream, where they arrive while the call is open, keeps them in the turn that started it)
+    expect(turns(events)).toEqual(["started", "completed:completed", "started", "completed:completed", "started", "completed:completed"]);
+  });
+});
