@@ -82,6 +82,10 @@ itemType: "user_message"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 /**
  * The message text.
@@ -97,6 +101,10 @@ itemType: ("assistant_message" | "reasoning" | "review_entered" | "review_exited
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 /**
  * The item's whole text, when the provider carries it whole (deltas stream it otherwise).
@@ -108,6 +116,10 @@ itemType: "plan"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 text?: string
 /**
@@ -123,6 +135,10 @@ itemType: "command_execution"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 command?: string
 cwd?: string
@@ -148,6 +164,10 @@ itemType: "file_change"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 files?: FileChange[]
 toolName?: string
@@ -174,6 +194,10 @@ itemType: ("mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call")
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 /**
  * The canonical tool name (the provider's own for tools agentnorm does not know).
@@ -194,6 +218,10 @@ itemType: "web_search"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 /**
  * The search query, or the URL fetched.
@@ -211,6 +239,10 @@ itemType: "image_view"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 path?: string
 url?: string
@@ -226,6 +258,10 @@ itemType: "unknown"
 status?: ItemStatus
 title?: string
 detail?: string
+/**
+ * The call goes on in the background (a background subagent or shell): the item stays open past its turn's end until the background work completes, and activity nested under it (parentId) keeps its turn.
+ */
+background?: boolean
 data?: unknown
 text?: string
 toolName?: string

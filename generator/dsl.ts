@@ -283,7 +283,21 @@ export interface Table {
   nonJsonLines?: "error" | "warning";
   defaults?: Defaults;
   time?: TimeSpec;
+  /**
+   * A message of one of the table's own kinds (no upstream file) that the runtime maps through the rows once, when
+   * the stream ends (`end()`), before it reports what is still open: for tables that decide something only when
+   * they know nothing more comes (a transcript's last turn end).
+   */
+  atEnd?: AtEndSpec;
   maps?: Record<string, MapSpec>;
   rows: Row[];
   ignored?: Ignored[];
+}
+
+/** `atEnd`: the message `{ <the kind's tag>: match }` is mapped through the rows when the stream ends. */
+export interface AtEndSpec {
+  /** A kind of the table with no upstream `file` (the table's own messages). */
+  kind: string;
+  /** The tag value a row of that kind matches. */
+  match: string;
 }

@@ -91,6 +91,8 @@ export interface TableIR {
   nonJsonLines: "error" | "warning";
   /** Where a message carries its own time (paths on the message, or `meta.<key>`), first that holds one. */
   time?: TimeIR;
+  /** The message mapped when the stream ends (`atEnd:`): its kind and tag value. */
+  atEnd?: { kind: string; method: string };
 }
 export interface TimeIR { from: (Expr & { k: "path" })[]; numbers: "ms" | "s"; line: number }
 
@@ -396,6 +398,13 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     }
   }
   for (const m of maps) if (!usedMaps.has(m.name)) ds.push(src.diag(["maps", m.name], "E301", `map "${m.name}" is never used`, true));
+  let atEnd: { kind: string; method: string } | undefined;
+  if (v.atEnd) {
+    const k = kinds.find((x) => x.kind === v.atEnd!.kind);
+    if (!k || v.upstream.kinds[v.atEnd.kind]?.file !== undefined) ds.push(src.diag(["atEnd", "kind"], "E219", `atEnd kind "${v.atEnd.kind}" must be a kind of the table with no upstream file (the table's own messages)`));
+    else if (!rows.some((r) => r.kind === v.atEnd!.kind && r.methods.includes(v.atEnd!.match))) ds.push(src.diag(["atEnd", "match"], "E219", `no ${v.atEnd.kind} row matches "${v.atEnd.match}", so the end-of-stream message would map to nothing`));
+    else atEnd = { kind: v.atEnd.kind, method: v.atEnd.match };
+  }
 
   const table: TableIR = {
     file, surface: v.surface, provider: v.provider, protocol: v.protocol,
@@ -403,7 +412,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}),
       ...(v.upstream.reports !== undefined ? { reports: String(v.upstream.reports) } : {}), ...(pinnedVersions.length ? { versions: pinnedVersions } : {}),
     },
-    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}),
+    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(atEnd ? { atEnd } : {}),
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
   return { table, diagnostics: dedupe(ds) };

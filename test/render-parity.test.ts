@@ -18,6 +18,7 @@ import { createNormalizer } from "../src/normalize/normalizer.js";
 import { counterIds, steppingClock } from "../src/normalize/ids.js";
 import { createAccumulator, type AccumulatorSnapshot, type Block } from "../src/render/accumulator.js";
 import { defaultBlockFields, renderView } from "./support/render-view.js";
+import { renderSnapshotText } from "../src/render/render-text.js";
 import { LIVE_SHELL } from "./support/codex-live-shell.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -157,6 +158,100 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
       const gone = removeBlocks(live, (b) => b.kind === "status" && only.includes(b.message));
       expect(gone.map((b: any) => b.message)).toEqual(only);
       expect(view(restored, CLAUDE_OMIT)).toEqual(view(live, CLAUDE_OMIT));
+    });
+  }
+});
+
+// ─────────────── Claude Code 2.1.333: SDK stream vs wire vs transcript of the same sessions ───────────────
+
+/**
+ * fixtures/recorded/claude-sdk/2.1.333: each session as SDK stream, wire (the stream-json lines between SDK and CLI)
+ * and transcript. SDK stream and wire render the same groups, side channels included. Against the transcript, the
+ * side channels the transcript does not have are left out as for 2.1.62 (CLAUDE_OMIT), and the background tasks'
+ * cards (`task`: task_started/progress/notification are SDK messages; the transcript has the tool call and its
+ * completion only). A superseded step (a response cut off and sent again whole) is hidden by every UI: left out of the
+ * live view (the transcript does not keep it), each one asserted. What else differs, per scenario, is removed by
+ * CLAUDE_333_DIFFS — each removal asserts what it removes, so a new difference (or a fixed one) fails the test.
+ */
+const DIR_333 = join(REC, "claude-sdk/2.1.333");
+const CLAUDE_333_OMIT = [...CLAUDE_OMIT, "task"];
+const line = (b: any) => `${b.kind} ${String(b.text ?? b.message ?? b.title ?? "").replace(/\s+/g, " ").trim().slice(0, 90)}`;
+/** Remove the blocks `pick` selects from a snapshot; returns them as lines (kind and text). */
+const take = (snap: AccumulatorSnapshot, pick: (b: any) => boolean) => removeBlocks(snap, pick).map(line);
+/** Remove superseded steps (in place); returns their blocks as lines. */
+function dropSuperseded(snap: AccumulatorSnapshot): string[] {
+  const out: string[] = [];
+  const visit = (steps: AccumulatorSnapshot["sessions"][number]["steps"]) => {
+    for (const st of steps) { if (st.superseded) { out.push(...st.blocks.map(line)); st.blocks = []; st.children = []; } visit(st.children); }
+  };
+  for (const x of snap.sessions) { visit(x.steps); for (const t of x.turns) visit(t.steps); }
+  return out;
+}
+const CLAUDE_333_SUPERSEDED: Record<string, string[]> = { "stream-error": ["text A retry repeats a request that failed. It succeeds"] };
+const retry = (b: any) => b.kind === "status" && /^the model call failed \(/.test(b.message);
+const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: AccumulatorSnapshot) => void> = {
+  // the background subagent's own lines are in its own file (subagents/agent-*.jsonl), not in the session's transcript
+  "background-agent": (live) => {
+    expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["tool ls", "terminal a.txt b.txt", "text The directory holds a.txt and b.txt."]);
+  },
+  // the recorder elides Claude Code's own text in transcripts: the /context output
+  "local-command": (live, restored) => {
+    expect(take(live, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("## Context Usage"))).toEqual(["text ## Context Usage **Model:** claude-sonnet-4-6 **Tokens:** 20.2k / 200k (10%) ### Estimated"]);
+    expect(take(restored, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("[elided"))).toEqual(["text [elided: 939 chars of Claude Code's own text]"]);
+  },
+  // retries: the SDK's api_retry and the transcript's api_error line word them differently (one line each, same order)
+  "retry-529": (live, restored) => {
+    expect(take(live, retry)).toEqual(["status the model call failed (529); retrying, attempt 1 of 3 in 0 ms", "status the model call failed (529); retrying, attempt 2 of 3 in 0 ms"]);
+    expect(take(restored, retry)).toEqual(["status the model call failed (529 scripted overload); retrying, attempt 1 of 3", "status the model call failed (529 scripted overload); retrying, attempt 2 of 3"]);
+  },
+  "stream-drop": (live, restored) => {
+    expect(take(live, retry)).toEqual(["status the model call failed (unknown); retrying, attempt 1 of 2 in 0 ms"]);
+    expect(take(restored, retry)).toEqual(["status the model call failed (Connection dropped (ECONNRESET)); retrying, attempt 1 of 2"]);
+  },
+  // the Stop hook that blocked: live, Claude Code's notification; the transcript, the hook's error
+  "stop-hook": (live, restored) => {
+    expect(take(live, (b) => b.kind === "status" && b.message.startsWith("stop hook"))).toEqual(["status stop hook problem · ctrl+o to see"]);
+    expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("hook "))).toEqual(["status hook 00000000-0000-4000-8000-000000000027 failed: Say that the checks passed before stoppi"]);
+  },
+};
+function isNested(snap: AccumulatorSnapshot, b: Block): boolean {
+  let found = false;
+  const visit = (steps: AccumulatorSnapshot["sessions"][number]["steps"], nested: boolean) => {
+    for (const st of steps) { if (nested && st.blocks.includes(b)) found = true; visit(st.children, true); }
+  };
+  for (const x of snap.sessions) for (const t of x.turns) visit(t.steps, false);
+  return found;
+}
+
+describe("render parity: Claude Code 2.1.333 — SDK stream vs wire vs transcript of the same session", () => {
+  const scenarios = existsSync(DIR_333) ? readdirSync(DIR_333).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
+  it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(26));
+  it("the differences name recorded scenarios only", () => {
+    expect([...Object.keys(CLAUDE_333_DIFFS), ...Object.keys(CLAUDE_333_SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
+  });
+  for (const s of scenarios) {
+    it(`${s}: the wire renders as the SDK stream (side channels included)`, () => {
+      const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
+      const wire = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.wire.ndjson`)));
+      // a request's `resolution` is the answer as each transport carries it (the SDK adds the tool use id to canUseTool's
+      // result): the provider's own object, left out; the canonical decision is compared
+      const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; return f; } });
+      expect(wireView(live).length).toBeGreaterThan(0);
+      expect(wireView(wire)).toEqual(wireView(live));
+      // and the text render, line for line (repairs included)
+      expect(renderSnapshotText(wire)).toBe(renderSnapshotText(live));
+    });
+    it(`${s}: the transcript renders as the SDK stream`, () => {
+      const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
+      const restored = accumulateLines("claude-transcript", readLines(join(DIR_333, `${s}.transcript.ndjson`)));
+      expect(dropSuperseded(live)).toEqual(CLAUDE_333_SUPERSEDED[s] ?? []);
+      CLAUDE_333_DIFFS[s]?.(live, restored);
+      expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
+      // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
+      // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
+      for (const x of [live, restored]) removeBlocks(x, (b) => CLAUDE_333_OMIT.includes(b.kind));
+      const text = (x: AccumulatorSnapshot) => renderSnapshotText(x, { problems: false }).split("\n").filter((l) => !l.startsWith("── turn "));
+      expect(text(restored)).toEqual(text(live));
     });
   }
 });

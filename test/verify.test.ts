@@ -144,6 +144,37 @@ describe("verifier rules", () => {
     expect(r.warnings.map((w) => w.rule)).toEqual(["turn-not-started", "item-open-at-end", "turn-open-at-end"]);
   });
 
+  it("after-turn-end: background work outlives its turn — items nested under an open background item of that turn may start after its end; nothing else may", () => {
+    const s = goodSession();
+    const T = { turnId: "trn_2" };
+    s.add("turn.started", {}, T);
+    s.add("item.started", { itemType: "collab_agent_tool_call", status: "inProgress" }, { ...T, itemId: "itm_10" });
+    s.add("item.updated", { itemType: "collab_agent_tool_call", status: "inProgress", background: true }, { ...T, itemId: "itm_10" });
+    s.add("item.started", { itemType: "command_execution", status: "inProgress" }, { ...T, itemId: "itm_11" });
+    s.add("turn.completed", { state: "completed" }, T);
+    const ok1 = s.add("item.started", { itemType: "command_execution", status: "inProgress" }, { ...T, itemId: "itm_12", parentId: "itm_10" });
+    // nested twice: a subagent's own subagent
+    const ok2 = s.add("item.started", { itemType: "assistant_message", status: "inProgress" }, { ...T, itemId: "itm_13", parentId: "itm_12" });
+    s.add("item.completed", { itemType: "assistant_message", status: "completed" }, { ...T, itemId: "itm_13", parentId: "itm_12" });
+    s.add("item.completed", { itemType: "command_execution", status: "completed" }, { ...T, itemId: "itm_12", parentId: "itm_10" });
+    // not under background work: under a foreground item, under nothing
+    const bad1 = s.add("item.started", { itemType: "reasoning", status: "inProgress" }, { ...T, itemId: "itm_14", parentId: "itm_11" });
+    const bad2 = s.add("item.started", { itemType: "reasoning", status: "inProgress" }, { ...T, itemId: "itm_15" });
+    s.add("item.completed", { itemType: "collab_agent_tool_call", status: "completed" }, { ...T, itemId: "itm_10" });
+    // the background item ended: nothing more starts under it
+    const bad3 = s.add("item.started", { itemType: "reasoning", status: "inProgress" }, { ...T, itemId: "itm_16", parentId: "itm_10" });
+    // under a background item of another turn
+    s.add("turn.started", {}, { turnId: "trn_3" });
+    s.add("item.started", { itemType: "dynamic_tool_call", status: "inProgress", background: true }, { turnId: "trn_3", itemId: "itm_17" });
+    s.add("turn.completed", { state: "completed" }, { turnId: "trn_3" });
+    const bad4 = s.add("item.started", { itemType: "reasoning", status: "inProgress" }, { ...T, itemId: "itm_18", parentId: "itm_17" });
+    const ok3 = s.add("item.started", { itemType: "reasoning", status: "inProgress" }, { turnId: "trn_3", itemId: "itm_19", parentId: "itm_17" });
+    const r = verifyEvents(s.out);
+    const after = r.violations.filter((v) => v.rule === "after-turn-end").map((v) => v.sequence);
+    expect(after).toEqual([bad1.sequence, bad2.sequence, bad3.sequence, bad4.sequence]);
+    for (const ok of [ok1, ok2, ok3]) expect(after).not.toContain(ok.sequence);
+  });
+
   it("requests: opened once, resolved once, only if opened; open at end is a warning that says whether it was reported", () => {
     const s = goodSession();
     s.add("request.resolved", { requestType: "unknown" }, { requestId: "req_1" });

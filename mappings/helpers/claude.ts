@@ -121,3 +121,50 @@ export function claudeLocalCommandText(content: unknown): string | undefined {
   const text = (m ? m[1] : content).trim();
   return text === "" ? undefined : text;
 }
+
+/**
+ * A field of a transcript's `<task-notification>` prompt (Claude Code tells the model that background work ended):
+ * the text of its tag `name` (`tool-use-id`, `task-id`, `status`, `summary`); undefined when the text is not such a
+ * notification or has no such tag.
+ */
+export function claudeTaskNotificationTag(content: unknown, name: unknown): string | undefined {
+  const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (typeof (b as any)?.text === "string" ? (b as any).text : "")).join("") : undefined;
+  if (text === undefined || typeof name !== "string" || !/^\s*<task-notification>/.test(text)) return undefined;
+  const open = `<${name}>`, close = `</${name}>`;
+  const a = text.indexOf(open);
+  const b = a < 0 ? -1 : text.indexOf(close, a + open.length);
+  if (b < 0) return undefined;
+  const v = text.slice(a + open.length, b).trim();
+  return v === "" ? undefined : v;
+}
+
+/**
+ * A slash command as the transcript records its prompt (`<command-name>/compact</command-name>
+ * <command-message>…</command-message> <command-args>…</command-args>`): the command as typed (`/compact …`), as the
+ * live stream's prompt shows it; undefined for any other text.
+ */
+export function claudeCommandPrompt(content: unknown): string | undefined {
+  if (typeof content !== "string" || !/^\s*<command-name>/.test(content)) return undefined;
+  const tag = (name: string) => {
+    const a = content.indexOf(`<${name}>`);
+    const b = a < 0 ? -1 : content.indexOf(`</${name}>`, a);
+    return b < 0 ? undefined : content.slice(a + name.length + 2, b).trim();
+  };
+  const name = tag("command-name");
+  if (!name) return undefined;
+  const args = tag("command-args");
+  return args ? `${name} ${args}` : name;
+}
+
+/**
+ * The prompt a UserPromptSubmit hook blocked, from Claude Code's notice ("UserPromptSubmit operation blocked by
+ * hook: … Original prompt: <the prompt>"): the text after the last "Original prompt:"; undefined when there is none.
+ */
+export function claudeBlockedPrompt(content: unknown): string | undefined {
+  if (typeof content !== "string") return undefined;
+  const mark = "Original prompt:";
+  const i = content.lastIndexOf(mark);
+  if (i < 0) return undefined;
+  const prompt = content.slice(i + mark.length).trim();
+  return prompt === "" ? undefined : prompt;
+}

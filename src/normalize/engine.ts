@@ -230,6 +230,16 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     },
     end() {
       const out: CanonicalEvent[] = [];
+      if (table.atEnd) {
+        // the table's own end-of-stream message (atEnd:), mapped before what is still open is reported
+        const m = { [table.tags[table.atEnd.kind]]: table.atEnd.method };
+        try {
+          dispatch(rt, m, { direction: "in", out, depth: 0 });
+        } catch (err) {
+          stats.invalid++;
+          emitRuntime(rt, { out, type: "runtime.error", payload: { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, raw: m });
+        }
+      }
       for (const [k, list] of rt.vars.drain()) {
         for (const h of list) emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with a message still waiting for ${k}`, detail: { key: k } }, raw: h.raw, rule: "agentnorm#end" });
       }

@@ -19,6 +19,9 @@ export interface Entity {
   turn?: Entity;
   /** Turns: their open items (what closeOpen ends), so a turn's end costs what it holds, not what all turns hold. */
   openItems?: Set<Entity>;
+  /** Items: background work (an item event said `background: true`), or nested under such an item when it opened.
+   *  It outlives its turn: closeOpen leaves it open, and its events keep its turn. */
+  background?: "call" | "nested";
   /** The key the entity is stored under (absent for minted entities). */
   key?: string;
   /** Requests: the turn and item the first of request.opened / user-input.requested named (its answer names them too). */

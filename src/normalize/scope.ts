@@ -130,6 +130,41 @@ export class Scope implements RowContext {
   emit(type: string, payload: any, rule = this.rule): void {
     dropUndefined(payload, 0);
     const life = EVENT_LIFE.get(type);
+    const owner = this.backgroundTurn(type, life, payload);
+    if (owner && this.ids.turn !== owner) {
+      // Background work belongs to the turn that started it, also after that turn ended (the canonical model's
+      // background items): its events carry that turn, whichever turn (if any) is current.
+      const saved = this.ids, savedFlags = this.flags;
+      this.ids = { ...saved, turn: owner };
+      this.flags = { ...savedFlags, turn: WAS_OPEN };
+      try { this.emitEvent(type, payload, rule, life, true); } finally { this.ids = saved; this.flags = savedFlags; }
+      return;
+    }
+    this.emitEvent(type, payload, rule, life, owner !== undefined);
+  }
+
+  /**
+   * The turn background work belongs to: for an event of a background item or of an item nested under one (when it
+   * opened), that item's turn; for another event nested (parentId) under an open background item, the parent's turn.
+   * Marks the item: `background: true` in an item event's payload makes it background work; an item opening under
+   * an open background item is nested in it.
+   */
+  private backgroundTurn(type: string, life: ReturnType<typeof EVENT_LIFE.get>, payload: any): Entity | undefined {
+    const item = life?.role === "item" ? this.ids.item : undefined;
+    if (item && payload?.background === true && !(item.life & ROLE_ENDED.item!)) item.background = "call";
+    const parent = this.ids.parent;
+    const bgParent = parent?.background && parent.open && !(parent.life & ROLE_ENDED.item!) && parent.turn ? parent : undefined;
+    if (item) {
+      if (!item.background && bgParent && life!.phase === "opens" && !(item.life & life!.began)) {
+        item.background = "nested";
+        inTurn(item, bgParent.turn);
+      }
+      return item.background ? item.turn : undefined;
+    }
+    return bgParent?.turn;
+  }
+
+  private emitEvent(type: string, payload: any, rule: string, life: ReturnType<typeof EVENT_LIFE.get>, background: boolean): void {
     const e = life ? this.ids[life.role] : undefined;
     if (life && e) {
       // Late or repeated (a duplicated or reordered line): the entity already ended (or began).
@@ -148,7 +183,7 @@ export class Scope implements RowContext {
         return;
       }
       const w = life.within;
-      if (w && this.ids[w.role] && this.ids[w.role]!.life & w.ended) {
+      if (w && !background && this.ids[w.role] && this.ids[w.role]!.life & w.ended) {
         // An entity opening after the one it belongs to ended (an item after its turn) belongs to none.
         const saved = this.ids;
         const ids = { ...saved };
@@ -332,7 +367,8 @@ export class Scope implements RowContext {
     if (!turn) return;
     const items = this.rt.entities.item;
     if (!turn.openItems?.size) return;
-    const left = [...turn.openItems].filter((e) => e.open && e.key !== undefined && items.live.get(e.key) === e);
+    // background work outlives its turn: it completes when the background work ends
+    const left = [...turn.openItems].filter((e) => e.open && !e.background && e.key !== undefined && items.live.get(e.key) === e);
     const saved = this.ids.item;
     const savedFlags = this.flags.item;
     for (const e of left) {

@@ -144,6 +144,8 @@ export interface SurfaceTable {
   input?: (line: unknown, capture?: unknown) => InputMatch | undefined;
   /** How pushLine reports a line that is not JSON (default "error"; "warning" for logs mixing text and JSON). */
   nonJsonLines?: "error" | "warning";
+  /** The table's own message mapped through its rows when the stream ends (`atEnd:`): its kind and tag value. */
+  atEnd?: { kind: string; method: string };
   /** The time a message carries (its events' createdAt), as an ISO date-time; undefined when it carries none. */
   time?: (message: any, cx: { readonly meta: any }) => string | undefined;
   /**

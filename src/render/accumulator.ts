@@ -162,6 +162,9 @@ export interface Step {
   /** True when its item completed as `superseded`: a later item replaced it (e.g. a response cut off and sent again
    *  whole), so a UI hides the step; its blocks are kept for inspection. */
   superseded?: boolean;
+  /** True when its item goes on in the background (`background: true`): it may outlive its turn, and steps nested
+   *  under it may arrive after the turn ended (they are rendered under it, in that turn). */
+  background?: boolean;
   blocks: Block[];
   /** Steps nested under this one (parentId = this itemId), in order of first appearance. */
   children: Step[];
@@ -363,6 +366,7 @@ interface StepState {
   started: boolean;
   completed: boolean;
   superseded?: boolean;
+  background?: boolean;
   blocks: BlockState[];
   blockIndex: Map<string, BlockState>;
   /** The item's own blocks by suffix (text, tool, terminal…). */
@@ -812,6 +816,7 @@ function stepOf(st: StepState, block: (b: BlockState) => Block, step: (x: StepSt
   if (st.parentId !== undefined) out.parentId = st.parentId;
   if (st.providerItemId !== undefined) out.providerItemId = st.providerItemId;
   if (st.superseded) out.superseded = true;
+  if (st.background) out.background = true;
   return out;
 }
 
@@ -937,6 +942,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${e.itemId} after its completion: data applied, status kept`);
     const step = S.itemStep(c, p.itemType);
     if (phase === "started") step.started = true;
+    if (p.background === true) step.background = true;
     // A step is implicit while only later events (delta, request, child) vouch for it.
     if (phase === "started" || (phase === "completed" && !existed)) step.implicit = false;
     c.change.stepId = step.stepId;
@@ -1287,10 +1293,17 @@ function endTurn(S: State, c: Ctx, state: string) {
         if (b.fields.streaming === true) { b.fields.streaming = false; sideChange(c, b); } // e.g. ACP messages have no completion: closed silently
         if (b.kind === "tool" && (b.fields.status === "running" || b.fields.status === "pending")) open = true;
       }
-      if (open && st.itemId && !st.completed) S.problem(c, "open-at-turn-end", `item ${st.itemId} (${st.itemType ?? "unknown"}) was still open when turn ${t.turnId} ended (${t.state})`);
+      // background work outlives its turn (and so does what runs under it)
+      if (open && st.itemId && !st.completed && !inBackground(st)) S.problem(c, "open-at-turn-end", `item ${st.itemId} (${st.itemType ?? "unknown"}) was still open when turn ${t.turnId} ended (${t.state})`);
     }
   };
   visit(t.steps);
+}
+
+/** The step is background work, or nested under background work. */
+function inBackground(st: StepState): boolean {
+  for (let x: StepState | undefined = st; x; x = x.parent) if (x.background) return true;
+  return false;
 }
 
 function filesOfUnifiedDiff(diff: string): DiffFile[] {

@@ -44,7 +44,7 @@ export const VERIFY_RULES = {
   "item-open-at-end": "(warning) an item still open when the stream stops",
   "turn-restarted": "a turn starts once",
   "turn-terminal": "exactly one terminal event per turn: turn.completed or turn.aborted, not both, not twice",
-  "after-turn-end": "no turn.started, and no item starting, in a turn after its terminal event",
+  "after-turn-end": "no turn.started, and no item starting, in a turn after its terminal event (but under an open background item of that turn: background work outlives its turn)",
   "turn-not-started": "(warning) a terminal event for a turn no turn.started opened",
   "turn-open-at-end": "(warning) a turn with no terminal event when the stream stops",
   "turn-before-thread": "a thread's thread.started comes before its first turn.started",
@@ -70,7 +70,13 @@ const REF_OF: Record<string, string> = Object.fromEntries(
   Object.entries(ENVELOPE_FIELD).flatMap(([role, f]) => (REF_FIELD[role as GrammarRole] ? [[f, REF_FIELD[role as GrammarRole]!]] : [])),
 );
 
-interface Lifecycle { started?: number; ended?: number; endedBy?: string; /** requests: the turn and item the opening named */ turnId?: string; itemId?: string }
+interface Lifecycle {
+  started?: number; ended?: number; endedBy?: string;
+  /** requests: the turn and item the opening named; items: the turn the opening named */
+  turnId?: string; itemId?: string;
+  /** items: an event of the item said `background: true` (background work, which may outlive its turn) */
+  background?: boolean;
+}
 
 interface SessionState {
   lastSequence?: number;
@@ -149,11 +155,11 @@ function checkLifecycle(e: any, entity: LifecycleName, phase: LifecyclePhase, s:
   if (phase === "opens") {
     if (x?.ended !== undefined && say("afterEnd", { id, x })) { /* reported */ }
     else if (x) say("again", { id, x });
-    else m.set(id, l.role === "request" ? { started: e.sequence, turnId: e.turnId, itemId: e.itemId } : { started: e.sequence });
+    else m.set(id, l.role === "request" ? { started: e.sequence, turnId: e.turnId, itemId: e.itemId } : l.role === "item" ? { started: e.sequence, turnId: e.turnId } : { started: e.sequence });
     if (l.within && (rules.withinEnded || rules.withinNotOpened)) {
       const pid = e[fieldOf(l.within)];
       const p = typeof pid === "string" ? s.life[l.within].get(pid) : undefined;
-      if (p?.ended !== undefined) say("withinEnded", { id, x: x ?? {}, parent: { id: pid, x: p } });
+      if (p?.ended !== undefined && !backgroundOf(e, pid, s)) say("withinEnded", { id, x: x ?? {}, parent: { id: pid, x: p } });
       else if (typeof pid === "string" && !p && !x) say("withinNotOpened", { id, x: {}, parent: { id: pid, x: {} } });
     }
     return;
@@ -174,6 +180,16 @@ function checkLifecycle(e: any, entity: LifecycleName, phase: LifecyclePhase, s:
       if (x[k] !== undefined && e[k] !== x[k]) report("request-correlation", `${e.type} for request ${id} names ${k} ${e[k] ?? "(none)"}, its ${l.opens[0]} (#${x.started}) ${x[k]}`);
     }
   }
+}
+
+/**
+ * Background work outlives its turn: an item may open in a turn that ended when it is nested (parentId) under an
+ * item of that turn that is background work (an event of it said `background: true`) and still open.
+ */
+function backgroundOf(e: any, turnId: string, s: SessionState): boolean {
+  if (typeof e.parentId !== "string") return false;
+  const p = s.life.item.get(e.parentId);
+  return p !== undefined && p.background === true && p.ended === undefined && p.turnId === turnId;
 }
 
 export interface StreamVerifier {
@@ -247,7 +263,15 @@ export function createVerifier(): StreamVerifier {
         }
       }
       const life = typeof e.type === "string" && Object.hasOwn(EVENT_LIFECYCLE, e.type) ? EVENT_LIFECYCLE[e.type as keyof typeof EVENT_LIFECYCLE] : undefined;
-      if (life) checkLifecycle(e, life.entity, life.phase, s, f);
+      if (life) {
+        checkLifecycle(e, life.entity, life.phase, s, f);
+        // background work: an item that said so, and what opens nested under it (its own nested work outlives the turn too)
+        if (life.entity === "item" && typeof e.itemId === "string") {
+          const x = s.life.item.get(e.itemId);
+          const p = typeof e.parentId === "string" ? s.life.item.get(e.parentId) : undefined;
+          if (x && x.ended === undefined && (e.payload?.background === true || (life.phase === "opens" && p?.background && p.ended === undefined))) x.background = true;
+        }
+      }
       else if (e.type === "runtime.warning" && e.raw?.rule === "agentnorm#end") {
         // The runtime's end-of-stream report: this entity is knowingly open.
         for (const field of REPORTED_FIELDS) if (typeof e[field] === "string") s.reported.add(e[field]);

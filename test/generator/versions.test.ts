@@ -102,3 +102,22 @@ describe("subtypes (subtag) and ignore entries with when", () => {
     expect(diags(table(row("system", "system") + row("reset", "conversation_reset"), ign))).toContainEqual(expect.stringMatching(/^E210 message method "system" is already ignored at line \d+/));
   });
 });
+
+describe("atEnd: the table's own message mapped when the stream ends", () => {
+  const ownKind = HEAD + `    step: { source: claude.sdk.message, tag: agentnormStep }\n`;
+  const rows = `rows:\n${[...OTHERS, "system", "conversation_reset"].map((t) => row(t.replace(/_/g, "-"), t)).join("")}  - rule: the-end
+    kind: step
+    match: end
+    steps: [{ emit: runtime.warning, payload: { message: ended } }]
+    examples: [{ in: { agentnormStep: end }, out: [] }]
+`;
+  it("names a kind of the table's own and a tag value a row of it matches: compiled into the table", () => {
+    const r = load(ownKind + "atEnd: { kind: step, match: end }\n" + rows);
+    expect(r.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([]);
+    expect((r.table as any).atEnd).toEqual({ kind: "step", method: "end" });
+  });
+  it("a kind with an upstream file, or a tag value no row matches, is E219", () => {
+    expect(diags(ownKind + "atEnd: { kind: message, match: end }\n" + rows)).toContainEqual(expect.stringMatching(/^E219 atEnd kind "message" must be a kind of the table with no upstream file/));
+    expect(diags(ownKind + "atEnd: { kind: step, match: finish }\n" + rows)).toContainEqual(`E219 no step row matches "finish", so the end-of-stream message would map to nothing`);
+  });
+});
