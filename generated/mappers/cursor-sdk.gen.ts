@@ -109,8 +109,7 @@ const ID_item_open: IdRef = { role: "item", op: "open", field: "item (value)" };
 const ID_item_open_2: IdRef = { role: "item", op: "open", field: "call_id", required: true };
 const ID_item_close_2: IdRef = { role: "item", op: "close", field: "call_id", required: true };
 const ID_thread_use_2: IdRef = { role: "thread", op: "use", field: "agentId", required: true };
-const ID_thread_use_3: IdRef = { role: "thread", op: "use", field: "userMessage.session_id", required: true };
-const ID_thread_use_4: IdRef = { role: "thread", op: "use", field: "thread (value)" };
+const ID_thread_use_3: IdRef = { role: "thread", op: "use", field: "thread (value)" };
 const ID_parent_use: IdRef = { role: "parent", op: "use", field: "parent (value)" };
 const ID_item_open_3: IdRef = { role: "item", op: "open", field: "callId", required: true };
 const ID_item_close_3: IdRef = { role: "item", op: "close", field: "callId", required: true };
@@ -367,12 +366,12 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
 
 /** mappings/cursor-sdk.yaml:516 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_3, m.userMessage?.session_id);
+  cx.ref(ID_thread_use_3, (m.userMessage?.session_id ?? cx.getVar(["agent"])));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_item_close, joinKey("user", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))));
-  cx.setVar(["agent"], m.userMessage?.session_id);
+  cx.setVar(["agent"], (m.userMessage?.session_id ?? cx.getVar(["agent"])));
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "user_message",
@@ -386,12 +385,12 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
 
 /** mappings/cursor-sdk.yaml:549 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_open, joinKey("text", (cx.meta?.parent ?? cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))), (cx.getVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))]) ?? 0)));
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.text });
@@ -400,12 +399,12 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
 
 /** mappings/cursor-sdk.yaml:585 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close, joinKey("think", (cx.meta?.parent ?? cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))), (cx.getVar(["think", (cx.meta?.parent ?? cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))]) ?? 0)));
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.setVar(["think", (cx.meta?.parent ?? cx.getVar(["tk"]))], add(cx.getVar(["think", (cx.meta?.parent ?? cx.getVar(["tk"]))]), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
@@ -418,12 +417,12 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
 
 /** mappings/cursor-sdk.yaml:615 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_open, joinKey("think", (cx.meta?.parent ?? cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))), (cx.getVar(["think", (cx.meta?.parent ?? cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))]) ?? 0)));
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.text });
@@ -432,12 +431,12 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
 
 /** mappings/cursor-sdk.yaml:645 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_open_3, m.callId);
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.setVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]))], add(cx.getVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]))]), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
@@ -464,12 +463,12 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
 /** mappings/cursor-sdk.yaml:694 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   if (!(m.toolCall?.type === "updateTodos")) return false;
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.wasOpen("item")) cx.setVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]))], add(cx.getVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]))]), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
@@ -495,12 +494,12 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
 
 /** mappings/cursor-sdk.yaml:744 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.wasOpen("item")) cx.setVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]))], add(cx.getVar(["seg", (cx.meta?.parent ?? cx.getVar(["tk"]))]), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
@@ -536,10 +535,10 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
 /** mappings/cursor-sdk.yaml:825 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_item_current);
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.state("item", "itemType") === "command_execution") cx.emit("content.delta", {
     streamKind: "command_output",
     delta: (str(m.event?.value?.data) ?? ""),
@@ -553,11 +552,11 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
 
 /** mappings/cursor-sdk.yaml:855 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_item_open, joinKey("summary", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))), (cx.getVar(["summary"]) ?? 0)));
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
   return true;
@@ -565,11 +564,11 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
 
 /** mappings/cursor-sdk.yaml:877 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_item_open, joinKey("summary", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))), (cx.getVar(["summary"]) ?? 0)));
   if (cx.isNew("turn")) cx.setVar(["tk"], (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
-  cx.setVar(["live", cx.id("turn")], true);
+  cx.setVar(["live", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0)))], true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
   cx.emit("item.updated", { itemType: "context_compaction", status: "inProgress", text: m.summary });
@@ -579,7 +578,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
 
 /** mappings/cursor-sdk.yaml:910 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.ref(ID_item_close, joinKey("summary", (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))), (cx.getVar(["summary"]) ?? 0)));
   cx.setVar(["summary"], add(cx.getVar(["summary"]), 1));
@@ -593,7 +592,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
 /** mappings/cursor-sdk.yaml:934 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   if (!(cx.getVar(["streamed", (cx.getVar(["tk"]) ?? "none")]) != null)) return false;
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, cx.getVar(["tk"]));
   if (m.usage != null) cx.emit("thread.token-usage.updated", {
     usage: m.usage,
@@ -604,7 +603,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
 
 /** mappings/cursor-sdk.yaml:956 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_4, cx.getVar(["agent"]));
+  cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_close, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
   cx.setVar(["tk"], null);
   cx.setVar(["nturn"], add(cx.getVar(["nturn"]), 1));
@@ -620,48 +619,53 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
 /** mappings/cursor-sdk.yaml:989 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
-  cx.replay({ type: "user-message-appended", userMessage: { type: "user_message", session_id: (cx.getVar(["agent"]) ?? "restored"), text: m.turn?.userMessage?.text } });
+  cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.getVar(["agent"]), text: m.turn?.userMessage?.text } });
   for (const s_step of arr(m.turn?.steps)) {
-    cx.replay(s_step);
+    cx.delegate("cursor-sdk", s_step);
   }
-  cx.replay({ type: "turn-ended" });
+  cx.delegate("cursor-sdk", { type: "turn-ended" });
   return true;
 }
 
 /** mappings/cursor-sdk.yaml:1014 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
-    cx.replay(s_step);
+    cx.delegate("cursor-sdk", s_step);
   }
-  cx.replay({ type: "turn-ended" });
+  cx.delegate("cursor-sdk", { type: "turn-ended" });
   return true;
 }
 
 /** mappings/cursor-sdk.yaml:1036 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
-  cx.replay({ type: "tool-call-completed", callId: joinKey("restored", cx.getVar(["restored"])), modelCallId: joinKey("restored", cx.getVar(["restored"])), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
-  cx.replay({ type: "turn-ended" });
+  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.getVar(["restored"])), modelCallId: joinKey("restored", cx.getVar(["restored"])), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
+  cx.delegate("cursor-sdk", { type: "turn-ended" });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1062 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1063 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
-  cx.replay({ type: "text-delta", text: m.message?.text });
+  cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1077 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1078 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
-  cx.replay({ type: "thinking-delta", text: m.message?.text });
-  cx.replay({ type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
+  cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
+  cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1094 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1095 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
-  cx.replay({ type: "tool-call-completed", callId: joinKey("restored", cx.getVar(["restored"])), modelCallId: joinKey("restored", cx.getVar(["restored"])), toolCall: m.message });
+  cx.setVar(["call", (cx.meta?.parent ?? "top")], joinKey("restored", cx.getVar(["restored"])));
+  cx.delegate("cursor-sdk", { type: "tool-call-started", callId: cx.getVar(["call", (cx.meta?.parent ?? "top")]), modelCallId: cx.getVar(["call", (cx.meta?.parent ?? "top")]), toolCall: { type: m.message?.type, args: m.message?.args } });
+  for (const s_sub of arr(m.message?.result?.value?.conversationSteps)) {
+    cx.delegate("cursor-sdk", { type: "tool-call-delta", callId: cx.getVar(["call", (cx.meta?.parent ?? "top")]), modelCallId: cx.getVar(["call", (cx.meta?.parent ?? "top")]), taskUpdate: s_sub });
+  }
+  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: cx.getVar(["call", (cx.meta?.parent ?? "top")]), modelCallId: cx.getVar(["call", (cx.meta?.parent ?? "top")]), toolCall: m.message });
   return true;
 }
 
@@ -781,13 +785,13 @@ export const table: SurfaceTable = {
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1062, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1063, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1077, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1078, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1094, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1095, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -814,14 +818,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1111)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1114)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1117)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1122)",
-    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1125)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1128)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1131)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1134)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1119)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1122)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1125)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1130)",
+    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1133)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1136)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1139)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1142)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any }) => cx.getVar(["live", (cx.getVar(["run", m?.run_id]) ?? m?.run_id)]) != null,

@@ -145,16 +145,16 @@ describe("cursor-sdk: table examples (mappings/cursor-sdk.yaml)", () => {
   it("conversation-agent-turn #1 (mappings/cursor-sdk.yaml:1027)", () => {
     check([], {"type":"agentConversationTurn","turn":{"steps":[{"type":"thinkingMessage","message":{"text":"Hmm","thinkingDurationMs":40}}]}}, [{"type":"turn.started","payload":{}},{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Hmm"}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-shell-turn #1 (mappings/cursor-sdk.yaml:1054)", () => {
+  it("conversation-shell-turn #1 (mappings/cursor-sdk.yaml:1055)", () => {
     check([], {"type":"shellConversationTurn","turn":{"shellCommand":{"command":"git status","workingDirectory":"/w"},"shellOutput":{"stdout":"clean\n","stderr":"","exitCode":0}}}, [{"type":"turn.started","payload":{}},{"type":"item.started","payload":{"itemType":"command_execution","command":"git status"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"clean\n"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed","command":"git status","cwd":"/w","exitCode":0,"output":"clean\n"}},{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
-  it("conversation-step-text #1 (mappings/cursor-sdk.yaml:1071)", () => {
+  it("conversation-step-text #1 (mappings/cursor-sdk.yaml:1072)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"assistantMessage","message":{"text":"Hello"}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"delta":"Hello"}}]);
   });
-  it("conversation-step-thinking #1 (mappings/cursor-sdk.yaml:1087)", () => {
+  it("conversation-step-thinking #1 (mappings/cursor-sdk.yaml:1088)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"thinkingMessage","message":{"text":"Plan","thinkingDurationMs":30}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Plan"}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed","data":{"thinkingDurationMs":30}}}]);
   });
-  it("conversation-step-tool-call #1 (mappings/cursor-sdk.yaml:1104)", () => {
+  it("conversation-step-tool-call #1 (mappings/cursor-sdk.yaml:1112)", () => {
     check([{"type":"user-message-appended","userMessage":{"type":"user_message","session_id":"a1","text":"Hi"}}], {"type":"toolCall","message":{"type":"read","args":{"path":"/w/a.py"},"result":{"status":"success","value":{"fileSize":3,"content":"x=1","totalLines":1}}}}, [{"type":"item.started","payload":{"itemType":"dynamic_tool_call","toolName":"read"}},{"type":"item.completed","payload":{"itemType":"dynamic_tool_call","status":"completed","toolName":"read"}}]);
   });
 });
