@@ -37,7 +37,7 @@ const SESSIONS = ["edit.jsonl", "error.jsonl", "plain-turn.jsonl", "shell.jsonl"
 
 describe("cursor-sdk fixtures: every form normalizes cleanly", () => {
   it("has the fixtures this test names", () => {
-    expect(list("deltas")).toEqual(SESSIONS);
+    expect(list("deltas")).toEqual([...SESSIONS, "summary.jsonl"].sort());
     expect(list("conversation")).toEqual([...SESSIONS, "two-turns-and-shell.jsonl"].sort());
     expect(list("mixed")).toEqual(["cancelled.jsonl", "shell.jsonl", "task-lagging-stream.jsonl"]);
   });
@@ -128,6 +128,13 @@ describe("cursor-sdk interaction updates (onDelta)", () => {
     expect(P(completed(events, "file_change")[0])).toMatchObject({ status: "failed", error: "EACCES: permission denied" });
     expect(P(completed(events, "mcp_tool_call")[0])).toMatchObject({ status: "failed", error: "MCP server docs is not connected" });
     expect(P(events.find((e) => e.type === "turn.completed"))).toMatchObject({ state: "completed" });
+  });
+
+  it("summarizing the conversation: a context_compaction item with the summary, and the summary itself", () => {
+    const events = run(lines("deltas/summary.jsonl"));
+    expect(P(events.find((e) => e.type === "item.updated"))).toMatchObject({ itemType: "context_compaction", text: "The user asked to rename foo to bar; a.py is done." });
+    expect(completed(events, "context_compaction").map((e) => P(e).status)).toEqual(["completed"]);
+    expect(P(events.find((e) => e.type === "tool.summary")).summary).toBe("The user asked to rename foo to bar; a.py is done.");
   });
 
   it("the update kinds carry their own raw source", () => {
