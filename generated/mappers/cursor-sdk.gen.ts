@@ -20,7 +20,7 @@ export type ConversationStepMessage = U.CursorSdkConversationStep;
 /** Any message of the cursor-sdk surface. */
 export type Message = MessageMessage | RunEventMessage | UpdateMessage | ConversationMessage | ConversationStepMessage;
 
-// map "toolKind" (mappings/cursor-sdk.yaml:81)
+// map "toolKind" (mappings/cursor-sdk.yaml:103)
 type V_toolKind = "command_execution" | "file_change" | "mcp_tool_call" | "collab_agent_tool_call" | "plan";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["shell", "command_execution"],
@@ -39,7 +39,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "resultStatus" (mappings/cursor-sdk.yaml:93)
+// map "resultStatus" (mappings/cursor-sdk.yaml:115)
 type V_resultStatus = "completed" | "failed";
 const M_resultStatus: ReadonlyMap<string, V_resultStatus> = new Map([
   ["success", "completed"],
@@ -52,7 +52,7 @@ function map_resultStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_resultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "callStatus" (mappings/cursor-sdk.yaml:96)
+// map "callStatus" (mappings/cursor-sdk.yaml:118)
 type V_callStatus = "completed" | "failed";
 const M_callStatus: ReadonlyMap<string, V_callStatus> = new Map([
   ["completed", "completed"],
@@ -65,7 +65,7 @@ function map_callStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_callStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-sdk.yaml:100)
+// map "todoStatus" (mappings/cursor-sdk.yaml:122)
 type V_todoStatus = "pending" | "inProgress" | "completed";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["pending", "pending"],
@@ -80,7 +80,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "runState" (mappings/cursor-sdk.yaml:104)
+// map "runState" (mappings/cursor-sdk.yaml:126)
 type V_runState = "completed" | "failed" | "cancelled";
 const M_runState: ReadonlyMap<string, V_runState> = new Map([
   ["FINISHED", "completed"],
@@ -115,7 +115,7 @@ const ID_item_open_3: IdRef = { role: "item", op: "open", field: "callId", requi
 const ID_item_close_3: IdRef = { role: "item", op: "close", field: "callId", required: true };
 const ID_item_current: IdRef = { role: "item", op: "current" };
 
-/** mappings/cursor-sdk.yaml:109 — message system → session.started, thread.started, session.configured */
+/** mappings/cursor-sdk.yaml:131 — message system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.agent_id);
   cx.setVar(["agent"], m.agent_id);
@@ -128,7 +128,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:134 — message status → turn.started */
+/** mappings/cursor-sdk.yaml:156 — message status → turn.started */
 function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -141,7 +141,7 @@ function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:156 — message status → turn.completed */
+/** mappings/cursor-sdk.yaml:178 — message status → turn.completed */
 function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!(m.status === "FINISHED")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -156,7 +156,7 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:181 — message status → runtime.error, turn.completed */
+/** mappings/cursor-sdk.yaml:203 — message status → runtime.error, turn.completed */
 function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "ERROR" || m.status === "CANCELLED" || m.status === "EXPIRED"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -177,7 +177,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:214 — message status → runtime.warning */
+/** mappings/cursor-sdk.yaml:236 — message status → runtime.warning */
 function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
@@ -187,14 +187,14 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:229 — message request */
+/** mappings/cursor-sdk.yaml:251 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.setVar(["request", m.run_id], m.request_id);
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:240 — message user → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:262 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -214,7 +214,7 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:268 — message assistant → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:290 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -228,7 +228,7 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:295 — message thinking → item.completed */
+/** mappings/cursor-sdk.yaml:317 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -243,7 +243,7 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:318 — message thinking → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:340 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -254,7 +254,7 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:340 — message tool_call → item.started, item.updated */
+/** mappings/cursor-sdk.yaml:362 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.status === "running")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -282,7 +282,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:378 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:400 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -319,7 +319,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:437 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:459 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -327,7 +327,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:453 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:475 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -338,7 +338,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:469 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:491 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -350,7 +350,7 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:485 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:507 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.getVar(["run", m.runId]) ?? m.runId));
@@ -364,7 +364,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:516 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:538 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, (m.userMessage?.session_id ?? cx.getVar(["agent"])));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -383,7 +383,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:549 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:571 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -397,7 +397,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:585 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:607 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -415,7 +415,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:615 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:637 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -429,7 +429,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:645 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:667 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -460,7 +460,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:694 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:716 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   if (!(m.toolCall?.type === "updateTodos")) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -492,7 +492,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:744 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:766 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -532,7 +532,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:825 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:847 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -550,7 +550,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:855 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:877 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -562,7 +562,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:877 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:899 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -576,7 +576,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:910 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:932 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -589,7 +589,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:934 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:956 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   if (!(cx.getVar(["streamed", (cx.getVar(["tk"]) ?? "none")]) != null)) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -601,7 +601,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:956 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:978 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_close, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -616,7 +616,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:989 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1011 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.getVar(["agent"]), text: m.turn?.userMessage?.text } });
@@ -627,7 +627,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1014 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1036 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -636,7 +636,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1036 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1058 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
   cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.getVar(["restored"])), modelCallId: joinKey("restored", cx.getVar(["restored"])), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
@@ -644,20 +644,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1063 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1085 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1078 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1100 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1095 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1117 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
   cx.setVar(["call", (cx.meta?.parent ?? "top")], joinKey("restored", cx.getVar(["restored"])));
@@ -671,15 +671,15 @@ function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/cursor-sdk.yaml:50 — input wrapper "run-stream-message"
+  // mappings/cursor-sdk.yaml:72 — input wrapper "run-stream-message"
   if (line?.schemaVersion != null && line?.type === "sdk_message") return { wrapper: "run-stream-message", message: line?.message, meta: { agentId: line?.agentId, runId: line?.runId, schemaVersion: line?.schemaVersion } };
-  // mappings/cursor-sdk.yaml:55 — input wrapper "delta-nested"
+  // mappings/cursor-sdk.yaml:77 — input wrapper "delta-nested"
   if (line?.update?.type === "tool-call-delta") return { wrapper: "delta-nested", message: line?.update?.taskUpdate, meta: { parent: line?.update?.callId } };
-  // mappings/cursor-sdk.yaml:60 — input wrapper "delta"
+  // mappings/cursor-sdk.yaml:82 — input wrapper "delta"
   if (line?.update?.type != null) return { wrapper: "delta", message: line?.update };
-  // mappings/cursor-sdk.yaml:64 — input wrapper "nested"
+  // mappings/cursor-sdk.yaml:86 — input wrapper "nested"
   if (line?.type === "tool-call-delta") return { wrapper: "nested", message: line?.taskUpdate, meta: { parent: line?.callId } };
-  // mappings/cursor-sdk.yaml:69 — input wrapper "bare"
+  // mappings/cursor-sdk.yaml:91 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
@@ -696,102 +696,102 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "cursor-sdk#system-init", line: 109, run: r_system_init },
+        { rule: "cursor-sdk#system-init", line: 131, run: r_system_init },
       ],
       "status": [
-        { rule: "cursor-sdk#status-running", line: 134, run: r_status_running },
-        { rule: "cursor-sdk#status-finished", line: 156, run: r_status_finished },
-        { rule: "cursor-sdk#status-ended", line: 181, run: r_status_ended },
-        { rule: "cursor-sdk#status-other", line: 214, run: r_status_other },
+        { rule: "cursor-sdk#status-running", line: 156, run: r_status_running },
+        { rule: "cursor-sdk#status-finished", line: 178, run: r_status_finished },
+        { rule: "cursor-sdk#status-ended", line: 203, run: r_status_ended },
+        { rule: "cursor-sdk#status-other", line: 236, run: r_status_other },
       ],
       "request": [
-        { rule: "cursor-sdk#request", line: 229, run: r_request },
+        { rule: "cursor-sdk#request", line: 251, run: r_request },
       ],
       "user": [
-        { rule: "cursor-sdk#user", line: 240, run: r_user },
+        { rule: "cursor-sdk#user", line: 262, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-sdk#assistant", line: 268, run: r_assistant },
+        { rule: "cursor-sdk#assistant", line: 290, run: r_assistant },
       ],
       "thinking": [
-        { rule: "cursor-sdk#thinking-completed", line: 295, run: r_thinking_completed },
-        { rule: "cursor-sdk#thinking-delta", line: 318, run: r_thinking_delta },
+        { rule: "cursor-sdk#thinking-completed", line: 317, run: r_thinking_completed },
+        { rule: "cursor-sdk#thinking-delta", line: 340, run: r_thinking_delta },
       ],
       "tool_call": [
-        { rule: "cursor-sdk#tool-call-running", line: 340, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 378, run: r_tool_call_ended },
+        { rule: "cursor-sdk#tool-call-running", line: 362, run: r_tool_call_running },
+        { rule: "cursor-sdk#tool-call-ended", line: 400, run: r_tool_call_ended },
       ],
       "task": [
-        { rule: "cursor-sdk#task", line: 437, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 453, run: r_task_status },
+        { rule: "cursor-sdk#task", line: 459, run: r_task },
+        { rule: "cursor-sdk#task-status", line: 475, run: r_task_status },
       ],
       "usage": [
-        { rule: "cursor-sdk#usage", line: 469, run: r_usage },
+        { rule: "cursor-sdk#usage", line: 491, run: r_usage },
       ],
     },
     runEvent: {
       "result": [
-        { rule: "cursor-sdk#run-result", line: 485, run: r_run_result },
+        { rule: "cursor-sdk#run-result", line: 507, run: r_run_result },
       ],
     },
     update: {
       "user-message-appended": [
-        { rule: "cursor-sdk#update-user", line: 516, run: r_update_user },
+        { rule: "cursor-sdk#update-user", line: 538, run: r_update_user },
       ],
       "text-delta": [
-        { rule: "cursor-sdk#update-text", line: 549, run: r_update_text },
+        { rule: "cursor-sdk#update-text", line: 571, run: r_update_text },
       ],
       "thinking-completed": [
-        { rule: "cursor-sdk#update-thinking-completed", line: 585, run: r_update_thinking_completed },
+        { rule: "cursor-sdk#update-thinking-completed", line: 607, run: r_update_thinking_completed },
       ],
       "thinking-delta": [
-        { rule: "cursor-sdk#update-thinking", line: 615, run: r_update_thinking },
+        { rule: "cursor-sdk#update-thinking", line: 637, run: r_update_thinking },
       ],
       "tool-call-started": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 645, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 667, run: r_update_tool_call_running },
       ],
       "partial-tool-call": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 645, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 667, run: r_update_tool_call_running },
       ],
       "tool-call-completed": [
-        { rule: "cursor-sdk#update-todos-completed", line: 694, run: r_update_todos_completed },
-        { rule: "cursor-sdk#update-tool-call-completed", line: 744, run: r_update_tool_call_completed },
+        { rule: "cursor-sdk#update-todos-completed", line: 716, run: r_update_todos_completed },
+        { rule: "cursor-sdk#update-tool-call-completed", line: 766, run: r_update_tool_call_completed },
       ],
       "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 825, run: r_update_shell_output },
+        { rule: "cursor-sdk#update-shell-output", line: 847, run: r_update_shell_output },
       ],
       "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 855, run: r_update_summary_started },
+        { rule: "cursor-sdk#update-summary-started", line: 877, run: r_update_summary_started },
       ],
       "summary": [
-        { rule: "cursor-sdk#update-summary", line: 877, run: r_update_summary },
+        { rule: "cursor-sdk#update-summary", line: 899, run: r_update_summary },
       ],
       "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 910, run: r_update_summary_completed },
+        { rule: "cursor-sdk#update-summary-completed", line: 932, run: r_update_summary_completed },
       ],
       "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 934, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 956, run: r_update_turn_ended },
+        { rule: "cursor-sdk#update-turn-ended-in-run", line: 956, run: r_update_turn_ended_in_run },
+        { rule: "cursor-sdk#update-turn-ended", line: 978, run: r_update_turn_ended },
       ],
     },
     conversation: {
       "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 989, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1014, run: r_conversation_agent_turn },
+        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1011, run: r_conversation_agent_turn_prompt },
+        { rule: "cursor-sdk#conversation-agent-turn", line: 1036, run: r_conversation_agent_turn },
       ],
       "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1036, run: r_conversation_shell_turn },
+        { rule: "cursor-sdk#conversation-shell-turn", line: 1058, run: r_conversation_shell_turn },
       ],
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1063, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1085, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1078, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1100, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1095, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1117, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -818,14 +818,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1119)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1122)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1125)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1130)",
-    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1133)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1136)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1139)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1142)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1141)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1144)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1147)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1152)",
+    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1155)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1158)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1161)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1164)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any }) => cx.getVar(["live", (cx.getVar(["run", m?.run_id]) ?? m?.run_id)]) != null,
