@@ -151,3 +151,19 @@ describe.skipIf(!sdk)("cursor-sdk interaction updates and conversations against 
     });
   }
 });
+
+describe.skipIf(!sdk)("cursor-sdk: the pinned schemas name what @cursor/sdk's zod schemas name", () => {
+  const pinned = (f: string) => JSON.parse(readFileSync(join(DIR, "..", "..", "schemas/upstream/cursor-sdk/1.0.32", f), "utf8"));
+  const tagsOf = (doc: any) => doc.oneOf.map((m: any) => m.properties.type.enum[0]).sort();
+  const zodTags = (s: any) => s.options.map((o: any) => o.shape.type.value).sort();
+  it("update types, a subagent's nested update types and tool variants", () => {
+    const u = pinned("InteractionUpdate.json");
+    expect(tagsOf(u)).toEqual(zodTags(sdk.InteractionUpdateSchema));
+    expect(tagsOf(u.definitions.NestedTaskUpdate)).toEqual(zodTags(sdk.NestedTaskUpdateSchema));
+    expect(tagsOf(u.definitions.ToolCall)).toEqual(zodTags(sdk.ToolCallStartedUpdateSchema.shape.toolCall));
+  });
+  it("conversation turn and step types", () => {
+    expect(tagsOf(pinned("ConversationTurn.json"))).toEqual(zodTags(sdk.ConversationTurnSchema));
+    expect(tagsOf(pinned("ConversationStep.json"))).toEqual(zodTags(sdk.ConversationStepSchema));
+  });
+});
