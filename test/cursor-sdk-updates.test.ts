@@ -39,7 +39,7 @@ describe("cursor-sdk fixtures: every form normalizes cleanly", () => {
   it("has the fixtures this test names", () => {
     expect(list("deltas")).toEqual([...SESSIONS, "summary.jsonl"].sort());
     expect(list("conversation")).toEqual([...SESSIONS, "two-turns-and-shell.jsonl"].sort());
-    expect(list("mixed")).toEqual(["cancelled.jsonl", "shell.jsonl", "task-lagging-stream.jsonl"]);
+    expect(list("mixed")).toEqual(["cancelled.jsonl", "shell.jsonl", "task-lagging-stream.jsonl", "two-runs.jsonl"]);
   });
   for (const sub of ["deltas", "conversation", "mixed"]) {
     for (const f of list(sub)) {
@@ -47,7 +47,8 @@ describe("cursor-sdk fixtures: every form normalizes cleanly", () => {
         const events = run(lines(`${sub}/${f}`));
         for (const e of events) expect(validateCanonicalEvent(e), JSON.stringify(e)).toBe(true);
         expect(verifyEvents(events).violations.map(formatFinding)).toEqual([]);
-        expect(events.filter((e) => e.type.startsWith("runtime.")).map((e) => P(e).message)).toEqual([]);
+        // two-runs: its second run ends with status ERROR, a runtime.error by design
+        expect(events.filter((e) => e.type.startsWith("runtime.")).map((e) => P(e).message)).toEqual(f === "two-runs.jsonl" ? ["The model provider returned an error"] : []);
         const started = events.filter((e) => e.type === "turn.started").length;
         expect(started).toBeGreaterThan(0);
         expect(events.filter((e) => e.type === "turn.completed")).toHaveLength(started);
@@ -199,6 +200,16 @@ describe("cursor-sdk mixed captures (onDelta and run.stream() in one file)", () 
     expect(mixed.filter((e) => e.type === "turn.started")).toHaveLength(1);
     const shape = (es: CanonicalEvent[]) => es.filter((e) => e.type.startsWith("item.") || e.type === "content.delta").map((e) => [e.type, P(e).itemType ?? P(e).streamKind, e.parentId !== undefined]);
     expect(shape(mixed)).toEqual(shape(alone));
+  });
+
+  it("two runs of one agent: two turns (the second's updates open a turn of their own), each prompt and call once", () => {
+    const events = run(lines("mixed/two-runs.jsonl"));
+    expect(events.filter((e) => e.type === "turn.completed").map((e) => P(e).state)).toEqual(["completed", "failed"]);
+    expect(completed(events, "user_message").map((e) => P(e).text)).toEqual(["Say hello", "Rename foo to bar, add b.py, remove c.py"]);
+    expect(completed(events, "file_change")).toHaveLength(3);
+    const turnOf = (t: string) => events.find((e) => e.type === "item.completed" && P(e).text === t)?.turnId;
+    expect(turnOf("Say hello")).not.toBe(turnOf("Rename foo to bar, add b.py, remove c.py"));
+    expect(deltas(events, "assistant_text")).toBe("Hello!Done.");
   });
 
   it("a cancelled run: the command still running fails with the turn, which is cancelled", () => {

@@ -147,6 +147,7 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_close, (cx.getVar(["run", m.run_id]) ?? m.run_id));
   cx.setVar(["tk"], null);
+  cx.setVar(["nturn"], add(cx.getVar(["nturn"]), 1));
   cx.closeOpen("completed", "the run finished before this item's completion was reported");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: "completed",
@@ -156,12 +157,13 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:203 — message status → runtime.error, turn.completed */
+/** mappings/cursor-sdk.yaml:204 — message status → runtime.error, turn.completed */
 function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "ERROR" || m.status === "CANCELLED" || m.status === "EXPIRED"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_close, (cx.getVar(["run", m.run_id]) ?? m.run_id));
   cx.setVar(["tk"], null);
+  cx.setVar(["nturn"], add(cx.getVar(["nturn"]), 1));
   cx.closeOpen("failed", "the run ended before this item completed");
   if ((m.status === "ERROR" || m.status === "EXPIRED")) cx.emit("runtime.error", {
     class: "provider_error",
@@ -177,7 +179,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:236 — message status → runtime.warning */
+/** mappings/cursor-sdk.yaml:238 — message status → runtime.warning */
 function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
@@ -187,14 +189,14 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:251 — message request */
+/** mappings/cursor-sdk.yaml:253 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.setVar(["request", m.run_id], m.request_id);
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:262 — message user → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:264 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -214,7 +216,7 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:290 — message assistant → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:292 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -228,7 +230,7 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:317 — message thinking → item.completed */
+/** mappings/cursor-sdk.yaml:319 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -243,7 +245,7 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:340 — message thinking → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:342 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -254,7 +256,7 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:362 — message tool_call → item.started, item.updated */
+/** mappings/cursor-sdk.yaml:364 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.status === "running")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -282,7 +284,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:400 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:402 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -319,7 +321,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:459 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:461 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -327,7 +329,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:475 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:477 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -338,7 +340,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:491 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:493 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -350,11 +352,12 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:507 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:509 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.getVar(["run", m.runId]) ?? m.runId));
   cx.setVar(["tk"], null);
+  cx.setVar(["nturn"], add(cx.getVar(["nturn"]), 1));
   cx.closeOpen("failed", "the run ended before this item completed");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", {
     state: map_runState(m.status),
@@ -364,7 +367,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:538 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:541 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, (m.userMessage?.session_id ?? cx.getVar(["agent"])));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -383,7 +386,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:571 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:574 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -397,7 +400,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:607 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:610 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -415,7 +418,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:637 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:640 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -429,7 +432,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:667 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:670 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -460,7 +463,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:716 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:719 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   if (!(m.toolCall?.type === "updateTodos")) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -492,7 +495,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:766 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:769 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -532,7 +535,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:847 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:850 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -550,7 +553,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:877 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:880 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -562,7 +565,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:899 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:902 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -576,7 +579,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:932 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:935 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -589,7 +592,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:956 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:959 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   if (!(cx.getVar(["streamed", (cx.getVar(["tk"]) ?? "none")]) != null)) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -601,7 +604,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:978 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:981 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_close, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -616,7 +619,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1011 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1014 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.getVar(["agent"]), text: m.turn?.userMessage?.text } });
@@ -627,7 +630,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1036 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1039 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -636,7 +639,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1058 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1061 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
   cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.getVar(["restored"])), modelCallId: joinKey("restored", cx.getVar(["restored"])), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
@@ -644,20 +647,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1085 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1088 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1100 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1103 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1117 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1120 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
   cx.setVar(["call", (cx.meta?.parent ?? "top")], joinKey("restored", cx.getVar(["restored"])));
@@ -701,97 +704,97 @@ export const table: SurfaceTable = {
       "status": [
         { rule: "cursor-sdk#status-running", line: 156, run: r_status_running },
         { rule: "cursor-sdk#status-finished", line: 178, run: r_status_finished },
-        { rule: "cursor-sdk#status-ended", line: 203, run: r_status_ended },
-        { rule: "cursor-sdk#status-other", line: 236, run: r_status_other },
+        { rule: "cursor-sdk#status-ended", line: 204, run: r_status_ended },
+        { rule: "cursor-sdk#status-other", line: 238, run: r_status_other },
       ],
       "request": [
-        { rule: "cursor-sdk#request", line: 251, run: r_request },
+        { rule: "cursor-sdk#request", line: 253, run: r_request },
       ],
       "user": [
-        { rule: "cursor-sdk#user", line: 262, run: r_user },
+        { rule: "cursor-sdk#user", line: 264, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-sdk#assistant", line: 290, run: r_assistant },
+        { rule: "cursor-sdk#assistant", line: 292, run: r_assistant },
       ],
       "thinking": [
-        { rule: "cursor-sdk#thinking-completed", line: 317, run: r_thinking_completed },
-        { rule: "cursor-sdk#thinking-delta", line: 340, run: r_thinking_delta },
+        { rule: "cursor-sdk#thinking-completed", line: 319, run: r_thinking_completed },
+        { rule: "cursor-sdk#thinking-delta", line: 342, run: r_thinking_delta },
       ],
       "tool_call": [
-        { rule: "cursor-sdk#tool-call-running", line: 362, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 400, run: r_tool_call_ended },
+        { rule: "cursor-sdk#tool-call-running", line: 364, run: r_tool_call_running },
+        { rule: "cursor-sdk#tool-call-ended", line: 402, run: r_tool_call_ended },
       ],
       "task": [
-        { rule: "cursor-sdk#task", line: 459, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 475, run: r_task_status },
+        { rule: "cursor-sdk#task", line: 461, run: r_task },
+        { rule: "cursor-sdk#task-status", line: 477, run: r_task_status },
       ],
       "usage": [
-        { rule: "cursor-sdk#usage", line: 491, run: r_usage },
+        { rule: "cursor-sdk#usage", line: 493, run: r_usage },
       ],
     },
     runEvent: {
       "result": [
-        { rule: "cursor-sdk#run-result", line: 507, run: r_run_result },
+        { rule: "cursor-sdk#run-result", line: 509, run: r_run_result },
       ],
     },
     update: {
       "user-message-appended": [
-        { rule: "cursor-sdk#update-user", line: 538, run: r_update_user },
+        { rule: "cursor-sdk#update-user", line: 541, run: r_update_user },
       ],
       "text-delta": [
-        { rule: "cursor-sdk#update-text", line: 571, run: r_update_text },
+        { rule: "cursor-sdk#update-text", line: 574, run: r_update_text },
       ],
       "thinking-completed": [
-        { rule: "cursor-sdk#update-thinking-completed", line: 607, run: r_update_thinking_completed },
+        { rule: "cursor-sdk#update-thinking-completed", line: 610, run: r_update_thinking_completed },
       ],
       "thinking-delta": [
-        { rule: "cursor-sdk#update-thinking", line: 637, run: r_update_thinking },
+        { rule: "cursor-sdk#update-thinking", line: 640, run: r_update_thinking },
       ],
       "tool-call-started": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 667, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 670, run: r_update_tool_call_running },
       ],
       "partial-tool-call": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 667, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 670, run: r_update_tool_call_running },
       ],
       "tool-call-completed": [
-        { rule: "cursor-sdk#update-todos-completed", line: 716, run: r_update_todos_completed },
-        { rule: "cursor-sdk#update-tool-call-completed", line: 766, run: r_update_tool_call_completed },
+        { rule: "cursor-sdk#update-todos-completed", line: 719, run: r_update_todos_completed },
+        { rule: "cursor-sdk#update-tool-call-completed", line: 769, run: r_update_tool_call_completed },
       ],
       "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 847, run: r_update_shell_output },
+        { rule: "cursor-sdk#update-shell-output", line: 850, run: r_update_shell_output },
       ],
       "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 877, run: r_update_summary_started },
+        { rule: "cursor-sdk#update-summary-started", line: 880, run: r_update_summary_started },
       ],
       "summary": [
-        { rule: "cursor-sdk#update-summary", line: 899, run: r_update_summary },
+        { rule: "cursor-sdk#update-summary", line: 902, run: r_update_summary },
       ],
       "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 932, run: r_update_summary_completed },
+        { rule: "cursor-sdk#update-summary-completed", line: 935, run: r_update_summary_completed },
       ],
       "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 956, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 978, run: r_update_turn_ended },
+        { rule: "cursor-sdk#update-turn-ended-in-run", line: 959, run: r_update_turn_ended_in_run },
+        { rule: "cursor-sdk#update-turn-ended", line: 981, run: r_update_turn_ended },
       ],
     },
     conversation: {
       "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1011, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1036, run: r_conversation_agent_turn },
+        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1014, run: r_conversation_agent_turn_prompt },
+        { rule: "cursor-sdk#conversation-agent-turn", line: 1039, run: r_conversation_agent_turn },
       ],
       "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1058, run: r_conversation_shell_turn },
+        { rule: "cursor-sdk#conversation-shell-turn", line: 1061, run: r_conversation_shell_turn },
       ],
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1085, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1088, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1100, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1103, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1117, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1120, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -818,14 +821,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1141)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1144)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1147)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1152)",
-    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1155)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1158)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1161)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1164)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1144)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1147)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1150)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1155)",
+    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1158)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1161)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1164)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1167)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any }) => cx.getVar(["live", (cx.getVar(["run", m?.run_id]) ?? m?.run_id)]) != null,
