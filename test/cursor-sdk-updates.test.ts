@@ -194,6 +194,13 @@ describe("cursor-sdk mixed captures (onDelta and run.stream() in one file)", () 
     expect(stats.ignored["cursor-sdk#ignored-message-3"]).toBe(copies);
   });
 
+  it("a run-stream message without its run id is an error even in a turn the updates describe, not taken for a copy", () => {
+    const bad = JSON.stringify({ type: "assistant", agent_id: "agent-5b7e2c10-8a3d-4f61-b2c9-0d1e4f6a7c38", message: { role: "assistant", content: [{ type: "text", text: "x" }] } });
+    const events = run([...lines("deltas/plain-turn.jsonl").slice(0, 3), bad, bad]);
+    expect(events.filter((e) => e.type === "runtime.error")).toHaveLength(2);
+    expect(events.filter((e) => e.type === "content.delta" && P(e).delta === "x")).toEqual([]);
+  });
+
   it("a stream lagging behind the updates (its status after the first updates): still one turn, the task's nested activity once", () => {
     const mixed = run(lines("mixed/task-lagging-stream.jsonl"));
     const alone = run(lines("deltas/task.jsonl"));

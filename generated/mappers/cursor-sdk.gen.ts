@@ -133,9 +133,9 @@ function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx:
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_open, (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
-  cx.setVar(["run", m.run_id], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
-  cx.setVar(["tk"], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
-  cx.setVar(["streamed", (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id)], true);
+  if (m.run_id != null) cx.setVar(["run", m.run_id], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
+  if (m.run_id != null) cx.setVar(["tk"], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
+  if (m.run_id != null) cx.setVar(["streamed", (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id)], true);
   cx.setVar(["agent"], m.agent_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
@@ -202,9 +202,9 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
   cx.ref(ID_thread_use, m.agent_id);
   cx.ref(ID_turn_open, (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
   cx.ref(ID_item_close, joinKey("user", m.run_id));
-  cx.setVar(["run", m.run_id], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
-  cx.setVar(["tk"], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
-  cx.setVar(["streamed", (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id)], true);
+  if (m.run_id != null) cx.setVar(["run", m.run_id], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
+  if (m.run_id != null) cx.setVar(["tk"], (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id));
+  if (m.run_id != null) cx.setVar(["streamed", (cx.getVar(["run", m.run_id]) ?? cx.getVar(["tk"]) ?? m.run_id)], true);
   cx.setVar(["agent"], m.agent_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.emit("item.completed", {
@@ -824,14 +824,14 @@ export const table: SurfaceTable = {
     "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1144)",
     "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1147)",
     "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1150)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1155)",
-    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1158)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1161)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1164)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1167)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1156)",
+    "cursor-sdk#ignored-update-5": "a model step's boundaries (stepId, stepDurationMs): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (mappings/cursor-sdk.yaml:1159)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1162)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1165)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1168)",
   },
   ignoreWhen: {
-    "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any }) => cx.getVar(["live", (cx.getVar(["run", m?.run_id]) ?? m?.run_id)]) != null,
+    "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any }) => m?.run_id != null && cx.getVar(["live", (cx.getVar(["run", m?.run_id]) ?? m?.run_id)]) != null,
     "cursor-sdk#ignored-update-8": (m: any, cx: { getVar(key: unknown[]): any }) => (m?.event?.case === "start" || m?.event?.case === "exit" || m?.event?.case === "backgrounded" || m?.event?.case === "hook_context"),
   },
 };
