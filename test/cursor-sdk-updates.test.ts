@@ -92,10 +92,11 @@ describe("cursor-sdk interaction updates (onDelta)", () => {
     expect(P(events.find((e) => e.type === "item.updated"))).toMatchObject({ itemType: "file_change", input: { fileText: "print('b')\n" } });
   });
 
-  it("every other tool variant: mcp_tool_call with its server, the rest dynamic_tool_call named by the variant", () => {
+  it("every other tool variant: mcp_tool_call with its server, generateImage an image_view of its file, the rest dynamic_tool_call named by the variant", () => {
     const events = run(lines("deltas/tools.jsonl"));
     expect(P(completed(events, "mcp_tool_call")[0])).toMatchObject({ status: "completed", server: "docs", toolName: "search" });
-    expect(completed(events, "dynamic_tool_call").map((e) => P(e).toolName)).toEqual(["grep", "glob", "read", "ls", "readLints", "semSearch", "generateImage", "recordScreen"]);
+    expect(completed(events, "dynamic_tool_call").map((e) => P(e).toolName)).toEqual(["grep", "glob", "read", "ls", "readLints", "semSearch", "recordScreen"]);
+    expect(P(completed(events, "image_view")[0])).toMatchObject({ status: "completed", toolName: "generateImage", path: "/w/logo.png" });
   });
 
   it("a subagent task: a collab_agent_tool_call with the subagent's reasoning, tool call and text under it", () => {

@@ -20,8 +20,14 @@ export type ConversationStepMessage = U.CursorSdkConversationStep;
 /** Any message of the cursor-sdk surface. */
 export type Message = MessageMessage | RunEventMessage | UpdateMessage | ConversationMessage | ConversationStepMessage;
 
-// map "toolKind" (mappings/cursor-sdk.yaml:104)
-type V_toolKind = "command_execution" | "file_change" | "mcp_tool_call" | "collab_agent_tool_call" | "plan";
+// map "toolKind" (mappings/cursor-sdk.yaml:105)
+type V_toolKind =
+  | "command_execution"
+  | "file_change"
+  | "mcp_tool_call"
+  | "collab_agent_tool_call"
+  | "plan"
+  | "image_view";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["shell", "command_execution"],
   ["write", "file_change"],
@@ -31,6 +37,7 @@ const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["task", "collab_agent_tool_call"],
   ["updateTodos", "plan"],
   ["createPlan", "plan"],
+  ["generateImage", "image_view"],
 ]);
 
 function map_toolKind(v: unknown): V_toolKind | "dynamic_tool_call";
@@ -39,7 +46,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "resultStatus" (mappings/cursor-sdk.yaml:116)
+// map "resultStatus" (mappings/cursor-sdk.yaml:118)
 type V_resultStatus = "completed" | "failed";
 const M_resultStatus: ReadonlyMap<string, V_resultStatus> = new Map([
   ["success", "completed"],
@@ -52,7 +59,7 @@ function map_resultStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_resultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "callStatus" (mappings/cursor-sdk.yaml:119)
+// map "callStatus" (mappings/cursor-sdk.yaml:121)
 type V_callStatus = "completed" | "failed";
 const M_callStatus: ReadonlyMap<string, V_callStatus> = new Map([
   ["completed", "completed"],
@@ -65,7 +72,7 @@ function map_callStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_callStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-sdk.yaml:123)
+// map "todoStatus" (mappings/cursor-sdk.yaml:125)
 type V_todoStatus = "pending" | "inProgress" | "completed";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["pending", "pending"],
@@ -80,7 +87,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "runState" (mappings/cursor-sdk.yaml:127)
+// map "runState" (mappings/cursor-sdk.yaml:129)
 type V_runState = "completed" | "failed" | "cancelled";
 const M_runState: ReadonlyMap<string, V_runState> = new Map([
   ["FINISHED", "completed"],
@@ -115,7 +122,7 @@ const ID_item_open_3: IdRef = { role: "item", op: "open", field: "callId", requi
 const ID_item_close_3: IdRef = { role: "item", op: "close", field: "callId", required: true };
 const ID_item_current: IdRef = { role: "item", op: "current" };
 
-/** mappings/cursor-sdk.yaml:132 — message system → session.started, thread.started, session.configured */
+/** mappings/cursor-sdk.yaml:134 — message system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.agent_id);
   cx.setVar(["agent"], m.agent_id);
@@ -128,7 +135,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:157 — message status → turn.started */
+/** mappings/cursor-sdk.yaml:159 — message status → turn.started */
 function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -141,7 +148,7 @@ function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:179 — message status → turn.completed */
+/** mappings/cursor-sdk.yaml:181 — message status → turn.completed */
 function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!(m.status === "FINISHED")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -157,7 +164,7 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:205 — message status → runtime.error, turn.completed */
+/** mappings/cursor-sdk.yaml:207 — message status → runtime.error, turn.completed */
 function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "ERROR" || m.status === "CANCELLED" || m.status === "EXPIRED"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -179,7 +186,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:239 — message status → runtime.warning */
+/** mappings/cursor-sdk.yaml:241 — message status → runtime.warning */
 function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
@@ -189,14 +196,14 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:254 — message request */
+/** mappings/cursor-sdk.yaml:256 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.setVar(["request", m.run_id], m.request_id);
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:265 — message user → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:267 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -216,7 +223,7 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:293 — message assistant → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:295 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -230,7 +237,7 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:320 — message thinking → item.completed */
+/** mappings/cursor-sdk.yaml:322 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -245,7 +252,7 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:343 — message thinking → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:345 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -256,7 +263,7 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:365 — message tool_call → item.started, item.updated */
+/** mappings/cursor-sdk.yaml:367 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.status === "running")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -284,7 +291,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:403 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:405 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -315,13 +322,14 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
     durationMs: h_content.when(map_toolKind(m.name), "command_execution", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "durationMs")),
     files: h_content.when(map_toolKind(m.name), "file_change", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "files")),
     server: h_content.when(map_toolKind(m.name), "mcp_tool_call", h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "server")),
+    path: h_content.when(map_toolKind(m.name), "image_view", (m.result?.value?.filePath ?? m.args?.filePath)),
     output: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "output"),
     error: h_cursor.cursorSdkToolContent(m.name, m.args, m.result, "error"),
   });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:462 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:465 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -329,7 +337,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:478 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:481 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -340,7 +348,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:494 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:497 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   if (!(cx.getVar(["live", (cx.getVar(["run", m.run_id]) ?? m.run_id)]) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -352,7 +360,7 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:510 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:513 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.getVar(["run", m.runId]) ?? m.runId));
@@ -367,7 +375,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:542 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:545 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, (m.userMessage?.session_id ?? cx.getVar(["agent"])));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -386,7 +394,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:575 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:578 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -400,7 +408,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:611 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:614 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -418,7 +426,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:641 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:644 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -432,7 +440,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:671 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:674 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -463,7 +471,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:720 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:723 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   if (!(m.toolCall?.type === "updateTodos")) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -495,7 +503,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:770 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:773 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -529,13 +537,14 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
     durationMs: h_content.when(map_toolKind(m.toolCall?.type), "command_execution", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "durationMs")),
     files: h_content.when(map_toolKind(m.toolCall?.type), "file_change", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "files")),
     server: h_content.when(map_toolKind(m.toolCall?.type), "mcp_tool_call", h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "server")),
+    path: h_content.when(map_toolKind(m.toolCall?.type), "image_view", (m.toolCall?.result?.value?.filePath ?? m.toolCall?.args?.filePath)),
     output: (h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "output") ?? h_content.when(map_toolKind(m.toolCall?.type), "collab_agent_tool_call", m.toolCall?.result?.value)),
     error: h_cursor.cursorSdkToolContent(m.toolCall?.type, m.toolCall?.args, m.toolCall?.result, "error"),
   });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:852 — update step-completed → item.completed */
+/** mappings/cursor-sdk.yaml:856 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -546,7 +555,7 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:884 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:888 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -564,7 +573,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:914 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:918 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -576,7 +585,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:936 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:940 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_open, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -590,7 +599,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:969 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:973 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_use, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -603,7 +612,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:993 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:997 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   if (!(cx.getVar(["streamed", (cx.getVar(["tk"]) ?? "none")]) != null)) return false;
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
@@ -615,7 +624,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1015 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1019 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, cx.getVar(["agent"]));
   cx.ref(ID_turn_close, (cx.getVar(["tk"]) ?? joinKey("live", (cx.getVar(["nturn"]) ?? 0))));
@@ -630,7 +639,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1048 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1052 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.getVar(["agent"]), text: m.turn?.userMessage?.text } });
@@ -641,7 +650,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1073 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1077 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -650,7 +659,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1095 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1099 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
   cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.getVar(["restored"])), modelCallId: joinKey("restored", cx.getVar(["restored"])), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
@@ -658,20 +667,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1122 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1126 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1137 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1141 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1154 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1158 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   cx.setVar(["restored"], add(cx.getVar(["restored"]), 1));
   cx.setVar(["call", (cx.meta?.parent ?? "top")], joinKey("restored", cx.getVar(["restored"])));
@@ -685,15 +694,15 @@ function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/cursor-sdk.yaml:73 — input wrapper "run-stream-message"
+  // mappings/cursor-sdk.yaml:74 — input wrapper "run-stream-message"
   if (line?.schemaVersion != null && line?.type === "sdk_message") return { wrapper: "run-stream-message", message: line?.message, meta: { agentId: line?.agentId, runId: line?.runId, schemaVersion: line?.schemaVersion } };
-  // mappings/cursor-sdk.yaml:78 — input wrapper "delta-nested"
+  // mappings/cursor-sdk.yaml:79 — input wrapper "delta-nested"
   if (line?.update?.type === "tool-call-delta") return { wrapper: "delta-nested", message: line?.update?.taskUpdate, meta: { parent: line?.update?.callId } };
-  // mappings/cursor-sdk.yaml:83 — input wrapper "delta"
+  // mappings/cursor-sdk.yaml:84 — input wrapper "delta"
   if (line?.update?.type != null) return { wrapper: "delta", message: line?.update };
-  // mappings/cursor-sdk.yaml:87 — input wrapper "nested"
+  // mappings/cursor-sdk.yaml:88 — input wrapper "nested"
   if (line?.type === "tool-call-delta") return { wrapper: "nested", message: line?.taskUpdate, meta: { parent: line?.callId } };
-  // mappings/cursor-sdk.yaml:92 — input wrapper "bare"
+  // mappings/cursor-sdk.yaml:93 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
@@ -710,105 +719,105 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "cursor-sdk#system-init", line: 132, run: r_system_init },
+        { rule: "cursor-sdk#system-init", line: 134, run: r_system_init },
       ],
       "status": [
-        { rule: "cursor-sdk#status-running", line: 157, run: r_status_running },
-        { rule: "cursor-sdk#status-finished", line: 179, run: r_status_finished },
-        { rule: "cursor-sdk#status-ended", line: 205, run: r_status_ended },
-        { rule: "cursor-sdk#status-other", line: 239, run: r_status_other },
+        { rule: "cursor-sdk#status-running", line: 159, run: r_status_running },
+        { rule: "cursor-sdk#status-finished", line: 181, run: r_status_finished },
+        { rule: "cursor-sdk#status-ended", line: 207, run: r_status_ended },
+        { rule: "cursor-sdk#status-other", line: 241, run: r_status_other },
       ],
       "request": [
-        { rule: "cursor-sdk#request", line: 254, run: r_request },
+        { rule: "cursor-sdk#request", line: 256, run: r_request },
       ],
       "user": [
-        { rule: "cursor-sdk#user", line: 265, run: r_user },
+        { rule: "cursor-sdk#user", line: 267, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-sdk#assistant", line: 293, run: r_assistant },
+        { rule: "cursor-sdk#assistant", line: 295, run: r_assistant },
       ],
       "thinking": [
-        { rule: "cursor-sdk#thinking-completed", line: 320, run: r_thinking_completed },
-        { rule: "cursor-sdk#thinking-delta", line: 343, run: r_thinking_delta },
+        { rule: "cursor-sdk#thinking-completed", line: 322, run: r_thinking_completed },
+        { rule: "cursor-sdk#thinking-delta", line: 345, run: r_thinking_delta },
       ],
       "tool_call": [
-        { rule: "cursor-sdk#tool-call-running", line: 365, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 403, run: r_tool_call_ended },
+        { rule: "cursor-sdk#tool-call-running", line: 367, run: r_tool_call_running },
+        { rule: "cursor-sdk#tool-call-ended", line: 405, run: r_tool_call_ended },
       ],
       "task": [
-        { rule: "cursor-sdk#task", line: 462, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 478, run: r_task_status },
+        { rule: "cursor-sdk#task", line: 465, run: r_task },
+        { rule: "cursor-sdk#task-status", line: 481, run: r_task_status },
       ],
       "usage": [
-        { rule: "cursor-sdk#usage", line: 494, run: r_usage },
+        { rule: "cursor-sdk#usage", line: 497, run: r_usage },
       ],
     },
     runEvent: {
       "result": [
-        { rule: "cursor-sdk#run-result", line: 510, run: r_run_result },
+        { rule: "cursor-sdk#run-result", line: 513, run: r_run_result },
       ],
     },
     update: {
       "user-message-appended": [
-        { rule: "cursor-sdk#update-user", line: 542, run: r_update_user },
+        { rule: "cursor-sdk#update-user", line: 545, run: r_update_user },
       ],
       "text-delta": [
-        { rule: "cursor-sdk#update-text", line: 575, run: r_update_text },
+        { rule: "cursor-sdk#update-text", line: 578, run: r_update_text },
       ],
       "thinking-completed": [
-        { rule: "cursor-sdk#update-thinking-completed", line: 611, run: r_update_thinking_completed },
+        { rule: "cursor-sdk#update-thinking-completed", line: 614, run: r_update_thinking_completed },
       ],
       "thinking-delta": [
-        { rule: "cursor-sdk#update-thinking", line: 641, run: r_update_thinking },
+        { rule: "cursor-sdk#update-thinking", line: 644, run: r_update_thinking },
       ],
       "tool-call-started": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 671, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 674, run: r_update_tool_call_running },
       ],
       "partial-tool-call": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 671, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 674, run: r_update_tool_call_running },
       ],
       "tool-call-completed": [
-        { rule: "cursor-sdk#update-todos-completed", line: 720, run: r_update_todos_completed },
-        { rule: "cursor-sdk#update-tool-call-completed", line: 770, run: r_update_tool_call_completed },
+        { rule: "cursor-sdk#update-todos-completed", line: 723, run: r_update_todos_completed },
+        { rule: "cursor-sdk#update-tool-call-completed", line: 773, run: r_update_tool_call_completed },
       ],
       "step-completed": [
-        { rule: "cursor-sdk#update-step-completed", line: 852, run: r_update_step_completed },
+        { rule: "cursor-sdk#update-step-completed", line: 856, run: r_update_step_completed },
       ],
       "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 884, run: r_update_shell_output },
+        { rule: "cursor-sdk#update-shell-output", line: 888, run: r_update_shell_output },
       ],
       "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 914, run: r_update_summary_started },
+        { rule: "cursor-sdk#update-summary-started", line: 918, run: r_update_summary_started },
       ],
       "summary": [
-        { rule: "cursor-sdk#update-summary", line: 936, run: r_update_summary },
+        { rule: "cursor-sdk#update-summary", line: 940, run: r_update_summary },
       ],
       "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 969, run: r_update_summary_completed },
+        { rule: "cursor-sdk#update-summary-completed", line: 973, run: r_update_summary_completed },
       ],
       "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 993, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 1015, run: r_update_turn_ended },
+        { rule: "cursor-sdk#update-turn-ended-in-run", line: 997, run: r_update_turn_ended_in_run },
+        { rule: "cursor-sdk#update-turn-ended", line: 1019, run: r_update_turn_ended },
       ],
     },
     conversation: {
       "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1048, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1073, run: r_conversation_agent_turn },
+        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1052, run: r_conversation_agent_turn_prompt },
+        { rule: "cursor-sdk#conversation-agent-turn", line: 1077, run: r_conversation_agent_turn },
       ],
       "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1095, run: r_conversation_shell_turn },
+        { rule: "cursor-sdk#conversation-shell-turn", line: 1099, run: r_conversation_shell_turn },
       ],
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1122, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1126, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1137, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1141, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1154, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1158, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -834,14 +843,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1178)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1181)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1184)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1190)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1193)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1196)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1199)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1202)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1182)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1185)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1188)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1194)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1197)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1200)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1203)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1206)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any }) => m?.run_id != null && cx.getVar(["live", (cx.getVar(["run", m?.run_id]) ?? m?.run_id)]) != null,
