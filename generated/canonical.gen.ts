@@ -18,8 +18,8 @@ export type RuntimeTaskId = string & { readonly __brand?: "RuntimeTaskId" };
 
 /** One of 5 values (listed at run time as `PROVIDER_KIND_VALUES`). */
 export type ProviderKind = ("codex" | "claude" | "cursor" | "acp" | "opencode")
-/** One of 17 values (listed at run time as `RUNTIME_EVENT_SOURCE_VALUES`). */
-export type RuntimeEventSource = ("codex.app-server.notification" | "codex.app-server.request" | "codex.app-server.response" | "codex.eventmsg" | "codex.sdk.thread-event" | "claude.sdk.message" | "claude.sdk.permission" | "acp.notification" | "acp.request" | "acp.response" | "cursor.acp.notification" | "cursor.acp.request" | "cursor.acp.response" | "cursor.stream-json" | "cursor.sdk.message" | "opencode.event" | "agentnorm.runtime")
+/** One of 19 values (listed at run time as `RUNTIME_EVENT_SOURCE_VALUES`). */
+export type RuntimeEventSource = ("codex.app-server.notification" | "codex.app-server.request" | "codex.app-server.response" | "codex.eventmsg" | "codex.sdk.thread-event" | "claude.sdk.message" | "claude.sdk.permission" | "acp.notification" | "acp.request" | "acp.response" | "cursor.acp.notification" | "cursor.acp.request" | "cursor.acp.response" | "cursor.stream-json" | "cursor.sdk.message" | "cursor.sdk.update" | "cursor.sdk.conversation" | "opencode.event" | "agentnorm.runtime")
 /** One of 16 values (listed at run time as `CANONICAL_ITEM_TYPE_VALUES`). */
 export type CanonicalItemType = ("user_message" | "assistant_message" | "reasoning" | "plan" | "command_execution" | "file_change" | "mcp_tool_call" | "dynamic_tool_call" | "collab_agent_tool_call" | "web_search" | "image_view" | "review_entered" | "review_exited" | "context_compaction" | "error" | "unknown")
 /** One of 8 values (listed at run time as `CANONICAL_REQUEST_TYPE_VALUES`). */
@@ -654,7 +654,7 @@ export type IdKind = keyof typeof ID_PREFIXES;
 /** The canonical stream's contract version (every event's schemaVersion); changes only for a breaking change. */
 export const CANONICAL_SCHEMA_VERSION = 1 as const;
 export const PROVIDER_KIND_VALUES = ["codex","claude","cursor","acp","opencode"] as const;
-export const RUNTIME_EVENT_SOURCE_VALUES = ["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","opencode.event","agentnorm.runtime"] as const;
+export const RUNTIME_EVENT_SOURCE_VALUES = ["codex.app-server.notification","codex.app-server.request","codex.app-server.response","codex.eventmsg","codex.sdk.thread-event","claude.sdk.message","claude.sdk.permission","acp.notification","acp.request","acp.response","cursor.acp.notification","cursor.acp.request","cursor.acp.response","cursor.stream-json","cursor.sdk.message","cursor.sdk.update","cursor.sdk.conversation","opencode.event","agentnorm.runtime"] as const;
 export const CANONICAL_ITEM_TYPE_VALUES = ["user_message","assistant_message","reasoning","plan","command_execution","file_change","mcp_tool_call","dynamic_tool_call","collab_agent_tool_call","web_search","image_view","review_entered","review_exited","context_compaction","error","unknown"] as const;
 export const CANONICAL_REQUEST_TYPE_VALUES = ["command_execution_approval","file_change_approval","apply_patch_approval","exec_command_approval","tool_user_input","dynamic_tool_call","auth_tokens_refresh","unknown"] as const;
 export const SESSION_STATE_VALUES = ["starting","ready","running","waiting","stopped","error"] as const;

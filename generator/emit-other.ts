@@ -151,7 +151,13 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
         for (const ty of types) (events[ty] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
         if (hasDispatch(r.steps)) (events["(dispatch)"] ??= new Set()).add(`${k.kind}:${r.methods.join("|")}`);
       }
-      for (const g of t.ignored.filter((g) => g.kind === k.kind)) for (const m of g.methods) methods[m] = { status: "ignored", reason: g.reason };
+      // An ignore entry with `when` beside rows of the method ignores only some of its messages: the method stays mapped.
+      for (const g of t.ignored.filter((g) => g.kind === k.kind)) {
+        for (const m of g.methods) {
+          if (g.when && methods[m]?.status === "mapped") methods[m].ignoredWhen = g.reason;
+          else methods[m] = { status: "ignored", reason: g.reason };
+        }
+      }
       for (const m of k.upstreamMethods ?? []) if (!methods[m]) methods[m] = { status: "missing" };
       const sorted = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => a.localeCompare(b)));
       // Method patterns (`cursor/*`, `*`) catch methods upstream does not list: counted apart from the mapped methods.

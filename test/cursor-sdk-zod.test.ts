@@ -1,23 +1,35 @@
 /**
- * The cursor-sdk fixtures against the Cursor SDK's own exported zod schemas (`@cursor/sdk` 1.0.32, installed by hand
- * with `npm i --no-save @cursor/sdk@1.0.32`: not a devDependency, as its optional platform packages cannot be locked
- * for `npm ci`; skipped with a notice when it is not installed). The SDK derives its run-stream messages from interaction updates
- * (onDelta): a user message from user-message-appended, assistant text from text-delta, thinking from thinking-delta /
- * thinking-completed, a tool_call from tool-call-started / partial-tool-call / tool-call-completed (its `name`, `args`
- * and `result` are the update's `toolCall`), usage from turn-ended. Each fixture message is turned back into the update
- * it came from and must parse under the package's schema for that update, so the fixtures' tool arguments and results
- * cannot drift from the real shapes; every line must also decode as a local run-stream event (the package's decoder).
+ * The cursor-sdk fixtures against the Cursor SDK's own exported zod schemas (`@cursor/sdk` 1.0.32: not a
+ * devDependency, as its optional platform packages cannot be locked for `npm ci`; install it by hand, either in the
+ * repository with `npm i --no-save @cursor/sdk@1.0.32`, or anywhere else and name that folder in
+ * AGENTNORM_CURSOR_SDK, e.g. `AGENTNORM_CURSOR_SDK=/tmp/cursor-sdk-pkg` after
+ * `npm i --prefix /tmp/cursor-sdk-pkg @cursor/sdk@1.0.32 --ignore-scripts --omit=optional`; skipped with a notice when
+ * it is not found).
+ * - Run streams (fixtures/cursor-sdk/*.jsonl): the SDK derives its run-stream messages from interaction updates
+ *   (onDelta): a user message from user-message-appended, assistant text from text-delta, thinking from
+ *   thinking-delta / thinking-completed, a tool_call from tool-call-started / partial-tool-call / tool-call-completed
+ *   (its `name`, `args` and `result` are the update's `toolCall`), usage from turn-ended. Each fixture message is
+ *   turned back into the update it came from and must parse under the package's schema for that update, so the
+ *   fixtures' tool arguments and results cannot drift from the real shapes; every line must also decode as a local
+ *   run-stream event (the package's decoder).
+ * - Interaction updates (deltas/, and the update lines of mixed/): each must parse under InteractionUpdateSchema (and
+ *   its own exported schema, and a subagent's nested update under NestedTaskUpdateSchema) and parse to itself: the
+ *   schemas drop keys they do not know, so a misspelt or invented field fails.
+ * - Restored conversations (conversation/): each turn under ConversationTurnSchema, each step (a task's subagent steps
+ *   too) under ConversationStepSchema, likewise parsing to themselves.
  * Nothing of the package is copied; the test only calls it.
  */
 import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "cursor-sdk");
-const SDK_PACKAGE = "@cursor/sdk"; // a variable: the type checker must not require the package
+const ELSEWHERE = process.env.AGENTNORM_CURSOR_SDK;
+// a variable: the type checker must not require the package
+const SDK_PACKAGE = ELSEWHERE ? pathToFileURL(join(ELSEWHERE, "node_modules", "@cursor", "sdk", "dist", "esm", "index.js")).href : "@cursor/sdk";
 const sdk: any = await import(SDK_PACKAGE).catch((e: unknown) => {
-  console.warn(`cursor-sdk-zod: @cursor/sdk is not installed (npm i --no-save @cursor/sdk@1.0.32), the fixtures are not checked against its zod schemas: ${String((e as Error)?.message ?? e).split("\n")[0]}`);
+  console.warn(`cursor-sdk-zod: @cursor/sdk is not installed (npm i --no-save @cursor/sdk@1.0.32, or AGENTNORM_CURSOR_SDK=<a folder where it is installed>), the fixtures are not checked against its zod schemas: ${String((e as Error)?.message ?? e).split("\n")[0]}`);
   return undefined;
 });
 
@@ -79,4 +91,79 @@ describe.skipIf(!sdk)("cursor-sdk fixtures against @cursor/sdk's zod schemas", (
       }
     });
   }
+});
+
+const sub = (d: string) => readdirSync(join(DIR, d)).filter((f) => f.endsWith(".jsonl")).sort().map((f) => `${d}/${f}`);
+/** The exported schema of one update type (`text-delta` → TextDeltaUpdateSchema), when the package exports it. */
+const ownSchema = (type: string) => sdk?.[`${type.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join("")}UpdateSchema`];
+/** A fixture value parses under a zod schema, to itself (no key the schema does not know). */
+function expectParses(schema: any, value: unknown, what: string) {
+  const r = schema.safeParse(value);
+  expect(r.success, `${what}: ${JSON.stringify(value)}\n${r.success ? "" : JSON.stringify(r.error.issues)}`).toBe(true);
+  expect(r.data, `${what}: a key the schema does not know`).toEqual(value);
+}
+
+describe.skipIf(!sdk)("cursor-sdk interaction updates and conversations against @cursor/sdk's zod schemas", () => {
+  it("the check itself rejects a wrong shape (an invented field, a tool variant that does not exist)", () => {
+    expect(sdk.InteractionUpdateSchema.safeParse({ type: "text-delta", text: "x", txet: "y" }).data).not.toEqual({ type: "text-delta", text: "x", txet: "y" });
+    expect(sdk.InteractionUpdateSchema.safeParse({ type: "tool-call-started", callId: "c", modelCallId: "m", toolCall: { type: "teleport", args: {} } }).success).toBe(false);
+  });
+
+  for (const f of [...sub("deltas"), ...sub("mixed")]) {
+    it(`${f}: every update is a valid interaction update`, () => {
+      let checked = 0;
+      for (const l of read(f)) {
+        const u = l.update ?? (typeof l.type === "string" && /-/.test(l.type) ? l : undefined);
+        if (!u) continue;
+        expectParses(sdk.InteractionUpdateSchema, u, `${f} ${u.type}`);
+        if (ownSchema(u.type)) expectParses(ownSchema(u.type), u, `${f} ${u.type} (its own schema)`);
+        if (u.type === "tool-call-delta") expectParses(sdk.NestedTaskUpdateSchema, u.taskUpdate, `${f} nested ${u.taskUpdate?.type}`);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(3);
+    });
+  }
+
+  it("the update fixtures use every update type and every tool variant the package knows", () => {
+    const types = new Set<string>();
+    const tools = new Set<string>();
+    for (const f of [...sub("deltas"), ...sub("mixed")]) for (const l of read(f)) {
+      const u = l.update ?? l;
+      types.add(u.type);
+      if (u.toolCall) tools.add(u.toolCall.type);
+      if (u.taskUpdate) types.add(`nested ${u.taskUpdate.type}`);
+    }
+    const members = sdk.InteractionUpdateSchema.options.map((o: any) => o.shape.type.value).sort();
+    expect(members.filter((t: string) => !types.has(t)), "update types no fixture has").toEqual([]);
+    const variants = sdk.ToolCallStartedUpdateSchema.shape.toolCall.options.map((o: any) => o.shape.type.value).sort();
+    expect(variants.filter((t: string) => !tools.has(t)), "tool variants no fixture has").toEqual([]);
+  });
+
+  for (const f of sub("conversation")) {
+    it(`${f}: every turn is a valid conversation turn, every step a valid step`, () => {
+      const steps = (xs: any[]): any[] => xs.flatMap((s) => [s, ...(Array.isArray(s.message?.result?.value?.conversationSteps) ? steps(s.message.result.value.conversationSteps) : [])]);
+      let checked = 0;
+      for (const t of read(f)) {
+        expectParses(sdk.ConversationTurnSchema, t, `${f} ${t.type}`);
+        for (const s of steps(t.turn.steps ?? [])) { expectParses(sdk.ConversationStepSchema, s, `${f} ${s.type}`); checked++; }
+      }
+      expect(checked).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe.skipIf(!sdk)("cursor-sdk: the pinned schemas name what @cursor/sdk's zod schemas name", () => {
+  const pinned = (f: string) => JSON.parse(readFileSync(join(DIR, "..", "..", "schemas/upstream/cursor-sdk/1.0.32", f), "utf8"));
+  const tagsOf = (doc: any) => doc.oneOf.map((m: any) => m.properties.type.enum[0]).sort();
+  const zodTags = (s: any) => s.options.map((o: any) => o.shape.type.value).sort();
+  it("update types, a subagent's nested update types and tool variants", () => {
+    const u = pinned("InteractionUpdate.json");
+    expect(tagsOf(u)).toEqual(zodTags(sdk.InteractionUpdateSchema));
+    expect(tagsOf(u.definitions.NestedTaskUpdate)).toEqual(zodTags(sdk.NestedTaskUpdateSchema));
+    expect(tagsOf(u.definitions.ToolCall)).toEqual(zodTags(sdk.ToolCallStartedUpdateSchema.shape.toolCall));
+  });
+  it("conversation turn and step types", () => {
+    expect(tagsOf(pinned("ConversationTurn.json"))).toEqual(zodTags(sdk.ConversationTurnSchema));
+    expect(tagsOf(pinned("ConversationStep.json"))).toEqual(zodTags(sdk.ConversationStepSchema));
+  });
 });

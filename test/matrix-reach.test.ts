@@ -26,6 +26,7 @@ const INPUTS: Record<string, string[]> = {
   "claude-permission": files(join(ROOT, "fixtures/claude-permission"), /\.ndjson$/),
   acp: files(join(ROOT, "fixtures/recorded/acp"), /\.ndjson$/).filter((f) => !f.includes(".expected.")),
   "cursor-cli": files(join(DEV, "cursor"), /\.jsonl$/),
+  "cursor-sdk": ["", "deltas", "conversation", "mixed"].flatMap((d) => files(join(ROOT, "fixtures/cursor-sdk", d), /\.jsonl$/)),
   opencode: files(join(ROOT, "fixtures/recorded/opencode"), /^[a-z-]+\.ndjson$/),
   "opencode-history": files(join(ROOT, "fixtures/recorded/opencode"), /\.messages\.ndjson$/),
   "opencode-run": files(join(DEV, "opencode"), /opencode-run/),

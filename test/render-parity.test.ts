@@ -9,6 +9,7 @@
  *   such as errors (`status`), the turn's cumulative diff (turn/diff/updated) and plan (turn/plan/updated),
  *   session configuration (`mode`: its config comes from a different message in each form);
  * - items or text the provider does not persist, listed per scenario.
+ * cursor-sdk's parity (interaction updates vs run.conversation() of the same session) is in test/cursor-sdk-updates.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, readdirSync } from "node:fs";

@@ -1824,6 +1824,6 @@ export const table: SurfaceTable = {
     "claude-sdk#ignored-wire-3": ["0.3.333"],
   },
   ignoreWhen: {
-    "claude-sdk#ignored-message-1": (m: any) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
+    "claude-sdk#ignored-message-1": (m: any, cx: { getVar(key: unknown[]): any }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
   },
 };

@@ -420,6 +420,6 @@ export const table: SurfaceTable = {
     "claude-transcript#ignored-line-4": ["0.3.333"],
   },
   ignoreWhen: {
-    "claude-transcript#ignored-line-3": (m: any) => m?.attachment?.type !== "hook_blocking_error",
+    "claude-transcript#ignored-line-3": (m: any, cx: { getVar(key: unknown[]): any }) => m?.attachment?.type !== "hook_blocking_error",
   },
 };

@@ -7,6 +7,7 @@ import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import type { Kind, Row, SurfaceTable } from "./table-types.js";
 import type { CanonicalEvent, Direction, NormalizerState } from "./state.js";
 import { emitRuntime, Scope, type MessageAt } from "./scope.js";
+import { varKey } from "./vars.js";
 
 /** A table prepared for dispatch (Maps, so method names like "constructor" or "__proto__" are just unknown). */
 export interface Compiled {
@@ -159,7 +160,7 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
   const ignoredAt = (id: string | undefined, message: unknown) => {
     if (id === undefined || !applies(ct.table.ignoreVersions?.[id])) return undefined;
     const when = ct.table.ignoreWhen?.[id];
-    return !when || when(message) ? id : undefined;
+    return !when || when(message, { getVar: (key) => rt.vars.get(varKey(key)) }) ? id : undefined;
   };
   const tryRows = (rows: readonly Row[] | undefined): boolean => {
     if (!rows) return false;

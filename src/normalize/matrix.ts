@@ -18,7 +18,7 @@ export interface Compatibility {
       versions?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
       /** Kinds with a subtag: the subtypes (of every type) per pinned version, mapped / ignored / missing. */
       subtypes?: Record<string, { total: number; mapped: number; ignored: number; missing: number }>;
-      methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string; versions?: string[] }>;
+      methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string; versions?: string[]; /** mapped, except the messages an ignore entry with `when` catches: its reason */ ignoredWhen?: string }>;
     }>;
     events: Record<string, string[]>;
   }>;
@@ -68,7 +68,7 @@ export function renderCompatibilityMarkdown(c: Compatibility): string {
       lines.push(`### ${k}`, "", "| method | status | canonical events / reason |", "|---|---|---|");
       for (const [m, mv] of Object.entries(kv.methods)) {
         const only = kv.versions && mv.versions && mv.versions.length < Object.keys(kv.versions).length ? ` (${mv.versions.join(", ")} only)` : "";
-        lines.push(`| \`${m}\` | ${mv.status}${only} | ${mv.status === "mapped" ? (mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(dispatch)" : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
+        lines.push(`| \`${m}\` | ${mv.status}${only} | ${mv.status === "mapped" ? ((mv.events ?? []).map((e) => `\`${e}\``).join(", ") || "(dispatch)") + (mv.ignoredWhen ? `; some ignored: ${mv.ignoredWhen.replace(/\|/g, "\\|")}` : "") : (mv.reason ?? "").replace(/\|/g, "\\|")} |`);
       }
       lines.push("");
     }

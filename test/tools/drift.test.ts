@@ -294,6 +294,43 @@ declare type SDKControlZzRequest = {
   });
 });
 
+describe("Cursor (@cursor/sdk): interaction updates and conversations from the exported zod schemas", () => {
+  // A fake package: its dist/esm/index.js exports zod-3-shaped schemas (only `_def` is read) built from the pinned
+  // schemas' type names, plus one new update type and one new tool variant.
+  const pinned = (f: string) => readJson(join(root, "schemas/upstream/cursor-sdk/1.0.32", f));
+  const tags = (f: string) => pinned(f).oneOf.map((m: any) => m.properties.type.enum[0]);
+  const tools = pinned("InteractionUpdate.json").definitions.ToolCall.oneOf.map((m: any) => m.properties.type.enum[0]);
+  const moduleText = (updates: string[], variants: string[]) => `
+const def = (d) => ({ _def: d, isOptional: () => false });
+const lit = (v) => def({ typeName: "ZodLiteral", value: v });
+const obj = (shape) => def({ typeName: "ZodObject", shape: () => shape });
+const union = (xs) => def({ typeName: "ZodDiscriminatedUnion", options: new Map(xs.map((x, i) => [i, x])) });
+const str = def({ typeName: "ZodString" });
+const toolCall = union(${JSON.stringify(variants)}.map((t) => obj({ type: lit(t), args: obj({}) })));
+const update = (t) => ["tool-call-started", "partial-tool-call", "tool-call-completed"].includes(t) ? obj({ type: lit(t), callId: str, modelCallId: str, toolCall }) : obj({ type: lit(t) });
+export const InteractionUpdateSchema = union(${JSON.stringify(updates)}.map(update));
+export const ConversationTurnSchema = union(${JSON.stringify(tags("ConversationTurn.json"))}.map((t) => obj({ type: lit(t), turn: obj({}) })));
+export const ConversationStepSchema = union(${JSON.stringify(tags("ConversationStep.json"))}.map((t) => obj({ type: lit(t), message: obj({}) })));
+`;
+  const install = (updates: string[], variants: string[]) => fakeInstall("@cursor/sdk", "1.1.0", { "dist/esm/index.js": moduleText(updates, variants) });
+
+  it("the pinned types and variants rebuilt: no drift", async () => {
+    const rep = await check(install(tags("InteractionUpdate.json"), tools), "@cursor/sdk");
+    expect(rep.packages[0].reason).toBeUndefined();
+    expect(surface(rep, "cursor-sdk").kinds.map((k) => k.kind)).toEqual(["update", "conversation", "conversationStep"]);
+    expect(rep.exitCode).toBe(EXIT.ok);
+  });
+
+  it("a new update type and a new tool variant are reported", async () => {
+    const rep = await check(install([...tags("InteractionUpdate.json"), "hologram-delta"], [...tools, "teleport"]), "@cursor/sdk");
+    const update = kind(rep, "cursor-sdk", "update");
+    expect(update.newMethods).toEqual([{ method: "hologram-delta", caughtBy: [] }]);
+    expect(update.newFacts.map((f) => f.method).sort()).toEqual(["partial-tool-call", "tool-call-completed", "tool-call-started"]);
+    expect(update.newFacts[0].facts).toEqual(['value toolCall.type = "teleport"']);
+    expect(rep.exitCode).toBe(EXIT.drift);
+  });
+});
+
 describe("npm run drift (the CLI)", () => {
   const cli = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), ...args], { cwd: root, encoding: "utf8" });
 

@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createGenerator } from "ts-json-schema-generator";
 import { deriveAcp } from "../sync/sync-acp-schemas.ts";
 import { Oracle } from "../sync/sync-codex-eventmsg.ts";
@@ -167,6 +168,42 @@ export function claudeMessageUnion(dts: string): { doc: object; undeclared: stri
   return { doc: { title: "SDKMessage (names only)", oneOf }, undeclared };
 }
 
+/** The members of a zod union (discriminated or not). */
+function zodOptions(s: any): any[] {
+  const o = s?._def?.options;
+  return o instanceof Map ? [...o.values()] : Array.isArray(o) ? o : [s];
+}
+
+/**
+ * A zod schema (zod 3, as @cursor/sdk bundles it) as the JSON Schema skeleton the drift inventory reads: objects with
+ * their properties and required keys, literals and enums as `enum`, unions as `oneOf`, arrays, records; lazy
+ * (recursive) schemas are followed `depth` levels.
+ */
+export function zodToJsonSchema(s: any, depth = 8): any {
+  const d = s?._def;
+  if (!d || depth <= 0) return {};
+  switch (d.typeName) {
+    case "ZodObject": {
+      const shape = d.shape();
+      const properties = Object.fromEntries(Object.entries<any>(shape).map(([k, v]) => [k, zodToJsonSchema(v, depth - 1)]));
+      const required = Object.entries<any>(shape).filter(([, v]) => !v.isOptional()).map(([k]) => k);
+      return { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: true };
+    }
+    case "ZodOptional": case "ZodNullable": case "ZodDefault": case "ZodReadonly": return zodToJsonSchema(d.innerType, depth);
+    case "ZodEffects": return zodToJsonSchema(d.schema, depth);
+    case "ZodLazy": return zodToJsonSchema(d.getter(), depth - 1);
+    case "ZodLiteral": return typeof d.value === "string" ? { enum: [d.value] } : { const: d.value };
+    case "ZodEnum": return { enum: [...d.values] };
+    case "ZodUnion": case "ZodDiscriminatedUnion": return { oneOf: zodOptions(s).map((o) => zodToJsonSchema(o, depth)) };
+    case "ZodArray": return { type: "array", items: zodToJsonSchema(d.type, depth - 1) };
+    case "ZodRecord": return { type: "object", additionalProperties: zodToJsonSchema(d.valueType, depth - 1) };
+    case "ZodString": return { type: "string" };
+    case "ZodNumber": return { type: "number" };
+    case "ZodBoolean": return { type: "boolean" };
+    default: return {};
+  }
+}
+
 function writeJson(dir: string, file: string, doc: unknown): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, file), JSON.stringify(doc, null, 2) + "\n");
@@ -260,9 +297,25 @@ export const PACKAGES: PackageSpec[] = [
   },
   {
     name: "@cursor/sdk",
-    surfaces: [],
-    pinned: "none",
-    note: "the Cursor SDK's own message stream (its SDKMessage union: system, user, assistant, tool_call, thinking, status, request, task, usage), a protocol of its own — not cursor-agent's stream-json nor its ACP extensions, which no package publishes; no table follows it yet (version only)",
+    surfaces: ["cursor-sdk"],
+    // its optional platform packages (native binaries) are not read
+    installFlags: ["--omit=optional"],
+    note: "interaction updates, conversation turns and steps from the package's exported zod schemas (update types, tool variants, their fields two levels deep); the run-stream SDKMessage union is a TypeScript type only, followed by its version",
+    async derive(ctx) {
+      const entry = join(ctx.pkgDir, "dist", "esm", "index.js");
+      if (!existsSync(entry)) throw new Error(`${entry} does not exist`);
+      const sdk: any = await import(pathToFileURL(entry).href);
+      const union = (name: string) => {
+        const s = sdk[name];
+        if (!s?._def) throw new Error(`@cursor/sdk@${ctx.version} exports no zod schema ${name}`);
+        return { oneOf: zodOptions(s).map((o) => zodToJsonSchema(o)) };
+      };
+      const dir = join(ctx.work, "cursor-sdk");
+      writeJson(dir, "InteractionUpdate.json", union("InteractionUpdateSchema"));
+      writeJson(dir, "ConversationTurn.json", union("ConversationTurnSchema"));
+      writeJson(dir, "ConversationStep.json", union("ConversationStepSchema"));
+      return [{ surface: "cursor-sdk", dir, maxDepth: 2, kinds: ["update", "conversation", "conversationStep"], note: "from the exported zod schemas" }];
+    },
   },
 ];
 
