@@ -312,7 +312,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   const ignoredByKind = new Map<Kind, [string, string][]>();
   for (const g of t.ignored) ignoredByKind.set(g.kind, [...(ignoredByKind.get(g.kind) ?? []), ...g.methods.map((m) => [m, `${t.surface}#${g.id}`] as [string, string])]);
   const ignoredCode = [...ignoredByKind].map(([k, ms]) => `${k}: {\n${ms.map(([m, id]) => `      ${lit(m)}: ${lit(id)},\n`).join("")}    },`).join("\n    ");
-  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: any, cx: { getVar(key: unknown[]): any }) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
+  const ignoreWhen = t.ignored.filter((g) => g.when?.length).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => ${g.when!.map((c) => condCode(c)).join(" && ")},\n`).join("");
   const ignoreVersions = t.ignored.filter((g) => g.versions).map((g) => `    ${lit(`${t.surface}#${g.id}`)}: ${JSON.stringify(g.versions)},\n`).join("");
   const pinned = t.upstream.versions
     ? `, versions: [${[{ version: t.upstream.version, reports: t.upstream.reports }, ...t.upstream.versions].map((x) => `{ version: ${lit(x.version)}${x.reports !== undefined ? `, reports: ${lit(x.reports)}` : ""} }`).join(", ")}]`

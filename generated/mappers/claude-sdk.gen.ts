@@ -22,11 +22,12 @@ export type UserDialogRequestMessage = { agentnormType: string; [key: string]: a
 export type UserDialogResultMessage = { behavior: string; [key: string]: any };
 export type AnsweredElsewhereMessage = { agentnormType: string; [key: string]: any };
 export type ControlMessage = { subtype: string; [key: string]: any };
+export type StepMessage = { agentnormStep: string; [key: string]: any };
 export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
-export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | WireMessage;
+export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | StepMessage | WireMessage;
 
-// map "decision" (mappings/claude-sdk.yaml:179)
+// map "decision" (mappings/claude-sdk.yaml:182)
 type V_decision = "allow_once" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow", "allow_once"],
@@ -41,7 +42,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/claude-sdk.yaml:186)
+// map "toolName" (mappings/claude-sdk.yaml:189)
 type V_toolName =
   | "shell"
   | "shell_output"
@@ -89,7 +90,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "blockItemType" (mappings/claude-sdk.yaml:210)
+// map "blockItemType" (mappings/claude-sdk.yaml:213)
 type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
@@ -105,7 +106,7 @@ function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/claude-sdk.yaml:219)
+// map "elicitationDecision" (mappings/claude-sdk.yaml:222)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -119,7 +120,7 @@ function map_elicitationDecision(v: unknown, d: unknown = "cancelled"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "dialogDecision" (mappings/claude-sdk.yaml:223)
+// map "dialogDecision" (mappings/claude-sdk.yaml:226)
 type V_dialogDecision = "answered" | "cancelled";
 const M_dialogDecision: ReadonlyMap<string, V_dialogDecision> = new Map([
   ["completed", "answered"],
@@ -132,7 +133,7 @@ function map_dialogDecision(v: unknown, d: unknown = "cancelled"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_dialogDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:227)
+// map "statusState" (mappings/claude-sdk.yaml:230)
 type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
@@ -145,7 +146,7 @@ function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-// map "sessionState" (mappings/claude-sdk.yaml:233)
+// map "sessionState" (mappings/claude-sdk.yaml:236)
 type V_sessionState = "ready" | "running" | "waiting";
 const M_sessionState: ReadonlyMap<string, V_sessionState> = new Map([
   ["idle", "ready"],
@@ -159,7 +160,34 @@ function map_sessionState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_sessionState.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskEndStatus" (mappings/claude-sdk.yaml:237)
+// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:241)
+type V_claudeBackgroundLaunch = "background";
+const M_claudeBackgroundLaunch: ReadonlyMap<string, V_claudeBackgroundLaunch> = new Map([
+  ["async_launched", "background"],
+]);
+
+function map_claudeBackgroundLaunch(v: unknown): V_claudeBackgroundLaunch | undefined;
+function map_claudeBackgroundLaunch<const D>(v: unknown, d: D): V_claudeBackgroundLaunch | D;
+function map_claudeBackgroundLaunch(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBackgroundLaunch.get(String(v)) : undefined) ?? d;
+}
+
+// map "taskItemStatus" (mappings/claude-sdk.yaml:244)
+type V_taskItemStatus = "completed" | "failed";
+const M_taskItemStatus: ReadonlyMap<string, V_taskItemStatus> = new Map([
+  ["completed", "completed"],
+  ["failed", "failed"],
+  ["killed", "failed"],
+  ["stopped", "failed"],
+]);
+
+function map_taskItemStatus(v: unknown): V_taskItemStatus;
+function map_taskItemStatus<const D>(v: unknown, d: D): V_taskItemStatus | D;
+function map_taskItemStatus(v: unknown, d: unknown = "completed"): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskItemStatus.get(String(v)) : undefined) ?? d;
+}
+
+// map "taskEndStatus" (mappings/claude-sdk.yaml:248)
 type V_taskEndStatus = "completed" | "failed" | "stopped";
 const M_taskEndStatus: ReadonlyMap<string, V_taskEndStatus> = new Map([
   ["completed", "completed"],
@@ -173,7 +201,7 @@ function map_taskEndStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:241)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:252)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -185,7 +213,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:244)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:255)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -200,7 +228,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:247)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:258)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -235,7 +263,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:251)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:262)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -271,28 +299,31 @@ const ID_task_use: IdRef = { role: "task", op: "use", field: "task_id" };
 const ID_task_close: IdRef = { role: "task", op: "close", field: "task_id" };
 const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "request (value)" };
 const ID_item_use: IdRef = { role: "item", op: "use", field: "tool_use_id" };
+const ID_parent_use_2: IdRef = { role: "parent", op: "use", field: "parent (value)" };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 const ID_item_close: IdRef = { role: "item", op: "close", field: "uuid" };
-const ID_parent_use_2: IdRef = { role: "parent", op: "use", field: "parent_tool_use_id" };
+const ID_parent_use_3: IdRef = { role: "parent", op: "use", field: "parent_tool_use_id" };
+const ID_item_open: IdRef = { role: "item", op: "open", field: "message.content.0.tool_use_id" };
 const ID_item_close_2: IdRef = { role: "item", op: "close", field: "message.content.0.tool_use_id" };
 const ID_item_mint: IdRef = { role: "item", op: "mint" };
 const ID_item_close_3: IdRef = { role: "item", op: "close", field: "item (value)" };
-const ID_item_open: IdRef = { role: "item", op: "open", field: "message.content.0.id" };
-const ID_item_open_2: IdRef = { role: "item", op: "open", field: "event.content_block.id" };
+const ID_item_open_2: IdRef = { role: "item", op: "open", field: "message.content.0.id" };
+const ID_item_open_3: IdRef = { role: "item", op: "open", field: "event.content_block.id" };
 const ID_item_close_4: IdRef = { role: "item", op: "close", field: "event.content_block.tool_use_id" };
-const ID_item_open_3: IdRef = { role: "item", op: "open", field: "item (value)" };
+const ID_item_open_4: IdRef = { role: "item", op: "open", field: "item (value)" };
 const ID_item_use_2: IdRef = { role: "item", op: "use", field: "item (value)" };
 const ID_item_use_3: IdRef = { role: "item", op: "use", field: "tool_use_id", required: true };
 const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "options.toolUseID" };
 const ID_item_use_4: IdRef = { role: "item", op: "use", field: "options.toolUseID" };
 const ID_request_open_2: IdRef = { role: "request", op: "open", space: "server", field: "options.requestId" };
+const ID_item_close_5: IdRef = { role: "item", op: "close", field: "toolUseId" };
 const ID_request_open_3: IdRef = { role: "request", op: "open", space: "server", field: "request_id", required: true };
 const ID_item_use_5: IdRef = { role: "item", op: "use", field: "request.tool_use_id" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "response.request_id", required: true };
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:256 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:267 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -322,7 +353,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:303 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:314 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -331,16 +362,17 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:320 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:331 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
+  cx.setVarAt(`compactSummaryNext`, true);
   cx.emit("thread.state.changed", { state: "compacted", detail: m.compact_metadata });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:333 — message system → hook.started */
+/** mappings/claude-sdk.yaml:346 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -349,7 +381,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:344 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:357 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -358,7 +390,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:355 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:368 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -374,13 +406,14 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:370 — message system → task.started */
+/** mappings/claude-sdk.yaml:383 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_open, m.task_id);
   cx.ref(ID_parent_use, m.tool_use_id);
+  cx.setVarAt(`taskParent:${m.task_id}`, m.tool_use_id);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: m.description,
@@ -389,7 +422,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:384 — message system → task.progress */
+/** mappings/claude-sdk.yaml:399 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -405,7 +438,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:399 — message system → task.completed */
+/** mappings/claude-sdk.yaml:414 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -418,10 +451,11 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
     summary: m.summary,
     usage: m.usage,
   });
+  cx.replay({ agentnormStep: "background-completed", toolUseId: m.tool_use_id, status: m.status, summary: m.summary, notification: m });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:414 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:431 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -433,7 +467,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:429 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:446 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -452,7 +486,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:445 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:462 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -461,7 +495,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:464 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:481 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -486,7 +520,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:490 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:507 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -508,7 +542,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:512 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:529 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -520,7 +554,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:527 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:544 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -532,7 +566,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:541 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:558 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -544,7 +578,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:555 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:572 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -553,7 +587,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:567 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:584 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -566,7 +600,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:582 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:599 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -575,7 +609,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:597 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:614 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -584,12 +618,13 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:612 — message system → task.completed */
+/** mappings/claude-sdk.yaml:629 — message system → task.completed */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_close, m.task_id);
+  cx.ref(ID_parent_use_2, cx.varAt(`taskParent:${m.task_id}`));
   if (!cx.isStale("task")) cx.emit("task.completed", {
     taskId: cx.id("task"),
     status: map_taskEndStatus(m.patch?.status),
@@ -598,12 +633,13 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:627 — message system → task.progress */
+/** mappings/claude-sdk.yaml:645 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_use, m.task_id);
+  cx.ref(ID_parent_use_2, cx.varAt(`taskParent:${m.task_id}`));
   cx.emit("task.progress", {
     taskId: cx.id("task"),
     description: (m.patch?.description ?? m.patch?.status ?? ""),
@@ -612,7 +648,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:643 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:662 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -620,7 +656,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:658 — message system → session.configured */
+/** mappings/claude-sdk.yaml:677 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -628,7 +664,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:673 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:692 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -642,7 +678,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:698 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:717 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -651,7 +687,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:712 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:731 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -669,7 +705,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:727 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:746 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -677,7 +713,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:744 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:763 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -685,21 +721,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:765 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:784 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:780 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:799 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:795 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:814 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -718,7 +754,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:831 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:850 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -743,7 +779,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:864 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:883 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -762,7 +798,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:890 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:909 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -787,7 +823,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:929 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:948 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -811,13 +847,13 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:970 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:989 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
   cx.ref(ID_item_close, m.uuid);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "user_message",
@@ -834,7 +870,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:994 — message user */
+/** mappings/claude-sdk.yaml:1013 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -843,13 +879,31 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1011 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1034 — message user → item.started, item.updated */
+function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_open, m.message?.content?.[0]?.tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
+  cx.emit("item.updated", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: "inProgress",
+    background: true,
+    title: (cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`) ?? cx.state("item", "title")),
+    data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
+  });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1066 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.message?.content?.[0]?.tool_use_id);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -876,12 +930,22 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1089 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1146 — message user → thread.metadata.updated */
+function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.setVarAt(`compactSummaryNext`, null);
+  cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1168 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
   cx.ref(ID_item_mint);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.emit("item.started", {
     itemType: "user_message",
@@ -898,7 +962,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1117 — message assistant */
+/** mappings/claude-sdk.yaml:1196 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -907,13 +971,13 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1138 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1217 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -932,13 +996,13 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1181 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1260 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.wasOpen("item") && !cx.isStale("item") && m.message?.content?.[0]?.thinking != null && m?.message?.content?.[0]?.thinking !== "") cx.emit("content.delta", {
     streamKind: "reasoning_text",
@@ -953,13 +1017,13 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1226 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1305 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open, m.message?.content?.[0]?.id);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
@@ -986,13 +1050,13 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1274 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1353 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_2, m.message?.content?.[0]?.tool_use_id);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -1012,12 +1076,12 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1296 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1375 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, h_claude.claudeBlockKey(m, cx.varAt(`lastBlock:${m.message?.id}`)));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.message?.content?.[0]?.type),
     status: "inProgress",
@@ -1031,7 +1095,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1315 — message stream_event */
+/** mappings/claude-sdk.yaml:1394 — message stream_event */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_start")) return false;
   cx.setVarAt(`message:${m.parent_tool_use_id}`, m.event?.message?.id);
@@ -1041,7 +1105,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1330 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1409 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1057,7 +1121,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1349 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1428 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
   cx.ref(ID_thread_current);
@@ -1074,7 +1138,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1377 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1456 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_stop")) return false;
   cx.ref(ID_thread_current);
@@ -1089,13 +1153,13 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1394 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1473 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open_2, m.event?.content_block?.id);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_item_open_3, m.event?.content_block?.id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, m.event?.content_block?.id);
   cx.setVarAt(`lastBlock:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
@@ -1108,13 +1172,13 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1423 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1502 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_4, m.event?.content_block?.tool_use_id);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "dynamic_tool_call",
     status: "inProgress",
@@ -1127,13 +1191,13 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1441 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1520 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open_3, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_item_open_4, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
   cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
   cx.setVarAt(`lastBlock:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, m.event?.index);
@@ -1144,42 +1208,42 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1463 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1542 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.event?.delta?.text });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1480 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1559 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.event?.delta?.thinking });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1500 — message stream_event */
+/** mappings/claude-sdk.yaml:1579 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1510 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1589 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, concat(cx.varAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`), m.event?.delta?.partial_json));
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -1192,13 +1256,13 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1544 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1623 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "inProgress",
@@ -1207,26 +1271,26 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1575 — message stream_event */
+/** mappings/claude-sdk.yaml:1654 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_2, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
   cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, null);
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1594 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1673 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, null);
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
@@ -1236,17 +1300,17 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1624 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1703 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_use_3, m.tool_use_id);
-  cx.ref(ID_parent_use_2, m.parent_tool_use_id);
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.emit("tool.progress", { toolUseId: m.tool_use_id, toolName: m.tool_name, elapsedSeconds: m.elapsed_time_seconds });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1637 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1716 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1254,28 +1318,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1647 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1726 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1659 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1738 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1672 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1751 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1685 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1764 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1301,7 +1365,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1724 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:1803 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1316,7 +1380,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1747 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1826 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
@@ -1333,7 +1397,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1774 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:1853 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1348,7 +1412,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1796 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1875 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1370,7 +1434,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1820 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1899 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1384,7 +1448,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1845 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:1924 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1398,7 +1462,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1869 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1948 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1412,7 +1476,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1894 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:1973 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1429,13 +1493,26 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1921 — control interrupt */
+/** mappings/claude-sdk.yaml:2001 — step background-completed → item.completed */
+function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
+  cx.ref(ID_item_close_5, m.toolUseId);
+  if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
+    status: map_taskItemStatus(m.status),
+    title: (cx.varAt(`toolTitle:${m.toolUseId}`) ?? cx.state("item", "title")),
+    data: m.notification,
+    output: m.summary,
+  });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:2030 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1932 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2041 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1444,13 +1521,14 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   cx.ref(ID_item_use_5, m?.request?.tool_use_id);
   if (cx.isNew("request")) cx.emit("request.opened", {
     requestType: map_claudeToolRequestType(m?.request?.tool_name, "unknown"),
-    detail: (m?.request?.decision_reason ?? m?.request?.blocked_path),
+    detail: (m?.request?.decision_reason ?? h_claude.claudeToolTitle(m?.request?.tool_name, m?.request?.input) ?? m?.request?.blocked_path),
     args: {
       toolName: m?.request?.tool_name,
       input: m?.request?.input,
       suggestions: m?.request?.permission_suggestions,
       blockedPath: m?.request?.blocked_path,
       agentId: m?.request?.agent_id,
+      requestId: m.request_id,
       title: m?.request?.title,
       displayName: m?.request?.display_name,
       description: m?.request?.description,
@@ -1460,7 +1538,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1954 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2064 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1478,11 +1556,22 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
       displayName: m?.request?.display_name,
     },
   });
-  if (cx.isNew("request")) cx.emit("user-input.requested", { questions: m?.request });
+  if (cx.isNew("request")) cx.emit("user-input.requested", {
+    questions: {
+      serverName: m?.request?.mcp_server_name,
+      message: m?.request?.message,
+      mode: m?.request?.mode,
+      url: m?.request?.url,
+      elicitationId: m?.request?.elicitation_id,
+      requestedSchema: m?.request?.requested_schema,
+      title: m?.request?.title,
+      displayName: m?.request?.display_name,
+    },
+  });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1980 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2091 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1497,21 +1586,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2007 — wire control_request */
+/** mappings/claude-sdk.yaml:2118 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2020 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2131 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2035 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2146 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1525,7 +1614,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2060 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2171 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1539,7 +1628,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2085 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2196 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1548,13 +1637,13 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   cx.ref(ID_item_use_6, m.response?.response?.toolUseID);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
-    decision: map_decision(m.response?.response?.behavior),
+    decision: (h_content.when(cx.state("request", "requestType"), "tool_user_input", h_content.when(m.response?.response?.behavior, "allow", "answered")) ?? map_decision(m.response?.response?.behavior)),
     resolution: m.response?.response,
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2105 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2217 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1568,14 +1657,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2129 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2241 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2143 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2255 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1588,41 +1677,41 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-sdk.yaml:84 — input wrapper "permission-request-captured"
+  // mappings/claude-sdk.yaml:87 — input wrapper "permission-request-captured"
   if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:89 — input wrapper "permission-request-capture-line"
+  // mappings/claude-sdk.yaml:92 — input wrapper "permission-request-capture-line"
   if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:95 — input wrapper "permission-request-bare"
+  // mappings/claude-sdk.yaml:98 — input wrapper "permission-request-bare"
   if (line?.toolName != null && line?.input != null && line?.options != null) return { wrapper: "permission-request-bare", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:101 — input wrapper "answered-elsewhere"
+  // mappings/claude-sdk.yaml:104 — input wrapper "answered-elsewhere"
   if (line?.seq != null && line?.dir === "out" && (line?.channel === "permission" || line?.channel === "elicitation" || line?.channel === "userDialog") && line?.message == null) return { wrapper: "answered-elsewhere", message: line, kind: "answeredElsewhere", type: "answer" };
-  // mappings/claude-sdk.yaml:108 — input wrapper "elicitation-request-captured"
+  // mappings/claude-sdk.yaml:111 — input wrapper "elicitation-request-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:113 — input wrapper "elicitation-result-captured"
+  // mappings/claude-sdk.yaml:116 — input wrapper "elicitation-result-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:117 — input wrapper "elicitation-request-capture-line"
+  // mappings/claude-sdk.yaml:120 — input wrapper "elicitation-request-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "in") return { wrapper: "elicitation-request-capture-line", message: line?.message, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:122 — input wrapper "elicitation-result-capture-line"
+  // mappings/claude-sdk.yaml:125 — input wrapper "elicitation-result-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "out") return { wrapper: "elicitation-result-capture-line", message: line?.message, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:126 — input wrapper "elicitation-request-bare"
+  // mappings/claude-sdk.yaml:129 — input wrapper "elicitation-request-bare"
   if (line?.request?.serverName != null && line?.request?.message != null && line?.options?.requestId != null) return { wrapper: "elicitation-request-bare", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:131 — input wrapper "user-dialog-request-bare"
+  // mappings/claude-sdk.yaml:134 — input wrapper "user-dialog-request-bare"
   if (line?.request?.dialogKind != null && line?.options?.requestId != null) return { wrapper: "user-dialog-request-bare", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:136 — input wrapper "user-dialog-request-captured"
+  // mappings/claude-sdk.yaml:139 — input wrapper "user-dialog-request-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:141 — input wrapper "user-dialog-result-captured"
+  // mappings/claude-sdk.yaml:144 — input wrapper "user-dialog-result-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:145 — input wrapper "user-dialog-request-capture-line"
+  // mappings/claude-sdk.yaml:148 — input wrapper "user-dialog-request-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "in") return { wrapper: "user-dialog-request-capture-line", message: line?.message, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:150 — input wrapper "user-dialog-result-capture-line"
+  // mappings/claude-sdk.yaml:153 — input wrapper "user-dialog-result-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "out") return { wrapper: "user-dialog-result-capture-line", message: line?.message, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:155 — input wrapper "wire-capture"
+  // mappings/claude-sdk.yaml:158 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line, meta: { dir: line?.dir } };
-  // mappings/claude-sdk.yaml:159 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:162 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
-  // mappings/claude-sdk.yaml:164 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:167 — input wrapper "timed-entry"
   if (line?.relativeTimestamp != null && line?.message?.type != null) return { wrapper: "timed-entry", message: line?.message };
-  // mappings/claude-sdk.yaml:167 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:170 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
@@ -1632,175 +1721,182 @@ export const table: SurfaceTable = {
   provider: "claude",
   protocol: "tagged",
   file: "mappings/claude-sdk.yaml",
-  tags: { message: "type", permissionResult: "behavior", permissionRequest: "toolName", elicitationRequest: "agentnormType", elicitationResult: "action", userDialogRequest: "agentnormType", userDialogResult: "behavior", answeredElsewhere: "agentnormType", control: "subtype", wire: "type" },
+  tags: { message: "type", permissionResult: "behavior", permissionRequest: "toolName", elicitationRequest: "agentnormType", elicitationResult: "action", userDialogRequest: "agentnormType", userDialogResult: "behavior", answeredElsewhere: "agentnormType", control: "subtype", step: "agentnormStep", wire: "type" },
   input,
   upstream: { package: "@anthropic-ai/claude-agent-sdk", version: "0.3.333", versions: [{ version: "0.3.333", reports: "2.1.333" }, { version: "0.2.62", reports: "2.1.62" }] },
-  sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", elicitationRequest: "claude.sdk.permission", elicitationResult: "claude.sdk.permission", userDialogRequest: "claude.sdk.permission", userDialogResult: "claude.sdk.permission", answeredElsewhere: "claude.sdk.permission", control: "claude.sdk.message", wire: "claude.sdk.permission" },
+  sources: { message: "claude.sdk.message", permissionResult: "claude.sdk.permission", permissionRequest: "claude.sdk.permission", elicitationRequest: "claude.sdk.permission", elicitationResult: "claude.sdk.permission", userDialogRequest: "claude.sdk.permission", userDialogResult: "claude.sdk.permission", answeredElsewhere: "claude.sdk.permission", control: "claude.sdk.message", step: "claude.sdk.message", wire: "claude.sdk.permission" },
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 256, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 303, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 320, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 333, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 344, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 355, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 370, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 384, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 399, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 414, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 429, versions: ["0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 445, versions: ["0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 464, versions: ["0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 490, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 512, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 527, versions: ["0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 541, versions: ["0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 555, versions: ["0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 567, versions: ["0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 582, versions: ["0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 597, versions: ["0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 612, versions: ["0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 627, versions: ["0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 643, versions: ["0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 658, versions: ["0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 673, versions: ["0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 698, versions: ["0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 712, versions: ["0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 727, versions: ["0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-init", line: 267, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 314, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 331, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 346, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 357, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 368, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 383, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 399, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 414, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 431, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 446, versions: ["0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 462, versions: ["0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 481, versions: ["0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 507, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 529, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 544, versions: ["0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 558, versions: ["0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 572, versions: ["0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 584, versions: ["0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 599, versions: ["0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 614, versions: ["0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 629, versions: ["0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 645, versions: ["0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 662, versions: ["0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 677, versions: ["0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 692, versions: ["0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 717, versions: ["0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 731, versions: ["0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 746, versions: ["0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 744, versions: ["0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 763, versions: ["0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 765, versions: ["0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 784, versions: ["0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 780, versions: ["0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 799, versions: ["0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 795, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 831, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 864, versions: ["0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 890, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 929, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 814, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 850, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 883, versions: ["0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 909, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 948, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 970, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 994, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result", line: 1011, run: r_user_tool_result },
-        { rule: "claude-sdk#user-message", line: 1089, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 989, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1013, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1034, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1066, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1146, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1168, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 1117, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1138, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1181, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1226, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1274, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1296, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-blocks", line: 1196, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1217, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1260, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1305, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1353, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1375, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1315, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1330, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1349, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1377, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1394, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1423, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1441, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1463, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1480, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1500, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1510, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1544, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1575, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1594, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1394, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1409, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1428, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1456, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1473, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1502, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1520, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1542, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1559, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1579, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1589, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1623, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1654, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1673, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1624, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1703, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1637, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1716, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1647, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1726, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1659, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1738, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1672, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1751, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1685, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1764, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1724, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 1803, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1747, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1774, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 1826, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 1853, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 1796, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 1875, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 1820, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1899, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 1820, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1899, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 1820, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 1899, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 1845, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 1924, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 1869, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 1948, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 1869, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 1948, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 1894, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 1973, run: r_answered_elsewhere },
+      ],
+    },
+    step: {
+      "background-completed": [
+        { rule: "claude-sdk#step-background-completed", line: 2001, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 1921, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2030, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 1932, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 1954, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 1980, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2007, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2020, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2041, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2064, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2091, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2118, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2131, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2035, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2060, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2085, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2105, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2129, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2146, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2171, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2196, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2217, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2241, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2143, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2255, run: r_wire_cancel },
       ],
     },
   },
@@ -1814,9 +1910,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2164)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2169)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2173)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2276)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2281)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2285)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],
@@ -1824,6 +1920,6 @@ export const table: SurfaceTable = {
     "claude-sdk#ignored-wire-3": ["0.3.333"],
   },
   ignoreWhen: {
-    "claude-sdk#ignored-message-1": (m: any, cx: { getVar(key: unknown[]): any }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
+    "claude-sdk#ignored-message-1": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => (m?.subtype === "thinking_tokens" || m?.subtype === "elicitation_complete"),
   },
 };

@@ -160,7 +160,7 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
   const ignoredAt = (id: string | undefined, message: unknown) => {
     if (id === undefined || !applies(ct.table.ignoreVersions?.[id])) return undefined;
     const when = ct.table.ignoreWhen?.[id];
-    return !when || when(message, { getVar: (key) => rt.vars.get(varKey(key)) }) ? id : undefined;
+    return !when || when(message, { getVar: (key) => rt.vars.get(varKey(key)), varAt: (key) => rt.vars.get(key) }) ? id : undefined;
   };
   const tryRows = (rows: readonly Row[] | undefined): boolean => {
     if (!rows) return false;

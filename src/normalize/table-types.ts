@@ -166,5 +166,5 @@ export interface SurfaceTable {
   /** ignore entry id → the pinned versions it applies to (entries not listed: all). */
   ignoreVersions?: Record<string, readonly string[]>;
   /** ignore entry id → the test a message must pass to be ignored by it (entries not listed: every message of the method). */
-  ignoreWhen?: Record<string, (message: any, cx: { getVar(key: unknown[]): any }) => boolean>;
+  ignoreWhen?: Record<string, (message: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => boolean>;
 }
