@@ -155,21 +155,45 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
     meta: c.meta ?? o.meta, line: o.line === undefined ? raw : o.line,
   };
   // Tables pinning several upstream versions: rows and ignore entries with `versions` apply to those only.
-  const version = ct.table.upstream.versions ? rt.versionOf(ct.table) : undefined;
-  const applies = (versions: readonly string[] | undefined) => version === undefined || versions === undefined || versions.includes(version);
-  const ignoredAt = (id: string | undefined, message: unknown) => {
-    if (id === undefined || !applies(ct.table.ignoreVersions?.[id])) return undefined;
-    const when = ct.table.ignoreWhen?.[id];
-    return !when || when(message, { getVar: (key) => rt.vars.get(varKey(key)), varAt: (key) => rt.vars.get(key) }) ? id : undefined;
-  };
-  const tryRows = (rows: readonly Row[] | undefined): boolean => {
+  const run = new MessageRun(rt, ct, at, ct.table.upstream.versions ? rt.versionOf(ct.table) : undefined);
+  // The message's own time (the table's `time`) dates its events, nested dispatches included; else the clock.
+  const env = rt.envelope;
+  const outer = env.messageTime;
+  const t = ct.table.time?.(at.message, at);
+  if (t !== undefined) env.messageTime = t;
+  try {
+    mapMessage(rt, ct, at, kind, method, run);
+  } finally {
+    env.messageTime = outer;
+  }
+}
+
+/** One message's way through its table's rows and ignore entries (one object per message, no closures). */
+class MessageRun {
+  constructor(readonly rt: NormalizerState, readonly ct: Compiled, readonly at: MessageAt, readonly version: string | undefined) {}
+
+  applies(versions: readonly string[] | undefined): boolean {
+    return this.version === undefined || versions === undefined || versions.includes(this.version);
+  }
+
+  ignoredAt(id: string | undefined, message: unknown): string | undefined {
+    if (id === undefined || !this.applies(this.ct.table.ignoreVersions?.[id])) return undefined;
+    const when = this.ct.table.ignoreWhen?.[id];
+    const vars = this.rt.vars;
+    return !when || when(message, { getVar: (key) => vars.get(varKey(key)), varAt: (key) => vars.get(key) }) ? id : undefined;
+  }
+
+  tryRows(rows: readonly Row[] | undefined): boolean {
     if (!rows) return false;
+    const { rt, at } = this;
+    const { out, depth } = at;
+    const { stats } = rt;
     const startLength = out.length;
     // One scope for the message: a row that does not match returns at its guard, before it touches the scope
     // (the generator emits the guard first; guards only read), so the next row reuses it.
     let s: Scope | undefined;
     for (const row of rows) {
-      if (!applies(row.versions)) continue;
+      if (!this.applies(row.versions)) continue;
       if (s) s.rule = row.rule;
       else s = new Scope(rt, at, row.rule);
       let matched: boolean;
@@ -177,7 +201,7 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
         matched = row.run(at.message, s);
       } catch (err) {
         stats.invalid++;
-        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, raw, source, method });
+        emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${row.rule} failed on this message: ${(err as Error)?.message ?? String(err)}`, class: "validation_error" }, raw: at.raw, source: at.source, method: at.method });
         return true;
       }
       if (matched) {
@@ -187,35 +211,20 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
       }
     }
     return false;
-  };
-  // The message's own time (the table's `time`) dates its events, nested dispatches included; else the clock.
-  const env = rt.envelope;
-  const outer = env.messageTime;
-  const t = ct.table.time?.(at.message, at);
-  if (t !== undefined) env.messageTime = t;
-  try {
-    mapMessage(rt, ct, at, kind, method, { tryRows, ignoredAt, version });
-  } finally {
-    env.messageTime = outer;
   }
 }
 
-interface Mappers {
-  tryRows: (rows: readonly Row[] | undefined) => boolean;
-  ignoredAt: (id: string | undefined, message: unknown) => string | undefined;
-  version: string | undefined;
-}
-
-function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind, method: string, { tryRows, ignoredAt, version }: Mappers): void {
+function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind, method: string, run: MessageRun): void {
   const { out, raw, source } = at;
   const { stats } = rt;
+  const version = run.version;
   const byKind = ct.rowsOf.get(kind);
-  if (tryRows(byKind?.get(method))) return;
-  const ign = ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
+  if (run.tryRows(byKind?.get(method))) return;
+  const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
   if (ign) { bump(stats.ignored, ign); return; }
-  for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && tryRows(rows)) return;
+  for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;
   if (kind === "response" || kind === "clientResponse") {
-    const asked = ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
+    const asked = run.ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
     if (asked) { bump(stats.ignored, asked); return; }
   }
   stats.unknown++;
