@@ -350,6 +350,15 @@ if (want("peers") || want("agui")) {
     { peer: "agui", package: PEERS.agui, input: "render accumulation", events, agentnormMs: Math.round(r.oursMs), peerMs: Math.round(r.theirsMs), ratio: Number(r.ratio.toFixed(3)), ratios: r.ratios.map((x) => Number(x.toFixed(3))), target: 0.25, pass: r.ratio <= 0.25 },
     `peer render accumulation: ${events.toLocaleString("en")} events, agentnorm accumulator ${r.oursMs.toFixed(0)} ms, ${PEERS.agui} defaultApplyEvents ${r.theirsMs.toFixed(0)} ms: ratio ${r.ratio.toFixed(2)} (target ≤ 0.25, i.e. ≥ 4× ahead: ${r.ratio <= 0.25 ? "pass" : "FAIL"})`,
   );
+  // One long session as one run (the first 10,000 events of all threads): AG-UI clones its state per event, so its
+  // time grows with the run; shown for contrast, no target.
+  const long = [...byThread.values()].flat().slice(0, Math.round(10_000 * SCALE));
+  const longChunk = { canonical: long, agui: [...agUiConverter("bench")(long), { type: "RUN_FINISHED", threadId: "bench", runId: "bench" }] };
+  const rl = await sideBySide([[longChunk]], ours, await aguiPeer(peersDir));
+  report(
+    { peer: "agui", package: PEERS.agui, input: "render accumulation, one long run", events: long.length, agentnormMs: Math.round(rl.oursMs), peerMs: Math.round(rl.theirsMs), ratio: Number(rl.ratio.toFixed(4)), contrast: true },
+    `peer render accumulation, one long run: ${long.length.toLocaleString("en")} events, agentnorm ${rl.oursMs.toFixed(1)} ms, ${PEERS.agui} ${rl.theirsMs.toFixed(0)} ms: ratio ${rl.ratio.toFixed(4)} (contrast, no target)`,
+  );
 }
 
 // ───────────────────────────── floors per surface ─────────────────────────────
