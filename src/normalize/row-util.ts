@@ -93,8 +93,19 @@ export function objects(x: unknown): any[] {
 export function timeOf(x: unknown, numbers: "ms" | "s"): string | undefined {
   let ms: number;
   if (typeof x === "number") ms = numbers === "s" ? x * 1000 : x;
-  else if (typeof x === "string" && x.length >= 10 && /^\d{4}-\d{2}-\d{2}/.test(x)) ms = Date.parse(x);
-  else return undefined;
+  else if (typeof x === "string" && x.length >= 10 && /^\d{4}-\d{2}-\d{2}/.test(x)) {
+    // already what toISOString writes (UTC, milliseconds): as is, once its date is checked
+    if (x === lastText) return x;
+    if (ISO_UTC.test(x) && Date.parse(x) > 0 && x < "9999-12-31T23:59:60") return (lastText = x);
+    ms = Date.parse(x);
+  } else return undefined;
+  if (ms === lastMs) return lastIso;
   if (!Number.isFinite(ms) || ms <= 0 || ms >= 253402300800000) return undefined;
-  return new Date(ms).toISOString();
+  lastMs = ms;
+  return (lastIso = new Date(ms).toISOString());
 }
+/** The last number and text converted (consecutive messages often carry the same time). */
+let lastMs = NaN;
+let lastIso: string | undefined;
+let lastText: string | undefined;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
