@@ -17,20 +17,13 @@ import { validateCanonicalEvent } from "../generated/validators/canonical-event.
 import { verifyEvents, formatFinding } from "../src/verify/verify.js";
 import { createAccumulator, type Block } from "../src/render/accumulator.js";
 import { defaultBlockFields, renderView } from "./support/render-view.js";
+import { completed, P, runCursorSdk } from "./support/cursor-sdk.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "cursor-sdk");
 const lines = (name: string): string[] => readFileSync(join(DIR, name), "utf8").split("\n").filter((l) => l.trim() !== "");
 const list = (sub: string) => readdirSync(join(DIR, sub)).filter((f) => f.endsWith(".jsonl")).sort();
 
-function run(input: string[]) {
-  const n = createNormalizer({ surface: "cursor-sdk", ids: counterIds(), clock: steppingClock(), validate: true });
-  const events: CanonicalEvent[] = [];
-  for (const l of input) events.push(...n.pushLine(l));
-  events.push(...n.end());
-  return events;
-}
-const P = (e: CanonicalEvent | undefined): any => e?.payload as any;
-const completed = (events: CanonicalEvent[], itemType: string) => events.filter((e) => e.type === "item.completed" && P(e).itemType === itemType);
+const run = runCursorSdk;
 const deltas = (events: CanonicalEvent[], kind: string) => events.filter((e) => e.type === "content.delta" && P(e).streamKind === kind).map((e) => P(e).delta).join("");
 
 const SESSIONS = ["edit.jsonl", "error.jsonl", "plain-turn.jsonl", "shell.jsonl", "task.jsonl", "todos.jsonl", "tools.jsonl"];

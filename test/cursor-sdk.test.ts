@@ -8,23 +8,15 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
-import { counterIds, steppingClock } from "../src/normalize/ids.js";
+import type { CanonicalEvent } from "../src/normalize/normalizer.js";
 import { validateCanonicalEvent } from "../generated/validators/canonical-event.gen.js";
 import { verifyEvents, formatFinding } from "../src/verify/verify.js";
+import { completed, P, runCursorSdk } from "./support/cursor-sdk.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "cursor-sdk");
 const lines = (name: string): string[] => readFileSync(join(DIR, name), "utf8").split("\n").filter((l) => l.trim() !== "");
 
-function run(input: string[]) {
-  const n = createNormalizer({ surface: "cursor-sdk", ids: counterIds(), clock: steppingClock(), validate: true });
-  const events: CanonicalEvent[] = [];
-  for (const l of input) events.push(...n.pushLine(l));
-  events.push(...n.end());
-  return events;
-}
-const P = (e: CanonicalEvent | undefined): any => e?.payload as any;
-const completed = (events: CanonicalEvent[], itemType: string) => events.filter((e) => e.type === "item.completed" && P(e).itemType === itemType);
+const run = runCursorSdk;
 const turnEnd = (events: CanonicalEvent[]) => events.filter((e) => e.type === "turn.completed");
 
 describe("cursor-sdk fixtures", () => {
