@@ -651,6 +651,8 @@ export const ID_PREFIXES = {
   "RuntimeTaskId": "tsk"
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
+/** RFC 3339 date-time: the `date-time` format the validator checks createdAt with. */
+export const DATE_TIME_FORMAT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 /** The canonical stream's contract version (every event's schemaVersion); changes only for a breaking change. */
 export const CANONICAL_SCHEMA_VERSION = 1 as const;
 export const PROVIDER_KIND_VALUES = ["codex","claude","cursor","acp","opencode"] as const;

@@ -395,6 +395,7 @@ export async function buildTypes(m: CanonicalModel, schema: any): Promise<string
   lines.push(`export const CANONICAL_EVENT_TYPES = ${JSON.stringify(m.eventTypes, null, 2)} as const;`);
   lines.push(`export const ID_PREFIXES = ${JSON.stringify(m.ids, null, 2)} as const;`);
   lines.push(`export type IdKind = keyof typeof ID_PREFIXES;`);
+  lines.push(`/** RFC 3339 date-time: the \`date-time\` format the validator checks createdAt with. */`, `export const DATE_TIME_FORMAT = /${DATE_TIME.source}/;`);
   const sv = m.envelope.properties.schemaVersion?.const;
   if (sv !== undefined) lines.push(`/** The canonical stream's contract version (every event's schemaVersion); changes only for a breaking change. */`, `export const CANONICAL_SCHEMA_VERSION = ${JSON.stringify(sv)} as const;`);
   for (const [name, values] of Object.entries(m.enums)) {

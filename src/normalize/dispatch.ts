@@ -179,8 +179,15 @@ class MessageRun {
   ignoredAt(id: string | undefined, message: unknown): string | undefined {
     if (id === undefined || !this.applies(this.ct.table.ignoreVersions?.[id])) return undefined;
     const when = this.ct.table.ignoreWhen?.[id];
-    const vars = this.rt.vars;
-    return !when || when(message, { getVar: (key) => vars.get(varKey(key)), varAt: (key) => vars.get(key) }) ? id : undefined;
+    return !when || when(message, this) ? id : undefined;
+  }
+
+  /** What an ignore entry's `when` reads: the session variables. */
+  getVar(key: unknown[]): any {
+    return this.rt.vars.get(varKey(key));
+  }
+  varAt(key: string): any {
+    return this.rt.vars.get(key);
   }
 
   tryRows(rows: readonly Row[] | undefined): boolean {

@@ -3,7 +3,7 @@
  * entities (fields from the grammar's roles), and raw (the provider message, or its own text via pushLine).
  */
 import type { IdKind, ProviderKind, RuntimeEventSource, RuntimeSessionId } from "../../generated/canonical.gen.js";
-import { CANONICAL_SCHEMA_VERSION, ID_PREFIXES } from "../../generated/canonical.gen.js";
+import { CANONICAL_SCHEMA_VERSION, DATE_TIME_FORMAT, ID_PREFIXES } from "../../generated/canonical.gen.js";
 import { ENVELOPE_FIELD, newEvent, REF_FIELD } from "../../generated/grammar.gen.js";
 import type { Entity } from "./entities.js";
 import type { IdFactory } from "./ids.js";
@@ -27,8 +27,6 @@ export interface EnvelopeOptions {
 
 /** What may follow an id's prefix (the canonical id patterns). */
 const ID_TEXT = /^[A-Za-z0-9._:-]+$/;
-/** RFC 3339 date-time (the canonical createdAt). */
-const DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /** What one event's envelope is built from. */
 export interface EnvelopeInput {
@@ -74,7 +72,7 @@ export class Envelope {
     const t = this.o.clock();
     if (typeof t === "string") {
       if (t === this.lastIso) return t;
-      if (DATE_TIME.test(t)) {
+      if (DATE_TIME_FORMAT.test(t)) {
         this.lastIso = t;
         this.lastT = undefined;
         return t;

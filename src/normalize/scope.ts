@@ -334,11 +334,10 @@ export class Scope implements RowContext {
   }
 
   setVar(key: unknown[], value: unknown): void {
-    const waiting = this.rt.vars.set(varKey(key), value);
-    if (waiting) (this.released ??= []).push(...waiting);
+    this.setVarAt(varKey(key), value);
   }
   getVar(key: unknown[]): any {
-    return this.rt.vars.get(varKey(key));
+    return this.varAt(varKey(key));
   }
   setVarAt(key: string, value: unknown): void {
     const waiting = this.rt.vars.set(key, value);
