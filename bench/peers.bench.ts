@@ -36,6 +36,8 @@ const opt = (name: string) => (args.includes(name) ? Number(args[args.indexOf(na
 const ROUNDS = opt("--rounds") ?? 3;
 const SCALE = opt("--scale") ?? 1;
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1].split(",") : undefined;
+/** `--surfaces a,b`: the floors of these surfaces only. */
+const surfaces = args.includes("--surfaces") ? args[args.indexOf("--surfaces") + 1].split(",") : undefined;
 const log = (s: string) => process.stderr.write(s + "\n");
 
 export const PEERS = {
@@ -407,6 +409,7 @@ if (want("peers") || want("floors")) {
   const FLOOR_LINES = Math.round(100_000 * SCALE);
   const ratios: number[] = [];
   for (const surface of SURFACE_NAMES) {
+    if (surfaces && !surfaces.includes(surface)) continue;
     const c = loadCorpus(root, surface);
     if (!c) { log(`floor ${surface}: no recording (bundled or in ../shared/recordings/dev) — skipped`); continue; }
     const lines = expand(c, FLOOR_LINES);
