@@ -456,13 +456,42 @@ interface SessionState {
   view?: Session;
 }
 
-interface Ctx {
-  e: CanonicalEvent;
-  p: any;
-  session: SessionState;
-  change: AccumulatorChange;
-  /** Blocks this event changed as a side effect (not in change.blockIds): a closed stream, a tool's awaitingRequests. */
-  extra?: BlockState[];
+/**
+ * One apply()'s working state. The event's envelope fields are read once, here: events come in many shapes (which
+ * optional ids they carry), so reading them off the event at every use is slow; a Ctx always has the same shape.
+ * What the event changed is gathered here too, and becomes its AccumulatorChange once the handler ran.
+ */
+class Ctx {
+  readonly e: CanonicalEvent;
+  readonly p: any;
+  readonly session: SessionState;
+  readonly type: string;
+  readonly sequence: number;
+  readonly eventId: string;
+  readonly turnId: string | undefined;
+  itemId: string | undefined;
+  parentId: string | undefined;
+  readonly requestId: string | undefined;
+  /** The change's blockIds, stepId, turnId and problems (see AccumulatorChange). */
+  blockIds: string[] = [];
+  outStepId: string | undefined = undefined;
+  outTurnId: string | undefined = undefined;
+  problems: Problem[] = NO_PROBLEMS;
+  /** Blocks this event changed as a side effect (not in blockIds): a closed stream, a tool's awaitingRequests. */
+  extra: BlockState[] | undefined = undefined;
+
+  constructor(e: CanonicalEvent, type: string, sequence: number, session: SessionState) {
+    this.e = e;
+    this.type = type;
+    this.sequence = sequence;
+    this.session = session;
+    this.eventId = e.eventId;
+    this.turnId = e.turnId;
+    this.itemId = e.itemId;
+    this.parentId = e.parentId;
+    this.requestId = e.requestId;
+    this.p = (e.payload ?? {}) as any;
+  }
 }
 
 /** The state shared by the handlers. */
@@ -488,27 +517,28 @@ class State {
     this.retainProblems = retainProblems;
   }
 
-  session(e: CanonicalEvent): SessionState {
-    let s = this.sessionIndex.get(e.sessionId);
+  session(e: CanonicalEvent, sessionId: string): SessionState {
+    let s = this.sessionIndex.get(sessionId);
     if (!s) {
       s = {
-        sessionId: e.sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadPruneAt: 64, config: {}, steps: [], turns: [],
+        sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadPruneAt: 64, config: {}, steps: [], turns: [],
         turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0, turnCount: 0,
         retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: new Set(), retiredMaxSeq: 0,
       };
-      this.sessionIndex.set(e.sessionId, s);
+      this.sessionIndex.set(sessionId, s);
       this.sessions.push(s);
     }
-    if (e.threadId) {
-      const era = s.threadSet.get(e.threadId);
-      if (era === undefined) s.threadIds.push(e.threadId);
-      if (era !== s.turnCount) s.threadSet.set(e.threadId, s.turnCount);
+    const threadId = e.threadId;
+    if (threadId) {
+      const era = s.threadSet.get(threadId);
+      if (era === undefined) s.threadIds.push(threadId);
+      if (era !== s.turnCount) s.threadSet.set(threadId, s.turnCount);
     }
     return s;
   }
 
   problem(c: Ctx | undefined, kind: ProblemKind, message: string) {
-    const p: Problem = c ? { kind, sequence: c.e.sequence, eventId: c.e.eventId, message } : { kind, message };
+    const p: Problem = c ? { kind, sequence: c.sequence, eventId: c.eventId, message } : { kind, message };
     this.problems.push(p);
     const cap = this.retainProblems;
     if (cap !== undefined && this.problems.length > 2 * cap + 16) {
@@ -517,24 +547,24 @@ class State {
       this.retired.problems += drop;
     }
     if (c) {
-      if (c.change.problems === NO_PROBLEMS) c.change.problems = [];
-      c.change.problems.push(p);
+      if (c.problems === NO_PROBLEMS) c.problems = [];
+      c.problems.push(p);
     }
   }
 
   /** The turn an event belongs to: its turnId; else its item's turn; else the session's open turn; else none. */
   turnOf(c: Ctx, create = true): TurnState | undefined {
-    const { e, session } = c;
-    if (e.turnId) {
-      let t = session.turnIndex.get(e.turnId);
+    const { session, turnId } = c;
+    if (turnId) {
+      let t = session.turnIndex.get(turnId);
       if (!t && create) {
-        t = this.newTurn(session, e.turnId, e, true);
-        this.problem(c, "turn-without-start", `${e.type} names turn ${e.turnId}, which never started: opened implicitly`);
+        t = this.newTurn(session, turnId, c.e, true);
+        this.problem(c, "turn-without-start", `${c.type} names turn ${turnId}, which never started: opened implicitly`);
       }
       return t;
     }
-    if (e.itemId) {
-      const st = session.stepIndex.get(e.itemId);
+    if (c.itemId) {
+      const st = session.stepIndex.get(c.itemId);
       if (st) return st.turn;
     }
     return session.openTurn;
@@ -552,11 +582,11 @@ class State {
   /** The step of the event's item (created implicitly when unknown), or a synthesized step. */
   itemStep(c: Ctx, itemType?: CanonicalItemType): StepState {
     const { e, session } = c;
-    const key = e.itemId!;
+    const key = c.itemId!;
     let st = session.stepIndex.get(key);
     if (!st) {
-      st = this.newStep(c, e.itemId!, key, true);
-      st.itemId = e.itemId;
+      st = this.newStep(c, key, key, true);
+      st.itemId = key;
     }
     if (itemType && (!st.itemType || st.itemType === "unknown")) st.itemType = itemType;
     if (!st.providerItemId && e.providerRefs?.providerItemId) st.providerItemId = e.providerRefs.providerItemId;
@@ -569,16 +599,16 @@ class State {
   }
 
   private newStep(c: Ctx, stepId: string, key: string, implicit: boolean, attachToTurn = true): StepState {
-    const { e, session } = c;
+    const { session } = c;
     const turn = attachToTurn ? this.turnOf(c) : undefined;
     const st: StepState = { stepId, implicit, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
-    const parentItem = e.itemId === stepId ? e.parentId : undefined;
+    const parentItem = c.itemId === stepId ? c.parentId : undefined;
     if (parentItem && parentItem !== stepId) {
       st.parentId = parentItem;
       const pkey = parentItem;
       let parent = session.stepIndex.get(pkey);
       if (!parent) {
-        this.problem(c, "unknown-parent", `${e.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
+        this.problem(c, "unknown-parent", `${c.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
         parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
         session.stepIndex.set(pkey, parent);
         if (turn) turn.steps.push(parent);
@@ -627,19 +657,19 @@ class State {
 
   /** Why an event is for retired state (to be ignored), or undefined. */
   lateForRetired(c: Ctx): string | undefined {
-    const { e, session } = c;
+    const { session, turnId, itemId, parentId, requestId, sequence } = c;
     const tomb = session.tomb;
     if (tomb.size) {
-      if (e.turnId !== undefined && tomb.has(e.turnId)) return `turn ${e.turnId}`;
-      if (e.itemId !== undefined && tomb.has(e.itemId)) return `item ${e.itemId}`;
-      if (e.parentId !== undefined && tomb.has(e.parentId)) return `parent item ${e.parentId}`;
-      if (e.requestId !== undefined && tomb.has(e.requestId + ":request")) return `request ${e.requestId}`;
+      if (turnId !== undefined && tomb.has(turnId)) return `turn ${turnId}`;
+      if (itemId !== undefined && tomb.has(itemId)) return `item ${itemId}`;
+      if (parentId !== undefined && tomb.has(parentId)) return `parent item ${parentId}`;
+      if (requestId !== undefined && tomb.has(requestId + ":request")) return `request ${requestId}`;
       const taskId = c.p?.taskId;
       if (taskId !== undefined && tomb.has(`${taskId}:task`)) return `task ${taskId}`;
     }
     // Out of order and at or below what was retired, not naming a retained turn: its state may be gone.
-    if (e.sequence <= session.lastSequence && e.sequence <= session.retiredMaxSeq && !(e.turnId !== undefined && session.turnIndex.has(e.turnId))) {
-      return `sequence #${e.sequence}, at or below the retired events (up to #${session.retiredMaxSeq})`;
+    if (sequence <= session.lastSequence && sequence <= session.retiredMaxSeq && !(turnId !== undefined && session.turnIndex.has(turnId))) {
+      return `sequence #${sequence}, at or below the retired events (up to #${session.retiredMaxSeq})`;
     }
     return undefined;
   }
@@ -748,10 +778,10 @@ class State {
 function touch(c: Ctx, b: BlockState) {
   if (b.view !== undefined || b.step.view !== undefined) invalidateBlock(b);
   const last = b.sequences.length - 1;
-  if (last >= 0 && b.eventIds[last] === c.e.eventId) return;
-  b.sequences.push(c.e.sequence);
-  b.eventIds.push(c.e.eventId);
-  if (!c.change.blockIds.includes(b.blockId)) c.change.blockIds.push(b.blockId);
+  if (last >= 0 && b.eventIds[last] === c.eventId) return;
+  b.sequences.push(c.sequence);
+  b.eventIds.push(c.eventId);
+  if (!c.blockIds.includes(b.blockId)) c.blockIds.push(b.blockId);
 }
 
 /** A block changed by an event as a side effect (it is not one the event built): listed in changedBlockIds. */
@@ -934,18 +964,18 @@ function clean<T extends object>(o: T): T {
 /** item.started / item.updated / item.completed: the item's snapshot, applied to its own step and blocks only. */
 function itemLifecycle(phase: "started" | "updated" | "completed") {
   return (S: State, c: Ctx) => {
-    const { e, p } = c;
-    if (!e.itemId) return;
-    const existed = c.session.stepIndex.get(e.itemId);
-    if (phase === "started" && existed && (existed.blocks.length || existed.completed)) S.problem(c, "late-start", `item.started for ${e.itemId} after its content: merged into the existing step, position kept`);
-    if (phase === "completed" && !existed) S.problem(c, "completion-without-start", `item.completed for ${e.itemId}, never started: rendered from the completion alone`);
-    if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${e.itemId} after its completion: data applied, status kept`);
+    const { itemId, p } = c;
+    if (!itemId) return;
+    const existed = c.session.stepIndex.get(itemId);
+    if (phase === "started" && existed && (existed.blocks.length || existed.completed)) S.problem(c, "late-start", `item.started for ${itemId} after its content: merged into the existing step, position kept`);
+    if (phase === "completed" && !existed) S.problem(c, "completion-without-start", `item.completed for ${itemId}, never started: rendered from the completion alone`);
+    if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${itemId} after its completion: data applied, status kept`);
     const step = S.itemStep(c, p.itemType);
     if (phase === "started") step.started = true;
     if (p.background === true) step.background = true;
     // A step is implicit while only later events (delta, request, child) vouch for it.
     if (phase === "started" || (phase === "completed" && !existed)) step.implicit = false;
-    c.change.stepId = step.stepId;
+    c.outStepId = step.stepId;
     const b = primaryBlock(S, c, step);
     const f = b.fields;
     if (b.kind === "tool") {
@@ -996,19 +1026,19 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
 const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
 
 function contentDelta(S: State, c: Ctx) {
-  const { e, p } = c;
+  const { p } = c;
   const route = Object.hasOwn(DELTA_ROUTES, p.streamKind) ? DELTA_ROUTES[p.streamKind] : undefined;
   let step: StepState;
-  if (e.itemId) {
+  if (c.itemId) {
     step = S.itemStep(c, DELTA_ITEM_TYPE[p.streamKind]);
-    if (step.completed) S.problem(c, "update-after-completion", `content.delta (${p.streamKind}) for ${e.itemId} after its completion: appended to its block`);
+    if (step.completed) S.problem(c, "update-after-completion", `content.delta (${p.streamKind}) for ${c.itemId} after its completion: appended to its block`);
   } else {
     // A delta without an item: its own stream per turn and kind.
     const t = S.turnOf(c);
     step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:stream:${p.streamKind}`);
     if (!step.itemType) step.itemType = DELTA_ITEM_TYPE[p.streamKind] ?? "unknown";
   }
-  c.change.stepId = step.stepId;
+  c.outStepId = step.stepId;
   let block: BlockState;
   let chunk: string;
   if (route) {
@@ -1028,18 +1058,18 @@ function contentDelta(S: State, c: Ctx) {
 const requestKind = (p: any): RequestBlock["kind"] => REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
 
 function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState {
-  const { e } = c;
-  const id = e.requestId ?? `${e.eventId}`;
+  const { requestId } = c;
+  const id = requestId ?? `${c.eventId}`;
   const blockId = id + ":request";
   let step: StepState;
   const existing = c.session.blockIndex.get(blockId);
   if (existing) step = existing.step;
-  else if (e.itemId) step = S.itemStep(c);
+  else if (c.itemId) step = S.itemStep(c);
   else step = S.syntheticStep(c, id);
-  c.change.stepId = step.stepId;
-  const b = S.block(c, step, blockId, kind, () => ({ state: "open", requestId: e.requestId }));
+  c.outStepId = step.stepId;
+  const b = S.block(c, step, blockId, kind, () => ({ state: "open", requestId }));
   if (kind !== "permission") b.kind = kind;
-  if (e.itemId && !existing) {
+  if (c.itemId && !existing) {
     const tool = primaryBlockIfTool(S, c, step);
     if (tool) {
       (tool.fields.awaitingRequests as string[]).push(blockId);
@@ -1056,7 +1086,7 @@ function primaryBlockIfTool(_S: State, _c: Ctx, step: StepState): BlockState | u
 }
 
 function resolveRequest(S: State, c: Ctx, b: BlockState) {
-  if (b.fields.state !== "open" && b.sequences.length === 1) S.problem(c, "resolve-without-open", `${c.e.type} for ${c.e.requestId ?? "a request without id"} that was never opened: shown resolved`);
+  if (b.fields.state !== "open" && b.sequences.length === 1) S.problem(c, "resolve-without-open", `${c.type} for ${c.requestId ?? "a request without id"} that was never opened: shown resolved`);
   b.fields.state = "resolved";
   const tool = c.session.requestTool.get(b.blockId);
   if (tool) {
@@ -1070,22 +1100,30 @@ function isNewBlock(S: State, c: Ctx, blockId: string) {
 }
 
 function taskBlock(S: State, c: Ctx, start: boolean): BlockState {
-  const { e, p } = c;
+  const { p } = c;
   const blockId = `${p.taskId}:task`;
-  if (!start && isNewBlock(S, c, blockId)) S.problem(c, "task-without-start", `${e.type} for task ${p.taskId} before task.started: opened implicitly`);
+  if (!start && isNewBlock(S, c, blockId)) S.problem(c, "task-without-start", `${c.type} for task ${p.taskId} before task.started: opened implicitly`);
   const existing = c.session.blockIndex.get(blockId);
-  const step = existing?.step ?? (e.parentId ? parentStep(S, c) : e.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
-  c.change.stepId = step.stepId;
+  const step = existing?.step ?? (c.parentId ? parentStep(S, c) : c.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
+  c.outStepId = step.stepId;
   return S.block(c, step, blockId, "task", () => ({ taskId: p.taskId, status: "running", progress: [] }));
 }
 
 /** The step of e.parentId (a task hangs under its tool use). */
 function parentStep(S: State, c: Ctx): StepState {
-  const st = c.session.stepIndex.get(c.e.parentId!);
+  const { itemId, parentId } = c;
+  const st = c.session.stepIndex.get(parentId!);
   if (st) return st;
-  S.problem(c, "unknown-parent", `${c.e.type} names parent ${c.e.parentId}, never seen: an implicit parent step is created`);
-  const ctx: Ctx = { ...c, e: { ...c.e, itemId: c.e.parentId, parentId: undefined } as CanonicalEvent };
-  return S.itemStep(ctx);
+  S.problem(c, "unknown-parent", `${c.type} names parent ${parentId}, never seen: an implicit parent step is created`);
+  // the parent's own step, made as for an event of that item (without a parent of its own)
+  c.itemId = parentId;
+  c.parentId = undefined;
+  try {
+    return S.itemStep(c);
+  } finally {
+    c.itemId = itemId;
+    c.parentId = parentId;
+  }
 }
 
 // ───────────────────────────── side-channel records ─────────────────────────────
@@ -1101,11 +1139,11 @@ function modeOf(p: any): { mode?: string; model?: string } {
 /** A status line (warning, error, state change, notice) in the current turn, or at session level. */
 function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent) => string) {
   return (S: State, c: Ctx) => {
-    const t = S.turnOf(c, !!c.e.turnId);
+    const t = S.turnOf(c, !!c.turnId);
     // Each status record is its own step at the point it happened (never merged with earlier ones).
-    const step = c.e.itemId ? S.itemStep(c) : S.syntheticStep(c, `${c.e.eventId}`, !!t);
-    c.change.stepId = step.stepId;
-    const b = S.block(c, step, `${c.e.eventId}:status`, "status", () => ({ level, source: c.e.type, message: message(c.p, c.e) }));
+    const step = c.itemId ? S.itemStep(c) : S.syntheticStep(c, `${c.eventId}`, !!t);
+    c.outStepId = step.stepId;
+    const b = S.block(c, step, `${c.eventId}:status`, "status", () => ({ level, source: c.type as CanonicalRuntimeEventType, message: message(c.p, c.e) }));
     if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
   };
 }
@@ -1114,13 +1152,13 @@ function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent
 const noBlock = () => undefined;
 
 function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined) {
-  const t = S.turnOf(c, !!c.e.turnId);
+  const t = S.turnOf(c, !!c.turnId);
   c.session.usage = usage;
   if (tokens !== undefined) c.session.tokens = tokens;
   if (t) t.fields.usage = usage;
   if (t && tokens !== undefined) t.fields.tokens = tokens;
   const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
-  c.change.stepId = step.stepId;
+  c.outStepId = step.stepId;
   const b = S.block(c, step, step.stepId, "usage", () => ({ updates: 0 }));
   b.fields.usage = usage;
   if (tokens !== undefined) b.fields.tokens = tokens;
@@ -1143,9 +1181,9 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     const { mode, model } = modeOf(c.p);
     if (mode === undefined && model === undefined) return;
     const t = S.turnOf(c, false);
-    const step = S.syntheticStep(c, `${c.e.eventId}`, !!t);
-    c.change.stepId = step.stepId;
-    const b = S.block(c, step, `${c.e.eventId}:mode`, "mode", () => ({ config }));
+    const step = S.syntheticStep(c, `${c.eventId}`, !!t);
+    c.outStepId = step.stepId;
+    const b = S.block(c, step, `${c.eventId}:mode`, "mode", () => ({ config }));
     if (mode !== undefined) b.fields.mode = mode;
     if (model !== undefined) b.fields.model = model;
   },
@@ -1161,28 +1199,28 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "thread.realtime.error": status("error", (p) => `realtime: ${p.message}`),
   "thread.realtime.closed": noBlock,
   "turn.started": (S, c) => {
-    const { e, session } = c;
-    const id = e.turnId ?? `${e.eventId}:turn`;
+    const { session } = c;
+    const id = c.turnId ?? `${c.eventId}:turn`;
     let t = session.turnIndex.get(id);
     if (t) {
       if (t.implicit) t.implicit = false;
-    } else t = S.newTurn(session, id, e, false);
+    } else t = S.newTurn(session, id, c.e, false);
     session.openTurn = t;
-    t.sequences.push(e.sequence);
+    t.sequences.push(c.sequence);
     if (c.p.model) t.fields.model = c.p.model;
-    c.change.turnId = t.turnId;
+    c.outTurnId = t.turnId;
   },
   "turn.completed": (S, c) => endTurn(S, c, c.p.state ?? "completed"),
   "turn.aborted": (S, c) => endTurn(S, c, "aborted"),
   "turn.plan.updated": (S, c) => {
-    const { e, p } = c;
+    const { p } = c;
     let step: StepState;
     let kind: "plan" | "todo";
     // A checklist tied to an item (a to-do list tool/item) is a todo; the turn's own plan is a plan.
-    if (e.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
+    if (c.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
     else { const t = S.turnOf(c); step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:plan`); kind = "plan"; }
-    c.change.stepId = step.stepId;
-    const b = e.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
+    c.outStepId = step.stepId;
+    const b = c.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
     b.kind = kind;
     b.fields.steps = Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [];
     if (p.explanation !== undefined) b.fields.explanation = p.explanation;
@@ -1191,7 +1229,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "turn.diff.updated": (S, c) => {
     const t = S.turnOf(c);
     const step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:diff`);
-    c.change.stepId = step.stepId;
+    c.outStepId = step.stepId;
     const b = S.block(c, step, step.stepId, "diff", () => ({ scope: "turn", files: [] }), ["output"]);
     b.fields.unifiedDiff = String(c.p.unifiedDiff ?? "");
     b.fields.files = filesOfUnifiedDiff(b.fields.unifiedDiff as string);
@@ -1209,7 +1247,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     if (Array.isArray(c.p.options)) b.fields.options = c.p.options;
   },
   "request.resolved": (S, c) => {
-    const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
+    const isNew = isNewBlock(S, c, (c.requestId ?? c.eventId) + ":request");
     const b = requestBlock(S, c, requestKind(c.p));
     if (isNew) b.fields.state = "never-opened";
     resolveRequest(S, c, b);
@@ -1223,7 +1261,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     b.fields.questions = c.p.questions;
   },
   "user-input.resolved": (S, c) => {
-    const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
+    const isNew = isNewBlock(S, c, (c.requestId ?? c.eventId) + ":request");
     const b = requestBlock(S, c, "question");
     b.kind = "question";
     if (isNew) b.fields.state = "never-opened";
@@ -1266,14 +1304,14 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
 };
 
 function endTurn(S: State, c: Ctx, state: string) {
-  const { e, session } = c;
-  const t = e.turnId ? S.turnOf(c) : session.openTurn;
+  const { session } = c;
+  const t = c.turnId ? S.turnOf(c) : session.openTurn;
   if (!t) {
-    S.problem(c, "turn-without-start", `${e.type} without a turn to end: ignored`);
+    S.problem(c, "turn-without-start", `${c.type} without a turn to end: ignored`);
     return;
   }
-  c.change.turnId = t.turnId;
-  t.sequences.push(e.sequence);
+  c.outTurnId = t.turnId;
+  t.sequences.push(c.sequence);
   t.state = state === "aborted" ? "aborted" : (["completed", "failed", "interrupted", "cancelled"].includes(state) ? state : "completed") as Turn["state"];
   const p = c.p;
   if (p.stopReason !== undefined) t.fields.stopReason = p.stopReason;
@@ -1349,64 +1387,78 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     return undefined;
   };
 
+  function invalid(input: unknown): undefined {
+    S.problem(undefined, "invalid-event", `not a canonical event: ${safeJson(input).slice(0, 120)}`);
+    return undefined;
+  }
+
   function apply(input: unknown): AccumulatorChange | undefined {
     const e = input as CanonicalEvent;
-    if (!e || typeof e !== "object" || typeof e.type !== "string" || typeof e.sessionId !== "string" || typeof e.sequence !== "number") {
-      S.problem(undefined, "invalid-event", `not a canonical event: ${safeJson(input).slice(0, 120)}`);
-      return undefined;
-    }
-    const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type as CanonicalRuntimeEventType] : undefined;
-    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], changedBlockIds: NO_IDS, problems: NO_PROBLEMS };
-    const session = S.session(e);
-    const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
+    if (!e || typeof e !== "object") return invalid(input);
+    const { type, sessionId, sequence } = e;
+    if (typeof type !== "string" || typeof sessionId !== "string" || typeof sequence !== "number") return invalid(input);
+    const handler = Object.hasOwn(HANDLERS, type) ? HANDLERS[type as CanonicalRuntimeEventType] : undefined;
+    const eventId = String(e.eventId);
+    const session = S.session(e, sessionId);
+    const c = new Ctx(e, type, sequence, session);
     // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
-    if (e.sequence <= session.lastSequence && session.seqIds.get(e.sequence) === e.eventId) {
-      S.problem(c, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
+    if (sequence <= session.lastSequence && session.seqIds.get(sequence) === c.eventId) {
+      S.problem(c, "duplicate-event", `event ${c.eventId} (#${sequence} ${type}) applied twice: ignored`);
       return undefined;
     }
     if (S.retain !== undefined) {
       const why = S.lateForRetired(c);
       if (why !== undefined) {
-        S.problem(c, "retired-event", `${e.type} #${e.sequence} is for retired state (${why}; retainTurns ${S.retain}): ignored`);
+        S.problem(c, "retired-event", `${type} #${sequence} is for retired state (${why}; retainTurns ${S.retain}): ignored`);
         return undefined;
       }
     }
-    if (e.sequence <= session.lastSequence) {
-      S.problem(c, "out-of-order", `#${e.sequence} ${e.type} arrived after #${session.lastSequence}: applied where it lands`);
-    } else session.lastSequence = e.sequence;
-    session.seqIds.set(e.sequence, e.eventId);
-    if (e.sequence > S.lastSequence) S.lastSequence = e.sequence;
+    if (sequence <= session.lastSequence) {
+      S.problem(c, "out-of-order", `#${sequence} ${type} arrived after #${session.lastSequence}: applied where it lands`);
+    } else session.lastSequence = sequence;
+    session.seqIds.set(sequence, c.eventId);
+    if (sequence > S.lastSequence) S.lastSequence = sequence;
     S.eventCount++;
     if (handler) {
       try {
         handler(S, c);
       } catch (err) {
-        S.problem(c, "invalid-event", `${e.type} #${e.sequence} could not be applied: ${(err as Error)?.message ?? err}`);
+        S.problem(c, "invalid-event", `${type} #${sequence} could not be applied: ${(err as Error)?.message ?? err}`);
       }
     } else {
       // Forward compatibility: an event type of a later contract version is skipped, and said so.
-      S.problem(c, "unknown-event-type", `${e.type} #${e.sequence} is not an event type this version knows: ignored`);
+      S.problem(c, "unknown-event-type", `${type} #${sequence} is not an event type this version knows: ignored`);
     }
-    const changedStep = change.stepId !== undefined ? session.stepIndex.get(change.stepId) : undefined;
-    if (change.turnId === undefined) {
-      const tid = changedStep?.turn?.turnId ?? e.turnId;
-      if (tid !== undefined) change.turnId = tid;
-    }
+    const stepId = c.outStepId;
+    let turnId = c.outTurnId;
+    const changedStep = stepId !== undefined ? session.stepIndex.get(stepId) : undefined;
+    if (turnId === undefined) turnId = changedStep?.turn?.turnId ?? c.turnId;
     // The read views of what this event changed are dropped (the rest keep their references).
     if (changedStep) invalidateStep(changedStep);
-    if (change.turnId !== undefined) { const t = session.turnIndex.get(change.turnId); if (t) t.view = undefined; }
+    const turn = turnId !== undefined ? session.turnIndex.get(turnId) : undefined;
+    if (turn) turn.view = undefined;
     session.view = undefined;
     S.sessionsView = undefined;
+    const blockIds = c.blockIds;
+    let changedBlockIds = blockIds;
     if (c.extra) {
-      const more = c.extra.map((b) => b.blockId).filter((id, i, all) => !change.blockIds.includes(id) && all.indexOf(id) === i);
-      change.changedBlockIds = more.length ? change.blockIds.concat(more) : change.blockIds;
-    } else change.changedBlockIds = change.blockIds;
+      const more = c.extra.map((b) => b.blockId).filter((id, i, all) => !blockIds.includes(id) && all.indexOf(id) === i);
+      if (more.length) changedBlockIds = blockIds.concat(more);
+    }
+    // made once, in its final shape (stepId and turnId only when known)
+    const problems = c.problems;
+    const change: AccumulatorChange = stepId === undefined
+      ? turnId === undefined
+        ? { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems }
+        : { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems, turnId }
+      : turnId === undefined
+        ? { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems, stepId }
+        : { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems, stepId, turnId };
     // the change itself is the log entry (no copy per event); snapshot() turns it into an EventRef
     if (keepLog) S.events.push(change);
     if (S.retain !== undefined) {
-      const t = change.turnId !== undefined ? session.turnIndex.get(change.turnId) : undefined;
-      const owner: Bucket = t ?? S.era(session);
-      owner.seqs.push(e.sequence);
+      const owner: Bucket = turn ?? S.era(session);
+      owner.seqs.push(sequence);
       if (keepLog) S.eventOwners.push(owner);
       if (session.endedTurns.length - session.endedHead > S.retain) S.retire(session, keepLog);
     }
