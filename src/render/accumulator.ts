@@ -342,44 +342,64 @@ export interface Accumulator {
 
 // ───────────────────────────── internal (mutable) state ─────────────────────────────
 
-interface BlockState {
-  blockId: string;
+// (classes with every field set in the constructor: one shape each, so the handlers' reads stay fast)
+
+class BlockState {
+  readonly blockId: string;
   kind: BlockKind;
-  sequences: number[];
-  eventIds: string[];
+  /** Made with the event that created the block. */
+  readonly sequences: number[];
+  readonly eventIds: string[];
   /** Chunk arrays, joined lazily. */
-  chunks: Record<string, string[]>;
+  readonly chunks: Record<string, string[]>;
   fields: Record<string, unknown>;
   /** The step holding it. */
-  step: StepState;
+  readonly step: StepState;
   /** The read view (getBlock), built on demand and dropped when the block changes. */
-  view?: Block;
+  view: Block | undefined = undefined;
+
+  constructor(blockId: string, kind: BlockKind, sequence: number, eventId: string, chunks: Record<string, string[]>, fields: Record<string, unknown>, step: StepState) {
+    this.blockId = blockId;
+    this.kind = kind;
+    this.sequences = [sequence];
+    this.eventIds = [eventId];
+    this.chunks = chunks;
+    this.fields = fields;
+    this.step = step;
+  }
 }
 
-interface StepState {
-  stepId: string;
-  itemId?: string;
-  itemType?: CanonicalItemType;
-  parentId?: string;
-  providerItemId?: string;
+class StepState {
+  readonly stepId: string;
+  itemId: string | undefined = undefined;
+  itemType: CanonicalItemType | undefined = undefined;
+  parentId: string | undefined = undefined;
+  providerItemId: string | undefined = undefined;
   implicit: boolean;
-  started: boolean;
-  completed: boolean;
-  superseded?: boolean;
-  background?: boolean;
-  blocks: BlockState[];
-  blockIndex: Map<string, BlockState>;
+  started = false;
+  completed = false;
+  superseded: boolean | undefined = undefined;
+  background: boolean | undefined = undefined;
+  readonly blocks: BlockState[] = [];
   /** The item's own blocks by suffix (text, tool, terminal…). */
-  bySuffix: Map<string, BlockState>;
-  children: StepState[];
+  readonly own: Record<ItemSuffix, BlockState | undefined> = { text: undefined, thinking: undefined, plan: undefined, tool: undefined, terminal: undefined, diff: undefined };
+  /** Steps nested under this one, in order of first appearance. */
+  readonly children: StepState[] = [];
   /** The step this one is nested under (parentId), if any. */
-  parent?: StepState;
+  parent: StepState | undefined = undefined;
   /** The read view (getStep), dropped when the step or anything in it changes. */
-  view?: Step;
-  turn?: TurnState;
-  session: SessionState;
+  view: Step | undefined = undefined;
+  turn: TurnState | undefined;
+  readonly session: SessionState;
   /** A session-level step: the session's turn count when it was created (retainTurns retires it with that turn). */
-  era?: number;
+  era: number | undefined = undefined;
+
+  constructor(stepId: string, implicit: boolean, turn: TurnState | undefined, session: SessionState) {
+    this.stepId = stepId;
+    this.implicit = implicit;
+    this.turn = turn;
+    this.session = session;
+  }
 }
 
 /** The applied events one unit of retirement owns (a turn, or a session's records of one era); retainTurns only. */
@@ -425,7 +445,7 @@ interface SessionState {
   /** Steps by itemId or synthesized step id. */
   stepIndex: Map<string, StepState>;
   /** Blocks by blockId, with their step. */
-  blockIndex: Map<string, { block: BlockState; step: StepState }>;
+  blockIndex: Map<string, BlockState>;
   /** Request blockId → the tool blockId it waits on. */
   requestTool: Map<string, string>;
   /** sequence → eventId of every applied event (duplicate detection). */
@@ -473,7 +493,7 @@ class Ctx {
   parentId: string | undefined;
   readonly requestId: string | undefined;
   /** The change's blockIds, stepId, turnId and problems (see AccumulatorChange). */
-  blockIds: string[] = [];
+  blockIds: string[] = NO_IDS;
   outStepId: string | undefined = undefined;
   outTurnId: string | undefined = undefined;
   problems: Problem[] = NO_PROBLEMS;
@@ -601,7 +621,7 @@ class State {
   private newStep(c: Ctx, stepId: string, key: string, implicit: boolean, attachToTurn = true): StepState {
     const { session } = c;
     const turn = attachToTurn ? this.turnOf(c) : undefined;
-    const st: StepState = { stepId, implicit, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
+    const st = new StepState(stepId, implicit, turn, session);
     const parentItem = c.itemId === stepId ? c.parentId : undefined;
     if (parentItem && parentItem !== stepId) {
       st.parentId = parentItem;
@@ -609,7 +629,8 @@ class State {
       let parent = session.stepIndex.get(pkey);
       if (!parent) {
         this.problem(c, "unknown-parent", `${c.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
-        parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
+        parent = new StepState(parentItem, true, turn, session);
+        parent.itemId = parentItem;
         session.stepIndex.set(pkey, parent);
         if (turn) turn.steps.push(parent);
         else { parent.era = session.turnCount; session.steps.push(parent); }
@@ -624,24 +645,15 @@ class State {
     return st;
   }
 
-  /** The block `blockId` in `step` (created with `init` fields when new); records the event on it. */
-  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: () => Record<string, unknown>, chunkNames: string[] = []): BlockState {
-    let entry = c.session.blockIndex.get(blockId);
-    if (!entry) {
-      const chunks: Record<string, string[]> = {};
-      for (const n of chunkNames) chunks[n] = [];
-      const block: BlockState = { blockId, kind, sequences: [], eventIds: [], chunks, fields: init(), step };
-      entry = { block, step };
-      c.session.blockIndex.set(blockId, entry);
-      step.blocks.push(block);
-      step.blockIndex.set(blockId, block);
-    }
-    touch(c, entry.block);
-    return entry.block;
+  /** The block `blockId` in `step` (created with `init(c, step)` fields when new); records the event on it. */
+  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: (c: Ctx, step: StepState) => Record<string, unknown>, chunkNames: readonly string[] = NO_CHUNKS): BlockState {
+    const b = c.session.blockIndex.get(blockId);
+    if (b) { touch(c, b); return b; }
+    return newBlock(c, step, blockId, kind, init(c, step), chunkNames);
   }
 
   findBlock(session: SessionState, blockId: string): BlockState | undefined {
-    return session.blockIndex.get(blockId)?.block;
+    return session.blockIndex.get(blockId);
   }
 
   // ── retainTurns: retirement (every structure shrinks; each entry is removed once, so apply stays O(1) amortised) ──
@@ -757,7 +769,7 @@ class State {
     if (session.stepIndex.get(st.stepId) === st) session.stepIndex.delete(st.stepId);
     ids?.push(st.stepId);
     for (const b of st.blocks) {
-      if (session.blockIndex.get(b.blockId)?.block === b) session.blockIndex.delete(b.blockId);
+      if (session.blockIndex.get(b.blockId) === b) session.blockIndex.delete(b.blockId);
       session.requestTool.delete(b.blockId);
       ids?.push(b.blockId);
     }
@@ -775,13 +787,27 @@ class State {
   }
 }
 
+/** A new block in `step`, made by the event of `c` (what touch() records for it, without the lookups). */
+function newBlock(c: Ctx, step: StepState, blockId: string, kind: BlockKind, fields: Record<string, unknown>, chunkNames: readonly string[]): BlockState {
+  const chunks: Record<string, string[]> = {};
+  for (let i = 0; i < chunkNames.length; i++) chunks[chunkNames[i]] = [];
+  const block = new BlockState(blockId, kind, c.sequence, c.eventId, chunks, fields, step);
+  c.session.blockIndex.set(blockId, block);
+  step.blocks.push(block);
+  if (step.view !== undefined) invalidateStep(step);
+  if (c.blockIds === NO_IDS) c.blockIds = [blockId];
+  else if (!c.blockIds.includes(blockId)) c.blockIds.push(blockId);
+  return block;
+}
+
 function touch(c: Ctx, b: BlockState) {
   if (b.view !== undefined || b.step.view !== undefined) invalidateBlock(b);
   const last = b.sequences.length - 1;
   if (last >= 0 && b.eventIds[last] === c.eventId) return;
   b.sequences.push(c.sequence);
   b.eventIds.push(c.eventId);
-  if (!c.blockIds.includes(b.blockId)) c.blockIds.push(b.blockId);
+  if (c.blockIds === NO_IDS) c.blockIds = [b.blockId];
+  else if (!c.blockIds.includes(b.blockId)) c.blockIds.push(b.blockId);
 }
 
 /** A block changed by an event as a side effect (it is not one the event built): listed in changedBlockIds. */
@@ -889,22 +915,22 @@ const NON_TOOL_ITEMS: ReadonlySet<string> = new Set(["assistant_message", "user_
 
 /** The blocks an item can have, by blockId suffix (`<itemId>:<suffix>`). */
 type ItemSuffix = "text" | "thinking" | "plan" | "tool" | "terminal" | "diff";
-const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: string[]; init: (st: StepState) => Record<string, unknown> }> = {
-  text: { kind: "text", chunks: ["text"], init: (st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
+const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: string[]; init: (c: Ctx, st: StepState) => Record<string, unknown> }> = {
+  text: { kind: "text", chunks: ["text"], init: (_c, st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
   thinking: { kind: "thinking", chunks: ["text", "summary"], init: () => ({ streaming: true }) },
   plan: { kind: "plan", chunks: ["text"], init: () => ({ steps: [], updates: 0 }) },
-  tool: { kind: "tool", chunks: ["output"], init: (st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
+  tool: { kind: "tool", chunks: ["output"], init: (_c, st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
   terminal: { kind: "terminal", chunks: ["text"], init: () => ({ streaming: true }) },
   diff: { kind: "diff", chunks: ["output"], init: () => ({ scope: "item", files: [] }) },
 };
 
 /** An item's block by suffix, created on first use; records the event on it (the fast path allocates nothing). */
 function itemBlock(S: State, c: Ctx, step: StepState, suffix: ItemSuffix): BlockState {
-  const b = step.bySuffix.get(suffix);
+  const b = step.own[suffix];
   if (b) { touch(c, b); return b; }
   const spec = ITEM_BLOCKS[suffix];
-  const created = S.block(c, step, step.stepId + ":" + suffix, spec.kind, () => spec.init(step), spec.chunks);
-  step.bySuffix.set(suffix, created);
+  const created = S.block(c, step, step.stepId + ":" + suffix, spec.kind, spec.init, spec.chunks);
+  step.own[suffix] = created;
   if (suffix === "tool") {
     // Requests that arrived before the tool card: link the open ones to it.
     for (const r of step.blocks) {
@@ -926,7 +952,7 @@ function primaryBlock(S: State, c: Ctx, step: StepState): BlockState {
 
 /** Output streamed before its tool started still gets its card (pending), placed first; an existing card is not touched. */
 function ensureToolCard(S: State, c: Ctx, st: StepState) {
-  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.bySuffix.has("tool")) itemBlock(S, c, st, "tool");
+  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.own.tool) itemBlock(S, c, st, "tool");
 }
 
 /** Which block (suffix) and chunk array a content.delta of a given stream kind appends to. */
@@ -989,7 +1015,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
           // The command's whole output: its terminal block shows what the deltas did not already stream. A start's
           // output (restored history: the item arrives complete) is left to the completion, which repeats it after
           // the history's output deltas. The terminal block is this event's only when it adds text.
-          const have = step.bySuffix.get("terminal")?.chunks.text.join("") ?? "";
+          const have = step.own.terminal?.chunks.text.join("") ?? "";
           if (phase !== "started" && p.output.length > have.length && p.output.startsWith(have)) itemBlock(S, c, step, "terminal").chunks.text.push(p.output.slice(have.length));
         } else f.result = p.output;
       }
@@ -1067,7 +1093,7 @@ function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState 
   else if (c.itemId) step = S.itemStep(c);
   else step = S.syntheticStep(c, id);
   c.outStepId = step.stepId;
-  const b = S.block(c, step, blockId, kind, () => ({ state: "open", requestId }));
+  const b = S.block(c, step, blockId, kind, requestFields);
   if (kind !== "permission") b.kind = kind;
   if (c.itemId && !existing) {
     const tool = primaryBlockIfTool(S, c, step);
@@ -1081,8 +1107,10 @@ function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState 
 }
 
 /** The item's tool card, if it has one (a request alone does not make a tool card). */
+const requestFields = (c: Ctx) => ({ state: "open", requestId: c.requestId });
+
 function primaryBlockIfTool(_S: State, _c: Ctx, step: StepState): BlockState | undefined {
-  return step.bySuffix.get("tool");
+  return step.own.tool;
 }
 
 function resolveRequest(S: State, c: Ctx, b: BlockState) {
@@ -1106,8 +1134,10 @@ function taskBlock(S: State, c: Ctx, start: boolean): BlockState {
   const existing = c.session.blockIndex.get(blockId);
   const step = existing?.step ?? (c.parentId ? parentStep(S, c) : c.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
   c.outStepId = step.stepId;
-  return S.block(c, step, blockId, "task", () => ({ taskId: p.taskId, status: "running", progress: [] }));
+  return S.block(c, step, blockId, "task", taskFields);
 }
+
+const taskFields = (c: Ctx) => ({ taskId: c.p.taskId, status: "running", progress: [] });
 
 /** The step of e.parentId (a task hangs under its tool use). */
 function parentStep(S: State, c: Ctx): StepState {
@@ -1138,18 +1168,21 @@ function modeOf(p: any): { mode?: string; model?: string } {
 
 /** A status line (warning, error, state change, notice) in the current turn, or at session level. */
 function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent) => string) {
+  const init = (c: Ctx) => ({ level, source: c.type as CanonicalRuntimeEventType, message: message(c.p, c.e) });
   return (S: State, c: Ctx) => {
     const t = S.turnOf(c, !!c.turnId);
     // Each status record is its own step at the point it happened (never merged with earlier ones).
     const step = c.itemId ? S.itemStep(c) : S.syntheticStep(c, `${c.eventId}`, !!t);
     c.outStepId = step.stepId;
-    const b = S.block(c, step, `${c.eventId}:status`, "status", () => ({ level, source: c.type as CanonicalRuntimeEventType, message: message(c.p, c.e) }));
+    const b = S.block(c, step, `${c.eventId}:status`, "status", init);
     if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
   };
 }
 
 /** A record kept on a session/turn field only (no block): the event is still listed in the event log. */
 const noBlock = () => undefined;
+
+const usageFields = () => ({ updates: 0 });
 
 function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined) {
   const t = S.turnOf(c, !!c.turnId);
@@ -1159,7 +1192,7 @@ function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undef
   if (t && tokens !== undefined) t.fields.tokens = tokens;
   const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
   c.outStepId = step.stepId;
-  const b = S.block(c, step, step.stepId, "usage", () => ({ updates: 0 }));
+  const b = S.block(c, step, step.stepId, "usage", usageFields);
   b.fields.usage = usage;
   if (tokens !== undefined) b.fields.tokens = tokens;
   b.fields.updates = (b.fields.updates as number) + 1;
@@ -1169,8 +1202,14 @@ type Handler = (S: State, c: Ctx) => void;
 
 /** Shared by changes without problems (replaced by a fresh array on the first one). */
 const NO_PROBLEMS: Problem[] = [];
-/** Placeholder until apply() sets changedBlockIds. */
+/** No block yet (replaced by a fresh array on the first; never handed out). */
 const NO_IDS: string[] = [];
+const NO_CHUNKS: readonly string[] = [];
+
+const planFields = () => ({ steps: [], updates: 0 });
+const turnDiffFields = () => ({ scope: "turn", files: [] });
+const TEXT_CHUNK = ["text"];
+const OUTPUT_CHUNK = ["output"];
 
 /** One handler per canonical event type (a new type in canonical.yaml fails typecheck until it is listed here). */
 const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
@@ -1220,7 +1259,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     if (c.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
     else { const t = S.turnOf(c); step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:plan`); kind = "plan"; }
     c.outStepId = step.stepId;
-    const b = c.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
+    const b = c.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, planFields, TEXT_CHUNK);
     b.kind = kind;
     b.fields.steps = Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [];
     if (p.explanation !== undefined) b.fields.explanation = p.explanation;
@@ -1230,7 +1269,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     const t = S.turnOf(c);
     const step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:diff`);
     c.outStepId = step.stepId;
-    const b = S.block(c, step, step.stepId, "diff", () => ({ scope: "turn", files: [] }), ["output"]);
+    const b = S.block(c, step, step.stepId, "diff", turnDiffFields, OUTPUT_CHUNK);
     b.fields.unifiedDiff = String(c.p.unifiedDiff ?? "");
     b.fields.files = filesOfUnifiedDiff(b.fields.unifiedDiff as string);
   },
@@ -1439,7 +1478,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (turn) turn.view = undefined;
     session.view = undefined;
     S.sessionsView = undefined;
-    const blockIds = c.blockIds;
+    const blockIds = c.blockIds === NO_IDS ? [] : c.blockIds;
     let changedBlockIds = blockIds;
     if (c.extra) {
       const more = c.extra.map((b) => b.blockId).filter((id, i, all) => !blockIds.includes(id) && all.indexOf(id) === i);
@@ -1496,8 +1535,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     getBlock(blockId, sessionId) {
       const s = sessionFor(sessionId, (x) => x.blockIndex.has(blockId));
-      const entry = s?.blockIndex.get(blockId);
-      return entry ? blockView(entry.block) : undefined;
+      const b = s?.blockIndex.get(blockId);
+      return b ? blockView(b) : undefined;
     },
     getStep(stepId, sessionId) {
       const s = sessionFor(sessionId, (x) => x.stepIndex.has(stepId));
