@@ -1342,6 +1342,9 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "runtime.error": status("error", (p) => String(p.message)),
 };
 
+/** HANDLERS by type, as a Map (one lookup; only its own keys). */
+const HANDLER_OF: ReadonlyMap<string, Handler> = new Map(Object.entries(HANDLERS));
+
 function endTurn(S: State, c: Ctx, state: string) {
   const { session } = c;
   const t = c.turnId ? S.turnOf(c) : session.openTurn;
@@ -1436,7 +1439,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (!e || typeof e !== "object") return invalid(input);
     const { type, sessionId, sequence } = e;
     if (typeof type !== "string" || typeof sessionId !== "string" || typeof sequence !== "number") return invalid(input);
-    const handler = Object.hasOwn(HANDLERS, type) ? HANDLERS[type as CanonicalRuntimeEventType] : undefined;
+    const handler = HANDLER_OF.get(type);
     const eventId = String(e.eventId);
     const session = S.session(e, sessionId);
     const c = new Ctx(e, type, sequence, session);
