@@ -434,6 +434,8 @@ interface SessionState {
   threadIds: string[];
   /** threadId → the session's turn count when last seen (retainTurns prunes threads not seen since a retired turn). */
   threadSet: Map<string, number>;
+  /** The thread last seen, when its threadSet entry is the current turn count (the next event of it needs no lookup). */
+  threadSeen: string | undefined;
   threadPruneAt: number;
   state?: string;
   config: Record<string, unknown>;
@@ -449,7 +451,7 @@ interface SessionState {
   /** Request blockId → the tool blockId it waits on. */
   requestTool: Map<string, string>;
   /** sequence → eventId of every applied event (duplicate detection). */
-  seqIds: Map<number, string>;
+  seqIds: SeqLog | Map<number, string>;
   openTurn?: TurnState;
   lastSequence: number;
   /** Turns started so far (turn.index of the next one - 1); session-level records carry it as their era. */
@@ -514,10 +516,66 @@ class Ctx {
   }
 }
 
+/**
+ * sequence → eventId of every applied event of a session, for duplicate detection (an unbounded accumulator's; a
+ * bounded one deletes entries and uses a Map). Same answers as a Map: sequences above the last one (the usual case)
+ * are appended to two ascending arrays; any other goes to a Map, which shadows an equal one in the arrays.
+ */
+class SeqLog {
+  private readonly seqs: number[] = [];
+  private readonly ids: string[] = [];
+  private late: Map<number, string> | undefined = undefined;
+  /** Entries of `seqs` shadowed by `late`. */
+  private shadowed = 0;
+
+  get size(): number {
+    return this.seqs.length - this.shadowed + (this.late === undefined ? 0 : this.late.size);
+  }
+
+  get(seq: number): string | undefined {
+    const late = this.late;
+    if (late !== undefined && late.has(seq)) return late.get(seq);
+    const i = this.indexOf(seq);
+    return i < 0 ? undefined : this.ids[i];
+  }
+
+  set(seq: number, id: string): void {
+    const n = this.seqs.length;
+    // (NaN is never appended: the arrays stay ascending)
+    if (n === 0 ? seq === seq : seq > this.seqs[n - 1]) {
+      this.seqs.push(seq);
+      this.ids.push(id);
+      return;
+    }
+    const late = (this.late ??= new Map());
+    if (!late.has(seq) && this.indexOf(seq) >= 0) this.shadowed++;
+    late.set(seq, id);
+  }
+
+  private indexOf(seq: number): number {
+    const a = this.seqs;
+    let lo = 0;
+    let hi = a.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = a[mid];
+      if (v === seq) return mid;
+      if (v < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+}
+
+/** The tombstones of an unbounded accumulator's sessions (it retires nothing): always empty. */
+const NO_TOMBS: Set<string> = new Set();
+
 /** The state shared by the handlers. */
 class State {
   sessions: SessionState[] = [];
   sessionIndex = new Map<string, SessionState>();
+  /** The session of the last event (the next one is usually of the same). */
+  lastSession: SessionState | undefined = undefined;
   problems: Problem[] = [];
   events: AccumulatorChange[] = [];
   eventCount = 0;
@@ -538,21 +596,27 @@ class State {
   }
 
   session(e: CanonicalEvent, sessionId: string): SessionState {
-    let s = this.sessionIndex.get(sessionId);
-    if (!s) {
-      s = {
-        sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadPruneAt: 64, config: {}, steps: [], turns: [],
-        turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0, turnCount: 0,
-        retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: new Set(), retiredMaxSeq: 0,
-      };
-      this.sessionIndex.set(sessionId, s);
-      this.sessions.push(s);
+    let s = this.lastSession;
+    if (s === undefined || s.sessionId !== sessionId) {
+      s = this.sessionIndex.get(sessionId);
+      if (!s) {
+        const bounded = this.retain !== undefined;
+        s = {
+          sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadSeen: undefined, threadPruneAt: 64, state: undefined, config: {}, usage: undefined, tokens: undefined, steps: [], turns: [],
+          turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: bounded ? new Map() : new SeqLog(), openTurn: undefined, lastSequence: 0, turnCount: 0,
+          retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: bounded ? new Set() : NO_TOMBS, retiredMaxSeq: 0, view: undefined,
+        };
+        this.sessionIndex.set(sessionId, s);
+        this.sessions.push(s);
+      }
+      this.lastSession = s;
     }
     const threadId = e.threadId;
-    if (threadId) {
+    if (threadId && threadId !== s.threadSeen) {
       const era = s.threadSet.get(threadId);
       if (era === undefined) s.threadIds.push(threadId);
       if (era !== s.turnCount) s.threadSet.set(threadId, s.turnCount);
+      s.threadSeen = threadId;
     }
     return s;
   }
@@ -591,7 +655,8 @@ class State {
   }
 
   newTurn(session: SessionState, turnId: string, e: CanonicalEvent, implicit: boolean): TurnState {
-    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [] };
+    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [], view: undefined };
+    session.threadSeen = undefined; // its threadSet entry names the previous turn count
     session.turns.push(t);
     session.view = undefined;
     session.turnIndex.set(turnId, t);
@@ -723,6 +788,7 @@ class State {
     // Threads not seen since before the horizon (pruned when the map doubled: amortised O(1)).
     if (session.threadSet.size >= session.threadPruneAt) {
       for (const [id, era] of session.threadSet) if (era < session.horizon) session.threadSet.delete(id);
+      session.threadSeen = undefined;
       session.threadIds = session.threadIds.filter((id) => session.threadSet.has(id));
       session.threadPruneAt = Math.max(64, 2 * session.threadSet.size);
     }
@@ -778,7 +844,7 @@ class State {
 
   private retireBucket(session: SessionState, b: Bucket) {
     for (const seq of b.seqs) {
-      session.seqIds.delete(seq);
+      (session.seqIds as Map<number, string>).delete(seq); // a bounded accumulator's sessions index sequences in a Map
       if (seq > session.retiredMaxSeq) session.retiredMaxSeq = seq;
     }
     this.retired.events += b.seqs.length;
@@ -1007,7 +1073,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
     if (b.kind === "tool") {
       if (p.title !== undefined) f.title = p.title;
       if (p.detail !== undefined) f.detail = p.detail;
-      for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) f[k] = p[k];
+      for (const k of TOOL_FIELDS) { const v = p[k]; if (v !== undefined && v !== null) f[k] = v; }
       if (p.input !== undefined) f.input = p.input;
       const isCommand = step.itemType === "command_execution";
       if (p.output !== undefined && p.output !== null) {
@@ -1484,8 +1550,12 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     const blockIds = c.blockIds === NO_IDS ? [] : c.blockIds;
     let changedBlockIds = blockIds;
     if (c.extra) {
-      const more = c.extra.map((b) => b.blockId).filter((id, i, all) => !blockIds.includes(id) && all.indexOf(id) === i);
-      if (more.length) changedBlockIds = blockIds.concat(more);
+      let more: string[] | undefined;
+      for (const b of c.extra) {
+        const id = b.blockId;
+        if (!blockIds.includes(id) && !more?.includes(id)) (more ??= []).push(id);
+      }
+      if (more) changedBlockIds = blockIds.concat(more);
     }
     // made once, in its final shape (stepId and turnId only when known)
     const problems = c.problems;
