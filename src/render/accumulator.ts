@@ -380,7 +380,8 @@ class StepState {
   completed = false;
   superseded: boolean | undefined = undefined;
   background: boolean | undefined = undefined;
-  readonly blocks: BlockState[] = [];
+  /** (NO_BLOCKS until the first: most steps have one or two) */
+  blocks: BlockState[] = NO_BLOCKS;
   /** The item's own blocks by suffix (text, tool, terminal…). */
   readonly own: Record<ItemSuffix, BlockState | undefined> = { text: undefined, thinking: undefined, plan: undefined, tool: undefined, terminal: undefined, diff: undefined };
   /** Steps nested under this one, in order of first appearance. */
@@ -711,10 +712,10 @@ class State {
   }
 
   /** The block `blockId` in `step` (created with `init(c, step)` fields when new); records the event on it. */
-  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: (c: Ctx, step: StepState) => Record<string, unknown>, chunkNames: readonly string[] = NO_CHUNKS): BlockState {
+  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: (c: Ctx, step: StepState) => Record<string, unknown>, chunks: () => Record<string, string[]> = noChunks): BlockState {
     const b = c.session.blockIndex.get(blockId);
     if (b) { touch(c, b); return b; }
-    return newBlock(c, step, blockId, kind, init(c, step), chunkNames);
+    return newBlock(c, step, blockId, kind, init(c, step), chunks());
   }
 
   findBlock(session: SessionState, blockId: string): BlockState | undefined {
@@ -854,12 +855,11 @@ class State {
 }
 
 /** A new block in `step`, made by the event of `c` (what touch() records for it, without the lookups). */
-function newBlock(c: Ctx, step: StepState, blockId: string, kind: BlockKind, fields: Record<string, unknown>, chunkNames: readonly string[]): BlockState {
-  const chunks: Record<string, string[]> = {};
-  for (let i = 0; i < chunkNames.length; i++) chunks[chunkNames[i]] = [];
+function newBlock(c: Ctx, step: StepState, blockId: string, kind: BlockKind, fields: Record<string, unknown>, chunks: Record<string, string[]>): BlockState {
   const block = new BlockState(blockId, kind, c.sequence, c.eventId, chunks, fields, step);
   c.session.blockIndex.set(blockId, block);
-  step.blocks.push(block);
+  if (step.blocks === NO_BLOCKS) step.blocks = [block];
+  else step.blocks.push(block);
   if (step.view !== undefined) invalidateStep(step);
   if (c.blockIds === NO_IDS) c.blockIds = [blockId];
   else if (!c.blockIds.includes(blockId)) c.blockIds.push(blockId);
@@ -979,15 +979,20 @@ function sessionView(s: SessionState): Session {
 
 const NON_TOOL_ITEMS: ReadonlySet<string> = new Set(["assistant_message", "user_message", "reasoning", "plan"]);
 
+/** A block's chunk arrays (streamed text, joined when read), by name. */
+function noChunks(): Record<string, string[]> { return {}; }
+function textChunk(): Record<string, string[]> { return { text: [] }; }
+function outputChunk(): Record<string, string[]> { return { output: [] }; }
+
 /** The blocks an item can have, by blockId suffix (`<itemId>:<suffix>`). */
 type ItemSuffix = "text" | "thinking" | "plan" | "tool" | "terminal" | "diff";
-const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: string[]; init: (c: Ctx, st: StepState) => Record<string, unknown> }> = {
-  text: { kind: "text", chunks: ["text"], init: (_c, st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
-  thinking: { kind: "thinking", chunks: ["text", "summary"], init: () => ({ streaming: true }) },
-  plan: { kind: "plan", chunks: ["text"], init: () => ({ steps: [], updates: 0 }) },
-  tool: { kind: "tool", chunks: ["output"], init: (_c, st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
-  terminal: { kind: "terminal", chunks: ["text"], init: () => ({ streaming: true }) },
-  diff: { kind: "diff", chunks: ["output"], init: () => ({ scope: "item", files: [] }) },
+const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: () => Record<string, string[]>; init: (c: Ctx, st: StepState) => Record<string, unknown> }> = {
+  text: { kind: "text", chunks: textChunk, init: (_c, st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
+  thinking: { kind: "thinking", chunks: () => ({ text: [], summary: [] }), init: () => ({ streaming: true }) },
+  plan: { kind: "plan", chunks: textChunk, init: () => ({ steps: [], updates: 0 }) },
+  tool: { kind: "tool", chunks: outputChunk, init: (_c, st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
+  terminal: { kind: "terminal", chunks: textChunk, init: () => ({ streaming: true }) },
+  diff: { kind: "diff", chunks: outputChunk, init: () => ({ scope: "item", files: [] }) },
 };
 
 /** An item's block by suffix, created on first use; records the event on it (the fast path allocates nothing). */
@@ -1045,12 +1050,19 @@ const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running",
 /** The item's canonical `files` as diff files. */
 function diffFiles(files: unknown): DiffFile[] {
   if (!Array.isArray(files)) return [];
-  return files.filter((f) => f && typeof f.path === "string").map((f) => clean({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
+  return files.filter((f) => f && typeof f.path === "string").map(diffFile);
 }
 
-function clean<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+/** One of them: its fields that are set, in this order. */
+function diffFile(f: any): DiffFile {
+  const d: DiffFile = { path: f.path };
+  const kind = f.change;
+  const movePath = f.movePath;
+  const diff = f.diff;
+  if (kind !== undefined) d.kind = kind;
+  if (movePath !== undefined) d.movePath = movePath;
+  if (diff !== undefined) d.diff = diff;
+  return d;
 }
 
 /** item.started / item.updated / item.completed: the item's snapshot, applied to its own step and blocks only. */
@@ -1270,12 +1282,11 @@ type Handler = (S: State, c: Ctx) => void;
 const NO_PROBLEMS: Problem[] = [];
 /** No block yet (replaced by a fresh array on the first; never handed out). */
 const NO_IDS: string[] = [];
-const NO_CHUNKS: readonly string[] = [];
+/** No block yet (a step's blocks until its first; never mutated). */
+const NO_BLOCKS: BlockState[] = [];
 
 const planFields = () => ({ steps: [], updates: 0 });
 const turnDiffFields = () => ({ scope: "turn", files: [] });
-const TEXT_CHUNK = ["text"];
-const OUTPUT_CHUNK = ["output"];
 
 /** One handler per canonical event type (a new type in canonical.yaml fails typecheck until it is listed here). */
 const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
@@ -1325,7 +1336,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     if (c.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
     else { const t = S.turnOf(c); step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:plan`); kind = "plan"; }
     c.outStepId = step.stepId;
-    const b = c.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, planFields, TEXT_CHUNK);
+    const b = c.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, planFields, textChunk);
     b.kind = kind;
     b.fields.steps = Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [];
     if (p.explanation !== undefined) b.fields.explanation = p.explanation;
@@ -1335,7 +1346,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     const t = S.turnOf(c);
     const step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:diff`);
     c.outStepId = step.stepId;
-    const b = S.block(c, step, step.stepId, "diff", turnDiffFields, OUTPUT_CHUNK);
+    const b = S.block(c, step, step.stepId, "diff", turnDiffFields, outputChunk);
     b.fields.unifiedDiff = String(c.p.unifiedDiff ?? "");
     b.fields.files = filesOfUnifiedDiff(b.fields.unifiedDiff as string);
   },
