@@ -447,7 +447,7 @@ interface SessionState {
   turnIndex: Map<string, TurnState>;
   /** Steps by itemId or synthesized step id. */
   stepIndex: Map<string, StepState>;
-  /** Blocks by blockId, with their step. */
+  /** Blocks by blockId (each knows its step). */
   blockIndex: Map<string, BlockState>;
   /** Request blockId → the tool blockId it waits on. */
   requestTool: Map<string, string>;
@@ -520,7 +520,8 @@ class Ctx {
 /**
  * sequence → eventId of every applied event of a session, for duplicate detection (an unbounded accumulator's; a
  * bounded one deletes entries and uses a Map). Same answers as a Map: sequences above the last one (the usual case)
- * are appended to two ascending arrays; any other goes to a Map, which shadows an equal one in the arrays.
+ * are appended to two ascending arrays; any other goes to a Map, which shadows an equal one in the arrays. Only an
+ * event at or below its session's last sequence (a duplicate or out of order) makes a lookup: a binary search.
  */
 class SeqLog {
   private readonly seqs: number[] = [];
