@@ -921,13 +921,22 @@ function frozenPrefix<T>(out: object, key: string, arr: T[]) {
   Object.defineProperty(out, key, { enumerable: true, configurable: true, get: () => (copy ??= arr.slice(0, n)) });
 }
 
+/** Up to this many events a view's `sequences` / `eventIds` are copied when it is built (cheaper than defining a
+ *  getter); a longer list (a streaming block's) is copied only when read, so a view costs O(1) however long it is. */
+const COPY_AT_ONCE = 32;
+
 function blockView(b: BlockState): Block {
   if (b.view) return b.view;
   const out: any = { blockId: b.blockId, kind: b.kind };
   for (const k in b.fields) { const v = b.fields[k]; if (v !== undefined) out[k] = Array.isArray(v) ? v.slice() : v; }
   for (const k in b.chunks) out[k] = joined(b.chunks[k]);
-  frozenPrefix(out, "sequences", b.sequences);
-  frozenPrefix(out, "eventIds", b.eventIds);
+  if (b.sequences.length <= COPY_AT_ONCE) {
+    out.sequences = b.sequences.slice();
+    out.eventIds = b.eventIds.slice();
+  } else {
+    frozenPrefix(out, "sequences", b.sequences);
+    frozenPrefix(out, "eventIds", b.eventIds);
+  }
   return (b.view = out as Block);
 }
 
