@@ -109,3 +109,6 @@ let lastMs = NaN;
 let lastIso: string | undefined;
 let lastText: string | undefined;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A generated row's reused variable lookup not read yet (see the generator's emit-mapper). */
+export const UNSET: unique symbol = Symbol("agentnorm.unset");
