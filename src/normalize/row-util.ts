@@ -3,6 +3,7 @@
  * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list). Pure; never throw on
  * provider data; undefined when there is nothing to say.
  */
+import { isoTime } from "./iso-time.js";
 
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
 export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E)[] ? E : any)[] {
@@ -102,7 +103,7 @@ export function timeOf(x: unknown, numbers: "ms" | "s"): string | undefined {
   if (ms === lastMs) return lastIso;
   if (!Number.isFinite(ms) || ms <= 0 || ms >= 253402300800000) return undefined;
   lastMs = ms;
-  return (lastIso = new Date(ms).toISOString());
+  return (lastIso = isoTime(ms));
 }
 /** The last number and text converted (consecutive messages often carry the same time). */
 let lastMs = NaN;
