@@ -1,7 +1,7 @@
 /**
  * The entity store: per role, the entities the runtime knows (open ones, ones only named, and a bounded memory of
- * closed ones). Memory is bounded by what is open, not by history: at most 2 × 4,096 entities only named and
- * 2 × 1,024 closed ones are remembered per role, the most recent 4,096 / 1,024 always.
+ * closed ones). Memory is bounded by what is open, not by history: at most 4,096 entities only named and 1,024
+ * closed ones are remembered per role, the most recent 2,048 / 512 always.
  */
 import type { Role } from "./table-types.js";
 
@@ -33,14 +33,18 @@ const RECENT_LIMIT = 1024;
 const IDLE_LIMIT = 4096;
 
 /**
- * A bounded memory in two generations: entries go to the young one; when it holds `limit`, it becomes the old one
- * and the previous old one is forgotten. So the `limit` most recent entries are always kept and at most 2 × `limit`
- * are held. (A Map trimmed oldest-first, delete + keys().next() per entry, costs more per entry the fuller it is.)
+ * A bounded memory in two generations: entries go to the young one; when it holds half of `limit`, it becomes the
+ * old one and the previous old one is forgotten. So at most `limit` entries are held and the most recent half of
+ * `limit` always. (A Map trimmed oldest-first, delete + keys().next() per entry, costs more per entry the fuller
+ * it is.)
  */
 export class Memory<V> {
   private young = new Map<string, V>();
   private old = new Map<string, V>();
-  constructor(private readonly limit: number) {}
+  private readonly half: number;
+  constructor(limit: number) {
+    this.half = Math.max(1, Math.floor(limit / 2));
+  }
   get(k: string): V | undefined {
     const v = this.young.get(k);
     return v !== undefined ? v : this.old.get(k);
@@ -50,7 +54,7 @@ export class Memory<V> {
   }
   set(k: string, v: V): void {
     this.young.set(k, v);
-    if (this.young.size >= this.limit) {
+    if (this.young.size >= this.half) {
       this.old = this.young;
       this.young = new Map();
     }
