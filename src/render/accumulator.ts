@@ -342,44 +342,65 @@ export interface Accumulator {
 
 // ───────────────────────────── internal (mutable) state ─────────────────────────────
 
-interface BlockState {
-  blockId: string;
+// (classes with every field set in the constructor: one shape each, so the handlers' reads stay fast)
+
+class BlockState {
+  readonly blockId: string;
   kind: BlockKind;
-  sequences: number[];
-  eventIds: string[];
+  /** Made with the event that created the block. */
+  readonly sequences: number[];
+  readonly eventIds: string[];
   /** Chunk arrays, joined lazily. */
-  chunks: Record<string, string[]>;
+  readonly chunks: Record<string, string[]>;
   fields: Record<string, unknown>;
   /** The step holding it. */
-  step: StepState;
+  readonly step: StepState;
   /** The read view (getBlock), built on demand and dropped when the block changes. */
-  view?: Block;
+  view: Block | undefined = undefined;
+
+  constructor(blockId: string, kind: BlockKind, sequence: number, eventId: string, chunks: Record<string, string[]>, fields: Record<string, unknown>, step: StepState) {
+    this.blockId = blockId;
+    this.kind = kind;
+    this.sequences = [sequence];
+    this.eventIds = [eventId];
+    this.chunks = chunks;
+    this.fields = fields;
+    this.step = step;
+  }
 }
 
-interface StepState {
-  stepId: string;
-  itemId?: string;
-  itemType?: CanonicalItemType;
-  parentId?: string;
-  providerItemId?: string;
+class StepState {
+  readonly stepId: string;
+  itemId: string | undefined = undefined;
+  itemType: CanonicalItemType | undefined = undefined;
+  parentId: string | undefined = undefined;
+  providerItemId: string | undefined = undefined;
   implicit: boolean;
-  started: boolean;
-  completed: boolean;
-  superseded?: boolean;
-  background?: boolean;
-  blocks: BlockState[];
-  blockIndex: Map<string, BlockState>;
+  started = false;
+  completed = false;
+  superseded: boolean | undefined = undefined;
+  background: boolean | undefined = undefined;
+  /** (NO_BLOCKS until the first: most steps have one or two) */
+  blocks: BlockState[] = NO_BLOCKS;
   /** The item's own blocks by suffix (text, tool, terminal…). */
-  bySuffix: Map<string, BlockState>;
-  children: StepState[];
+  readonly own: Record<ItemSuffix, BlockState | undefined> = { text: undefined, thinking: undefined, plan: undefined, tool: undefined, terminal: undefined, diff: undefined };
+  /** Steps nested under this one, in order of first appearance. */
+  readonly children: StepState[] = [];
   /** The step this one is nested under (parentId), if any. */
-  parent?: StepState;
+  parent: StepState | undefined = undefined;
   /** The read view (getStep), dropped when the step or anything in it changes. */
-  view?: Step;
-  turn?: TurnState;
-  session: SessionState;
+  view: Step | undefined = undefined;
+  turn: TurnState | undefined;
+  readonly session: SessionState;
   /** A session-level step: the session's turn count when it was created (retainTurns retires it with that turn). */
-  era?: number;
+  era: number | undefined = undefined;
+
+  constructor(stepId: string, implicit: boolean, turn: TurnState | undefined, session: SessionState) {
+    this.stepId = stepId;
+    this.implicit = implicit;
+    this.turn = turn;
+    this.session = session;
+  }
 }
 
 /** The applied events one unit of retirement owns (a turn, or a session's records of one era); retainTurns only. */
@@ -414,6 +435,8 @@ interface SessionState {
   threadIds: string[];
   /** threadId → the session's turn count when last seen (retainTurns prunes threads not seen since a retired turn). */
   threadSet: Map<string, number>;
+  /** The thread last seen, when its threadSet entry is the current turn count (the next event of it needs no lookup). */
+  threadSeen: string | undefined;
   threadPruneAt: number;
   state?: string;
   config: Record<string, unknown>;
@@ -424,12 +447,12 @@ interface SessionState {
   turnIndex: Map<string, TurnState>;
   /** Steps by itemId or synthesized step id. */
   stepIndex: Map<string, StepState>;
-  /** Blocks by blockId, with their step. */
-  blockIndex: Map<string, { block: BlockState; step: StepState }>;
+  /** Blocks by blockId (each knows its step). */
+  blockIndex: Map<string, BlockState>;
   /** Request blockId → the tool blockId it waits on. */
   requestTool: Map<string, string>;
   /** sequence → eventId of every applied event (duplicate detection). */
-  seqIds: Map<number, string>;
+  seqIds: SeqLog | Map<number, string>;
   openTurn?: TurnState;
   lastSequence: number;
   /** Turns started so far (turn.index of the next one - 1); session-level records carry it as their era. */
@@ -456,19 +479,105 @@ interface SessionState {
   view?: Session;
 }
 
-interface Ctx {
-  e: CanonicalEvent;
-  p: any;
-  session: SessionState;
-  change: AccumulatorChange;
-  /** Blocks this event changed as a side effect (not in change.blockIds): a closed stream, a tool's awaitingRequests. */
-  extra?: BlockState[];
+/**
+ * One apply()'s working state. The event's envelope fields are read once, here: events come in many shapes (which
+ * optional ids they carry), so reading them off the event at every use is slow; a Ctx always has the same shape.
+ * What the event changed is gathered here too, and becomes its AccumulatorChange once the handler ran.
+ */
+class Ctx {
+  readonly e: CanonicalEvent;
+  readonly p: any;
+  readonly session: SessionState;
+  readonly type: string;
+  readonly sequence: number;
+  readonly eventId: string;
+  readonly turnId: string | undefined;
+  itemId: string | undefined;
+  parentId: string | undefined;
+  readonly requestId: string | undefined;
+  /** The change's blockIds, stepId, turnId and problems (see AccumulatorChange). */
+  blockIds: string[] = NO_IDS;
+  outStepId: string | undefined = undefined;
+  outTurnId: string | undefined = undefined;
+  problems: Problem[] = NO_PROBLEMS;
+  /** Blocks this event changed as a side effect (not in blockIds): a closed stream, a tool's awaitingRequests. */
+  extra: BlockState[] | undefined = undefined;
+
+  constructor(e: CanonicalEvent, type: string, sequence: number, session: SessionState) {
+    this.e = e;
+    this.type = type;
+    this.sequence = sequence;
+    this.session = session;
+    this.eventId = e.eventId;
+    this.turnId = e.turnId;
+    this.itemId = e.itemId;
+    this.parentId = e.parentId;
+    this.requestId = e.requestId;
+    this.p = (e.payload ?? {}) as any;
+  }
 }
+
+/**
+ * sequence → eventId of every applied event of a session, for duplicate detection (an unbounded accumulator's; a
+ * bounded one deletes entries and uses a Map). Same answers as a Map: sequences above the last one (the usual case)
+ * are appended to two ascending arrays; any other goes to a Map, which shadows an equal one in the arrays. Only an
+ * event at or below its session's last sequence (a duplicate or out of order) makes a lookup: a binary search.
+ */
+class SeqLog {
+  private readonly seqs: number[] = [];
+  private readonly ids: string[] = [];
+  private late: Map<number, string> | undefined = undefined;
+  /** Entries of `seqs` shadowed by `late`. */
+  private shadowed = 0;
+
+  get size(): number {
+    return this.seqs.length - this.shadowed + (this.late === undefined ? 0 : this.late.size);
+  }
+
+  get(seq: number): string | undefined {
+    const late = this.late;
+    if (late !== undefined && late.has(seq)) return late.get(seq);
+    const i = this.indexOf(seq);
+    return i < 0 ? undefined : this.ids[i];
+  }
+
+  set(seq: number, id: string): void {
+    const n = this.seqs.length;
+    // (NaN is never appended: the arrays stay ascending)
+    if (n === 0 ? seq === seq : seq > this.seqs[n - 1]) {
+      this.seqs.push(seq);
+      this.ids.push(id);
+      return;
+    }
+    const late = (this.late ??= new Map());
+    if (!late.has(seq) && this.indexOf(seq) >= 0) this.shadowed++;
+    late.set(seq, id);
+  }
+
+  private indexOf(seq: number): number {
+    const a = this.seqs;
+    let lo = 0;
+    let hi = a.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = a[mid];
+      if (v === seq) return mid;
+      if (v < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+}
+
+/** The tombstones of an unbounded accumulator's sessions (it retires nothing): always empty. */
+const NO_TOMBS: Set<string> = new Set();
 
 /** The state shared by the handlers. */
 class State {
   sessions: SessionState[] = [];
   sessionIndex = new Map<string, SessionState>();
+  /** The session of the last event (the next one is usually of the same). */
+  lastSession: SessionState | undefined = undefined;
   problems: Problem[] = [];
   events: AccumulatorChange[] = [];
   eventCount = 0;
@@ -488,27 +597,34 @@ class State {
     this.retainProblems = retainProblems;
   }
 
-  session(e: CanonicalEvent): SessionState {
-    let s = this.sessionIndex.get(e.sessionId);
-    if (!s) {
-      s = {
-        sessionId: e.sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadPruneAt: 64, config: {}, steps: [], turns: [],
-        turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: new Map(), lastSequence: 0, turnCount: 0,
-        retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: new Set(), retiredMaxSeq: 0,
-      };
-      this.sessionIndex.set(e.sessionId, s);
-      this.sessions.push(s);
+  session(e: CanonicalEvent, sessionId: string): SessionState {
+    let s = this.lastSession;
+    if (s === undefined || s.sessionId !== sessionId) {
+      s = this.sessionIndex.get(sessionId);
+      if (!s) {
+        const bounded = this.retain !== undefined;
+        s = {
+          sessionId, provider: e.provider, threadIds: [], threadSet: new Map(), threadSeen: undefined, threadPruneAt: 64, state: undefined, config: {}, usage: undefined, tokens: undefined, steps: [], turns: [],
+          turnIndex: new Map(), stepIndex: new Map(), blockIndex: new Map(), requestTool: new Map(), seqIds: bounded ? new Map() : new SeqLog(), openTurn: undefined, lastSequence: 0, turnCount: 0,
+          retiredInTurns: 0, endedTurns: [], endedHead: 0, stepsHead: 0, eras: [], erasHead: 0, horizon: 0, tombs: [], tombsHead: 0, tomb: bounded ? new Set() : NO_TOMBS, retiredMaxSeq: 0, view: undefined,
+        };
+        this.sessionIndex.set(sessionId, s);
+        this.sessions.push(s);
+      }
+      this.lastSession = s;
     }
-    if (e.threadId) {
-      const era = s.threadSet.get(e.threadId);
-      if (era === undefined) s.threadIds.push(e.threadId);
-      if (era !== s.turnCount) s.threadSet.set(e.threadId, s.turnCount);
+    const threadId = e.threadId;
+    if (threadId && threadId !== s.threadSeen) {
+      const era = s.threadSet.get(threadId);
+      if (era === undefined) s.threadIds.push(threadId);
+      if (era !== s.turnCount) s.threadSet.set(threadId, s.turnCount);
+      s.threadSeen = threadId;
     }
     return s;
   }
 
   problem(c: Ctx | undefined, kind: ProblemKind, message: string) {
-    const p: Problem = c ? { kind, sequence: c.e.sequence, eventId: c.e.eventId, message } : { kind, message };
+    const p: Problem = c ? { kind, sequence: c.sequence, eventId: c.eventId, message } : { kind, message };
     this.problems.push(p);
     const cap = this.retainProblems;
     if (cap !== undefined && this.problems.length > 2 * cap + 16) {
@@ -517,31 +633,32 @@ class State {
       this.retired.problems += drop;
     }
     if (c) {
-      if (c.change.problems === NO_PROBLEMS) c.change.problems = [];
-      c.change.problems.push(p);
+      if (c.problems === NO_PROBLEMS) c.problems = [];
+      c.problems.push(p);
     }
   }
 
   /** The turn an event belongs to: its turnId; else its item's turn; else the session's open turn; else none. */
   turnOf(c: Ctx, create = true): TurnState | undefined {
-    const { e, session } = c;
-    if (e.turnId) {
-      let t = session.turnIndex.get(e.turnId);
+    const { session, turnId } = c;
+    if (turnId) {
+      let t = session.turnIndex.get(turnId);
       if (!t && create) {
-        t = this.newTurn(session, e.turnId, e, true);
-        this.problem(c, "turn-without-start", `${e.type} names turn ${e.turnId}, which never started: opened implicitly`);
+        t = this.newTurn(session, turnId, c.e, true);
+        this.problem(c, "turn-without-start", `${c.type} names turn ${turnId}, which never started: opened implicitly`);
       }
       return t;
     }
-    if (e.itemId) {
-      const st = session.stepIndex.get(e.itemId);
+    if (c.itemId) {
+      const st = session.stepIndex.get(c.itemId);
       if (st) return st.turn;
     }
     return session.openTurn;
   }
 
   newTurn(session: SessionState, turnId: string, e: CanonicalEvent, implicit: boolean): TurnState {
-    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [] };
+    const t: TurnState = { turnId, threadId: e.threadId, providerTurnId: e.providerRefs?.providerTurnId, index: ++session.turnCount, state: "running", implicit, fields: {}, steps: [], sequences: [], ended: false, retired: false, seqs: [], view: undefined };
+    session.threadSeen = undefined; // its threadSet entry names the previous turn count
     session.turns.push(t);
     session.view = undefined;
     session.turnIndex.set(turnId, t);
@@ -552,11 +669,11 @@ class State {
   /** The step of the event's item (created implicitly when unknown), or a synthesized step. */
   itemStep(c: Ctx, itemType?: CanonicalItemType): StepState {
     const { e, session } = c;
-    const key = e.itemId!;
+    const key = c.itemId!;
     let st = session.stepIndex.get(key);
     if (!st) {
-      st = this.newStep(c, e.itemId!, key, true);
-      st.itemId = e.itemId;
+      st = this.newStep(c, key, key, true);
+      st.itemId = key;
     }
     if (itemType && (!st.itemType || st.itemType === "unknown")) st.itemType = itemType;
     if (!st.providerItemId && e.providerRefs?.providerItemId) st.providerItemId = e.providerRefs.providerItemId;
@@ -569,17 +686,18 @@ class State {
   }
 
   private newStep(c: Ctx, stepId: string, key: string, implicit: boolean, attachToTurn = true): StepState {
-    const { e, session } = c;
+    const { session } = c;
     const turn = attachToTurn ? this.turnOf(c) : undefined;
-    const st: StepState = { stepId, implicit, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
-    const parentItem = e.itemId === stepId ? e.parentId : undefined;
+    const st = new StepState(stepId, implicit, turn, session);
+    const parentItem = c.itemId === stepId ? c.parentId : undefined;
     if (parentItem && parentItem !== stepId) {
       st.parentId = parentItem;
       const pkey = parentItem;
       let parent = session.stepIndex.get(pkey);
       if (!parent) {
-        this.problem(c, "unknown-parent", `${e.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
-        parent = { stepId: parentItem, itemId: parentItem, implicit: true, started: false, completed: false, blocks: [], blockIndex: new Map(), bySuffix: new Map(), children: [], turn, session };
+        this.problem(c, "unknown-parent", `${c.type} of item ${stepId} names parent ${parentItem}, never seen: an implicit parent step is created`);
+        parent = new StepState(parentItem, true, turn, session);
+        parent.itemId = parentItem;
         session.stepIndex.set(pkey, parent);
         if (turn) turn.steps.push(parent);
         else { parent.era = session.turnCount; session.steps.push(parent); }
@@ -594,24 +712,15 @@ class State {
     return st;
   }
 
-  /** The block `blockId` in `step` (created with `init` fields when new); records the event on it. */
-  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: () => Record<string, unknown>, chunkNames: string[] = []): BlockState {
-    let entry = c.session.blockIndex.get(blockId);
-    if (!entry) {
-      const chunks: Record<string, string[]> = {};
-      for (const n of chunkNames) chunks[n] = [];
-      const block: BlockState = { blockId, kind, sequences: [], eventIds: [], chunks, fields: init(), step };
-      entry = { block, step };
-      c.session.blockIndex.set(blockId, entry);
-      step.blocks.push(block);
-      step.blockIndex.set(blockId, block);
-    }
-    touch(c, entry.block);
-    return entry.block;
+  /** The block `blockId` in `step` (created with `init(c, step)` fields when new); records the event on it. */
+  block(c: Ctx, step: StepState, blockId: string, kind: BlockKind, init: (c: Ctx, step: StepState) => Record<string, unknown>, chunks: () => Record<string, string[]> = noChunks): BlockState {
+    const b = c.session.blockIndex.get(blockId);
+    if (b) { touch(c, b); return b; }
+    return newBlock(c, step, blockId, kind, init(c, step), chunks());
   }
 
   findBlock(session: SessionState, blockId: string): BlockState | undefined {
-    return session.blockIndex.get(blockId)?.block;
+    return session.blockIndex.get(blockId);
   }
 
   // ── retainTurns: retirement (every structure shrinks; each entry is removed once, so apply stays O(1) amortised) ──
@@ -627,19 +736,19 @@ class State {
 
   /** Why an event is for retired state (to be ignored), or undefined. */
   lateForRetired(c: Ctx): string | undefined {
-    const { e, session } = c;
+    const { session, turnId, itemId, parentId, requestId, sequence } = c;
     const tomb = session.tomb;
     if (tomb.size) {
-      if (e.turnId !== undefined && tomb.has(e.turnId)) return `turn ${e.turnId}`;
-      if (e.itemId !== undefined && tomb.has(e.itemId)) return `item ${e.itemId}`;
-      if (e.parentId !== undefined && tomb.has(e.parentId)) return `parent item ${e.parentId}`;
-      if (e.requestId !== undefined && tomb.has(e.requestId + ":request")) return `request ${e.requestId}`;
+      if (turnId !== undefined && tomb.has(turnId)) return `turn ${turnId}`;
+      if (itemId !== undefined && tomb.has(itemId)) return `item ${itemId}`;
+      if (parentId !== undefined && tomb.has(parentId)) return `parent item ${parentId}`;
+      if (requestId !== undefined && tomb.has(requestId + ":request")) return `request ${requestId}`;
       const taskId = c.p?.taskId;
       if (taskId !== undefined && tomb.has(`${taskId}:task`)) return `task ${taskId}`;
     }
     // Out of order and at or below what was retired, not naming a retained turn: its state may be gone.
-    if (e.sequence <= session.lastSequence && e.sequence <= session.retiredMaxSeq && !(e.turnId !== undefined && session.turnIndex.has(e.turnId))) {
-      return `sequence #${e.sequence}, at or below the retired events (up to #${session.retiredMaxSeq})`;
+    if (sequence <= session.lastSequence && sequence <= session.retiredMaxSeq && !(turnId !== undefined && session.turnIndex.has(turnId))) {
+      return `sequence #${sequence}, at or below the retired events (up to #${session.retiredMaxSeq})`;
     }
     return undefined;
   }
@@ -681,6 +790,7 @@ class State {
     // Threads not seen since before the horizon (pruned when the map doubled: amortised O(1)).
     if (session.threadSet.size >= session.threadPruneAt) {
       for (const [id, era] of session.threadSet) if (era < session.horizon) session.threadSet.delete(id);
+      session.threadSeen = undefined;
       session.threadIds = session.threadIds.filter((id) => session.threadSet.has(id));
       session.threadPruneAt = Math.max(64, 2 * session.threadSet.size);
     }
@@ -727,7 +837,7 @@ class State {
     if (session.stepIndex.get(st.stepId) === st) session.stepIndex.delete(st.stepId);
     ids?.push(st.stepId);
     for (const b of st.blocks) {
-      if (session.blockIndex.get(b.blockId)?.block === b) session.blockIndex.delete(b.blockId);
+      if (session.blockIndex.get(b.blockId) === b) session.blockIndex.delete(b.blockId);
       session.requestTool.delete(b.blockId);
       ids?.push(b.blockId);
     }
@@ -736,7 +846,7 @@ class State {
 
   private retireBucket(session: SessionState, b: Bucket) {
     for (const seq of b.seqs) {
-      session.seqIds.delete(seq);
+      (session.seqIds as Map<number, string>).delete(seq); // a bounded accumulator's sessions index sequences in a Map
       if (seq > session.retiredMaxSeq) session.retiredMaxSeq = seq;
     }
     this.retired.events += b.seqs.length;
@@ -745,13 +855,26 @@ class State {
   }
 }
 
+/** A new block in `step`, made by the event of `c` (what touch() records for it, without the lookups). */
+function newBlock(c: Ctx, step: StepState, blockId: string, kind: BlockKind, fields: Record<string, unknown>, chunks: Record<string, string[]>): BlockState {
+  const block = new BlockState(blockId, kind, c.sequence, c.eventId, chunks, fields, step);
+  c.session.blockIndex.set(blockId, block);
+  if (step.blocks === NO_BLOCKS) step.blocks = [block];
+  else step.blocks.push(block);
+  if (step.view !== undefined) invalidateStep(step);
+  if (c.blockIds === NO_IDS) c.blockIds = [blockId];
+  else if (!c.blockIds.includes(blockId)) c.blockIds.push(blockId);
+  return block;
+}
+
 function touch(c: Ctx, b: BlockState) {
   if (b.view !== undefined || b.step.view !== undefined) invalidateBlock(b);
   const last = b.sequences.length - 1;
-  if (last >= 0 && b.eventIds[last] === c.e.eventId) return;
-  b.sequences.push(c.e.sequence);
-  b.eventIds.push(c.e.eventId);
-  if (!c.change.blockIds.includes(b.blockId)) c.change.blockIds.push(b.blockId);
+  if (last >= 0 && b.eventIds[last] === c.eventId) return;
+  b.sequences.push(c.sequence);
+  b.eventIds.push(c.eventId);
+  if (c.blockIds === NO_IDS) c.blockIds = [b.blockId];
+  else if (!c.blockIds.includes(b.blockId)) c.blockIds.push(b.blockId);
 }
 
 /** A block changed by an event as a side effect (it is not one the event built): listed in changedBlockIds. */
@@ -857,24 +980,29 @@ function sessionView(s: SessionState): Session {
 
 const NON_TOOL_ITEMS: ReadonlySet<string> = new Set(["assistant_message", "user_message", "reasoning", "plan"]);
 
+/** A block's chunk arrays (streamed text, joined when read), by name. */
+function noChunks(): Record<string, string[]> { return {}; }
+function textChunk(): Record<string, string[]> { return { text: [] }; }
+function outputChunk(): Record<string, string[]> { return { output: [] }; }
+
 /** The blocks an item can have, by blockId suffix (`<itemId>:<suffix>`). */
 type ItemSuffix = "text" | "thinking" | "plan" | "tool" | "terminal" | "diff";
-const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: string[]; init: (st: StepState) => Record<string, unknown> }> = {
-  text: { kind: "text", chunks: ["text"], init: (st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
-  thinking: { kind: "thinking", chunks: ["text", "summary"], init: () => ({ streaming: true }) },
-  plan: { kind: "plan", chunks: ["text"], init: () => ({ steps: [], updates: 0 }) },
-  tool: { kind: "tool", chunks: ["output"], init: (st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
-  terminal: { kind: "terminal", chunks: ["text"], init: () => ({ streaming: true }) },
-  diff: { kind: "diff", chunks: ["output"], init: () => ({ scope: "item", files: [] }) },
+const ITEM_BLOCKS: Record<ItemSuffix, { kind: BlockKind; chunks: () => Record<string, string[]>; init: (c: Ctx, st: StepState) => Record<string, unknown> }> = {
+  text: { kind: "text", chunks: textChunk, init: (_c, st) => ({ role: st.itemType === "user_message" ? "user" : "assistant", streaming: true }) },
+  thinking: { kind: "thinking", chunks: () => ({ text: [], summary: [] }), init: () => ({ streaming: true }) },
+  plan: { kind: "plan", chunks: textChunk, init: () => ({ steps: [], updates: 0 }) },
+  tool: { kind: "tool", chunks: outputChunk, init: (_c, st) => ({ itemType: st.itemType ?? "unknown", status: "pending", awaitingRequests: [] }) },
+  terminal: { kind: "terminal", chunks: textChunk, init: () => ({ streaming: true }) },
+  diff: { kind: "diff", chunks: outputChunk, init: () => ({ scope: "item", files: [] }) },
 };
 
 /** An item's block by suffix, created on first use; records the event on it (the fast path allocates nothing). */
 function itemBlock(S: State, c: Ctx, step: StepState, suffix: ItemSuffix): BlockState {
-  const b = step.bySuffix.get(suffix);
+  const b = step.own[suffix];
   if (b) { touch(c, b); return b; }
   const spec = ITEM_BLOCKS[suffix];
-  const created = S.block(c, step, step.stepId + ":" + suffix, spec.kind, () => spec.init(step), spec.chunks);
-  step.bySuffix.set(suffix, created);
+  const created = S.block(c, step, step.stepId + ":" + suffix, spec.kind, spec.init, spec.chunks);
+  step.own[suffix] = created;
   if (suffix === "tool") {
     // Requests that arrived before the tool card: link the open ones to it.
     for (const r of step.blocks) {
@@ -896,7 +1024,7 @@ function primaryBlock(S: State, c: Ctx, step: StepState): BlockState {
 
 /** Output streamed before its tool started still gets its card (pending), placed first; an existing card is not touched. */
 function ensureToolCard(S: State, c: Ctx, st: StepState) {
-  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.bySuffix.has("tool")) itemBlock(S, c, st, "tool");
+  if (!NON_TOOL_ITEMS.has(st.itemType ?? "unknown") && !st.own.tool) itemBlock(S, c, st, "tool");
 }
 
 /** Which block (suffix) and chunk array a content.delta of a given stream kind appends to. */
@@ -923,35 +1051,42 @@ const ITEM_TO_TOOL_STATUS: Record<string, ToolStatus> = { inProgress: "running",
 /** The item's canonical `files` as diff files. */
 function diffFiles(files: unknown): DiffFile[] {
   if (!Array.isArray(files)) return [];
-  return files.filter((f) => f && typeof f.path === "string").map((f) => clean({ path: f.path, kind: f.change, movePath: f.movePath, diff: f.diff }));
+  return files.filter((f) => f && typeof f.path === "string").map(diffFile);
 }
 
-function clean<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+/** One of them: its fields that are set, in this order. */
+function diffFile(f: any): DiffFile {
+  const d: DiffFile = { path: f.path };
+  const kind = f.change;
+  const movePath = f.movePath;
+  const diff = f.diff;
+  if (kind !== undefined) d.kind = kind;
+  if (movePath !== undefined) d.movePath = movePath;
+  if (diff !== undefined) d.diff = diff;
+  return d;
 }
 
 /** item.started / item.updated / item.completed: the item's snapshot, applied to its own step and blocks only. */
 function itemLifecycle(phase: "started" | "updated" | "completed") {
   return (S: State, c: Ctx) => {
-    const { e, p } = c;
-    if (!e.itemId) return;
-    const existed = c.session.stepIndex.get(e.itemId);
-    if (phase === "started" && existed && (existed.blocks.length || existed.completed)) S.problem(c, "late-start", `item.started for ${e.itemId} after its content: merged into the existing step, position kept`);
-    if (phase === "completed" && !existed) S.problem(c, "completion-without-start", `item.completed for ${e.itemId}, never started: rendered from the completion alone`);
-    if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${e.itemId} after its completion: data applied, status kept`);
+    const { itemId, p } = c;
+    if (!itemId) return;
+    const existed = c.session.stepIndex.get(itemId);
+    if (phase === "started" && existed && (existed.blocks.length || existed.completed)) S.problem(c, "late-start", `item.started for ${itemId} after its content: merged into the existing step, position kept`);
+    if (phase === "completed" && !existed) S.problem(c, "completion-without-start", `item.completed for ${itemId}, never started: rendered from the completion alone`);
+    if (phase !== "completed" && existed?.completed && phase === "updated") S.problem(c, "update-after-completion", `item.updated for ${itemId} after its completion: data applied, status kept`);
     const step = S.itemStep(c, p.itemType);
     if (phase === "started") step.started = true;
     if (p.background === true) step.background = true;
     // A step is implicit while only later events (delta, request, child) vouch for it.
     if (phase === "started" || (phase === "completed" && !existed)) step.implicit = false;
-    c.change.stepId = step.stepId;
+    c.outStepId = step.stepId;
     const b = primaryBlock(S, c, step);
     const f = b.fields;
     if (b.kind === "tool") {
       if (p.title !== undefined) f.title = p.title;
       if (p.detail !== undefined) f.detail = p.detail;
-      for (const k of TOOL_FIELDS) if (p[k] !== undefined && p[k] !== null) f[k] = p[k];
+      for (const k of TOOL_FIELDS) { const v = p[k]; if (v !== undefined && v !== null) f[k] = v; }
       if (p.input !== undefined) f.input = p.input;
       const isCommand = step.itemType === "command_execution";
       if (p.output !== undefined && p.output !== null) {
@@ -959,7 +1094,7 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
           // The command's whole output: its terminal block shows what the deltas did not already stream. A start's
           // output (restored history: the item arrives complete) is left to the completion, which repeats it after
           // the history's output deltas. The terminal block is this event's only when it adds text.
-          const have = step.bySuffix.get("terminal")?.chunks.text.join("") ?? "";
+          const have = step.own.terminal?.chunks.text.join("") ?? "";
           if (phase !== "started" && p.output.length > have.length && p.output.startsWith(have)) itemBlock(S, c, step, "terminal").chunks.text.push(p.output.slice(have.length));
         } else f.result = p.output;
       }
@@ -996,19 +1131,19 @@ function itemLifecycle(phase: "started" | "updated" | "completed") {
 const TOOL_FIELDS = ["toolName", "error", "command", "cwd", "exitCode", "durationMs", "server", "query", "path", "url"] as const;
 
 function contentDelta(S: State, c: Ctx) {
-  const { e, p } = c;
+  const { p } = c;
   const route = Object.hasOwn(DELTA_ROUTES, p.streamKind) ? DELTA_ROUTES[p.streamKind] : undefined;
   let step: StepState;
-  if (e.itemId) {
+  if (c.itemId) {
     step = S.itemStep(c, DELTA_ITEM_TYPE[p.streamKind]);
-    if (step.completed) S.problem(c, "update-after-completion", `content.delta (${p.streamKind}) for ${e.itemId} after its completion: appended to its block`);
+    if (step.completed) S.problem(c, "update-after-completion", `content.delta (${p.streamKind}) for ${c.itemId} after its completion: appended to its block`);
   } else {
     // A delta without an item: its own stream per turn and kind.
     const t = S.turnOf(c);
     step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:stream:${p.streamKind}`);
     if (!step.itemType) step.itemType = DELTA_ITEM_TYPE[p.streamKind] ?? "unknown";
   }
-  c.change.stepId = step.stepId;
+  c.outStepId = step.stepId;
   let block: BlockState;
   let chunk: string;
   if (route) {
@@ -1028,18 +1163,18 @@ function contentDelta(S: State, c: Ctx) {
 const requestKind = (p: any): RequestBlock["kind"] => REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
 
 function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState {
-  const { e } = c;
-  const id = e.requestId ?? `${e.eventId}`;
+  const { requestId } = c;
+  const id = requestId ?? `${c.eventId}`;
   const blockId = id + ":request";
   let step: StepState;
   const existing = c.session.blockIndex.get(blockId);
   if (existing) step = existing.step;
-  else if (e.itemId) step = S.itemStep(c);
+  else if (c.itemId) step = S.itemStep(c);
   else step = S.syntheticStep(c, id);
-  c.change.stepId = step.stepId;
-  const b = S.block(c, step, blockId, kind, () => ({ state: "open", requestId: e.requestId }));
+  c.outStepId = step.stepId;
+  const b = S.block(c, step, blockId, kind, requestFields);
   if (kind !== "permission") b.kind = kind;
-  if (e.itemId && !existing) {
+  if (c.itemId && !existing) {
     const tool = primaryBlockIfTool(S, c, step);
     if (tool) {
       (tool.fields.awaitingRequests as string[]).push(blockId);
@@ -1051,12 +1186,14 @@ function requestBlock(S: State, c: Ctx, kind: RequestBlock["kind"]): BlockState 
 }
 
 /** The item's tool card, if it has one (a request alone does not make a tool card). */
+const requestFields = (c: Ctx) => ({ state: "open", requestId: c.requestId });
+
 function primaryBlockIfTool(_S: State, _c: Ctx, step: StepState): BlockState | undefined {
-  return step.bySuffix.get("tool");
+  return step.own.tool;
 }
 
 function resolveRequest(S: State, c: Ctx, b: BlockState) {
-  if (b.fields.state !== "open" && b.sequences.length === 1) S.problem(c, "resolve-without-open", `${c.e.type} for ${c.e.requestId ?? "a request without id"} that was never opened: shown resolved`);
+  if (b.fields.state !== "open" && b.sequences.length === 1) S.problem(c, "resolve-without-open", `${c.type} for ${c.requestId ?? "a request without id"} that was never opened: shown resolved`);
   b.fields.state = "resolved";
   const tool = c.session.requestTool.get(b.blockId);
   if (tool) {
@@ -1070,22 +1207,32 @@ function isNewBlock(S: State, c: Ctx, blockId: string) {
 }
 
 function taskBlock(S: State, c: Ctx, start: boolean): BlockState {
-  const { e, p } = c;
+  const { p } = c;
   const blockId = `${p.taskId}:task`;
-  if (!start && isNewBlock(S, c, blockId)) S.problem(c, "task-without-start", `${e.type} for task ${p.taskId} before task.started: opened implicitly`);
+  if (!start && isNewBlock(S, c, blockId)) S.problem(c, "task-without-start", `${c.type} for task ${p.taskId} before task.started: opened implicitly`);
   const existing = c.session.blockIndex.get(blockId);
-  const step = existing?.step ?? (e.parentId ? parentStep(S, c) : e.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
-  c.change.stepId = step.stepId;
-  return S.block(c, step, blockId, "task", () => ({ taskId: p.taskId, status: "running", progress: [] }));
+  const step = existing?.step ?? (c.parentId ? parentStep(S, c) : c.itemId ? S.itemStep(c) : S.syntheticStep(c, String(p.taskId)));
+  c.outStepId = step.stepId;
+  return S.block(c, step, blockId, "task", taskFields);
 }
+
+const taskFields = (c: Ctx) => ({ taskId: c.p.taskId, status: "running", progress: [] });
 
 /** The step of e.parentId (a task hangs under its tool use). */
 function parentStep(S: State, c: Ctx): StepState {
-  const st = c.session.stepIndex.get(c.e.parentId!);
+  const { itemId, parentId } = c;
+  const st = c.session.stepIndex.get(parentId!);
   if (st) return st;
-  S.problem(c, "unknown-parent", `${c.e.type} names parent ${c.e.parentId}, never seen: an implicit parent step is created`);
-  const ctx: Ctx = { ...c, e: { ...c.e, itemId: c.e.parentId, parentId: undefined } as CanonicalEvent };
-  return S.itemStep(ctx);
+  S.problem(c, "unknown-parent", `${c.type} names parent ${parentId}, never seen: an implicit parent step is created`);
+  // the parent's own step, made as for an event of that item (without a parent of its own)
+  c.itemId = parentId;
+  c.parentId = undefined;
+  try {
+    return S.itemStep(c);
+  } finally {
+    c.itemId = itemId;
+    c.parentId = parentId;
+  }
 }
 
 // ───────────────────────────── side-channel records ─────────────────────────────
@@ -1100,12 +1247,13 @@ function modeOf(p: any): { mode?: string; model?: string } {
 
 /** A status line (warning, error, state change, notice) in the current turn, or at session level. */
 function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent) => string) {
+  const init = (c: Ctx) => ({ level, source: c.type as CanonicalRuntimeEventType, message: message(c.p, c.e) });
   return (S: State, c: Ctx) => {
-    const t = S.turnOf(c, !!c.e.turnId);
+    const t = S.turnOf(c, !!c.turnId);
     // Each status record is its own step at the point it happened (never merged with earlier ones).
-    const step = c.e.itemId ? S.itemStep(c) : S.syntheticStep(c, `${c.e.eventId}`, !!t);
-    c.change.stepId = step.stepId;
-    const b = S.block(c, step, `${c.e.eventId}:status`, "status", () => ({ level, source: c.e.type, message: message(c.p, c.e) }));
+    const step = c.itemId ? S.itemStep(c) : S.syntheticStep(c, `${c.eventId}`, !!t);
+    c.outStepId = step.stepId;
+    const b = S.block(c, step, `${c.eventId}:status`, "status", init);
     if (c.p.detail !== undefined) b.fields.detail = c.p.detail;
   };
 }
@@ -1113,15 +1261,17 @@ function status(level: StatusBlock["level"], message: (p: any, e: CanonicalEvent
 /** A record kept on a session/turn field only (no block): the event is still listed in the event log. */
 const noBlock = () => undefined;
 
+const usageFields = () => ({ updates: 0 });
+
 function usageBlock(S: State, c: Ctx, usage: unknown, tokens: TokenUsage | undefined) {
-  const t = S.turnOf(c, !!c.e.turnId);
+  const t = S.turnOf(c, !!c.turnId);
   c.session.usage = usage;
   if (tokens !== undefined) c.session.tokens = tokens;
   if (t) t.fields.usage = usage;
   if (t && tokens !== undefined) t.fields.tokens = tokens;
   const step = t ? S.syntheticStep(c, `${t.turnId}:usage`) : S.syntheticStep(c, `${c.session.sessionId}:usage`, false);
-  c.change.stepId = step.stepId;
-  const b = S.block(c, step, step.stepId, "usage", () => ({ updates: 0 }));
+  c.outStepId = step.stepId;
+  const b = S.block(c, step, step.stepId, "usage", usageFields);
   b.fields.usage = usage;
   if (tokens !== undefined) b.fields.tokens = tokens;
   b.fields.updates = (b.fields.updates as number) + 1;
@@ -1131,8 +1281,13 @@ type Handler = (S: State, c: Ctx) => void;
 
 /** Shared by changes without problems (replaced by a fresh array on the first one). */
 const NO_PROBLEMS: Problem[] = [];
-/** Placeholder until apply() sets changedBlockIds. */
+/** No block yet (replaced by a fresh array on the first; never handed out). */
 const NO_IDS: string[] = [];
+/** No block yet (a step's blocks until its first; never mutated). */
+const NO_BLOCKS: BlockState[] = [];
+
+const planFields = () => ({ steps: [], updates: 0 });
+const turnDiffFields = () => ({ scope: "turn", files: [] });
 
 /** One handler per canonical event type (a new type in canonical.yaml fails typecheck until it is listed here). */
 const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
@@ -1143,9 +1298,9 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     const { mode, model } = modeOf(c.p);
     if (mode === undefined && model === undefined) return;
     const t = S.turnOf(c, false);
-    const step = S.syntheticStep(c, `${c.e.eventId}`, !!t);
-    c.change.stepId = step.stepId;
-    const b = S.block(c, step, `${c.e.eventId}:mode`, "mode", () => ({ config }));
+    const step = S.syntheticStep(c, `${c.eventId}`, !!t);
+    c.outStepId = step.stepId;
+    const b = S.block(c, step, `${c.eventId}:mode`, "mode", () => ({ config }));
     if (mode !== undefined) b.fields.mode = mode;
     if (model !== undefined) b.fields.model = model;
   },
@@ -1161,28 +1316,28 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "thread.realtime.error": status("error", (p) => `realtime: ${p.message}`),
   "thread.realtime.closed": noBlock,
   "turn.started": (S, c) => {
-    const { e, session } = c;
-    const id = e.turnId ?? `${e.eventId}:turn`;
+    const { session } = c;
+    const id = c.turnId ?? `${c.eventId}:turn`;
     let t = session.turnIndex.get(id);
     if (t) {
       if (t.implicit) t.implicit = false;
-    } else t = S.newTurn(session, id, e, false);
+    } else t = S.newTurn(session, id, c.e, false);
     session.openTurn = t;
-    t.sequences.push(e.sequence);
+    t.sequences.push(c.sequence);
     if (c.p.model) t.fields.model = c.p.model;
-    c.change.turnId = t.turnId;
+    c.outTurnId = t.turnId;
   },
   "turn.completed": (S, c) => endTurn(S, c, c.p.state ?? "completed"),
   "turn.aborted": (S, c) => endTurn(S, c, "aborted"),
   "turn.plan.updated": (S, c) => {
-    const { e, p } = c;
+    const { p } = c;
     let step: StepState;
     let kind: "plan" | "todo";
     // A checklist tied to an item (a to-do list tool/item) is a todo; the turn's own plan is a plan.
-    if (e.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
+    if (c.itemId) { step = S.itemStep(c, "plan"); kind = "todo"; }
     else { const t = S.turnOf(c); step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:plan`); kind = "plan"; }
-    c.change.stepId = step.stepId;
-    const b = e.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, () => ({ steps: [], updates: 0 }), ["text"]);
+    c.outStepId = step.stepId;
+    const b = c.itemId ? itemBlock(S, c, step, "plan") : S.block(c, step, step.stepId, kind, planFields, textChunk);
     b.kind = kind;
     b.fields.steps = Array.isArray(p.plan) ? p.plan.map((s: any) => ({ step: String(s?.step ?? ""), status: String(s?.status ?? "pending") })) : [];
     if (p.explanation !== undefined) b.fields.explanation = p.explanation;
@@ -1191,8 +1346,8 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "turn.diff.updated": (S, c) => {
     const t = S.turnOf(c);
     const step = S.syntheticStep(c, `${t?.turnId ?? c.session.sessionId}:diff`);
-    c.change.stepId = step.stepId;
-    const b = S.block(c, step, step.stepId, "diff", () => ({ scope: "turn", files: [] }), ["output"]);
+    c.outStepId = step.stepId;
+    const b = S.block(c, step, step.stepId, "diff", turnDiffFields, outputChunk);
     b.fields.unifiedDiff = String(c.p.unifiedDiff ?? "");
     b.fields.files = filesOfUnifiedDiff(b.fields.unifiedDiff as string);
   },
@@ -1209,7 +1364,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     if (Array.isArray(c.p.options)) b.fields.options = c.p.options;
   },
   "request.resolved": (S, c) => {
-    const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
+    const isNew = isNewBlock(S, c, (c.requestId ?? c.eventId) + ":request");
     const b = requestBlock(S, c, requestKind(c.p));
     if (isNew) b.fields.state = "never-opened";
     resolveRequest(S, c, b);
@@ -1223,7 +1378,7 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
     b.fields.questions = c.p.questions;
   },
   "user-input.resolved": (S, c) => {
-    const isNew = isNewBlock(S, c, (c.e.requestId ?? c.e.eventId) + ":request");
+    const isNew = isNewBlock(S, c, (c.requestId ?? c.eventId) + ":request");
     const b = requestBlock(S, c, "question");
     b.kind = "question";
     if (isNew) b.fields.state = "never-opened";
@@ -1265,15 +1420,18 @@ const HANDLERS: Record<CanonicalRuntimeEventType, Handler> = {
   "runtime.error": status("error", (p) => String(p.message)),
 };
 
+/** HANDLERS by type, as a Map (one lookup; only its own keys). */
+const HANDLER_OF: ReadonlyMap<string, Handler> = new Map(Object.entries(HANDLERS));
+
 function endTurn(S: State, c: Ctx, state: string) {
-  const { e, session } = c;
-  const t = e.turnId ? S.turnOf(c) : session.openTurn;
+  const { session } = c;
+  const t = c.turnId ? S.turnOf(c) : session.openTurn;
   if (!t) {
-    S.problem(c, "turn-without-start", `${e.type} without a turn to end: ignored`);
+    S.problem(c, "turn-without-start", `${c.type} without a turn to end: ignored`);
     return;
   }
-  c.change.turnId = t.turnId;
-  t.sequences.push(e.sequence);
+  c.outTurnId = t.turnId;
+  t.sequences.push(c.sequence);
   t.state = state === "aborted" ? "aborted" : (["completed", "failed", "interrupted", "cancelled"].includes(state) ? state : "completed") as Turn["state"];
   const p = c.p;
   if (p.stopReason !== undefined) t.fields.stopReason = p.stopReason;
@@ -1349,64 +1507,82 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     return undefined;
   };
 
+  function invalid(input: unknown): undefined {
+    S.problem(undefined, "invalid-event", `not a canonical event: ${safeJson(input).slice(0, 120)}`);
+    return undefined;
+  }
+
   function apply(input: unknown): AccumulatorChange | undefined {
     const e = input as CanonicalEvent;
-    if (!e || typeof e !== "object" || typeof e.type !== "string" || typeof e.sessionId !== "string" || typeof e.sequence !== "number") {
-      S.problem(undefined, "invalid-event", `not a canonical event: ${safeJson(input).slice(0, 120)}`);
-      return undefined;
-    }
-    const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type as CanonicalRuntimeEventType] : undefined;
-    const change: AccumulatorChange = { sequence: e.sequence, eventId: String(e.eventId), type: e.type, sessionId: e.sessionId, blockIds: [], changedBlockIds: NO_IDS, problems: NO_PROBLEMS };
-    const session = S.session(e);
-    const c: Ctx = { e, p: (e.payload ?? {}) as any, session, change };
+    if (!e || typeof e !== "object") return invalid(input);
+    const { type, sessionId, sequence } = e;
+    if (typeof type !== "string" || typeof sessionId !== "string" || typeof sequence !== "number") return invalid(input);
+    const handler = HANDLER_OF.get(type);
+    const eventId = String(e.eventId);
+    const session = S.session(e, sessionId);
+    const c = new Ctx(e, type, sequence, session);
     // A duplicate has a sequence already applied (sequences only grow), so only that path looks it up.
-    if (e.sequence <= session.lastSequence && session.seqIds.get(e.sequence) === e.eventId) {
-      S.problem(c, "duplicate-event", `event ${e.eventId} (#${e.sequence} ${e.type}) applied twice: ignored`);
+    if (sequence <= session.lastSequence && session.seqIds.get(sequence) === c.eventId) {
+      S.problem(c, "duplicate-event", `event ${c.eventId} (#${sequence} ${type}) applied twice: ignored`);
       return undefined;
     }
     if (S.retain !== undefined) {
       const why = S.lateForRetired(c);
       if (why !== undefined) {
-        S.problem(c, "retired-event", `${e.type} #${e.sequence} is for retired state (${why}; retainTurns ${S.retain}): ignored`);
+        S.problem(c, "retired-event", `${type} #${sequence} is for retired state (${why}; retainTurns ${S.retain}): ignored`);
         return undefined;
       }
     }
-    if (e.sequence <= session.lastSequence) {
-      S.problem(c, "out-of-order", `#${e.sequence} ${e.type} arrived after #${session.lastSequence}: applied where it lands`);
-    } else session.lastSequence = e.sequence;
-    session.seqIds.set(e.sequence, e.eventId);
-    if (e.sequence > S.lastSequence) S.lastSequence = e.sequence;
+    if (sequence <= session.lastSequence) {
+      S.problem(c, "out-of-order", `#${sequence} ${type} arrived after #${session.lastSequence}: applied where it lands`);
+    } else session.lastSequence = sequence;
+    session.seqIds.set(sequence, c.eventId);
+    if (sequence > S.lastSequence) S.lastSequence = sequence;
     S.eventCount++;
     if (handler) {
       try {
         handler(S, c);
       } catch (err) {
-        S.problem(c, "invalid-event", `${e.type} #${e.sequence} could not be applied: ${(err as Error)?.message ?? err}`);
+        S.problem(c, "invalid-event", `${type} #${sequence} could not be applied: ${(err as Error)?.message ?? err}`);
       }
     } else {
       // Forward compatibility: an event type of a later contract version is skipped, and said so.
-      S.problem(c, "unknown-event-type", `${e.type} #${e.sequence} is not an event type this version knows: ignored`);
+      S.problem(c, "unknown-event-type", `${type} #${sequence} is not an event type this version knows: ignored`);
     }
-    const changedStep = change.stepId !== undefined ? session.stepIndex.get(change.stepId) : undefined;
-    if (change.turnId === undefined) {
-      const tid = changedStep?.turn?.turnId ?? e.turnId;
-      if (tid !== undefined) change.turnId = tid;
-    }
+    const stepId = c.outStepId;
+    let turnId = c.outTurnId;
+    const changedStep = stepId !== undefined ? session.stepIndex.get(stepId) : undefined;
+    if (turnId === undefined) turnId = changedStep?.turn?.turnId ?? c.turnId;
     // The read views of what this event changed are dropped (the rest keep their references).
     if (changedStep) invalidateStep(changedStep);
-    if (change.turnId !== undefined) { const t = session.turnIndex.get(change.turnId); if (t) t.view = undefined; }
+    const turn = turnId !== undefined ? session.turnIndex.get(turnId) : undefined;
+    if (turn) turn.view = undefined;
     session.view = undefined;
     S.sessionsView = undefined;
+    const blockIds = c.blockIds === NO_IDS ? [] : c.blockIds;
+    let changedBlockIds = blockIds;
     if (c.extra) {
-      const more = c.extra.map((b) => b.blockId).filter((id, i, all) => !change.blockIds.includes(id) && all.indexOf(id) === i);
-      change.changedBlockIds = more.length ? change.blockIds.concat(more) : change.blockIds;
-    } else change.changedBlockIds = change.blockIds;
+      let more: string[] | undefined;
+      for (const b of c.extra) {
+        const id = b.blockId;
+        if (!blockIds.includes(id) && !more?.includes(id)) (more ??= []).push(id);
+      }
+      if (more) changedBlockIds = blockIds.concat(more);
+    }
+    // made once, in its final shape (stepId and turnId only when known)
+    const problems = c.problems;
+    const change: AccumulatorChange = stepId === undefined
+      ? turnId === undefined
+        ? { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems }
+        : { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems, turnId }
+      : turnId === undefined
+        ? { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems, stepId }
+        : { sequence, eventId, type, sessionId, blockIds, changedBlockIds, problems, stepId, turnId };
     // the change itself is the log entry (no copy per event); snapshot() turns it into an EventRef
     if (keepLog) S.events.push(change);
     if (S.retain !== undefined) {
-      const t = change.turnId !== undefined ? session.turnIndex.get(change.turnId) : undefined;
-      const owner: Bucket = t ?? S.era(session);
-      owner.seqs.push(e.sequence);
+      const owner: Bucket = turn ?? S.era(session);
+      owner.seqs.push(sequence);
       if (keepLog) S.eventOwners.push(owner);
       if (session.endedTurns.length - session.endedHead > S.retain) S.retire(session, keepLog);
     }
@@ -1444,8 +1620,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     getBlock(blockId, sessionId) {
       const s = sessionFor(sessionId, (x) => x.blockIndex.has(blockId));
-      const entry = s?.blockIndex.get(blockId);
-      return entry ? blockView(entry.block) : undefined;
+      const b = s?.blockIndex.get(blockId);
+      return b ? blockView(b) : undefined;
     },
     getStep(stepId, sessionId) {
       const s = sessionFor(sessionId, (x) => x.stepIndex.has(stepId));
