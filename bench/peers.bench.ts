@@ -105,6 +105,42 @@ async function sideBySide<T>(chunkList: T[][], ours: Side<T>, theirs: Side<T>): 
   return { oursMs: bestOurs, theirsMs: bestTheirs, ratio: ratios[Math.floor(ratios.length / 2)], ratios };
 }
 
+/**
+ * The bound a mapping of no cost would reach: JSON.parse of every line + JSON.stringify of the canonical events
+ * agentnorm makes for it (made by a normalizer running along, untimed), against the peer on the same chunks,
+ * alternating which goes first; best of ROUNDS per side after a warm-up round. Also the bytes each side writes.
+ */
+async function outputBound(idx: number[][], lines: string[], peerLines: string[], surface: string, peer: Side<string>): Promise<{ boundMs: number; peerMs: number; oursBytes: number; peerBytes: number }> {
+  let boundMs = Infinity, peerMs = Infinity, oursBytes = 0, peerBytes = 0;
+  for (let r = -1; r < ROUNDS; r++) {
+    const along = createNormalizer({ surface });
+    const p = peer.make();
+    let ta = 0, tb = 0, ba = 0, bb = 0;
+    for (let i = 0; i < idx.length; i++) {
+      const chunk = lines.slice(idx[i][0], idx[i][idx[i].length - 1] + 1);
+      const peerChunk = peerLines.slice(idx[i][0], idx[i][idx[i].length - 1] + 1);
+      const outs = chunk.map((l) => along.pushLine(l));
+      const bound = () => {
+        const t0 = performance.now();
+        for (let j = 0; j < chunk.length; j++) {
+          JSON.parse(chunk[j]);
+          const o = outs[j];
+          for (let k = 0; k < o.length; k++) ba += JSON.stringify(o[k]).length;
+        }
+        ta += performance.now() - t0;
+      };
+      const theirs = async () => { const [t, n] = await timed(p, peerChunk); tb += t; bb += n; };
+      if ((i + r) % 2 === 0) { bound(); await theirs(); } else { await theirs(); bound(); }
+    }
+    if (r < 0) continue;
+    boundMs = Math.min(boundMs, ta);
+    peerMs = Math.min(peerMs, tb);
+    oursBytes = ba;
+    peerBytes = bb;
+  }
+  return { boundMs, peerMs, oursBytes, peerBytes };
+}
+
 /** agentnorm's job on lines: pushLine + serializeEvent of every event (default options: raw payloads on). */
 function normalizerSide(surface: string, opts: Record<string, unknown> = {}): Side<string> {
   return {
@@ -302,6 +338,14 @@ async function peerRow(key: string, label: string, surface: string, corpus: Corp
   report(
     { peer: key, package: PEERS[key as keyof typeof PEERS], surface, lines: lines.length, ...extra, agentnormMs: Math.round(r.oursMs), peerMs: Math.round(r.theirsMs), ratio: Number(r.ratio.toFixed(3)), ratios: r.ratios.map((x) => Number(x.toFixed(3))), target: 1, pass: r.ratio < 1 },
     `peer ${label}: ${lines.length.toLocaleString("en")} lines, agentnorm ${r.oursMs.toFixed(0)} ms, ${PEERS[key as keyof typeof PEERS]} ${r.theirsMs.toFixed(0)} ms: agentnorm ÷ peer ${r.ratio.toFixed(2)} (rounds ${r.ratios.map((x) => x.toFixed(2)).join(", ")}; target < 1: ${r.ratio < 1 ? "pass" : "FAIL"})`,
+  );
+  // what no mapping can go below: parsing the lines and printing agentnorm's events, against the peer
+  const b = await outputBound(idx, lines, peerLines, surface, theirs);
+  const bound = b.boundMs / b.peerMs;
+  const mb = (n: number) => (n / 1e6).toFixed(1);
+  report(
+    { peer: key, bound: true, surface, lines: lines.length, boundMs: Math.round(b.boundMs), peerMs: Math.round(b.peerMs), ratio: Number(bound.toFixed(3)), agentnormBytes: b.oursBytes, peerBytes: b.peerBytes },
+    `  ${key}: parse + print of agentnorm's events alone (a mapping of no cost) ÷ peer ${bound.toFixed(2)}; bytes written: agentnorm ${mb(b.oursBytes)} MB, peer ${mb(b.peerBytes)} MB (${(b.oursBytes / Math.max(1, b.peerBytes)).toFixed(1)}×)`,
   );
 }
 

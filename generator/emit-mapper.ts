@@ -11,6 +11,63 @@ const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** The name of the message a row (or the input function) reads: its typed parameter. */
 let MSG = "m";
 
+/**
+ * Variable lookups a row repeats (and `$first` lists that read variables) are computed once, in the row's own
+ * locals (`let vN: any = UNSET`). A row's body is written twice: the first pass counts each lookup, the second
+ * writes one met twice or more as `(vN !== UNSET ? vN : (vN = cx.varAt(…)))` — read when first needed, as before,
+ * so short-circuits still skip it. A lookup is the same only while no step in between set a variable whose key may
+ * be its key (the keys' fixed beginnings agree) and no step dispatched a message. Lookups inside `each` bodies and
+ * lists, or whose key reads an identity or entity state, are not reused.
+ */
+interface Memo {
+  counting: boolean;
+  /** Dispatch steps and each bodies so far (every lookup is new after one). */
+  epoch: number;
+  /** Keys (template code) of the set steps so far. */
+  sets: string[];
+  /** Inside an each body: no reuse. */
+  off: number;
+  /** The keys of the lookups an expression being written reads (innermost last). */
+  reads: string[][];
+  counts: Map<string, number>;
+  names: Map<string, string>;
+  /** A rewritten lookup → the code the counting pass wrote for it. */
+  plain: Map<string, string>;
+}
+let MEMO: Memo | undefined;
+
+/** The fixed beginning of a key's template code (up to its first interpolation). */
+const keyHead = (key: string) => { const i = key.indexOf("${"); return i < 0 ? key + "\u0000" : key.slice(0, i); };
+/** Whether a set of `a` may change the variable at `b`. */
+const mayBeSame = (a: string, b: string) => { const x = keyHead(a), y = keyHead(b); return x.startsWith(y) || y.startsWith(x); };
+
+function varLookup(keyCode: string): string {
+  const m = MEMO;
+  if (m) for (const r of m.reads) r.push(keyCode);
+  return reused(`cx.varAt(${keyCode})`, [keyCode]);
+}
+
+/** Code reading the variables at `keys`, written once when the row repeats it with none of them set in between. */
+function reused(code: string, keys: string[]): string {
+  const m = MEMO;
+  if (!m || m.off > 0 || /\bs_|cx\.(?:id|state)\(/.test(code)) return code;
+  // the key is the code as the counting pass wrote it (inner lookups not yet rewritten), with the sets it depends on
+  let plain = code;
+  for (const [w, p] of m.plain) plain = plain.split(w).join(p);
+  const version = keys.map((k) => m.sets.filter((s) => mayBeSame(s, k)).length).join(",");
+  const k = `${m.epoch}|${version}|${plain}`;
+  if (m.counting) {
+    m.counts.set(k, (m.counts.get(k) ?? 0) + 1);
+    return code;
+  }
+  if ((m.counts.get(k) ?? 0) < 2) return code;
+  let name = m.names.get(k);
+  if (!name) m.names.set(k, (name = `v${m.names.size + 1}`));
+  const w = `(${name} !== UNSET ? ${name} : (${name} = ${code}))`;
+  m.plain.set(w, plain);
+  return w;
+}
+
 function pascalKind(k: string): string {
   return k[0].toUpperCase() + k.slice(1);
 }
@@ -39,8 +96,12 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `map_${e.name}(${exprCode(e.from, scope)}${e.def !== undefined ? `, ${lit(e.def)}` : ""})`;
     case "helper":
       return `h_${e.module ?? "unknown"}.${e.name}(${e.args.map((a) => exprCode(a, scope)).join(", ")})`;
-    case "first":
-      return `(${e.items.map((a) => exprCode(a, scope)).join(" ?? ")})`;
+    case "first": {
+      MEMO?.reads.push([]);
+      const code = `(${e.items.map((a) => exprCode(a, scope)).join(" ?? ")})`;
+      const keys = MEMO?.reads.pop() ?? [];
+      return keys.length ? reused(code, keys) : code;
+    }
     case "state":
       return `cx.state(${lit(e.role)}, ${lit(e.field)})`;
     case "obj":
@@ -48,7 +109,7 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     case "arr":
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
     case "var":
-      return `cx.varAt(${varKeyCode(e.key.map((a) => exprCode(a, scope)))})`;
+      return varLookup(varKeyCode(e.key.map((a) => exprCode(a, scope))));
     case "id":
       return `cx.id(${lit(e.role)})`;
     case "join":
@@ -82,8 +143,11 @@ const WIDTH = 120;
 
 /** A payload object: on one line when it fits after `used` columns, else one field per line (recursively). */
 function payloadCode(e: Expr, scope: Set<string>, indent: string, used: number): string {
+  // (the lookups the one-line form counted or named are taken back when it is not the form written)
+  const saved = MEMO && { counts: new Map(MEMO.counts), names: new Map(MEMO.names), plain: new Map(MEMO.plain) };
   const flat = exprCode(e, scope);
   if (e.k !== "obj" || !e.entries.length || used + flat.length <= WIDTH) return flat;
+  if (MEMO && saved) Object.assign(MEMO, saved);
   const inner = indent + "  ";
   const fields = e.entries.map(([k, v]) => {
     const key = `${IDENT.test(k) ? k : JSON.stringify(k)}: `;
@@ -119,7 +183,10 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
           : `cx.snapshotParts(${lit(s.snap.stream)}, ${exprCode(s.snap.parts!, scope)});`));
         break;
       case "set":
-        out.push(guarded(s.cond, `cx.setVarAt(${varKeyCode(s.key.map((k) => exprCode(k, scope)))}, ${exprCode(s.value, scope)});`));
+        const key = varKeyCode(s.key.map((k) => exprCode(k, scope)));
+        out.push(guarded(s.cond, `cx.setVarAt(${key}, ${exprCode(s.value, scope)});`));
+        // (the key as the counting pass wrote it)
+        if (MEMO) { let plain = key; for (const [w, p] of MEMO.plain) plain = plain.split(w).join(p); MEMO.sets.push(plain); }
         break;
       case "upstreamVersion":
         out.push(guarded(s.cond, `cx.upstreamVersion(${exprCode(s.value, scope)});`));
@@ -133,6 +200,7 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
         out.push(s.raw === "original"
           ? `${indent}cx.delegate(${lit(s.surface ?? surface)}, ${exprCode(s.message, scope)});`
           : `${indent}cx.replay(${exprCode(s.message, scope)}${s.surface ? `, ${lit(s.surface)}` : ""});`);
+        if (MEMO) MEMO.epoch++;
         break;
       case "each": {
         const inner = new Set(scope).add(s.as);
@@ -140,7 +208,9 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
         out.push(s.index
           ? `${indent}for (const [s_${s.index}, s_${s.as}] of arr(${exprCode(s.each, scope)}).entries()) {`
           : `${indent}for (const s_${s.as} of arr(${exprCode(s.each, scope)})) {`);
+        if (MEMO) { MEMO.epoch++; MEMO.off++; }
         out.push(...stepsCode(s.steps, surface, inner, indent + "  "));
+        if (MEMO) { MEMO.epoch++; MEMO.off--; }
         out.push(`${indent}}`);
         break;
       }
@@ -184,13 +254,28 @@ function varKeyCode(parts: string[]): string {
  * once); without it the IdRef is written inline.
  */
 export function rowBody(r: RowIR, surface: string, refs?: (id: IdIR) => string): string {
+  MEMO = { counting: true, epoch: 0, sets: [], off: 0, reads: [], counts: new Map(), names: new Map(), plain: new Map() };
+  try {
+    rowLines(r, surface, refs);
+    MEMO.counting = false;
+    MEMO.epoch = 0;
+    MEMO.sets = [];
+    const lines = rowLines(r, surface, refs);
+    if (MEMO.names.size) lines.unshift(`let ${[...MEMO.names.values()].map((n) => `${n}: any = UNSET`).join(", ")};`);
+    return lines.join("\n");
+  } finally {
+    MEMO = undefined;
+  }
+}
+
+function rowLines(r: RowIR, surface: string, refs?: (id: IdIR) => string): string[] {
   MSG = "m";
   const lines: string[] = [];
   if (r.when.length) lines.push(`if (!(${r.when.map((c) => condCode(c)).join(" && ")})) return false;`);
   if (r.hold) {
     // A hold row: claims the message (held until the variable is set) only while the variable is unset.
     lines.push(`return cx.hold([${r.hold.map((k) => exprCode(k, new Set())).join(", ")}]);`);
-    return lines.join("\n");
+    return lines;
   }
   for (const id of r.ids) {
     const ref = refs ? refs(id) : idRefLiteral(id);
@@ -198,7 +283,7 @@ export function rowBody(r: RowIR, surface: string, refs?: (id: IdIR) => string):
   }
   lines.push(...stepsCode(r.steps, surface, new Set(), ""));
   lines.push("return true;");
-  return lines.join("\n");
+  return lines;
 }
 
 export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: UpstreamTypeNames, header: string): string {
@@ -212,7 +297,9 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   };
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["IdRef", "InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["IdRef", "Member", "RowContext", "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
-  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), "variantOf"] });
+  // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
+  const utilImports = ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), "variantOf"];
+  sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
   // Message types of each kind, from the upstream schema.
@@ -284,6 +371,7 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     return name;
   };
   const bodies = new Map(t.rows.map((r) => [r, rowBody(r, t.surface, refOf)]));
+  if ([...bodies.values()].some((b) => b.includes("UNSET"))) utilImports.unshift("UNSET");
   if (refDecls.length) statements.push(`\n// identities the rows resolve (mappings/README.md "Identities")\n${refDecls.join("\n")}`);
 
   for (const r of t.rows) {

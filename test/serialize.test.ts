@@ -60,6 +60,13 @@ describe("serializeEvent", () => {
     expect(JSON.parse(serializeEvent(extra))).toEqual(JSON.parse(reference(extra)));
     const rawExtra = { ...e, raw: { ...(e.raw as object), payloadRef: "evt_1", odd: 'x"y' } } as unknown as CanonicalEvent;
     expect(serializeEvent(rawExtra)).toBe(reference(rawExtra));
+    // provider ids that need escaping, a ref that is not a string, a raw key that needs escaping
+    for (const providerRefs of [{ providerThreadId: 'q"\n' }, { providerThreadId: "t", n: 1 }, { 'k"': "v" }, {}]) {
+      const refs = { ...e, providerRefs } as unknown as CanonicalEvent;
+      expect(serializeEvent(refs)).toBe(reference(refs));
+    }
+    const rawKey = { ...e, raw: { ...(e.raw as object), 'k\u0002': 1, method: "a\\b" } } as unknown as CanonicalEvent;
+    expect(serializeEvent(rawKey)).toBe(reference(rawKey));
     const lone = { ...e, payload: { ...(e.payload as object), s: "\ud800" } } as unknown as CanonicalEvent;
     expect(serializeEvent(lone)).toBe(reference(lone));
   });

@@ -29,7 +29,7 @@ import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/acp.gen.js";
 
 export type Notification = U.AcpAgentNotificationMessage;
@@ -604,13 +604,14 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
 
 /** mappings/acp.yaml:811 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close, m.params?.update?.toolCallId);
   if (!cx.isStale("item")) cx.setVarAt(`call-diff`, (h_acp.acpDiffContent(m.params?.update?.content) ?? cx.varAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`)));
-  if (!cx.isStale("item")) cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), cx.varAt(`call-diff`)));
-  if (!cx.isStale("item") && cx.varAt(`call-diff`) != null) cx.emit("turn.diff.updated", {
+  if (!cx.isStale("item")) cx.setVarAt(`turn-diff:${(cx.id("turn") ?? "none")}`, h_acp.acpUnifiedDiff(cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`), (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call-diff`)))));
+  if (!cx.isStale("item") && (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call-diff`))) != null) cx.emit("turn.diff.updated", {
     unifiedDiff: (cx.varAt(`turn-diff:${(cx.id("turn") ?? "none")}`) ?? ""),
   });
   cx.setVarAt(`tool-diff:${m.params?.sessionId}:${m.params?.update?.toolCallId}`, null);
@@ -880,7 +881,8 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
 
 /** mappings/acp.yaml:1304 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
-  if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`)))) != null)) return false;
+  let v1: any = UNSET;
+  if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_close_3, cx.request?.params?.toolCall?.toolCallId);
@@ -888,13 +890,13 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   cx.setVarAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: cx.state("request", "requestType"),
-    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`))),
+    decision: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`))))),
     resolution: m.result,
   });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "declined",
-    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, cx.varAt(`permission-options:${m.id}`))),
+    detail: map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`))))),
   });
   return true;
 }

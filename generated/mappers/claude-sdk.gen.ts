@@ -10,7 +10,7 @@
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-sdk.gen.js";
 
 export type MessageMessage = U.SDKMessage;
@@ -899,6 +899,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
 
 /** mappings/claude-sdk.yaml:1066 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -911,7 +912,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error === true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "failed",
-    title: (cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`) ?? cx.state("item", "title")),
+    title: ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`))) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, isError: true, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
     error: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
@@ -919,11 +920,11 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   if (!cx.isStale("item") && m.message?.content?.[0]?.is_error !== true) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "completed",
-    title: (cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`) ?? cx.state("item", "title")),
+    title: ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`toolTitle:${m.message?.content?.[0]?.tool_use_id}`))) ?? cx.state("item", "title")),
     data: { content: m.message?.content?.[0]?.content, toolUseResult: m.tool_use_result },
     output: text(m.message?.content?.[0]?.content, "\n", "blocks", true),
   });
-  if (h_claude.claudeTaskPlan(cx.varAt(`taskPlan`), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVarAt(`taskPlan`, h_claude.claudeTaskPlan(cx.varAt(`taskPlan`), m.tool_use_result));
+  if (h_claude.claudeTaskPlan((v2 !== UNSET ? v2 : (v2 = cx.varAt(`taskPlan`))), m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.setVarAt(`taskPlan`, h_claude.claudeTaskPlan((v2 !== UNSET ? v2 : (v2 = cx.varAt(`taskPlan`))), m.tool_use_result));
   if (h_claude.claudeTaskPlan(null, m.tool_use_result) != null && m.message?.content?.[0]?.is_error !== true) cx.emit("turn.plan.updated", {
     plan: objects(cx.varAt(`taskPlan`)).map((s_t: any) => ({ step: s_t?.step, status: s_t?.status })),
   });
@@ -1123,45 +1124,48 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
 
 /** mappings/claude-sdk.yaml:1428 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`));
+  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "superseded",
     detail: "the response was cut off here and retried; the retry's message replaces this text",
     data: { abandonedBlocks: m.abandoned_blocks },
   });
-  cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, null);
+  cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1456 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`));
+  cx.ref(ID_item_close_3, cx.varAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "completed",
   });
-  cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, null);
+  cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1473 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open_3, m.event?.content_block?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, m.event?.content_block?.id);
-  cx.setVarAt(`lastBlock:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, m.event?.index);
+  cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, m.event?.content_block?.id);
+  cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1193,14 +1197,15 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
 
 /** mappings/claude-sdk.yaml:1520 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_open_4, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
+  cx.ref(ID_item_open_4, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
-  cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, joinKey(cx.varAt(`message:${m.parent_tool_use_id}`), m.event?.index));
-  cx.setVarAt(`lastBlock:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, m.event?.index);
+  cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
+  cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
+  cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.event?.content_block?.type),
     status: "inProgress",
@@ -1239,18 +1244,19 @@ function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", 
 
 /** mappings/claude-sdk.yaml:1589 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, concat(cx.varAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`), m.event?.delta?.partial_json));
+  cx.setVarAt(`json:${(v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)))}`, concat(cx.varAt(`json:${(v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)))}`), m.event?.delta?.partial_json));
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: "inProgress",
     data: {
       partialJson: m.event?.delta?.partial_json,
-      input: json(cx.varAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`)),
+      input: json(cx.varAt(`json:${(v2 !== UNSET ? v2 : (v2 = cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)))}`)),
     },
   });
   return true;
@@ -1273,26 +1279,28 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
 
 /** mappings/claude-sdk.yaml:1654 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_use_2, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${cx.varAt(`message:${m.parent_tool_use_id}`)}`, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
-  cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, null);
-  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, null);
+  if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
+  cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
+  cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
   return true;
 }
 
 /** mappings/claude-sdk.yaml:1673 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`));
+  cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
-  cx.setVarAt(`closeAtStop:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`, null);
-  cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, null);
+  cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
+  cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
     status: "completed",
@@ -1367,10 +1375,11 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
 
 /** mappings/claude-sdk.yaml:1803 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (m.toolUseID ?? cx.varAt(`permission`)));
-  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
   cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),
@@ -1382,11 +1391,12 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
 
 /** mappings/claude-sdk.yaml:1826 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (m.toolUseID ?? cx.varAt(`permission`)));
-  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
   cx.setVarAt(`permission`, null);
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
@@ -1399,10 +1409,11 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
 
 /** mappings/claude-sdk.yaml:1853 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_request_close, (m.toolUseID ?? cx.varAt(`permission`)));
-  cx.ref(ID_item_use_2, (m.toolUseID ?? cx.varAt(`permission`)));
+  cx.ref(ID_request_close, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
+  cx.ref(ID_item_use_2, (v2 !== UNSET ? v2 : (v2 = (m.toolUseID ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission`)))))));
   cx.setVarAt(`permission`, null);
   if (cx.wasOpen("request")) cx.emit("request.resolved", {
     requestType: (cx.state("request", "requestType") ?? "unknown"),

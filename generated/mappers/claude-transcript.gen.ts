@@ -5,7 +5,7 @@
 //   f586c49726a33445feaada6ec2ef737b413a8a87b4a08d4917594a02d9212a66  schemas/upstream/claude-agent-sdk/0.3.333/TranscriptLine.json
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/claude-transcript.gen.js";
 
 export type LineMessage = U.TranscriptLine;
@@ -86,10 +86,11 @@ function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn
 
 /** mappings/claude-transcript.yaml:149 — notification end → turn.completed */
 function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`pendingEnd`) != null)) return false;
+  let v1: any = UNSET;
+  if (!((v1 !== UNSET ? v1 : (v1 = cx.varAt(`pendingEnd`))) != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
-  cx.setVarAt(`lastResult`, cx.varAt(`pendingEnd`));
+  cx.setVarAt(`lastResult`, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`pendingEnd`))));
   cx.closeOpen("failed", "the turn ended before this tool reported a result");
   if (cx.wasOpen("turn")) cx.emit("turn.completed", { state: "completed", stopReason: cx.varAt(`pendingStop`) });
   cx.setVarAt(`pendingEnd`, null);
@@ -349,10 +350,11 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
 
 /** mappings/claude-transcript.yaml:689 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.subtype === "stop_hook_summary")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  if (m.hookErrors?.[0] != null && cx.varAt(`hookBlocked:${m.toolUseID}`) == null) cx.emit("hook.completed", {
+  if (m.hookErrors?.[0] != null && (v1 !== UNSET ? v1 : (v1 = cx.varAt(`hookBlocked:${m.toolUseID}`))) == null) cx.emit("hook.completed", {
     hookId: (m.toolUseID ?? m.uuid),
     outcome: "error",
     output: text(m.hookErrors, "\n", "strings", true),

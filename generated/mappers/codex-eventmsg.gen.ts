@@ -7,7 +7,7 @@ import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "
 import * as h_acp from "../../mappings/helpers/acp.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-eventmsg.gen.js";
 
 export type EventMessage = U.EventMsg;
@@ -672,11 +672,12 @@ function r_agent_message_restored(m: View<Member<EventMessage, "type", "agent_me
 
 /** mappings/codex-eventmsg.yaml:930 — event agent_message → item.completed */
 function r_agent_message(m: View<Member<EventMessage, "type", "agent_message">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey(cx.meta?.id, (cx.varAt(`assistant-message:${cx.meta?.id}`) ?? 0)));
-  cx.setVarAt(`assistant-message:${cx.meta?.id}`, add(cx.varAt(`assistant-message:${cx.meta?.id}`), 1));
+  cx.ref(ID_item_close, joinKey(cx.meta?.id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`assistant-message:${cx.meta?.id}`))) ?? 0)));
+  cx.setVarAt(`assistant-message:${cx.meta?.id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`assistant-message:${cx.meta?.id}`))), 1));
   cx.snapshot("assistant_text", m.message, undefined);
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "assistant_message",
@@ -767,11 +768,12 @@ function r_agent_reasoning_restored(m: View<Member<EventMessage, "type", "agent_
 
 /** mappings/codex-eventmsg.yaml:1121 — event agent_reasoning → item.started, item.completed */
 function r_agent_reasoning_streamed(m: View<Member<EventMessage, "type", "agent_reasoning">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(cx.meta?.id != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, (cx.varAt(`legacy-reasoning:${cx.meta?.id}`) ?? 0)));
-  cx.setVarAt(`legacy-reasoning:${cx.meta?.id}`, add(cx.varAt(`legacy-reasoning:${cx.meta?.id}`), 1));
+  cx.ref(ID_item_close, joinKey("reasoning", cx.meta?.id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`legacy-reasoning:${cx.meta?.id}`))) ?? 0)));
+  cx.setVarAt(`legacy-reasoning:${cx.meta?.id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`legacy-reasoning:${cx.meta?.id}`))), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "reasoning",

@@ -5,7 +5,7 @@
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
@@ -200,10 +200,11 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
 
 /** mappings/cursor-cli.yaml:194 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("text", m.session_id, (cx.varAt(`seg:${m.session_id}`) ?? 0)));
-  cx.setVarAt(`seg:${m.session_id}`, add(cx.varAt(`seg:${m.session_id}`), 1));
+  cx.ref(ID_item_close, joinKey("text", m.session_id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`seg:${m.session_id}`))) ?? 0)));
+  cx.setVarAt(`seg:${m.session_id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`seg:${m.session_id}`))), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "assistant_message",
     status: "inProgress",
@@ -233,10 +234,11 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
 
 /** mappings/cursor-cli.yaml:258 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
-  cx.ref(ID_item_close, joinKey("think", m.session_id, (cx.varAt(`think:${m.session_id}`) ?? 0)));
-  cx.setVarAt(`think:${m.session_id}`, add(cx.varAt(`think:${m.session_id}`), 1));
+  cx.ref(ID_item_close, joinKey("think", m.session_id, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`think:${m.session_id}`))) ?? 0)));
+  cx.setVarAt(`think:${m.session_id}`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`think:${m.session_id}`))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "reasoning", status: "completed" });
   return true;
 }

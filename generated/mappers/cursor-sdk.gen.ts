@@ -9,7 +9,7 @@
 import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
 
 export type MessageMessage = U.CursorSdkMessage;
@@ -137,12 +137,13 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
 
 /** mappings/cursor-sdk.yaml:159 — message status → turn.started */
 function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_open, (cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`run:${m.run_id}`, (cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`tk`, (cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`streamed:${(cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id)}`, true);
+  cx.ref(ID_turn_open, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
+  if (m.run_id != null) cx.setVarAt(`run:${m.run_id}`, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
+  if (m.run_id != null) cx.setVarAt(`tk`, ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id));
+  if (m.run_id != null) cx.setVarAt(`streamed:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? cx.varAt(`tk`) ?? m.run_id)}`, true);
   cx.setVarAt(`agent`, m.agent_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   return true;
@@ -205,13 +206,14 @@ function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowCo
 
 /** mappings/cursor-sdk.yaml:267 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
+  if (!(cx.varAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_open, (cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id));
+  cx.ref(ID_turn_open, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
   cx.ref(ID_item_close, joinKey("user", m.run_id));
-  if (m.run_id != null) cx.setVarAt(`run:${m.run_id}`, (cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`tk`, (cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id));
-  if (m.run_id != null) cx.setVarAt(`streamed:${(cx.varAt(`run:${m.run_id}`) ?? cx.varAt(`tk`) ?? m.run_id)}`, true);
+  if (m.run_id != null) cx.setVarAt(`run:${m.run_id}`, (v3 !== UNSET ? v3 : (v3 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id))));
+  if (m.run_id != null) cx.setVarAt(`tk`, ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? (v2 !== UNSET ? v2 : (v2 = cx.varAt(`tk`))) ?? m.run_id));
+  if (m.run_id != null) cx.setVarAt(`streamed:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`run:${m.run_id}`))) ?? cx.varAt(`tk`) ?? m.run_id)}`, true);
   cx.setVarAt(`agent`, m.agent_id);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   cx.emit("item.completed", {
@@ -225,9 +227,10 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
 
 /** mappings/cursor-sdk.yaml:295 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_open, joinKey("text", m.run_id, (cx.varAt(`seg:${m.run_id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", {
@@ -239,11 +242,12 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
 
 /** mappings/cursor-sdk.yaml:322 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null && m.thinking_duration_ms != null && m.text === "")) return false;
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
+  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null && m.thinking_duration_ms != null && m.text === "")) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
-  cx.ref(ID_item_close, joinKey("think", m.run_id, (cx.varAt(`think:${m.run_id}`) ?? 0)));
-  cx.setVarAt(`think:${m.run_id}`, add(cx.varAt(`think:${m.run_id}`), 1));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
+  cx.ref(ID_item_close, joinKey("think", m.run_id, ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`think:${m.run_id}`))) ?? 0)));
+  cx.setVarAt(`think:${m.run_id}`, add((v3 !== UNSET ? v3 : (v3 = cx.varAt(`think:${m.run_id}`))), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
@@ -254,9 +258,10 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
 
 /** mappings/cursor-sdk.yaml:345 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_open, joinKey("think", m.run_id, (cx.varAt(`think:${m.run_id}`) ?? 0)));
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: (str(m.text) ?? "") });
@@ -265,9 +270,10 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
 
 /** mappings/cursor-sdk.yaml:367 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null && m.status === "running")) return false;
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null && m.status === "running")) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_open_2, m.call_id);
   if (cx.isNew("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
@@ -293,9 +299,10 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
 
 /** mappings/cursor-sdk.yaml:405 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.ref(ID_item_close_2, m.call_id);
   if (!cx.wasOpen("item")) cx.setVarAt(`seg:${m.run_id}`, add(cx.varAt(`seg:${m.run_id}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
@@ -350,9 +357,10 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
 
 /** mappings/cursor-sdk.yaml:497 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
-  cx.ref(ID_turn_use, (cx.varAt(`run:${m.run_id}`) ?? m.run_id));
+  cx.ref(ID_turn_use, (v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id))));
   cx.emit("thread.token-usage.updated", {
     usage: m.usage,
     tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens, totalTokens: m.usage?.totalTokens }),
@@ -377,12 +385,13 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
 
 /** mappings/cursor-sdk.yaml:545 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
-  cx.ref(ID_thread_use_3, (m.userMessage?.session_id ?? cx.varAt(`agent`)));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.ref(ID_item_close, joinKey("user", (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))));
-  cx.setVarAt(`agent`, (m.userMessage?.session_id ?? cx.varAt(`agent`)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
+  cx.ref(ID_thread_use_3, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
+  cx.ref(ID_turn_open, ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`tk`))) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.ref(ID_item_close, joinKey("user", ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`tk`))) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0)))))));
+  cx.setVarAt(`agent`, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v3 !== UNSET ? v3 : (v3 = cx.varAt(`tk`))) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v5 !== UNSET ? v5 : (v5 = ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (!cx.isStale("item")) cx.emit("item.completed", {
     itemType: "user_message",
@@ -396,12 +405,13 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
 
 /** mappings/cursor-sdk.yaml:578 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_open, joinKey("text", (cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  cx.ref(ID_item_open, joinKey("text", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`seg:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "assistant_message", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "assistant_text", delta: m.text });
@@ -410,14 +420,15 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
 
 /** mappings/cursor-sdk.yaml:614 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_close, joinKey("think", (cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`think:${(cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  cx.ref(ID_item_close, joinKey("think", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`think:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  cx.setVarAt(`think:${(cx.meta?.parent ?? cx.varAt(`tk`))}`, add(cx.varAt(`think:${(cx.meta?.parent ?? cx.varAt(`tk`))}`), 1));
+  cx.setVarAt(`think:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`think:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "reasoning",
     status: "completed",
@@ -428,12 +439,13 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
 
 /** mappings/cursor-sdk.yaml:644 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_open, joinKey("think", (cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`think:${(cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  cx.ref(ID_item_open, joinKey("think", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`think:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "reasoning", status: "inProgress" });
   cx.emit("content.delta", { streamKind: "reasoning_text", delta: m.text });
@@ -442,14 +454,15 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
 
 /** mappings/cursor-sdk.yaml:674 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_open_3, m.callId);
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (cx.isNew("item")) cx.setVarAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`, add(cx.varAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`), 1));
+  if (cx.isNew("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.toolCall?.type),
     status: "inProgress",
@@ -473,15 +486,16 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
 
 /** mappings/cursor-sdk.yaml:723 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`, add(cx.varAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`), 1));
+  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: "plan",
     status: "inProgress",
@@ -505,14 +519,15 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
 
 /** mappings/cursor-sdk.yaml:773 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
   cx.ref(ID_item_close_3, m.callId);
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${((v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
-  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`, add(cx.varAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`), 1));
+  if (!cx.wasOpen("item")) cx.setVarAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v5 !== UNSET ? v5 : (v5 = (cx.meta?.parent ?? (v4 !== UNSET ? v4 : (v4 = cx.varAt(`tk`))))))}`), 1));
   if (!cx.wasOpen("item") && !cx.isStale("item")) cx.emit("item.started", {
     itemType: map_toolKind(m.toolCall?.type),
     status: "inProgress",
@@ -546,22 +561,24 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
 
 /** mappings/cursor-sdk.yaml:856 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_parent_use, cx.meta?.parent);
-  cx.ref(ID_item_close, joinKey("text", (cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`) ?? 0)));
-  if (cx.wasOpen("item")) cx.setVarAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`, add(cx.varAt(`seg:${(cx.meta?.parent ?? cx.varAt(`tk`))}`), 1));
+  cx.ref(ID_item_close, joinKey("text", (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`seg:${(cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`) ?? 0)));
+  if (cx.wasOpen("item")) cx.setVarAt(`seg:${(v4 !== UNSET ? v4 : (v4 = (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))))))}`, add(cx.varAt(`seg:${(v4 !== UNSET ? v4 : (v4 = (cx.meta?.parent ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))))))}`), 1));
   if (cx.wasOpen("item")) cx.emit("item.completed", { itemType: "assistant_message", status: "completed" });
   return true;
 }
 
 /** mappings/cursor-sdk.yaml:888 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
   cx.ref(ID_item_current);
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  cx.setVarAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.state("item", "itemType") === "command_execution") cx.emit("content.delta", {
     streamKind: "command_output",
     delta: (str(m.event?.value?.data) ?? ""),
@@ -575,11 +592,12 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
 
 /** mappings/cursor-sdk.yaml:918 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.ref(ID_item_open, joinKey("summary", (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`summary`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.ref(ID_item_open, joinKey("summary", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`summary`) ?? 0)));
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
   return true;
@@ -587,11 +605,12 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
 
 /** mappings/cursor-sdk.yaml:940 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_open, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.ref(ID_item_open, joinKey("summary", (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`summary`) ?? 0)));
-  if (cx.isNew("turn")) cx.setVarAt(`tk`, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0)))}`, true);
+  cx.ref(ID_turn_open, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.ref(ID_item_open, joinKey("summary", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), (cx.varAt(`summary`) ?? 0)));
+  if (cx.isNew("turn")) cx.setVarAt(`tk`, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.setVarAt(`live:${(cx.varAt(`tk`) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0)))))}`, true);
   if (cx.isNew("turn")) cx.emit("turn.started", {});
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "context_compaction", status: "inProgress" });
   cx.emit("item.updated", { itemType: "context_compaction", status: "inProgress", text: m.summary });
@@ -601,10 +620,11 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
 
 /** mappings/cursor-sdk.yaml:973 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
-  cx.ref(ID_item_close, joinKey("summary", (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))), (cx.varAt(`summary`) ?? 0)));
-  cx.setVarAt(`summary`, add(cx.varAt(`summary`), 1));
+  cx.ref(ID_turn_use, ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))));
+  cx.ref(ID_item_close, joinKey("summary", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? joinKey("live", (v3 !== UNSET ? v3 : (v3 = ((v2 !== UNSET ? v2 : (v2 = cx.varAt(`nturn`))) ?? 0))))), ((v4 !== UNSET ? v4 : (v4 = cx.varAt(`summary`))) ?? 0)));
+  cx.setVarAt(`summary`, add((v4 !== UNSET ? v4 : (v4 = cx.varAt(`summary`))), 1));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: "context_compaction",
     status: "completed",
@@ -614,9 +634,10 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
 
 /** mappings/cursor-sdk.yaml:997 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
-  if (!(cx.varAt(`streamed:${(cx.varAt(`tk`) ?? "none")}`) != null)) return false;
+  let v1: any = UNSET;
+  if (!(cx.varAt(`streamed:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? "none")}`) != null)) return false;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_use, cx.varAt(`tk`));
+  cx.ref(ID_turn_use, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))));
   if (m.usage != null) cx.emit("thread.token-usage.updated", {
     usage: m.usage,
     tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.inputTokens, outputTokens: m.usage?.outputTokens, cachedInputTokens: m.usage?.cacheReadTokens, cacheWriteTokens: m.usage?.cacheWriteTokens, reasoningTokens: m.usage?.reasoningTokens }),
@@ -626,10 +647,11 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
 
 /** mappings/cursor-sdk.yaml:1019 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
-  cx.ref(ID_turn_close, (cx.varAt(`tk`) ?? joinKey("live", (cx.varAt(`nturn`) ?? 0))));
+  cx.ref(ID_turn_close, (cx.varAt(`tk`) ?? joinKey("live", ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`nturn`))) ?? 0))));
   cx.setVarAt(`tk`, null);
-  cx.setVarAt(`nturn`, add(cx.varAt(`nturn`), 1));
+  cx.setVarAt(`nturn`, add((v1 !== UNSET ? v1 : (v1 = cx.varAt(`nturn`))), 1));
   cx.closeOpen("failed", "the turn ended before this item completed", ["assistant_message", "reasoning", "context_compaction"]);
   if (m.usage != null) cx.emit("thread.token-usage.updated", {
     usage: m.usage,
@@ -661,8 +683,9 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
 
 /** mappings/cursor-sdk.yaml:1099 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
-  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", cx.varAt(`restored`)), modelCallId: joinKey("restored", cx.varAt(`restored`)), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
+  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: joinKey("restored", (v1 !== UNSET ? v1 : (v1 = cx.varAt(`restored`)))), modelCallId: joinKey("restored", (v1 !== UNSET ? v1 : (v1 = cx.varAt(`restored`)))), toolCall: { type: "shell", args: { command: (m.turn?.shellCommand?.command ?? ""), workingDirectory: m.turn?.shellCommand?.workingDirectory }, result: { status: "success", value: { exitCode: m.turn?.shellOutput?.exitCode, stdout: m.turn?.shellOutput?.stdout, stderr: m.turn?.shellOutput?.stderr } } } });
   cx.delegate("cursor-sdk", { type: "turn-ended" });
   return true;
 }
@@ -682,13 +705,14 @@ function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "t
 
 /** mappings/cursor-sdk.yaml:1158 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
   cx.setVarAt(`call:${(cx.meta?.parent ?? "top")}`, joinKey("restored", cx.varAt(`restored`)));
-  cx.delegate("cursor-sdk", { type: "tool-call-started", callId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), modelCallId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), toolCall: { type: m.message?.type, args: m.message?.args } });
+  cx.delegate("cursor-sdk", { type: "tool-call-started", callId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), modelCallId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), toolCall: { type: m.message?.type, args: m.message?.args } });
   for (const s_sub of arr(m.message?.result?.value?.conversationSteps)) {
     cx.delegate("cursor-sdk", { type: "tool-call-delta", callId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), modelCallId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), taskUpdate: s_sub });
   }
-  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), modelCallId: cx.varAt(`call:${(cx.meta?.parent ?? "top")}`), toolCall: m.message });
+  cx.delegate("cursor-sdk", { type: "tool-call-completed", callId: (v2 !== UNSET ? v2 : (v2 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), modelCallId: (v2 !== UNSET ? v2 : (v2 = cx.varAt(`call:${(cx.meta?.parent ?? "top")}`))), toolCall: m.message });
   return true;
 }
 

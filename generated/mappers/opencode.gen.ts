@@ -6,7 +6,7 @@ import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
@@ -211,11 +211,12 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
 
 /** mappings/opencode.yaml:207 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.properties?.info?.role === "user")) return false;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
-  cx.ref(ID_turn_open, (cx.varAt(`turnOf:${m.properties?.info?.id}`) ?? cx.varAt(`turn:${m.properties?.info?.sessionID}`) ?? m.properties?.info?.id));
+  cx.ref(ID_turn_open, (cx.varAt(`turnOf:${m.properties?.info?.id}`) ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`turn:${m.properties?.info?.sessionID}`))) ?? m.properties?.info?.id));
   cx.setVarAt(`role:${m.properties?.info?.id}`, "user");
-  if (cx.wasOpen("turn")) cx.setVarAt(`turnOf:${m.properties?.info?.id}`, cx.varAt(`turn:${m.properties?.info?.sessionID}`));
+  if (cx.wasOpen("turn")) cx.setVarAt(`turnOf:${m.properties?.info?.id}`, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`turn:${m.properties?.info?.sessionID}`))));
   if (cx.isNew("turn")) cx.setVarAt(`turn:${m.properties?.info?.sessionID}`, m.properties?.info?.id);
   if (cx.isNew("turn")) cx.setVarAt(`baseline:${m.properties?.info?.sessionID}`, cx.varAt(`diff:${m.properties?.info?.sessionID}`));
   if (cx.isNew("turn")) cx.emit("turn.started", { model: m.properties?.info?.model?.modelID });
@@ -224,10 +225,11 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
 
 /** mappings/opencode.yaml:242 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.info?.sessionID}`));
   cx.setVarAt(`role:${m.properties?.info?.id}`, m.properties?.info?.role);
-  if (m.properties?.info?.time?.completed != null && cx.varAt(`usage:${m.properties?.info?.id}`) == null) cx.emit("thread.token-usage.updated", {
+  if (m.properties?.info?.time?.completed != null && (v1 !== UNSET ? v1 : (v1 = cx.varAt(`usage:${m.properties?.info?.id}`))) == null) cx.emit("thread.token-usage.updated", {
     usage: {
       tokens: m.properties?.info?.tokens,
       cost: m.properties?.info?.cost,
@@ -317,11 +319,12 @@ function r_session_compacted(m: View<Member<EventMessage, "type", "session.compa
 
 /** mappings/opencode.yaml:381 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.setVarAt(`diff:${m.properties?.sessionID}`, m.properties?.diff);
-  if (h_opencode.opencodeTurnDiff(m.properties?.diff, cx.varAt(`baseline:${m.properties?.sessionID}`)) != null) cx.emit("turn.diff.updated", {
-    unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, cx.varAt(`baseline:${m.properties?.sessionID}`)) ?? ""),
+  if (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`baseline:${m.properties?.sessionID}`)))) != null) cx.emit("turn.diff.updated", {
+    unifiedDiff: (h_opencode.opencodeTurnDiff(m.properties?.diff, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`baseline:${m.properties?.sessionID}`)))) ?? ""),
   });
   return true;
 }
@@ -438,13 +441,14 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
 
 /** mappings/opencode.yaml:615 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
-  if (!(m.properties?.field === "text" && (cx.varAt(`part:${m.properties?.partID}`) === "assistant_text" || cx.varAt(`part:${m.properties?.partID}`) === "reasoning_text"))) return false;
+  let v1: any = UNSET;
+  if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "reasoning_text"))) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
   cx.ref(ID_item_use, m.properties?.partID);
   cx.ref(ID_parent_use, cx.varAt(`parent:${m.properties?.sessionID}`));
   if (!cx.isStale("item")) cx.emit("content.delta", {
-    streamKind: cx.varAt(`part:${m.properties?.partID}`),
+    streamKind: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))),
     delta: m.properties?.delta,
   });
   return true;

@@ -318,8 +318,17 @@ function writeEvent(e: any): string | undefined {
   if (NEEDS_ESCAPE.test(check)) return undefined;
   const refs = e.providerRefs;
   if (refs !== undefined) {
-    if (refs === null || typeof refs !== "object") return undefined;
-    s += `,"providerRefs":${JSON.stringify(refs)}`;
+    if (refs === null || typeof refs !== "object" || Array.isArray(refs)) return undefined;
+    // provider ids by name: written as they are when no key or id needs escaping (one check for all)
+    let r: string | undefined = "";
+    let rc = "";
+    for (const k in refs) {
+      const v = refs[k];
+      if (typeof v !== "string") { r = undefined; break; }
+      r += `${rc === "" ? "" : ","}"${k}":"${v}"`;
+      rc += k + v;
+    }
+    s += `,"providerRefs":${r !== undefined && !NEEDS_ESCAPE.test(rc) ? `{${r}}` : JSON.stringify(refs)}`;
   }
   if (e.payload !== undefined) {
     const p = JSON.stringify(e.payload);
@@ -331,17 +340,33 @@ function writeEvent(e: any): string | undefined {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
   s += `,"raw":{`;
   let first = true;
+  // the keys and texts written as they are, checked once at the end (else each is written by JSON.stringify)
+  let plain = "";
+  let rest = "";
   for (const k in raw) {
     const v = raw[k];
     let text: string | undefined;
     if (k === "payload") text = raw[SOURCE_TEXT] ?? JSON.stringify(v);
-    else if (typeof v === "string") text = NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
+    else if (typeof v === "string") { text = `"${v}"`; plain += v; }
     else text = JSON.stringify(v);
     if (text === undefined) continue; // JSON.stringify leaves such a key out too
-    s += `${first ? "" : ","}${NEEDS_ESCAPE.test(k) ? JSON.stringify(k) : `"${k}"`}:${text}`;
+    rest += `${first ? "" : ","}"${k}":${text}`;
+    plain += k;
     first = false;
   }
-  return s + "}}";
+  return s + (NEEDS_ESCAPE.test(plain) ? escapedRaw(raw) : rest) + "}}";
+}
+
+/** raw's members when a key or text needs escaping: each written as JSON.stringify writes it, in order. */
+function escapedRaw(raw: any): string {
+  let s = "";
+  for (const k in raw) {
+    const v = raw[k];
+    const text: string | undefined = k === "payload" ? raw[SOURCE_TEXT] ?? JSON.stringify(v) : JSON.stringify(v);
+    if (text === undefined) continue;
+    s += `${s === "" ? "" : ","}${JSON.stringify(k)}:${text}`;
+  }
+  return s;
 }
 
 /** Any event: JSON.stringify, with raw.payload's source text spliced in when it has one. */

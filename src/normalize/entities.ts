@@ -1,6 +1,7 @@
 /**
  * The entity store: per role, the entities the runtime knows (open ones, ones only named, and a bounded memory of
- * closed ones). Memory is bounded by what is open, not by history.
+ * closed ones). Memory is bounded by what is open, not by history: at most 4,096 entities only named and 1,024
+ * closed ones are remembered per role, the most recent 2,048 / 512 always.
  */
 import type { Role } from "./table-types.js";
 
@@ -31,21 +32,63 @@ export interface Entity {
 const RECENT_LIMIT = 1024;
 const IDLE_LIMIT = 4096;
 
+/**
+ * A bounded memory in two generations: entries go to the young one; when it holds half of `limit`, it becomes the
+ * old one and the previous old one is forgotten. So at most `limit` entries are held and the most recent half of
+ * `limit` always. (A Map trimmed oldest-first, delete + keys().next() per entry, costs more per entry the fuller
+ * it is.)
+ */
+export class Memory<V> {
+  private young = new Map<string, V>();
+  private old = new Map<string, V>();
+  private readonly half: number;
+  constructor(limit: number) {
+    this.half = Math.max(1, Math.floor(limit / 2));
+  }
+  get(k: string): V | undefined {
+    const v = this.young.get(k);
+    return v !== undefined ? v : this.old.get(k);
+  }
+  has(k: string): boolean {
+    return this.young.has(k) || this.old.has(k);
+  }
+  set(k: string, v: V): void {
+    this.young.set(k, v);
+    if (this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+  delete(k: string): void {
+    this.young.delete(k);
+    this.old.delete(k);
+  }
+  /** Entries held now. */
+  get size(): number {
+    let n = this.young.size;
+    for (const k of this.old.keys()) if (!this.young.has(k)) n++;
+    return n;
+  }
+  clear(): void {
+    this.young.clear();
+    this.old.clear();
+  }
+}
+
 /** Entities of one role: open/known ones, plus a bounded memory of closed ones. */
 export class EntityTable {
   /** Open entities (what end() reports): bounded by what the provider keeps open. */
   live = new Map<string, Entity>();
   /** Named but never opened (e.g. ids a message mentions in passing): a bounded memory, oldest out first. */
-  idle = new Map<string, Entity>();
+  idle = new Memory<Entity>(IDLE_LIMIT);
   /** Closed: a bounded memory, so late or replayed messages about them are recognized. */
-  recent = new Map<string, Entity>();
+  recent = new Memory<Entity>(RECENT_LIMIT);
   lastOpened?: Entity;
   find(key: string): Entity | undefined {
     return this.live.get(key) ?? this.idle.get(key) ?? this.recent.get(key);
   }
   remember(key: string, e: Entity): void {
     this.idle.set(key, e);
-    if (this.idle.size > IDLE_LIMIT) this.idle.delete(this.idle.keys().next().value!);
   }
   /** An entity became open: it moves to live. */
   opened(e: Entity): void {
@@ -61,7 +104,6 @@ export class EntityTable {
     this.live.delete(key);
     if (this.idle.get(key) === e) this.idle.delete(key);
     this.recent.set(key, e);
-    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.keys().next().value!);
   }
   clear(): void {
     this.live.clear();

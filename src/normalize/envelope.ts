@@ -6,6 +6,7 @@ import type { IdKind, ProviderKind, RuntimeEventSource, RuntimeSessionId } from 
 import { CANONICAL_SCHEMA_VERSION, DATE_TIME_FORMAT, ID_PREFIXES } from "../../generated/canonical.gen.js";
 import { ENVELOPE_FIELD, newEvent, REF_FIELD } from "../../generated/grammar.gen.js";
 import type { Entity } from "./entities.js";
+import { isoTime } from "./iso-time.js";
 import type { IdFactory } from "./ids.js";
 import type { Role } from "./table-types.js";
 
@@ -84,7 +85,7 @@ export class Envelope {
     const ms = typeof t === "number" ? t : t.getTime();
     if (ms !== this.lastT) {
       this.lastT = ms;
-      this.lastIso = new Date(ms).toISOString();
+      this.lastIso = ms >= 0 && ms < 253402300800000 ? isoTime(ms) : new Date(ms).toISOString();
     }
     return this.lastIso;
   }

@@ -3,6 +3,7 @@
  * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list). Pure; never throw on
  * provider data; undefined when there is nothing to say.
  */
+import { isoTime } from "./iso-time.js";
 
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
 export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E)[] ? E : any)[] {
@@ -102,10 +103,13 @@ export function timeOf(x: unknown, numbers: "ms" | "s"): string | undefined {
   if (ms === lastMs) return lastIso;
   if (!Number.isFinite(ms) || ms <= 0 || ms >= 253402300800000) return undefined;
   lastMs = ms;
-  return (lastIso = new Date(ms).toISOString());
+  return (lastIso = isoTime(ms));
 }
 /** The last number and text converted (consecutive messages often carry the same time). */
 let lastMs = NaN;
 let lastIso: string | undefined;
 let lastText: string | undefined;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A generated row's reused variable lookup not read yet (see the generator's emit-mapper). */
+export const UNSET: unique symbol = Symbol("agentnorm.unset");

@@ -128,7 +128,7 @@ export class Scope implements RowContext {
   }
 
   emit(type: string, payload: any, rule = this.rule): void {
-    dropUndefined(payload, 0);
+    payload = dropUndefined(payload, 0);
     const life = EVENT_LIFE.get(type);
     const owner = this.backgroundTurn(type, life, payload);
     if (owner && this.ids.turn !== owner) {
@@ -425,14 +425,27 @@ export function emitRuntime(rt: NormalizerState, o: RuntimeEventOptions): void {
 /**
  * Keys a row's expressions left undefined are absent from the payload (closed canonical objects — the typed item
  * variants, usage, options — reject present-but-undefined keys). Walks the row-built levels, not provider `data`.
+ * An object with such keys is replaced by a copy without them, keys in the same order (deleting keys would turn it
+ * into a slow dictionary object for everything that reads or writes it later); one without any is kept as it is.
  */
-function dropUndefined(o: any, depth: number): void {
-  if (depth > 3 || !o || typeof o !== "object") return;
-  if (Array.isArray(o)) { for (const x of o) dropUndefined(x, depth + 1); return; }
+function dropUndefined(o: any, depth: number): any {
+  if (depth > 3 || !o || typeof o !== "object") return o;
+  if (Array.isArray(o)) {
+    for (let i = 0; i < o.length; i++) {
+      const x = o[i];
+      if (x && typeof x === "object") { const y = dropUndefined(x, depth + 1); if (y !== x) o[i] = y; }
+    }
+    return o;
+  }
+  let missing = false;
   for (const k in o) {
     const v = o[k];
-    if (v === undefined) delete o[k];
+    if (v === undefined) missing = true;
     else if (depth === 0 && (k === "data" || k === "input" || k === "output" || k === "resolution" || k === "args")) continue;
-    else if (v && typeof v === "object") dropUndefined(v, depth + 1);
+    else if (v && typeof v === "object") { const w = dropUndefined(v, depth + 1); if (w !== v) o[k] = w; }
   }
+  if (!missing) return o;
+  const copy: any = {};
+  for (const k in o) if (o[k] !== undefined) copy[k] = o[k];
+  return copy;
 }
