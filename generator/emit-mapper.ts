@@ -47,13 +47,19 @@ function varLookup(keyCode: string): string {
   return reused(`cx.varAt(${keyCode})`, [keyCode]);
 }
 
+/** Code as the counting pass wrote it: the rewritten lookups inside it put back. */
+function plainCode(m: Memo, code: string): string {
+  let plain = code;
+  for (const [w, p] of m.plain) plain = plain.split(w).join(p);
+  return plain;
+}
+
 /** Code reading the variables at `keys`, written once when the row repeats it with none of them set in between. */
 function reused(code: string, keys: string[]): string {
   const m = MEMO;
   if (!m || m.off > 0 || /\bs_|cx\.(?:id|state)\(/.test(code)) return code;
-  // the key is the code as the counting pass wrote it (inner lookups not yet rewritten), with the sets it depends on
-  let plain = code;
-  for (const [w, p] of m.plain) plain = plain.split(w).join(p);
+  // the key is the code as the counting pass wrote it, with the sets it depends on
+  const plain = plainCode(m, code);
   const version = keys.map((k) => m.sets.filter((s) => mayBeSame(s, k)).length).join(",");
   const k = `${m.epoch}|${version}|${plain}`;
   if (m.counting) {
@@ -185,8 +191,7 @@ function stepsCode(steps: StepIR[], surface: string, scope: Set<string>, indent:
       case "set":
         const key = varKeyCode(s.key.map((k) => exprCode(k, scope)));
         out.push(guarded(s.cond, `cx.setVarAt(${key}, ${exprCode(s.value, scope)});`));
-        // (the key as the counting pass wrote it)
-        if (MEMO) { let plain = key; for (const [w, p] of MEMO.plain) plain = plain.split(w).join(p); MEMO.sets.push(plain); }
+        if (MEMO) MEMO.sets.push(plainCode(MEMO, key));
         break;
       case "upstreamVersion":
         out.push(guarded(s.cond, `cx.upstreamVersion(${exprCode(s.value, scope)});`));
