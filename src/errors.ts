@@ -21,6 +21,20 @@ export const ERROR_CODES = {
   NO_MATCHING_CHOICE: "no_matching_choice",
   /** answerRequest: this provider's or request kind's answers are not built by agentnorm. */
   UNSUPPORTED_REQUEST: "unsupported_request",
+  /** live: the request is no longer pending (answered, cancelled, or never opened in this session). */
+  NOT_PENDING: "not_pending",
+  /** live: the session is closed (close() was called, or the agent exited and no restart is allowed). */
+  SESSION_CLOSED: "session_closed",
+  /** live: the agent exited (or was killed) while the call was in flight. */
+  AGENT_EXITED: "agent_exited",
+  /** live: the agent could not be started (executable not found, a failed handshake, a server that never came up). */
+  START_FAILED: "start_failed",
+  /** live: the agent did not answer in time. */
+  TIMEOUT: "timeout",
+  /** live: the agent answered a call with an error (its JSON-RPC error or HTTP status is in the message and `detail`). */
+  AGENT_ERROR: "agent_error",
+  /** live: a turn is already running (prompt() while busy, on an agent that takes one turn at a time). */
+  BUSY: "busy",
 } as const;
 
 export type AgentnormErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
@@ -82,5 +96,16 @@ export class AnswerError extends AgentnormError {
   constructor(code: typeof ERROR_CODES.NOT_A_REQUEST | typeof ERROR_CODES.INCOMPLETE_REQUEST | typeof ERROR_CODES.NO_MATCHING_CHOICE | typeof ERROR_CODES.UNSUPPORTED_REQUEST, message: string) {
     super(code, message);
     this.name = "AnswerError";
+  }
+}
+
+/** A live session's call failed (agentnorm/live): see `code`; `detail` holds the agent's own error when it sent one. */
+export class LiveError extends AgentnormError {
+  static override readonly brand: string = "LiveError";
+  readonly detail?: unknown;
+  constructor(code: AgentnormErrorCode, message: string, options?: { cause?: unknown; detail?: unknown }) {
+    super(code, message, options);
+    this.name = "LiveError";
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 }

@@ -63,6 +63,24 @@ export interface Normalizer {
   stats(): NormalizerStats;
   /** The pinned upstream version the surface's rows apply by now (see NormalizerOptions.upstreamVersion). */
   upstreamVersion(): string;
+  /**
+   * An event on the host's behalf, in this session's sequence (the live layer, agentnorm/live: a turn the agent
+   * never ended after an interrupt, a request settled as cancelled on close, the agent's exit, a warning). The
+   * turn / request / thread named by canonical id must be open (else only the other ids are used); an ending event
+   * ends it, so what the provider says about it later is reported as late, not emitted twice.
+   */
+  hostEvent(e: HostEvent): CanonicalEvent[];
+}
+
+/** What Normalizer.hostEvent emits. */
+export interface HostEvent {
+  type: "runtime.warning" | "runtime.error" | "turn.completed" | "request.resolved" | "session.exited" | "session.state.changed";
+  payload: Record<string, unknown>;
+  threadId?: string;
+  turnId?: string;
+  requestId?: string;
+  /** raw.rule (default agentnorm#live). */
+  rule?: string;
 }
 
 /** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
@@ -276,6 +294,23 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       },
     }),
     upstreamVersion: () => rt.versionOf(table),
+    hostEvent(h) {
+      const out: CanonicalEvent[] = [];
+      const ids: Partial<Record<Role, Entity>> = {};
+      const find = (role: Role, id: string | undefined) => {
+        if (id === undefined) return;
+        for (const e of entities[role].live.values()) if (e.id === id && e.open) { ids[role] = e; return; }
+      };
+      find("thread", h.threadId);
+      find("turn", h.turnId);
+      find("request", h.requestId);
+      if (h.turnId !== undefined && !ids.turn && (h.type === "turn.completed")) return out;
+      if (h.requestId !== undefined && !ids.request && h.type === "request.resolved") return out;
+      emitRuntime(rt, { out, type: h.type, payload: h.payload, raw: null, ids, rule: h.rule ?? "agentnorm#live" });
+      validateAll(out);
+      stats.events += out.length;
+      return out;
+    },
   };
   return normalizer;
 }

@@ -404,7 +404,8 @@ export class Scope implements RowContext {
 
 export interface RuntimeEventOptions {
   out: CanonicalEvent[];
-  type: "runtime.warning" | "runtime.error";
+  /** runtime.warning / runtime.error; the live layer (Normalizer.hostEvent) also ends turns and requests and reports an exit. */
+  type: "runtime.warning" | "runtime.error" | "turn.completed" | "request.resolved" | "session.exited" | "session.state.changed";
   payload: any;
   /** raw.payload (null: none). */
   raw: unknown;

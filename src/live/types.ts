@@ -1,0 +1,163 @@
+/**
+ * The live layer's public types: connect() options, the LiveSession, and the driver contract every agent's driver
+ * implements (src/live/drivers/*). Node only.
+ */
+import type { CanonicalEvent } from "../normalize/normalizer.js";
+import type { HostEvent } from "../normalize/engine.js";
+import type { IdFactory } from "../normalize/ids.js";
+import type { RequestAnswer, RequestReply } from "../answer/answer.js";
+import type { ExitInfo } from "./process.js";
+
+/** The agents connect() drives. */
+export type LiveAgent = "codex" | "opencode";
+
+/** Where the capture log goes: a file path (written as NDJSON, created or truncated) or a sink for its lines. */
+export type CaptureTarget = string | { write(line: string): void };
+
+export interface LiveTimeouts {
+  /** Start-up: the process, the handshake, the session (default 30,000 ms). */
+  startMs?: number;
+  /** One control call to the agent (turn start, interrupt, history, an answer over HTTP; default 20,000 ms). */
+  requestMs?: number;
+  /** cancel(): how long the agent gets to end the turn itself after the interrupt (default 5,000 ms). */
+  interruptGraceMs?: number;
+  /** close(): how long the agent gets to exit after its input is closed, before SIGTERM (default 2,000 ms). */
+  closeGraceMs?: number;
+}
+
+export interface ConnectOptions {
+  agent: LiveAgent;
+  /** The project directory the agent works in (default: process.cwd()). */
+  cwd?: string;
+  /** Added to (or, with `undefined` values, removed from) the agent's environment, which is otherwise ours. */
+  env?: Record<string, string | undefined>;
+  /** The agent's executable (default: `codex` / `opencode` found on PATH). */
+  bin?: string;
+  /** Extra arguments for the agent's command line. */
+  args?: string[];
+  /** The model, in the agent's own naming (Codex: "gpt-5.5"; opencode: "provider/model"). */
+  model?: string;
+  /**
+   * The agent's own approval setting. Codex: its approvalPolicy ("untrusted" | "on-failure" | "on-request" |
+   * "never"; default "on-request") and sandbox ("workspace-write") — give "approvalPolicy:sandbox" to set both.
+   * opencode: not settable per session (its permissions are configuration: opencode.json `permission`).
+   */
+  permissionMode?: string;
+  /** Continue this provider session (Codex thread id, opencode session id) instead of starting one. */
+  resume?: string;
+  timeouts?: LiveTimeouts;
+  /** "on-demand": after the agent crashed, the next prompt() starts it again and resumes the session. Default "never". */
+  restart?: "on-demand" | "never";
+  /** Also write a capture log (native messages both ways, canonical events out; redacted). */
+  capture?: CaptureTarget;
+  /** Aborting it closes the session. */
+  signal?: AbortSignal;
+  /** Events queued before reading from the agent pauses (default 1,000). */
+  highWater?: number;
+  /** The agent's stderr lines (default: dropped; the last 4 KB are kept for error messages). */
+  onStderr?: (line: string) => void;
+  /** Canonical ids (default random) — deterministic ids for tests. */
+  ids?: IdFactory;
+}
+
+/** What prompt() takes: text, or text with the agent's own extra input parts. */
+export type PromptInput = string | { text: string };
+
+export interface PromptResult {
+  /** The canonical id of the turn the agent started for this prompt. */
+  turnId: string;
+}
+
+/** A request.opened event, or its canonical requestId. */
+export type RequestRef = CanonicalEvent | string;
+
+export interface LiveSession extends AsyncIterable<CanonicalEvent> {
+  readonly agent: LiveAgent;
+  /** The surface whose table maps the agent's messages. */
+  readonly surface: string;
+  /** The canonical session id of every event. */
+  readonly sessionId: string;
+  /** The agent's own session id (Codex thread id, opencode session id); set once connected. */
+  readonly providerSessionId: string | undefined;
+  /** The canonical events, in order: one consumer; bounded (the agent is paused while the consumer lags). */
+  readonly events: AsyncIterable<CanonicalEvent>;
+  /** Send a prompt: resolves once the agent has started the turn. */
+  prompt(input: PromptInput): Promise<PromptResult>;
+  /** Answer an open request (permission, question, host call) over the agent's transport. */
+  answer(request: RequestRef, reply: RequestReply): Promise<void>;
+  /** The requests still open (their request.opened events). */
+  pending(): CanonicalEvent[];
+  /** Interrupt the running turn: resolves after the turn's terminal event (synthesized when the agent sends none). */
+  cancel(): Promise<void>;
+  /** A stored session's history (default: this one) as canonical events of its own (a fresh canonical session). */
+  load(providerSessionId?: string): Promise<CanonicalEvent[]>;
+  /** Switch this session to another stored provider session and continue it. */
+  resume(providerSessionId: string): Promise<void>;
+  /** Stop the agent and end the events. Every open request is settled as cancelled. */
+  close(options?: { graceMs?: number }): Promise<ExitInfo | undefined>;
+  /** Resolves when the session has ended (closed, or the agent exited without restart). */
+  readonly closed: Promise<void>;
+}
+
+/** A native frame as a driver hands it to the session. */
+export interface Frame {
+  dir: "in" | "out";
+  message: unknown;
+  /** The stream, when the agent has several (opencode: "event" / "http"). */
+  channel?: string;
+}
+
+/** What the session gives a driver. */
+export interface DriverHost {
+  /** A native frame: normalized, captured, its events queued. Returns the events. */
+  frame(f: Frame): CanonicalEvent[];
+  /** An event on the host's behalf. */
+  host(e: HostEvent): void;
+  /** A runtime.warning. */
+  warn(message: string, detail?: unknown): void;
+  /** Resolves when the consumer has room again (undefined: go on). */
+  gate(): Promise<void> | undefined;
+  log(line: string): void;
+}
+
+/** One agent's transport. Created per process: a restart makes a new one. */
+export interface Driver {
+  /** Start the agent and open (or resume) a provider session; resolves with its id. */
+  start(resume: string | undefined): Promise<string>;
+  /** Send a prompt; resolves when the agent accepted it. */
+  prompt(providerSessionId: string, text: string): Promise<void>;
+  /** The native interrupt call (bounded by the request timeout). */
+  interrupt(providerSessionId: string, providerTurnId: string | undefined): Promise<void>;
+  /** Send a native answer (answerRequest's result). */
+  send(answer: RequestAnswer): Promise<void>;
+  /** A server request no table row opened: refuse it natively (JSON-RPC method-not-found). */
+  refuse?(message: unknown): void;
+  /** A stored session's history: the frames to normalize and the surface that reads them. */
+  history(providerSessionId: string): Promise<{ surface: string; frames: Frame[] }>;
+  pause(): void;
+  resume(): void;
+  /** Resolves when the process has exited, however. */
+  readonly exited: Promise<ExitInfo>;
+  /** Stop the process (stdin / abort, grace, SIGTERM, SIGKILL; the whole group). */
+  stop(graceMs: number): Promise<ExitInfo>;
+  /** The process id (tests count survivors by it). */
+  readonly pid: number | undefined;
+}
+
+export interface DriverFactory {
+  readonly agent: LiveAgent;
+  readonly surface: string;
+  readonly provider: string;
+  /** The executable's name on PATH. */
+  readonly command: string;
+  create(host: DriverHost, options: ResolvedOptions): Driver;
+}
+
+export interface ResolvedOptions extends ConnectOptions {
+  cwd: string;
+  bin: string;
+  env: Record<string, string | undefined>;
+  timeouts: Required<LiveTimeouts>;
+}
+
+export type { ExitInfo, RequestReply, RequestAnswer };
