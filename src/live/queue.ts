@@ -18,7 +18,6 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private ended = false;
   private waiter: ((r: IteratorResult<T>) => void) | undefined;
   private high = false;
-  private iterating = false;
   private readonly highWater: number;
   private readonly lowWater: number;
   /** Most events held at once (a measure of how far the consumer lagged). */
@@ -47,6 +46,13 @@ export class EventQueue<T> implements AsyncIterable<T> {
     return new Promise((r) => this.highWaiters.push(r));
   }
 
+  /** Resolves the next time the queue reaches its high-water mark (at once when it is there). */
+  reachesHigh(): Promise<void> {
+    if (this.high) return Promise.resolve();
+    return new Promise((r) => this.onHighOnce.push(r));
+  }
+  private onHighOnce: (() => void)[] = [];
+
   push(item: T): void {
     if (this.ended) return;
     if (this.waiter) {
@@ -61,6 +67,9 @@ export class EventQueue<T> implements AsyncIterable<T> {
     if (!this.high && n >= this.highWater) {
       this.high = true;
       this.o.onHigh?.();
+      const ws = this.onHighOnce;
+      this.onHighOnce = [];
+      for (const w of ws) w();
     }
   }
 
@@ -102,15 +111,14 @@ export class EventQueue<T> implements AsyncIterable<T> {
     return new Promise((r) => { this.waiter = r; });
   }
 
+  /**
+   * An iterator over the queue. Iterators share it (each event is taken once): a consumer may break out of a
+   * `for await` loop and start another one later without losing what came in between.
+   */
   [Symbol.asyncIterator](): AsyncIterator<T> {
-    if (this.iterating) throw new Error("events: a live session's events have one consumer (iterate them once)");
-    this.iterating = true;
     return {
       next: () => this.next(),
-      return: async () => {
-        this.iterating = false;
-        return { value: undefined as never, done: true };
-      },
+      return: async () => ({ value: undefined as never, done: true }),
     };
   }
 }

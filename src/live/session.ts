@@ -78,6 +78,8 @@ export class Session implements LiveSession {
   get agent() { return this.factory.agent; }
   get surface() { return this.factory.surface; }
   get sessionId() { return this.normalizer.sessionId; }
+  /** The agent's process id (its process group's id too); undefined before it started. */
+  get pid() { return this.driver?.pid; }
 
   [Symbol.asyncIterator](): AsyncIterator<CanonicalEvent> {
     return this.events[Symbol.asyncIterator]();

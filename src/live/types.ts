@@ -79,6 +79,8 @@ export interface LiveSession extends AsyncIterable<CanonicalEvent> {
   readonly sessionId: string;
   /** The agent's own session id (Codex thread id, opencode session id); set once connected. */
   readonly providerSessionId: string | undefined;
+  /** The agent's process id, which is also its process group's id (undefined before it started). */
+  readonly pid: number | undefined;
   /** The canonical events, in order: one consumer; bounded (the agent is paused while the consumer lags). */
   readonly events: AsyncIterable<CanonicalEvent>;
   /** Send a prompt: resolves once the agent has started the turn. */

@@ -74,7 +74,15 @@ class OpencodeDriver implements Driver {
       out.on("data", onData);
       void this.child.exited.then((x) => reject(new LiveError(LIVE_ERROR_CODES.START_FAILED, `opencode serve ${describeExit(x)} before listening${this.child.tail() ? `: ${this.child.tail().trim().split("\n").slice(-3).join(" | ")}` : ""}`)));
     });
-    // healthy, then the event stream, then the session
+    // healthy (its first requests can fail or hang for a moment after the line: short tries, only the answer kept),
+    // then the event stream, then the session
+    for (let attempt = 0; ; attempt++) {
+      if (this.child.ended) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `opencode serve exited: ${this.child.tail().trim().split("\n").slice(-3).join(" | ")}`);
+      const ok = await fetch(`${this.base}/global/health`, { headers: { authorization: this.auth }, signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (attempt >= 50) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `opencode serve at ${this.base} did not answer GET /global/health`);
+      await new Promise((r) => setTimeout(r, Math.min(500, 50 * (attempt + 1))));
+    }
     await this.http("GET", "/global/health");
     const connected = new Promise<void>((r) => (this.connected = r));
     this.sse = new SseReader({
