@@ -6,7 +6,7 @@
  * Node only. No shell: the command and its arguments are passed as they are.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { LiveError, LIVE_ERROR_CODES } from "./errors.js";
 
@@ -46,6 +46,13 @@ export function findOnPath(name: string, env: Record<string, string | undefined>
   return undefined;
 }
 
+/**
+ * The lifeline script: a background subshell blocks reading fd 3 (our end of a pipe) and kills its process group
+ * when the read returns (we are gone); the shell then closes fd 3 for the agent and becomes it (exec: same pid).
+ * The agent's command and arguments are passed as "$@" (no shell parsing of them).
+ */
+const LIFELINE = '(read -r _ <&3; kill -KILL 0) </dev/null >/dev/null 2>&1 & exec 3<&-; exec "$@"';
+
 /** A supervised child: its own process group, its exit as a promise that never rejects. */
 export class Child {
   readonly proc: ChildProcess;
@@ -58,7 +65,12 @@ export class Child {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
     // detached: a new process group led by the child (a signal to -pid reaches all of it); we never unref it.
-    this.proc = spawn(command, [...args], { cwd: opts.cwd, env, detached: true, stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"], windowsHide: true });
+    // The lifeline (POSIX): the child starts as `sh`, which leaves a watcher on an extra pipe (fd 3) in the group and
+    // execs the agent (same pid). If we die — even by SIGKILL, which runs no handler — the pipe's end closes, the
+    // watcher's read returns, and it SIGKILLs the whole group: a killed host leaves no agent behind.
+    const lifeline = process.platform !== "win32";
+    const [cmd, argv] = lifeline ? ["/bin/sh", ["-c", LIFELINE, "agentnorm-lifeline", command, ...args]] : [command, [...args]];
+    this.proc = spawn(cmd, argv, { cwd: opts.cwd, env, detached: true, stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(lifeline ? (["pipe"] as const) : [])], windowsHide: true });
     let partial = "";
     this.proc.stderr!.setEncoding("utf8");
     this.proc.stderr!.on("data", (d: string) => {
@@ -81,6 +93,8 @@ export class Child {
       });
       this.proc.on("exit", (code, signal) => {
         void spawnError;
+        // what is left of its group (the lifeline's watcher, grandchildren) goes with it
+        if (this.proc.pid !== undefined && process.platform !== "win32") { try { process.kill(-this.proc.pid, "SIGKILL"); } catch { /* none left */ } }
         resolve((this.exitInfo = { code, signal, how: this.stopping ? "stopped" : "exited" }));
       });
     });
@@ -134,8 +148,40 @@ export class Child {
       }
     }
     // the leader is gone; its group may not be (a grandchild that ignored SIGTERM or kept running)
-    if (pid !== undefined && process.platform !== "win32") { try { process.kill(-pid, "SIGKILL"); } catch { /* no group left */ } }
+    if (pid !== undefined && process.platform !== "win32") {
+      try { process.kill(-pid, "SIGKILL"); } catch { /* no group left */ }
+      await groupGone(pid, 3000);
+    }
     return this.exited;
+  }
+}
+
+/** The live (not zombie) processes of process group `pgid` (Linux: from /proc; elsewhere: undefined). */
+export function groupMembers(pgid: number): number[] | undefined {
+  if (process.platform !== "linux") return undefined;
+  const out: number[] = [];
+  let dirs: string[];
+  try { dirs = readdirSync("/proc"); } catch { return undefined; }
+  for (const d of dirs) {
+    if (d.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // f[0] state, f[1] ppid, f[2] pgrp
+      if (Number(f[2]) === pgid && f[0] !== "Z" && f[0] !== "X") out.push(Number(d));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
+/** Resolves once group `pgid` has no live process (Linux; elsewhere at once), or after `ms`. */
+async function groupGone(pgid: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    const left = groupMembers(pgid);
+    if (!left || left.length === 0 || Date.now() > until) return;
+    try { process.kill(-pgid, "SIGKILL"); } catch { return; }
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 

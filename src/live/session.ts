@@ -404,7 +404,8 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string, onTimeou
 export function resolveOptions(o: ConnectOptions, factory: DriverFactory): ResolvedOptions {
   if (!o || typeof o !== "object") throw new InvalidOptionError("options", "connect: options must be an object");
   const env: Record<string, string | undefined> = { ...process.env, ...(o.env ?? {}) };
-  const bin = o.bin ?? findOnPath(factory.command, env);
+  const bin = o.bin !== undefined ? findOnPath(o.bin, env) : findOnPath(factory.command, env);
+  if (o.bin !== undefined && !bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${factory.agent}: bin ${JSON.stringify(o.bin)} is not an executable file`);
   if (!bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${factory.agent}: "${factory.command}" is not on PATH (install it, or pass bin: "/path/to/${factory.command}")`);
   const t = o.timeouts ?? {};
   for (const [k, v] of Object.entries(t)) if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new InvalidOptionError(`timeouts.${k}`, `connect: timeouts.${k} must be a number of ms ≥ 0`);

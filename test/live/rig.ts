@@ -5,7 +5,7 @@
  * scripts/test-live.mjs makes (AGENTNORM_LIVE_NETNS=1).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startModelServer, type ModelServer } from "../../fixtures/record/model-server.ts";
 import { makeSandbox, type Sandbox, CACHE } from "../../fixtures/record/sandbox.ts";
@@ -16,6 +16,7 @@ import { openaiResponses } from "../../fixtures/record/adapters/openai-responses
 import { openaiChat } from "../../fixtures/record/adapters/openai-chat.ts";
 import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
 import type { ConnectOptions, LiveAgent } from "../../src/live/index.ts";
+import { groupMembers as liveGroupMembers } from "../../src/live/process.ts";
 
 export const IN_NETNS = process.env.AGENTNORM_LIVE_NETNS === "1";
 
@@ -97,18 +98,5 @@ function onlyEnv(env: Record<string, string>): Record<string, string | undefined
 
 /** Processes whose process group is `pgid` (from /proc): the survivors of a stop. */
 export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSafe("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // fields[0] = state, [1] = ppid, [2] = pgrp
-      if (Number(fields[2]) === pgid && fields[0] !== "Z") out.push(Number(d));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-function readdirSafe(p: string): string[] {
-  try { return readdirSync(p); } catch { return []; }
+  return liveGroupMembers(pgid) ?? [];
 }
