@@ -24,6 +24,7 @@ export function entryPoints() {
     validate: "src/validate.ts",
     compatibility: "src/normalize/matrix.ts",
     tables: "src/tables.ts",
+    live: "src/live/index.ts",
     cli: "src/cli/cli.ts",
   };
   for (const f of readdirSync(join(root, "generated/entries")).sort()) {
