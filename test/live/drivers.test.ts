@@ -56,6 +56,7 @@ for (const agent of AGENTS) {
   suite(`live ${agent}`, () => {
     let r: Rig | undefined;
     let s: LiveSession | undefined;
+    const done_ = async () => done();
     const done = async () => {
       const pid = (s as any)?.pid as number | undefined;
       await s?.close();
@@ -174,6 +175,25 @@ for (const agent of AGENTS) {
       // the scripted model answers turn 2 only when the request carries turn 1: the session was resumed
       expect(text(events)).toContain("You asked me to remember 42.");
       await done();
+    });
+
+    if (agent === "opencode") it("a dropped event stream: reconnected and reconciled — the render equals the stored history's, no text lost or doubled", async () => {
+      const long = Array.from({ length: 60 }, (_, i) => `Part ${i} of the answer.`).join(" ");
+      const sc = { ...scenario("plain"), turns: [{ reasoning: "Think first.", text: long }] };
+      r = await rig(agent, sc, { ids: counterIds() });
+      s = await connect(r.options);
+      const { turnId } = await s.prompt(sc.prompts[0]);
+      const live = await readUntil(s, (e) => e.type === "content.delta" && P(e).streamKind === "assistant_text");
+      (s as any).driver.dropEvents();
+      await readUntil(s, isEnd(turnId), live);
+      const warned = live.filter((e) => e.type === "runtime.warning").map((e) => P(e).message);
+      expect(warned.some((m) => /dropped|reconnect/.test(m)), "the drop is reported").toBe(true);
+      const history = await s.load();
+      const omit = ["usage", "permission", "question", "status", "mode", "diff", "plan"];
+      expect(render(history, omit)).toEqual(render(live.filter((e) => e.type !== "runtime.warning"), omit));
+      const done = live.filter((e) => e.type === "item.completed" && P(e).itemType === "assistant_message");
+      expect(done.length).toBe(1);
+      await done_();
     });
 
     it("a consumer that stops reading: the queue stays bounded, the agent waits, nothing is lost", async () => {

@@ -28,6 +28,12 @@ class OpencodeDriver implements Driver {
   private exitedResolve!: (x: ExitInfo) => void;
   readonly exited = new Promise<ExitInfo>((r) => (this.exitedResolve = r));
   private connected: (() => void) | undefined;
+  /** Parts the stream showed as started and not yet ended; parts it showed at all. */
+  private partsOpen = new Set<string>();
+  private partsKnown = new Set<string>();
+  /** Parts whose deltas a drop interrupted: their further deltas are left out, their final update carries the text. */
+  private partsDirty = new Set<string>();
+  private droppedOnce = false;
 
   constructor(private readonly host: DriverHost, private readonly o: ResolvedOptions) {}
 
@@ -90,7 +96,12 @@ class OpencodeDriver implements Driver {
       headers: { authorization: this.auth },
       onOpen: (again) => (again ? this.reconcile() : undefined),
       onEvent: (ev) => this.onEvent(ev),
-      onDrop: (reason, attempt) => { if (!this.child.ended) this.host.warn(`opencode: ${reason}; reconnecting (attempt ${attempt})`); },
+      onDrop: (reason, attempt) => {
+        // deltas of the parts streaming now may be lost: what they miss comes with each part's final update
+        for (const id of this.partsOpen) this.partsDirty.add(id);
+        this.droppedOnce = true;
+        if (!this.child.ended) this.host.warn(`opencode: ${reason}; reconnecting (attempt ${attempt})`);
+      },
       onGiveUp: (reason) => this.host.host({ type: "runtime.error", payload: { message: `opencode: ${reason}`, class: "transport_error" } }),
       gate: () => this.host.gate(),
     });
@@ -110,6 +121,15 @@ class OpencodeDriver implements Driver {
     const type = ev?.type;
     if (type === "server.heartbeat") return; // keep-alive, not in opencode's Event union
     if (type === "server.connected") this.connected?.();
+    if (type === "message.part.delta") {
+      // a part whose earlier deltas a drop may have taken (or that started during the drop): its text arrives whole
+      // with its final message.part.updated, which the table turns into exactly the text not yet delivered
+      const id = ev?.properties?.partID;
+      if (typeof id === "string" && (this.partsDirty.has(id) || (this.droppedOnce && !this.partsKnown.has(id)))) {
+        this.partsDirty.add(id);
+        return;
+      }
+    }
     this.remember(ev);
     this.host.frame({ dir: "in", channel: "event", message: ev });
   }
@@ -118,7 +138,13 @@ class OpencodeDriver implements Driver {
   private remember(ev: Json): void {
     const p = ev?.properties;
     if (ev?.type === "message.updated" && p?.info?.id) this.seen.set(p.info.id, JSON.stringify(p.info));
-    else if (ev?.type === "message.part.updated" && p?.part?.id) this.seen.set(p.part.id, JSON.stringify(p.part));
+    else if (ev?.type === "message.part.updated" && p?.part?.id) {
+      const part = p.part;
+      this.seen.set(part.id, JSON.stringify(part));
+      this.partsKnown.add(part.id);
+      const ended = part.time?.end !== undefined || part.state?.status === "completed" || part.state?.status === "error";
+      if (ended) { this.partsOpen.delete(part.id); this.partsDirty.delete(part.id); } else this.partsOpen.add(part.id);
+    }
   }
 
   /**
