@@ -48,7 +48,7 @@ describe.skipIf(!built)("the packed package", () => {
 
   it("holds the bundles, declarations, schemas and docs; the matrix once; no tsc JavaScript, tests or sources", () => {
     const paths = files.map((f) => f.path);
-    for (const p of ["dist/pkg/index.js", "dist/pkg/index.js.map", "dist/pkg/accumulator.js", "dist/pkg/surfaces/claude-sdk.js", "dist/pkg/cjs/index.cjs", "dist/pkg/cli.js", "dist/src/index.d.ts", "generated/canonical.schema.json", "generated/compatibility.json", "README.md", "LICENSE", "CHANGELOG.md", "docs/accumulator.md", "docs/chat-event.md"]) {
+    for (const p of ["dist/pkg/index.js", "dist/pkg/index.js.map", "dist/pkg/accumulator.js", "dist/pkg/surfaces/claude-sdk.js", "dist/pkg/cjs/index.cjs", "dist/pkg/cli.js", "dist/src/index.d.ts", "generated/canonical.schema.json", "generated/compatibility.json", "README.md", "LICENSE", "CHANGELOG.md", "docs/accumulator.md", "docs/chat-event.md", "dist/pkg/live.js", "dist/pkg/cjs/live.cjs", "docs/live.md", "docs/bridge.md", "schemas/bridge.schema.json"]) {
       expect(paths, p).toContain(p);
     }
     expect(paths.filter((p) => /compatibility/i.test(p) && !p.endsWith(".d.ts") && !p.startsWith("dist/pkg/cjs/") && !/dist\/pkg\/compatibility\.js/.test(p))).toEqual(["generated/compatibility.json"]);

@@ -104,6 +104,8 @@ for (const agent of ["codex", "opencode"] as const) {
       const exit = (await b.control("exit")).o;
       expect(exit).toMatchObject({ code: 0 });
       expect(await b.exited).toBe(0);
+      expect(b.lines.at(-1)!.o, "exit is the last line").toMatchObject({ type: "exit" });
+      expect(b.lines.some((l) => l.o.type === "ack" && l.o.id === "c"), "close is acknowledged (before exit)").toBe(true);
       expect(b.junk, "stdout holds only marker lines").toEqual([]);
       expect(groupMembers(ready.pid)).toEqual([]);
     });

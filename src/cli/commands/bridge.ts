@@ -169,7 +169,9 @@ export async function bridge(argv: string[]): Promise<number> {
     const base = { id: typeof id === "string" || typeof id === "number" ? id : null, cmd: typeof cmd.cmd === "string" ? cmd.cmd : null };
     if (base.id === null) return void out.control({ type: "error", ...base, line: n, field: "id", message: "id must be a string or a number" });
     if (cmd.cmd === "close") {
-      void close("closed by the host").then(() => out.control({ type: "ack", ...base }));
+      // acknowledged once the session is closed, before the exit line (which is always the last)
+      const p = close("closed by the host").then(() => out.control({ type: "ack", ...base })).finally(() => running.delete(p));
+      running.add(p);
       return;
     }
     const handler = typeof cmd.cmd === "string" && Object.hasOwn(COMMANDS, cmd.cmd) ? COMMANDS[cmd.cmd] : undefined;
