@@ -59,11 +59,7 @@ type Opened = Pick<ProviderRuntimeEventV2, "type" | "provider" | "payload" | "pr
 
 /** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line AnswerError on a misuse (wrong event, no id, a decision the request cannot take, a reply without what the answer needs). */
 export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
-  return answerWith(ANSWERS, opened, reply, opts);
-}
-
-/** answerRequest over the given answer tables (the generated ones; tests pass others). */
-export function answerWith(tables: AnswerTables, opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
+  const tables: AnswerTables = ANSWERS;
   if (opened?.type !== "request.opened") throw new AnswerError(ERROR_CODES.NOT_A_REQUEST, `answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
   const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
   const id = opened.providerRefs?.providerRequestId;
