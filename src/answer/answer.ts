@@ -48,14 +48,13 @@ export type RequestAnswer =
   | { kind: "codex-submission"; submission: { id: string; op: Record<string, unknown> } };
 
 export interface AnswerOptions {
-  /** Claude only: answer the Agent SDK's canUseTool callback (`sdk`) or the stdio wire's control_request (`wire`). Default: from the event's raw source (the SDK's when unknown). */
+  /** Claude only: answer the Agent SDK's callback (`sdk`: canUseTool, onElicitation, onUserDialog) or the stdio wire's control_request (`wire`). Default: the one the request came by (its row's transport in the claude-sdk table). */
   claude?: "sdk" | "wire";
-  /** opencode only: `v2` (`POST /permission/{id}/reply`, default) or `v1` (`POST /session/{sessionID}/permissions/{id}`). */
+  /** opencode only: `v2` (`POST /permission/{id}/reply`, default) or `v1` (`POST /session/{sessionID}/permissions/{id}`). The transports a table declares (`answering.transports`); another value is refused. */
   opencode?: "v1" | "v2";
 }
 
 type Opened = Pick<ProviderRuntimeEventV2, "type" | "provider" | "payload" | "providerRefs"> & { raw?: { source?: string; rule?: string } };
-
 
 /** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line AnswerError on a misuse (wrong event, no id, a decision the request cannot take, a reply without what the answer needs). */
 export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
