@@ -11,7 +11,8 @@ export type Path = string;
 /**
  * A value expression: a `$path` string, a literal (`$$x` is the literal `$x`), an object or array of expressions, or
  * one operator object: `$map`, `$first`, `$state`, `$id`, `$var`, `$join`, `$literal`, `$str`, `$text`, `$tag`,
- * `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, or `$helper` (provider logic in mappings/helpers/).
+ * `$variant`, `$get`, `$json`, `$concat`, `$add`, `$list`, `$uri`, `$numeric`, `$merge`, `$type`, or `$helper`
+ * (provider logic in mappings/helpers/).
  */
 export type Expr = unknown;
 
@@ -170,6 +171,69 @@ export interface Row {
   ids?: Ids;
   steps?: Step[];
   examples?: Example[];
+  /**
+   * How the host answers the request this row opens (rows that emit request.opened must say: E336): a list of
+   * answer cases, the long form (a shared set, the row's default transport), or `{ none: REASON }`.
+   */
+  answers?: AnswerCase[] | RowAnswers;
+}
+
+/** The type a reply field must have (`any`: present, of any type). */
+export type ReplyFieldType = "object" | "array" | "string" | "any";
+
+/**
+ * One way of answering: for the reply decisions listed, when `when` holds (and, with `transport`, only over that
+ * transport), the answer is `body` wrapped in the envelopes of `via` — or answerRequest fails with `fail`.
+ * Expressions read the answer's context: `$reply.*`, `$payload.*`, `$args.*`, `$refs.*`, `$requestId`, `$decision`,
+ * `$choice` (the provider's word for the decision, from payload.options), `$offered` (the same, or absent).
+ */
+export interface AnswerCase {
+  /** Reply decisions (checked by codegen, E330): allow_once, allow_always, reject_once, reject_always, cancelled, answered, completed, failed, answered_elsewhere. */
+  decisions: string[];
+  when?: Conditions;
+  /** Only over this transport (a name of `answering.transports`). */
+  transport?: string;
+  /** Reply fields the answer needs, with their type (else answerRequest fails: invalid_reply). */
+  reply?: Record<string, ReplyFieldType>;
+  /** The envelopes (of `answering.envelopes`) the body goes in: the one of the transport in use. Default: `answering.via`. */
+  via?: string | string[];
+  body?: Expr;
+  /** answerRequest fails with this code and message instead of answering. */
+  fail?: { code: "incomplete_request" | "no_matching_choice" | "unsupported_request" | "invalid_reply"; message: string };
+}
+
+/** A row's answers, long form: a shared set of cases, the row's own cases (tried first), the row's default transport; or `none` with the reason. */
+export interface RowAnswers {
+  /** A set of `answering.sets` (tried after the row's own cases). */
+  use?: string;
+  /** The transport used when the host's options name none (default: the first of `answering.transports`). */
+  transport?: string;
+  cases?: AnswerCase[];
+  /** The request is not answered through agentnorm: why. */
+  none?: string;
+}
+
+/** An answer envelope: a RequestAnswer `kind` and the answer's other fields, around `$body`. */
+export interface AnswerEnvelope {
+  /** A RequestAnswer kind (checked by codegen, E331): jsonrpc, http, codex-submission, claude-can-use-tool, claude-elicitation, claude-user-dialog, claude-answered-elsewhere, claude-control-response. */
+  kind: string;
+  /** The transport it belongs to (a name of `answering.transports`); none: every transport. */
+  transport?: string;
+  /** The answer's fields besides `kind` (an object of expressions that may read `$body`). */
+  answer: Record<string, unknown>;
+}
+
+/** How the table's requests are answered (answerRequest): transports, envelopes, shared sets of answer cases. */
+export interface Answering {
+  /** The answerRequest option that names the transport (`claude`, `opencode`). */
+  option?: "claude" | "opencode";
+  /** The transports a request can be answered over; the first is the default. */
+  transports?: string[];
+  envelopes: Record<string, AnswerEnvelope>;
+  /** The envelopes a case uses when it names none. */
+  via?: string | string[];
+  /** Sets of answer cases rows share (`answers: { use: NAME }`). */
+  sets?: Record<string, AnswerCase[]>;
 }
 
 export interface Ignored {
@@ -290,6 +354,8 @@ export interface Table {
    */
   atEnd?: AtEndSpec;
   maps?: Record<string, MapSpec>;
+  /** How the table's requests are answered (the reverse direction: answerRequest). */
+  answering?: Answering;
   rows: Row[];
   ignored?: Ignored[];
 }

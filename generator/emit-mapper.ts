@@ -10,6 +10,52 @@ import type { Kind } from "./upstream.ts";
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** The name of the message a row (or the input function) reads: its typed parameter. */
 let MSG = "m";
+/** Answers (answers.gen.ts): object expressions leave out their undefined fields when built (compact). */
+let COMPACT = false;
+
+/**
+ * An expression of the answers (generated/answers.gen.ts) as code: its paths are fields of the answer context `a`
+ * (`$reply.answers` → `a.reply?.answers`), and its objects leave out undefined fields.
+ */
+export function answerExprCode(e: Expr): string {
+  const [msg, compact] = [MSG, COMPACT];
+  [MSG, COMPACT] = ["a", true];
+  try {
+    return exprCode(e, new Set());
+  } finally {
+    [MSG, COMPACT] = [msg, compact];
+  }
+}
+
+/** Conditions of the answers as code (see answerExprCode). */
+export function answerCondCode(cs: Cond[]): string {
+  const [msg, compact] = [MSG, COMPACT];
+  [MSG, COMPACT] = ["a", true];
+  try {
+    return cs.map((c) => condCode(c)).join(" && ");
+  } finally {
+    [MSG, COMPACT] = [msg, compact];
+  }
+}
+
+/** The expressions directly inside an expression. */
+export function subExprs(e: Expr): Expr[] {
+  switch (e.k) {
+    case "helper": return e.args;
+    case "map": return [e.from];
+    case "first": case "arr": case "join": case "concat": case "add": case "merge": return e.items;
+    case "var": return e.key;
+    case "obj": return e.entries.map(([, x]) => x);
+    case "str": case "text": case "tag": case "variant": case "get": case "json": case "uri": case "numeric": case "type": return [e.of];
+    case "list": return [e.of, e.to, ...e.where.flatMap((c) => (c.k === "state" ? [] : [c.path]))];
+    default: return [];
+  }
+}
+
+/** Every expression in `e` (itself included), depth first. */
+export function allExprs(e: Expr | undefined): Expr[] {
+  return e ? [e, ...subExprs(e).flatMap(allExprs)] : [];
+}
 
 /**
  * Variable lookups a row repeats (and `$first` lists that read variables) are computed once, in the row's own
@@ -110,8 +156,10 @@ export function exprCode(e: Expr, scope: Set<string>): string {
     }
     case "state":
       return `cx.state(${lit(e.role)}, ${lit(e.field)})`;
-    case "obj":
-      return e.entries.length ? `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }` : "{}";
+    case "obj": {
+      const code = e.entries.length ? `{ ${e.entries.map(([k, v]) => `${IDENT.test(k) ? k : JSON.stringify(k)}: ${exprCode(v, scope)}`).join(", ")} }` : "{}";
+      return COMPACT && e.entries.length ? `compact(${code})` : code;
+    }
     case "arr":
       return `[${e.items.map((a) => exprCode(a, scope)).join(", ")}]`;
     case "var":
@@ -136,6 +184,14 @@ export function exprCode(e: Expr, scope: Set<string>): string {
       return `concat(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
     case "add":
       return `add(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "merge":
+      return `merge(${e.items.map((a) => exprCode(a, scope)).join(", ")})`;
+    case "uri":
+      return `uri(${exprCode(e.of, scope)})`;
+    case "numeric":
+      return `numeric(${exprCode(e.of, scope)})`;
+    case "type":
+      return `typeOf(${exprCode(e.of, scope)})`;
     case "list": {
       const inner = new Set(scope).add(e.as);
       const where = e.where.length ? `.filter((s_${e.as}: any) => ${e.where.map((c) => condCode(c, inner)).join(" && ")})` : "";
@@ -303,7 +359,10 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["IdRef", "InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["IdRef", "Member", "RowContext", "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
   // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
-  const utilImports = ["add", "arr", "concat", "joinKey", "json", "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), "variantOf"];
+  // (the operators most tables never use are imported only by the tables that do)
+  const kinds = new Set(tableExprs(t).map((e) => e.k));
+  const rare: [string, string][] = [["merge", "merge"], ["numeric", "numeric"], ["type", "typeOf"], ["uri", "uri"]];
+  const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
@@ -472,29 +531,27 @@ export function emittedTypes(steps: StepIR[]): string[] {
   return out;
 }
 
-/** The helper modules (mappings/helpers/<module>.ts) a table's rows call. */
-function helperModules(t: TableIR): string[] {
-  const out = new Set<string>();
-  const expr = (e: Expr | undefined): void => {
-    if (!e) return;
-    if (e.k === "helper") { if (e.module) out.add(e.module); e.args.forEach(expr); }
-    else if (e.k === "map") expr(e.from);
-    else if (e.k === "first" || e.k === "arr" || e.k === "join" || e.k === "concat" || e.k === "add") e.items.forEach(expr);
-    else if (e.k === "var") e.key.forEach(expr);
-    else if (e.k === "obj") e.entries.forEach(([, x]) => expr(x));
-    else if (e.k === "str" || e.k === "text" || e.k === "tag" || e.k === "variant" || e.k === "get" || e.k === "json") expr(e.of);
-    else if (e.k === "list") { expr(e.of); expr(e.to); e.where.forEach(cond); }
-  };
+/** Every expression of a table's rows (conditions, identities, holds, steps), depth first. */
+export function tableExprs(t: TableIR): Expr[] {
+  const out: Expr[] = [];
+  const expr = (e: Expr | undefined): void => { out.push(...allExprs(e)); };
   const cond = (c: Cond): void => { if (c.k !== "state") expr(c.path); };
   const steps = (ss: StepIR[]): void => {
     for (const s of ss) {
       if (s.k === "emit") { expr(s.payload); s.cond.forEach(cond); }
       else if (s.k === "snapshot") { expr(s.snap.text); expr(s.snap.parts); s.cond.forEach(cond); }
       else if (s.k === "set") { s.key.forEach(expr); expr(s.value); s.cond.forEach(cond); }
+      else if (s.k === "upstreamVersion") { expr(s.value); s.cond.forEach(cond); }
       else if (s.k === "dispatch") expr(s.message);
       else if (s.k === "each") { expr(s.each); steps(s.steps); }
     }
   };
   for (const r of t.rows) { r.when.forEach(cond); r.ids.forEach((i) => expr(i.path)); r.hold?.forEach(expr); steps(r.steps); }
-  return [...out].sort();
+  for (const w of t.input) { w.when.forEach(cond); expr(w.message); w.meta.forEach(([, e]) => expr(e)); }
+  return out;
+}
+
+/** The helper modules (mappings/helpers/<module>.ts) a table's rows call. */
+function helperModules(t: TableIR): string[] {
+  return [...new Set(tableExprs(t).flatMap((e) => (e.k === "helper" && e.module ? [e.module] : [])))].sort();
 }

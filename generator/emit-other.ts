@@ -9,6 +9,7 @@ import type { UpstreamSchemas } from "./upstream.ts";
 import { DiagnosticError, jsonOffset, lineCol } from "./diagnostics.ts";
 import type { UpstreamTypeNames } from "./emit-mapper.ts";
 import type { Compatibility } from "../src/normalize/matrix.ts";
+import { ANSWER_DECISIONS, type AnswerCaseIR } from "./answers.ts";
 
 /** One TS module with the message types of every kind file of a surface (json-schema-to-typescript). */
 export async function emitUpstreamTypes(t: TableIR, up: UpstreamSchemas, header: string, open?: (dir: string) => UpstreamSchemas | undefined): Promise<{ code: string; names: UpstreamTypeNames }> {
@@ -190,14 +191,65 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
         methods: sorted,
       };
     }
+    const answers = answersOf(model, t);
     out.surfaces[t.surface] = {
       table: t.file,
       upstream: t.upstream,
       kinds,
       events: Object.fromEntries(Object.entries(events).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()])),
+      ...(answers ? { answers } : {}),
     };
   }
   return out;
+}
+
+/**
+ * What answerRequest can answer for a surface's requests: per row that opens requests and request type, the reply
+ * decisions some case answers over the row's default transport (the cases in order: one with a body in an envelope
+ * of that transport answers, one that fails whatever the request is stops; a `when` that tests payload.requestType
+ * counts for the types it admits, other conditions may hold; the type's kind rules out the rest: a host call takes
+ * completed or failed, other requests never do), or why the row is not answered; per request type, the union.
+ */
+function answersOf(model: CanonicalModel, t: TableIR): NonNullable<Compatibility["surfaces"][string]["answers"]> | undefined {
+  const requestRows = t.rows.filter((r) => r.request);
+  if (!requestRows.length) return undefined;
+  const kindOf = (type: string) => Object.entries(model.requestKinds).find(([, ts]) => ts.includes(type))?.[0] ?? "permission";
+  const admits = (c: AnswerCaseIR, type: string) => c.when.every((w) => {
+    if (w.k === "state" || w.path.k !== "path" || w.path.root !== "payload" || w.path.segs.join(".") !== "requestType") return true;
+    return w.k === "eq" ? w.value === type : w.k === "not" ? w.value !== type : w.k === "in" ? w.values.includes(type) : true;
+  });
+  const order = (ds: Iterable<string>) => ANSWER_DECISIONS.filter((d) => new Set(ds).has(d));
+  const onlyType = (c: AnswerCaseIR) => c.when.every((w) => w.k !== "state" && w.path.k === "path" && w.path.root === "payload" && w.path.segs.join(".") === "requestType");
+  const envelopes = new Map((t.answering?.envelopes ?? []).map((e) => [e.name, e]));
+  /** Over `transport`, the cases tried in order: one that answers, before one that always fails. */
+  const answers = (cases: AnswerCaseIR[], d: string, type: string, transport: string | undefined): boolean => {
+    for (const c of cases) {
+      if (!c.decisions.includes(d) || (c.transport !== undefined && c.transport !== transport) || !admits(c, type)) continue;
+      if (c.body && c.via.some((n) => { const e = envelopes.get(n); return e && (e.transport === undefined || e.transport === transport); })) return true;
+      if (c.fail && onlyType(c)) return false;
+    }
+    return false;
+  };
+  const byType: Record<string, Set<string>> = {};
+  const rows: Record<string, { requestTypes: string[]; transport?: string; decisions?: Record<string, string[]>; none?: string }> = {};
+  for (const r of requestRows) {
+    const types = r.request!.requestTypes;
+    if (!r.answers || r.answers.none !== undefined) { rows[r.rule] = { requestTypes: types, none: r.answers?.none ?? "(no answers)" }; continue; }
+    const transport = r.answers.transport ?? t.answering?.transports[0];
+    const decisions: Record<string, string[]> = {};
+    for (const type of types) {
+      const host = kindOf(type) === "host_call";
+      const ds = ANSWER_DECISIONS.filter((d) => (d === "completed" || d === "failed") === host && answers(r.answers!.cases, d, type, transport));
+      decisions[type] = order(ds);
+      for (const d of ds) (byType[type] ??= new Set()).add(d);
+    }
+    rows[r.rule] = { requestTypes: types, ...(transport !== undefined ? { transport } : {}), decisions };
+  }
+  return {
+    ...(t.answering?.transports.length ? { transports: t.answering.transports } : {}),
+    requestTypes: Object.fromEntries(Object.keys(byType).sort().map((k) => [k, order(byType[k])])),
+    rows,
+  };
 }
 
 function hasDispatch(steps: StepIR[]): boolean {

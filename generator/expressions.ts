@@ -42,7 +42,7 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
       const allowed: Record<string, string[]> = {
         $map: ["$map", "from", "default"], $helper: ["$helper", "args"], $first: ["$first"], $state: ["$state"], $literal: ["$literal"], $var: ["$var"], $join: ["$join"], $id: ["$id"],
         $str: ["$str"], $text: ["$text", "join", "items", "skipEmpty"], $tag: ["$tag"], $variant: ["$variant"], $get: ["$get", "path"], $json: ["$json"], $concat: ["$concat"], $add: ["$add"],
-        $list: ["$list", "as", "to", "where"],
+        $list: ["$list", "as", "to", "where"], $uri: ["$uri"], $numeric: ["$numeric"], $type: ["$type"], $merge: ["$merge"],
       };
       if (special.length > 1 || !allowed[op]) {
         ds.push(src.diag(path, "E223", `unknown expression operator "${special.join(", ")}"; use ${Object.keys(allowed).join(", ")}`));
@@ -93,10 +93,12 @@ export function expressionParsers(env: { src: SourcedYaml; ds: Diagnostic[]; cx:
         }
         case "$str": case "$tag": case "$variant": case "$json":
           return { k: op.slice(1) as "str" | "tag" | "variant" | "json", of: rec(o[op], [...path, op]) };
-        case "$concat": case "$add": {
+        case "$uri": case "$numeric": case "$type":
+          return { k: op.slice(1) as "uri" | "numeric" | "type", of: rec(o[op], [...path, op]) };
+        case "$concat": case "$add": case "$merge": {
           const list = o[op];
           if (!Array.isArray(list) || !list.length) ds.push(src.diag(path, "E228", `${op} takes a non-empty list`));
-          return { k: op.slice(1) as "concat" | "add", items: (Array.isArray(list) ? list : []).map((x, i) => rec(x, [...path, op, i])) };
+          return { k: op.slice(1) as "concat" | "add" | "merge", items: (Array.isArray(list) ? list : []).map((x, i) => rec(x, [...path, op, i])) };
         }
         case "$text": {
           if (typeof o.join !== "string") ds.push(src.diag(path, "E237", `$text needs "join" (the text between parts)`));

@@ -10,6 +10,7 @@ import { buildJsonSchema, buildTypes, buildValidator, loadCanonical, publishedSc
 import { DiagnosticError, sortDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { emitMapper } from "./emit-mapper.ts";
 import { emitGrammar } from "./emit-grammar.ts";
+import { emitAnswers } from "./emit-answers.ts";
 import { DSL_SCHEMA, dslSchema } from "./dsl-schema.ts";
 import { buildCompatibility, emitCoverageTest, emitExampleTests, emitUpstreamTypes } from "./emit-other.ts";
 import { loadTable, type StepIR, type TableIR } from "./tables.ts";
@@ -217,6 +218,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
   }
   if (diagnostics.length) return { diagnostics: sortDiagnostics(diagnostics) };
   files.set(`${GEN}/surfaces.gen.ts`, emitSurfaceIndex(tables, header(tables.map((t) => t.file))));
+  files.set(`${GEN}/answers.gen.ts`, emitAnswers(tables, header(tables.filter((t) => t.answering || t.rows.some((r) => r.answers)).map((t) => t.file))));
   for (const t of tables) {
     const uses = surfacesUsed(t, tables);
     files.set(`${GEN}/entries/${t.surface}.gen.ts`, emitSurfaceEntry(t, uses, header(uses.map((u) => u.file))));

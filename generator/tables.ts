@@ -11,6 +11,7 @@ import { ANSWERS, UpstreamSchemas, enumValues, resolvePath, type Kind, type Upst
 import { expressionParsers, ROLES } from "./expressions.ts";
 import { fieldOfSomeMessage, parseRow, type TableEnv } from "./rows.ts";
 import { parseRange, satisfies, versionParts } from "../src/normalize/versions.ts";
+import { checkUnusedSets, parseAnswering, parseRowAnswers, requestOpen, type AnsweringIR, type RequestOpenIR, type RowAnswersIR } from "./answers.ts";
 export { lifecycleGuard } from "./rows.ts";
 
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
@@ -37,6 +38,10 @@ export type Expr =
   | { k: "json"; of: Expr }
   | { k: "concat"; items: Expr[] }
   | { k: "add"; items: Expr[] }
+  | { k: "uri"; of: Expr }
+  | { k: "numeric"; of: Expr }
+  | { k: "type"; of: Expr }
+  | { k: "merge"; items: Expr[] }
   | { k: "list"; of: Expr; as: string; to: Expr; where: Cond[] };
 
 export type Cond =
@@ -66,6 +71,9 @@ export interface RowIR {
   hold?: Expr[];
   /** The pinned upstream versions the row applies to (`versions:`); absent: all of them. */
   versions?: string[];
+  /** A row that opens a request (emits request.opened): what it says about the request, and how it is answered. */
+  request?: RequestOpenIR;
+  answers?: RowAnswersIR;
 }
 export interface IgnoredIR { id: string; kind: Kind; methods: string[]; reason: string; line: number; versions?: string[]; when?: Cond[] }
 export interface MapIR { name: string; values: Record<string, unknown>; def?: unknown; line: number; prefixes?: Record<string, unknown> }
@@ -93,6 +101,8 @@ export interface TableIR {
   time?: TimeIR;
   /** The message mapped when the stream ends (`atEnd:`): its kind and tag value. */
   atEnd?: { kind: string; method: string };
+  /** How the table's requests are answered (`answering:`). */
+  answering?: AnsweringIR;
 }
 export interface TimeIR { from: (Expr & { k: "path" })[]; numbers: "ms" | "s"; line: number }
 
@@ -283,6 +293,19 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
   const tx: TableEnv = { src, ds, cx, v, tagged, kinds, kindSet, methodMaps, up, mapByName, rules, claim, dispatchTargets, defaults, rows, exprParser, conditionParser, versionsOf, existsAt };
   v.rows.forEach((r: any, ri: number) => parseRow(r, ri, tx));
 
+  // 4a. The reverse direction: how the requests the rows open are answered.
+  const ax = { src, ds, v, canonical: cx.canonical, maps: mapByName, exprParser, conditionParser };
+  const answering = parseAnswering(ax);
+  const usedSets = new Set<string>();
+  rows.forEach((r) => {
+    const ri = (v.rows as any[]).findIndex((x) => x?.rule === r.rule);
+    const request = requestOpen(r, cx.canonical, mapByName);
+    if (request) r.request = request;
+    const answers = parseRowAnswers(ax, r, ri, answering, usedSets);
+    if (answers) r.answers = answers;
+  });
+  checkUnusedSets(ax, usedSets);
+
   // Dispatched notifications must land on rows of this table.
   const rowMethods = new Set(rows.filter((r) => r.kind === "notification").flatMap((r) => r.methods));
   for (const t of dispatchTargets) if (!rowMethods.has(t.method)) ds.push(src.diag(t.path, "E273", `dispatched method "${t.method}" has no notification row in this table`));
@@ -412,7 +435,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}),
       ...(v.upstream.reports !== undefined ? { reports: String(v.upstream.reports) } : {}), ...(pinnedVersions.length ? { versions: pinnedVersions } : {}),
     },
-    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(atEnd ? { atEnd } : {}),
+    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(atEnd ? { atEnd } : {}), ...(answering ? { answering } : {}),
   };
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
   return { table, diagnostics: dedupe(ds) };

@@ -19,8 +19,10 @@ export const ERROR_CODES = {
   INCOMPLETE_REQUEST: "incomplete_request",
   /** answerRequest: the decision matches none of the choices the request offers. */
   NO_MATCHING_CHOICE: "no_matching_choice",
-  /** answerRequest: this provider's or request kind's answers are not built by agentnorm. */
+  /** answerRequest: this provider's or request kind's answers are not built by agentnorm, or the request does not take this decision. */
   UNSUPPORTED_REQUEST: "unsupported_request",
+  /** answerRequest: the reply lacks what the answer needs, or has it of the wrong type (e.g. `answered` without `answers`). */
+  INVALID_REPLY: "invalid_reply",
   /** live: the request is no longer pending (answered, cancelled, or never opened in this session). */
   NOT_PENDING: "not_pending",
   /** live: the session is closed (close() was called, or the agent exited and no restart is allowed). */
@@ -93,7 +95,7 @@ export class InvalidOptionError extends AgentnormError {
 /** answerRequest could not build an answer for the request given (see `code`). */
 export class AnswerError extends AgentnormError {
   static override readonly brand: string = "AnswerError";
-  constructor(code: typeof ERROR_CODES.NOT_A_REQUEST | typeof ERROR_CODES.INCOMPLETE_REQUEST | typeof ERROR_CODES.NO_MATCHING_CHOICE | typeof ERROR_CODES.UNSUPPORTED_REQUEST, message: string) {
+  constructor(code: typeof ERROR_CODES.NOT_A_REQUEST | typeof ERROR_CODES.INCOMPLETE_REQUEST | typeof ERROR_CODES.NO_MATCHING_CHOICE | typeof ERROR_CODES.UNSUPPORTED_REQUEST | typeof ERROR_CODES.INVALID_REPLY, message: string) {
     super(code, message);
     this.name = "AnswerError";
   }

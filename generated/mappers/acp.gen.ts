@@ -319,7 +319,7 @@ const ID_item_close_4: IdRef = { role: "item", op: "close", field: "params.toolC
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
-/** mappings/acp.yaml:190 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
+/** mappings/acp.yaml:197 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -336,7 +336,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:252 — notification session/update → item.started, content.delta, item.completed */
+/** mappings/acp.yaml:259 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -351,7 +351,7 @@ function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:289 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:296 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -362,7 +362,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:330 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:337 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -373,7 +373,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:361 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:368 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -389,7 +389,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:391 — notification session/update → turn.completed */
+/** mappings/acp.yaml:398 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -402,7 +402,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:431 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:438 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -424,7 +424,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:476 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:483 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -441,7 +441,7 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/acp.yaml:510 — notification session/update → turn.completed */
+/** mappings/acp.yaml:517 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -453,7 +453,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:541 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:548 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -474,7 +474,7 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:584 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:591 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -491,7 +491,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:620 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:627 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -519,7 +519,7 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
   return true;
 }
 
-/** mappings/acp.yaml:678 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:685 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -563,7 +563,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:750 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:757 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -602,7 +602,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:811 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:818 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -637,7 +637,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:926 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:933 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -666,7 +666,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:963 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:970 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -693,7 +693,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:999 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1006 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -704,7 +704,7 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1015 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1022 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -715,7 +715,7 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1036 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1043 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -729,7 +729,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1065 — notification session/update → session.configured */
+/** mappings/acp.yaml:1072 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -739,7 +739,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1080 — notification session/update → session.configured */
+/** mappings/acp.yaml:1087 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -750,7 +750,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1096 — notification session/update → session.configured */
+/** mappings/acp.yaml:1103 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -760,7 +760,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1111 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1118 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -771,7 +771,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1127 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1134 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -780,7 +780,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1146 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1153 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -789,7 +789,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1165 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1172 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -804,7 +804,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1191 — notification session/update → item.completed */
+/** mappings/acp.yaml:1198 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -819,7 +819,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1212 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1219 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -838,7 +838,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1237 — notification session/update → content.delta */
+/** mappings/acp.yaml:1244 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -851,7 +851,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1261 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1268 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -879,7 +879,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1304 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1319 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -901,7 +901,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1343 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1358 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -915,7 +915,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1372 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1387 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -923,7 +923,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1392 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1415 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -936,7 +936,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1417 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1440 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -949,7 +949,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1453 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1476 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -964,7 +964,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1477 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1506 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -979,7 +979,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1508 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1537 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -998,7 +998,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1533 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1569 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1012,7 +1012,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1555 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1591 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1023,7 +1023,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1577 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1613 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1044,7 +1044,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1609 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1645 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1062,7 +1062,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1638 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1674 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1083,7 +1083,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1665 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1701 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1092,7 +1092,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1680 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1716 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1101,7 +1101,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1693 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1729 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1111,7 +1111,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1709 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1745 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1120,7 +1120,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1722 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1758 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1130,7 +1130,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1738 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1774 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1139,7 +1139,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1753 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1789 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1151,7 +1151,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1781 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1817 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1175,13 +1175,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1822 — clientRequest session/load */
+/** mappings/acp.yaml:1858 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:1836 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1872 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1189,7 +1189,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1853 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1889 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1203,7 +1203,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1872 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1908 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1211,13 +1211,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1894 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1930 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1907 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1943 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1238,7 +1238,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1946 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1982 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1264,7 +1264,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2000 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2036 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1277,7 +1277,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2035 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2071 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1285,7 +1285,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2053 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2089 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1296,7 +1296,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2071 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2107 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1307,7 +1307,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2089 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2125 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1317,7 +1317,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2106 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2142 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1329,7 +1329,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2134 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2170 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1339,14 +1339,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2187 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2223 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2203 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2239 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1370,170 +1370,170 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "session/update": [
-        { rule: "acp#agent-chunk-outside-turn", line: 190, run: r_agent_chunk_outside_turn },
-        { rule: "acp#agent-chunk-replayed", line: 252, run: r_agent_chunk_replayed },
-        { rule: "acp#agent-message-chunk", line: 289, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 330, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 361, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 391, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 431, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk-history-marker", line: 476, run: r_user_message_chunk_history_marker },
-        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 510, run: r_user_message_chunk_replayed_ends_turn },
-        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 541, run: r_user_message_chunk_replayed_starts_turn },
-        { rule: "acp#user-message-chunk", line: 584, run: r_user_message_chunk },
-        { rule: "acp#tool-call-replayed-finished", line: 620, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 678, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 750, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 811, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 926, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 963, run: r_tool_call_update },
-        { rule: "acp#plan", line: 999, run: r_plan },
-        { rule: "acp#usage-update", line: 1015, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1036, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1065, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1080, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1096, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1111, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1127, run: r_notice_error },
-        { rule: "acp#notice", line: 1146, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1165, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1191, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1212, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1237, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-chunk-outside-turn", line: 197, run: r_agent_chunk_outside_turn },
+        { rule: "acp#agent-chunk-replayed", line: 259, run: r_agent_chunk_replayed },
+        { rule: "acp#agent-message-chunk", line: 296, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 337, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 368, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 398, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 438, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk-history-marker", line: 483, run: r_user_message_chunk_history_marker },
+        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 517, run: r_user_message_chunk_replayed_ends_turn },
+        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 548, run: r_user_message_chunk_replayed_starts_turn },
+        { rule: "acp#user-message-chunk", line: 591, run: r_user_message_chunk },
+        { rule: "acp#tool-call-replayed-finished", line: 627, run: r_tool_call_replayed_finished },
+        { rule: "acp#tool-call-finished", line: 685, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 757, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 818, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 933, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 970, run: r_tool_call_update },
+        { rule: "acp#plan", line: 1006, run: r_plan },
+        { rule: "acp#usage-update", line: 1022, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1043, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1072, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1087, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1103, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1118, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1134, run: r_notice_error },
+        { rule: "acp#notice", line: 1153, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1172, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1198, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1219, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1244, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1555, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1591, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1577, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1609, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1613, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1645, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1638, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1674, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1665, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1701, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1665, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1701, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1261, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1268, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1372, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1387, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1453, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1476, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1508, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1537, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1680, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1716, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1680, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1716, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1304, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1343, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1319, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1358, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1392, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1415, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1417, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1440, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1477, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1506, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1533, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1569, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1693, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1729, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1693, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1729, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1709, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1745, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1709, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1745, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1753, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1781, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1789, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1817, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1822, run: r_load },
+        { rule: "acp#load", line: 1858, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1722, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1758, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1722, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1758, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1853, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1889, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1872, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1894, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1908, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1930, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1907, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1943, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1946, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2000, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 1982, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2036, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1946, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 1982, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2035, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2071, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2035, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2071, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2053, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2089, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2071, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2107, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2089, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2125, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2106, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2134, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2142, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2170, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2187, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2203, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2223, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2239, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1738, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1774, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1738, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1774, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1836, run: r_cancel },
+        { rule: "acp#cancel", line: 1872, run: r_cancel },
       ],
     },
   },
@@ -1569,13 +1569,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2221)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2224)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2227)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2230)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2233)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2236)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2239)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2242)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2257)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2260)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2263)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2266)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2269)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2272)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2275)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2278)",
   },
 };

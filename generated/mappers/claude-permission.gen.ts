@@ -15,58 +15,58 @@ export type PermissionRequestMessage = { toolName: string; [key: string]: any };
 /** Any message of the claude-permission surface. */
 export type Message = PermissionResultMessage | WireMessage | PermissionRequestMessage;
 
-/** mappings/claude-permission.yaml:37 — permissionRequest request */
+/** mappings/claude-permission.yaml:38 — permissionRequest request */
 function r_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:47 — permissionResult allow */
+/** mappings/claude-permission.yaml:48 — permissionResult allow */
 function r_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:58 — permissionResult deny */
+/** mappings/claude-permission.yaml:59 — permissionResult deny */
 function r_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:69 — wire control_request */
+/** mappings/claude-permission.yaml:70 — wire control_request */
 function r_control_request(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:83 — wire control_request */
+/** mappings/claude-permission.yaml:84 — wire control_request */
 function r_control_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:97 — wire control_request */
+/** mappings/claude-permission.yaml:98 — wire control_request */
 function r_control_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:119 — wire control_request */
+/** mappings/claude-permission.yaml:120 — wire control_request */
 function r_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:131 — wire control_response */
+/** mappings/claude-permission.yaml:132 — wire control_response */
 function r_control_response(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
 }
 
-/** mappings/claude-permission.yaml:142 — wire control_cancel_request */
+/** mappings/claude-permission.yaml:143 — wire control_cancel_request */
 function r_control_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m);
   return true;
@@ -74,11 +74,11 @@ function r_control_cancel(m: View<Member<WireMessage, "type", "control_cancel_re
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-permission.yaml:25 — input wrapper "permission-request"
+  // mappings/claude-permission.yaml:26 — input wrapper "permission-request"
   if (line?.toolName != null && line?.input != null) return { wrapper: "permission-request", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-permission.yaml:30 — input wrapper "wire-capture"
+  // mappings/claude-permission.yaml:31 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line };
-  // mappings/claude-permission.yaml:33 — input wrapper "bare"
+  // mappings/claude-permission.yaml:34 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
@@ -95,29 +95,29 @@ export const table: SurfaceTable = {
   rows: {
     permissionRequest: {
       "request": [
-        { rule: "claude-permission#request", line: 37, run: r_request },
+        { rule: "claude-permission#request", line: 38, run: r_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-permission#allow", line: 47, run: r_allow },
+        { rule: "claude-permission#allow", line: 48, run: r_allow },
       ],
       "deny": [
-        { rule: "claude-permission#deny", line: 58, run: r_deny },
+        { rule: "claude-permission#deny", line: 59, run: r_deny },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-permission#control-request", line: 69, run: r_control_request },
-        { rule: "claude-permission#control-elicitation", line: 83, versions: ["0.3.333"], run: r_control_elicitation },
-        { rule: "claude-permission#control-user-dialog", line: 97, versions: ["0.3.333"], run: r_control_user_dialog },
-        { rule: "claude-permission#control-command", line: 119, run: r_control_command },
+        { rule: "claude-permission#control-request", line: 70, run: r_control_request },
+        { rule: "claude-permission#control-elicitation", line: 84, versions: ["0.3.333"], run: r_control_elicitation },
+        { rule: "claude-permission#control-user-dialog", line: 98, versions: ["0.3.333"], run: r_control_user_dialog },
+        { rule: "claude-permission#control-command", line: 120, run: r_control_command },
       ],
       "control_response": [
-        { rule: "claude-permission#control-response", line: 131, run: r_control_response },
+        { rule: "claude-permission#control-response", line: 132, run: r_control_response },
       ],
       "control_cancel_request": [
-        { rule: "claude-permission#control-cancel", line: 142, run: r_control_cancel },
+        { rule: "claude-permission#control-cancel", line: 143, run: r_control_cancel },
       ],
     },
   },
@@ -128,8 +128,8 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-permission#ignored-wire-1": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-permission.yaml:154)",
-    "claude-permission#ignored-wire-2": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-permission.yaml:158)",
+    "claude-permission#ignored-wire-1": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-permission.yaml:155)",
+    "claude-permission#ignored-wire-2": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-permission.yaml:159)",
   },
   ignoreVersions: {
     "claude-permission#ignored-wire-1": ["0.3.333"],

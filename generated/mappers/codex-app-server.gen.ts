@@ -258,7 +258,7 @@ const ID_turn_use_5: IdRef = { role: "turn", op: "use", field: "request.params.t
 const ID_thread_use_4: IdRef = { role: "thread", op: "use", field: "request.params.conversationId", required: true };
 const ID_thread_use_5: IdRef = { role: "thread", op: "use", field: "params.threadId" };
 
-/** mappings/codex-app-server.yaml:146 — notification error → runtime.error */
+/** mappings/codex-app-server.yaml:160 — notification error → runtime.error */
 function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -270,63 +270,63 @@ function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:164 — notification thread/started → thread.started */
+/** mappings/codex-app-server.yaml:178 — notification thread/started → thread.started */
 function r_thread_started(m: View<Member<Notification, "method", "thread/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.params?.thread?.id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.params?.thread?.id });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:181 — notification thread/status/changed → thread.state.changed */
+/** mappings/codex-app-server.yaml:195 — notification thread/status/changed → thread.state.changed */
 function r_thread_status_changed(m: View<Member<Notification, "method", "thread/status/changed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: map_threadStatus(m.params?.status?.type), detail: m.params?.status });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:202 — notification thread/archived → thread.state.changed */
+/** mappings/codex-app-server.yaml:216 — notification thread/archived → thread.state.changed */
 function r_thread_archived(m: View<Member<Notification, "method", "thread/archived">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "archived" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:213 — notification thread/deleted → thread.state.changed */
+/** mappings/codex-app-server.yaml:227 — notification thread/deleted → thread.state.changed */
 function r_thread_deleted(m: View<Member<Notification, "method", "thread/deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:227 — notification thread/unarchived → thread.state.changed */
+/** mappings/codex-app-server.yaml:241 — notification thread/unarchived → thread.state.changed */
 function r_thread_unarchived(m: View<Member<Notification, "method", "thread/unarchived">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "idle", detail: "unarchived" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:239 — notification thread/closed → thread.state.changed */
+/** mappings/codex-app-server.yaml:253 — notification thread/closed → thread.state.changed */
 function r_thread_closed(m: View<Member<Notification, "method", "thread/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:254 — notification thread/reverted → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:268 — notification thread/reverted → thread.metadata.updated */
 function r_thread_reverted(m: View<Member<Notification, "method", "thread/reverted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:266 — notification thread/name/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:280 — notification thread/name/updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<Notification, "method", "thread/name/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { name: (m.params?.threadName ?? "") });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:280 — notification thread/goal/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:294 — notification thread/goal/updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/goal/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -334,14 +334,14 @@ function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/go
   return true;
 }
 
-/** mappings/codex-app-server.yaml:293 — notification thread/goal/cleared → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:307 — notification thread/goal/cleared → thread.metadata.updated */
 function r_thread_goal_cleared(m: View<Member<Notification, "method", "thread/goal/cleared">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { goal: null } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:304 — notification thread/environment/connected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:318 — notification thread/environment/connected → thread.metadata.updated */
 function r_thread_environment_connected(m: View<Member<Notification, "method", "thread/environment/connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
@@ -350,7 +350,7 @@ function r_thread_environment_connected(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:315 — notification thread/environment/disconnected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:329 — notification thread/environment/disconnected → thread.metadata.updated */
 function r_thread_environment_disconnected(m: View<Member<Notification, "method", "thread/environment/disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
@@ -359,14 +359,14 @@ function r_thread_environment_disconnected(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:326 — notification thread/settings/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:340 — notification thread/settings/updated → thread.metadata.updated */
 function r_thread_settings_updated(m: View<Member<Notification, "method", "thread/settings/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { settings: m.params?.threadSettings } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:337 — notification thread/tokenUsage/updated → thread.token-usage.updated */
+/** mappings/codex-app-server.yaml:351 — notification thread/tokenUsage/updated → thread.token-usage.updated */
 function r_thread_token_usage_updated(m: View<Member<Notification, "method", "thread/tokenUsage/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -377,7 +377,7 @@ function r_thread_token_usage_updated(m: View<Member<Notification, "method", "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:351 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:365 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: View<Member<Notification, "method", "thread/compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -385,7 +385,7 @@ function r_thread_compacted(m: View<Member<Notification, "method", "thread/compa
   return true;
 }
 
-/** mappings/codex-app-server.yaml:365 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:379 — notification turn/started → turn.started */
 function r_turn_started(m: View<Member<Notification, "method", "turn/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_open, m.params?.turn?.id);
@@ -393,7 +393,7 @@ function r_turn_started(m: View<Member<Notification, "method", "turn/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:379 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:393 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   if (!(m.params?.turn?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -402,7 +402,7 @@ function r_turn_completed_in_progress(m: View<Member<Notification, "method", "tu
   return true;
 }
 
-/** mappings/codex-app-server.yaml:396 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:410 — notification turn/completed → turn.completed */
 function r_turn_completed(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_close, m.params?.turn?.id);
@@ -414,7 +414,7 @@ function r_turn_completed(m: View<Member<Notification, "method", "turn/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:431 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:445 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -422,7 +422,7 @@ function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:469 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:483 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -430,7 +430,7 @@ function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:484 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:498 — notification hook/started → hook.started */
 function r_hook_started(m: View<Member<Notification, "method", "hook/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -442,7 +442,7 @@ function r_hook_started(m: View<Member<Notification, "method", "hook/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:499 — notification hook/completed → hook.completed */
+/** mappings/codex-app-server.yaml:513 — notification hook/completed → hook.completed */
 function r_hook_completed(m: View<Member<Notification, "method", "hook/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -454,7 +454,7 @@ function r_hook_completed(m: View<Member<Notification, "method", "hook/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:518 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:532 — notification item/started → item.started */
 function r_item_started(m: View<Member<Notification, "method", "item/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -481,7 +481,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:556 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:570 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -508,7 +508,7 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:589 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:603 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "agentMessage")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -525,7 +525,7 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:620 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:634 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -542,7 +542,7 @@ function r_item_completed_reasoning(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:651 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:665 — notification item/completed → item.completed */
 function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -558,7 +558,7 @@ function r_item_completed_plan(m: View<Member<Notification, "method", "item/comp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:674 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:688 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "commandExecution")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -579,7 +579,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:705 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:719 — notification item/completed → item.completed */
 function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -606,7 +606,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:751 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:765 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -618,7 +618,7 @@ function r_item_auto_approval_review_started(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:767 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:781 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -637,7 +637,7 @@ function r_item_auto_approval_review_completed(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:784 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:798 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -646,7 +646,7 @@ function r_item_agent_message_delta(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:799 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:813 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -655,7 +655,7 @@ function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/del
   return true;
 }
 
-/** mappings/codex-app-server.yaml:814 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:828 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -664,7 +664,7 @@ function r_item_command_execution_output_delta(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:829 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:843 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -676,7 +676,7 @@ function r_item_command_execution_terminal_interaction(m: View<Member<Notificati
   return true;
 }
 
-/** mappings/codex-app-server.yaml:845 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:859 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -685,7 +685,7 @@ function r_item_file_change_output_delta(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:882 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:896 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -694,7 +694,7 @@ function r_item_file_change_patch_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:897 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:911 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -707,7 +707,7 @@ function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:913 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:927 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -716,7 +716,7 @@ function r_item_reasoning_summary_part_added(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:928 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:942 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -725,7 +725,7 @@ function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:944 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:958 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -734,7 +734,7 @@ function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:961 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:975 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_request_close, m.params?.requestId);
@@ -742,7 +742,7 @@ function r_server_request_resolved(m: View<Member<Notification, "method", "serve
   return true;
 }
 
-/** mappings/codex-app-server.yaml:980 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:994 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -757,7 +757,7 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:999 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1014 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -772,7 +772,7 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1018 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1034 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -783,7 +783,7 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1040 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1062 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -792,7 +792,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1057 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1089 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -802,7 +802,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1075 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1114 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -812,21 +812,21 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1093 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1144 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1110 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1170 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1127 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1188 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -839,7 +839,7 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1145 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1207 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -852,7 +852,7 @@ function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1165 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1228 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -864,7 +864,7 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1203 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1266 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -879,7 +879,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1229 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1292 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -894,7 +894,7 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1251 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1314 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -906,7 +906,7 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1276 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1339 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -920,7 +920,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1297 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1360 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -931,7 +931,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1318 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1381 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -945,7 +945,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1344 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1407 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -957,7 +957,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1365 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1428 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -965,7 +965,7 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1383 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1446 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -978,7 +978,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1403 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1466 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -991,7 +991,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1424 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1487 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1002,20 +1002,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1437 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1500 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1449 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1512 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1461 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1524 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1024,19 +1024,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1477 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1540 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1489 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1552 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1505 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1568 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1044,7 +1044,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1519 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1582 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1052,7 +1052,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1534 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1597 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1060,7 +1060,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1550 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1613 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1071,7 +1071,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1565 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1628 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1082,27 +1082,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1583 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1646 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1594 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1657 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1606 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1669 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1619 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1682 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1113,13 +1113,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1639 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1702 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1652 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1715 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1128,7 +1128,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1665 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1728 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1136,7 +1136,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1686 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1749 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1148,63 +1148,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1708 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1771 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1719 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1782 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1731 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1794 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1742 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1805 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1753 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1816 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1764 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1827 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1775 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1838 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1788 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1851 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1806 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1869 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1212,7 +1212,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1828 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1891 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1245,285 +1245,285 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "error": [
-        { rule: "codex-app-server#error", line: 146, run: r_error },
+        { rule: "codex-app-server#error", line: 160, run: r_error },
       ],
       "thread/started": [
-        { rule: "codex-app-server#thread-started", line: 164, run: r_thread_started },
+        { rule: "codex-app-server#thread-started", line: 178, run: r_thread_started },
       ],
       "thread/status/changed": [
-        { rule: "codex-app-server#thread-status-changed", line: 181, run: r_thread_status_changed },
+        { rule: "codex-app-server#thread-status-changed", line: 195, run: r_thread_status_changed },
       ],
       "thread/archived": [
-        { rule: "codex-app-server#thread-archived", line: 202, run: r_thread_archived },
+        { rule: "codex-app-server#thread-archived", line: 216, run: r_thread_archived },
       ],
       "thread/deleted": [
-        { rule: "codex-app-server#thread-deleted", line: 213, run: r_thread_deleted },
+        { rule: "codex-app-server#thread-deleted", line: 227, run: r_thread_deleted },
       ],
       "thread/unarchived": [
-        { rule: "codex-app-server#thread-unarchived", line: 227, run: r_thread_unarchived },
+        { rule: "codex-app-server#thread-unarchived", line: 241, run: r_thread_unarchived },
       ],
       "thread/closed": [
-        { rule: "codex-app-server#thread-closed", line: 239, run: r_thread_closed },
+        { rule: "codex-app-server#thread-closed", line: 253, run: r_thread_closed },
       ],
       "thread/reverted": [
-        { rule: "codex-app-server#thread-reverted", line: 254, run: r_thread_reverted },
+        { rule: "codex-app-server#thread-reverted", line: 268, run: r_thread_reverted },
       ],
       "thread/name/updated": [
-        { rule: "codex-app-server#thread-name-updated", line: 266, run: r_thread_name_updated },
+        { rule: "codex-app-server#thread-name-updated", line: 280, run: r_thread_name_updated },
       ],
       "thread/goal/updated": [
-        { rule: "codex-app-server#thread-goal-updated", line: 280, run: r_thread_goal_updated },
+        { rule: "codex-app-server#thread-goal-updated", line: 294, run: r_thread_goal_updated },
       ],
       "thread/goal/cleared": [
-        { rule: "codex-app-server#thread-goal-cleared", line: 293, run: r_thread_goal_cleared },
+        { rule: "codex-app-server#thread-goal-cleared", line: 307, run: r_thread_goal_cleared },
       ],
       "thread/environment/connected": [
-        { rule: "codex-app-server#thread-environment-connected", line: 304, run: r_thread_environment_connected },
+        { rule: "codex-app-server#thread-environment-connected", line: 318, run: r_thread_environment_connected },
       ],
       "thread/environment/disconnected": [
-        { rule: "codex-app-server#thread-environment-disconnected", line: 315, run: r_thread_environment_disconnected },
+        { rule: "codex-app-server#thread-environment-disconnected", line: 329, run: r_thread_environment_disconnected },
       ],
       "thread/settings/updated": [
-        { rule: "codex-app-server#thread-settings-updated", line: 326, run: r_thread_settings_updated },
+        { rule: "codex-app-server#thread-settings-updated", line: 340, run: r_thread_settings_updated },
       ],
       "thread/tokenUsage/updated": [
-        { rule: "codex-app-server#thread-token-usage-updated", line: 337, run: r_thread_token_usage_updated },
+        { rule: "codex-app-server#thread-token-usage-updated", line: 351, run: r_thread_token_usage_updated },
       ],
       "thread/compacted": [
-        { rule: "codex-app-server#thread-compacted", line: 351, run: r_thread_compacted },
+        { rule: "codex-app-server#thread-compacted", line: 365, run: r_thread_compacted },
       ],
       "turn/started": [
-        { rule: "codex-app-server#turn-started", line: 365, run: r_turn_started },
+        { rule: "codex-app-server#turn-started", line: 379, run: r_turn_started },
       ],
       "turn/completed": [
-        { rule: "codex-app-server#turn-completed-in-progress", line: 379, run: r_turn_completed_in_progress },
-        { rule: "codex-app-server#turn-completed", line: 396, run: r_turn_completed },
+        { rule: "codex-app-server#turn-completed-in-progress", line: 393, run: r_turn_completed_in_progress },
+        { rule: "codex-app-server#turn-completed", line: 410, run: r_turn_completed },
       ],
       "turn/diff/updated": [
-        { rule: "codex-app-server#turn-diff-updated", line: 431, run: r_turn_diff_updated },
+        { rule: "codex-app-server#turn-diff-updated", line: 445, run: r_turn_diff_updated },
       ],
       "turn/plan/updated": [
-        { rule: "codex-app-server#turn-plan-updated", line: 469, run: r_turn_plan_updated },
+        { rule: "codex-app-server#turn-plan-updated", line: 483, run: r_turn_plan_updated },
       ],
       "hook/started": [
-        { rule: "codex-app-server#hook-started", line: 484, run: r_hook_started },
+        { rule: "codex-app-server#hook-started", line: 498, run: r_hook_started },
       ],
       "hook/completed": [
-        { rule: "codex-app-server#hook-completed", line: 499, run: r_hook_completed },
+        { rule: "codex-app-server#hook-completed", line: 513, run: r_hook_completed },
       ],
       "item/started": [
-        { rule: "codex-app-server#item-started", line: 518, run: r_item_started },
+        { rule: "codex-app-server#item-started", line: 532, run: r_item_started },
       ],
       "item/completed": [
-        { rule: "codex-app-server#item-completed-in-progress", line: 556, run: r_item_completed_in_progress },
-        { rule: "codex-app-server#item-completed-agent-message", line: 589, run: r_item_completed_agent_message },
-        { rule: "codex-app-server#item-completed-reasoning", line: 620, run: r_item_completed_reasoning },
-        { rule: "codex-app-server#item-completed-plan", line: 651, run: r_item_completed_plan },
-        { rule: "codex-app-server#item-completed-command-execution", line: 674, run: r_item_completed_command_execution },
-        { rule: "codex-app-server#item-completed", line: 705, run: r_item_completed },
+        { rule: "codex-app-server#item-completed-in-progress", line: 570, run: r_item_completed_in_progress },
+        { rule: "codex-app-server#item-completed-agent-message", line: 603, run: r_item_completed_agent_message },
+        { rule: "codex-app-server#item-completed-reasoning", line: 634, run: r_item_completed_reasoning },
+        { rule: "codex-app-server#item-completed-plan", line: 665, run: r_item_completed_plan },
+        { rule: "codex-app-server#item-completed-command-execution", line: 688, run: r_item_completed_command_execution },
+        { rule: "codex-app-server#item-completed", line: 719, run: r_item_completed },
       ],
       "item/autoApprovalReview/started": [
-        { rule: "codex-app-server#item-auto-approval-review-started", line: 751, run: r_item_auto_approval_review_started },
+        { rule: "codex-app-server#item-auto-approval-review-started", line: 765, run: r_item_auto_approval_review_started },
       ],
       "item/autoApprovalReview/completed": [
-        { rule: "codex-app-server#item-auto-approval-review-completed", line: 767, run: r_item_auto_approval_review_completed },
+        { rule: "codex-app-server#item-auto-approval-review-completed", line: 781, run: r_item_auto_approval_review_completed },
       ],
       "item/agentMessage/delta": [
-        { rule: "codex-app-server#item-agent-message-delta", line: 784, run: r_item_agent_message_delta },
+        { rule: "codex-app-server#item-agent-message-delta", line: 798, run: r_item_agent_message_delta },
       ],
       "item/plan/delta": [
-        { rule: "codex-app-server#item-plan-delta", line: 799, run: r_item_plan_delta },
+        { rule: "codex-app-server#item-plan-delta", line: 813, run: r_item_plan_delta },
       ],
       "item/commandExecution/outputDelta": [
-        { rule: "codex-app-server#item-command-execution-output-delta", line: 814, run: r_item_command_execution_output_delta },
+        { rule: "codex-app-server#item-command-execution-output-delta", line: 828, run: r_item_command_execution_output_delta },
       ],
       "item/commandExecution/terminalInteraction": [
-        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 829, run: r_item_command_execution_terminal_interaction },
+        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 843, run: r_item_command_execution_terminal_interaction },
       ],
       "item/fileChange/outputDelta": [
-        { rule: "codex-app-server#item-file-change-output-delta", line: 845, run: r_item_file_change_output_delta },
+        { rule: "codex-app-server#item-file-change-output-delta", line: 859, run: r_item_file_change_output_delta },
       ],
       "item/fileChange/patchUpdated": [
-        { rule: "codex-app-server#item-file-change-patch-updated", line: 882, run: r_item_file_change_patch_updated },
+        { rule: "codex-app-server#item-file-change-patch-updated", line: 896, run: r_item_file_change_patch_updated },
       ],
       "item/reasoning/summaryTextDelta": [
-        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 897, run: r_item_reasoning_summary_text_delta },
+        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 911, run: r_item_reasoning_summary_text_delta },
       ],
       "item/reasoning/summaryPartAdded": [
-        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 913, run: r_item_reasoning_summary_part_added },
+        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 927, run: r_item_reasoning_summary_part_added },
       ],
       "item/reasoning/textDelta": [
-        { rule: "codex-app-server#item-reasoning-text-delta", line: 928, run: r_item_reasoning_text_delta },
+        { rule: "codex-app-server#item-reasoning-text-delta", line: 942, run: r_item_reasoning_text_delta },
       ],
       "item/mcpToolCall/progress": [
-        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 944, run: r_item_mcp_tool_call_progress },
+        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 958, run: r_item_mcp_tool_call_progress },
       ],
       "serverRequest/resolved": [
-        { rule: "codex-app-server#server-request-resolved", line: 961, run: r_server_request_resolved },
+        { rule: "codex-app-server#server-request-resolved", line: 975, run: r_server_request_resolved },
       ],
       "mcpServer/oauthLogin/completed": [
-        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1424, run: r_mcp_oauth_login_completed },
+        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1487, run: r_mcp_oauth_login_completed },
       ],
       "mcpServer/startupStatus/updated": [
-        { rule: "codex-app-server#mcp-startup-status-updated", line: 1437, run: r_mcp_startup_status_updated },
+        { rule: "codex-app-server#mcp-startup-status-updated", line: 1500, run: r_mcp_startup_status_updated },
       ],
       "account/updated": [
-        { rule: "codex-app-server#account-updated", line: 1449, run: r_account_updated },
+        { rule: "codex-app-server#account-updated", line: 1512, run: r_account_updated },
       ],
       "account/gatewayOAuth/changed": [
-        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1461, run: r_account_gateway_oauth_changed },
+        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1524, run: r_account_gateway_oauth_changed },
       ],
       "account/rateLimits/updated": [
-        { rule: "codex-app-server#account-rate-limits-updated", line: 1477, run: r_account_rate_limits_updated },
+        { rule: "codex-app-server#account-rate-limits-updated", line: 1540, run: r_account_rate_limits_updated },
       ],
       "account/login/completed": [
-        { rule: "codex-app-server#account-login-completed", line: 1489, run: r_account_login_completed },
+        { rule: "codex-app-server#account-login-completed", line: 1552, run: r_account_login_completed },
       ],
       "modelProvider/authRecoveryStarted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1505, run: r_model_provider_auth_recovery_started },
+        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1568, run: r_model_provider_auth_recovery_started },
       ],
       "modelProvider/authRecoveryCompleted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1519, run: r_model_provider_auth_recovery_completed },
+        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1582, run: r_model_provider_auth_recovery_completed },
       ],
       "model/rerouted": [
-        { rule: "codex-app-server#model-rerouted", line: 1534, run: r_model_rerouted },
+        { rule: "codex-app-server#model-rerouted", line: 1597, run: r_model_rerouted },
       ],
       "model/verification": [
-        { rule: "codex-app-server#model-verification", line: 1550, run: r_model_verification },
+        { rule: "codex-app-server#model-verification", line: 1613, run: r_model_verification },
       ],
       "model/safetyBuffering/updated": [
-        { rule: "codex-app-server#model-safety-buffering-updated", line: 1565, run: r_model_safety_buffering_updated },
+        { rule: "codex-app-server#model-safety-buffering-updated", line: 1628, run: r_model_safety_buffering_updated },
       ],
       "warning": [
-        { rule: "codex-app-server#warning", line: 1583, run: r_warning },
+        { rule: "codex-app-server#warning", line: 1646, run: r_warning },
       ],
       "guardianWarning": [
-        { rule: "codex-app-server#guardian-warning", line: 1594, run: r_guardian_warning },
+        { rule: "codex-app-server#guardian-warning", line: 1657, run: r_guardian_warning },
       ],
       "deprecationNotice": [
-        { rule: "codex-app-server#deprecation-notice", line: 1606, run: r_deprecation_notice },
+        { rule: "codex-app-server#deprecation-notice", line: 1669, run: r_deprecation_notice },
       ],
       "configWarning": [
-        { rule: "codex-app-server#config-warning", line: 1619, run: r_config_warning },
+        { rule: "codex-app-server#config-warning", line: 1682, run: r_config_warning },
       ],
       "app/list/updated": [
-        { rule: "codex-app-server#app-list-updated", line: 1639, run: r_app_list_updated },
+        { rule: "codex-app-server#app-list-updated", line: 1702, run: r_app_list_updated },
       ],
       "windows/worldWritableWarning": [
-        { rule: "codex-app-server#windows-world-writable-warning", line: 1652, run: r_windows_world_writable_warning },
+        { rule: "codex-app-server#windows-world-writable-warning", line: 1715, run: r_windows_world_writable_warning },
       ],
       "windowsSandbox/setupCompleted": [
-        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1665, run: r_windows_sandbox_setup_succeeded },
-        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1686, run: r_windows_sandbox_setup_failed },
+        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1728, run: r_windows_sandbox_setup_succeeded },
+        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1749, run: r_windows_sandbox_setup_failed },
       ],
       "thread/realtime/started": [
-        { rule: "codex-app-server#thread-realtime-started", line: 1708, run: r_thread_realtime_started },
+        { rule: "codex-app-server#thread-realtime-started", line: 1771, run: r_thread_realtime_started },
       ],
       "thread/realtime/itemAdded": [
-        { rule: "codex-app-server#thread-realtime-item-added", line: 1719, run: r_thread_realtime_item_added },
+        { rule: "codex-app-server#thread-realtime-item-added", line: 1782, run: r_thread_realtime_item_added },
       ],
       "thread/realtime/item/completed": [
-        { rule: "codex-app-server#thread-realtime-item-completed", line: 1731, run: r_thread_realtime_item_completed },
+        { rule: "codex-app-server#thread-realtime-item-completed", line: 1794, run: r_thread_realtime_item_completed },
       ],
       "thread/realtime/transcript/done": [
-        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1742, run: r_thread_realtime_transcript_done },
+        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1805, run: r_thread_realtime_transcript_done },
       ],
       "thread/realtime/outputAudio/delta": [
-        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1753, run: r_thread_realtime_output_audio_delta },
+        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1816, run: r_thread_realtime_output_audio_delta },
       ],
       "thread/realtime/error": [
-        { rule: "codex-app-server#thread-realtime-error", line: 1764, run: r_thread_realtime_error },
+        { rule: "codex-app-server#thread-realtime-error", line: 1827, run: r_thread_realtime_error },
       ],
       "thread/realtime/closed": [
-        { rule: "codex-app-server#thread-realtime-closed", line: 1775, run: r_thread_realtime_closed },
+        { rule: "codex-app-server#thread-realtime-closed", line: 1838, run: r_thread_realtime_closed },
       ],
     },
     request: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#command-approval-request", line: 980, run: r_command_approval_request },
+        { rule: "codex-app-server#command-approval-request", line: 994, run: r_command_approval_request },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#file-change-approval-request", line: 999, run: r_file_change_approval_request },
+        { rule: "codex-app-server#file-change-approval-request", line: 1014, run: r_file_change_approval_request },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#tool-request-user-input", line: 1018, run: r_tool_request_user_input },
+        { rule: "codex-app-server#tool-request-user-input", line: 1034, run: r_tool_request_user_input },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#mcp-elicitation-request", line: 1040, run: r_mcp_elicitation_request },
+        { rule: "codex-app-server#mcp-elicitation-request", line: 1062, run: r_mcp_elicitation_request },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#permissions-approval-request", line: 1057, run: r_permissions_approval_request },
+        { rule: "codex-app-server#permissions-approval-request", line: 1089, run: r_permissions_approval_request },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#dynamic-tool-call-request", line: 1075, run: r_dynamic_tool_call_request },
+        { rule: "codex-app-server#dynamic-tool-call-request", line: 1114, run: r_dynamic_tool_call_request },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1093, run: r_auth_tokens_refresh_request },
+        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1144, run: r_auth_tokens_refresh_request },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#attestation-generate-request", line: 1110, run: r_attestation_generate_request },
+        { rule: "codex-app-server#attestation-generate-request", line: 1170, run: r_attestation_generate_request },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#apply-patch-approval-request", line: 1127, run: r_apply_patch_approval_request },
+        { rule: "codex-app-server#apply-patch-approval-request", line: 1188, run: r_apply_patch_approval_request },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#exec-command-approval-request", line: 1145, run: r_exec_command_approval_request },
+        { rule: "codex-app-server#exec-command-approval-request", line: 1207, run: r_exec_command_approval_request },
       ],
     },
     response: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#command-approval-response", line: 1203, run: r_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#command-approval-response", line: 1266, run: r_command_approval_response },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#file-change-approval-response", line: 1229, run: r_file_change_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#file-change-approval-response", line: 1292, run: r_file_change_approval_response },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#tool-request-user-input-response", line: 1251, run: r_tool_request_user_input_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#tool-request-user-input-response", line: 1314, run: r_tool_request_user_input_response },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#mcp-elicitation-response", line: 1276, run: r_mcp_elicitation_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#mcp-elicitation-response", line: 1339, run: r_mcp_elicitation_response },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#permissions-approval-response", line: 1297, run: r_permissions_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#permissions-approval-response", line: 1360, run: r_permissions_approval_response },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#dynamic-tool-call-response", line: 1318, run: r_dynamic_tool_call_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#dynamic-tool-call-response", line: 1381, run: r_dynamic_tool_call_response },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1344, run: r_auth_tokens_refresh_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1407, run: r_auth_tokens_refresh_response },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#attestation-generate-response", line: 1365, run: r_attestation_generate_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#attestation-generate-response", line: 1428, run: r_attestation_generate_response },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#apply-patch-approval-response", line: 1383, run: r_apply_patch_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#apply-patch-approval-response", line: 1446, run: r_apply_patch_approval_response },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1165, run: r_server_request_error_response },
-        { rule: "codex-app-server#exec-command-approval-response", line: 1403, run: r_exec_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
+        { rule: "codex-app-server#exec-command-approval-response", line: 1466, run: r_exec_command_approval_response },
       ],
     },
     clientResponse: {
       "*": [
-        { rule: "codex-app-server#client-request-failed", line: 1788, run: r_client_request_failed },
+        { rule: "codex-app-server#client-request-failed", line: 1851, run: r_client_request_failed },
       ],
       "initialize": [
-        { rule: "codex-app-server#initialize-response", line: 1806, run: r_initialize_response },
+        { rule: "codex-app-server#initialize-response", line: 1869, run: r_initialize_response },
       ],
       "thread/read": [
-        { rule: "codex-app-server#thread-history-replay", line: 1828, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1891, run: r_thread_history_replay },
       ],
       "thread/resume": [
-        { rule: "codex-app-server#thread-history-replay", line: 1828, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1891, run: r_thread_history_replay },
       ],
     },
   },
@@ -1672,34 +1672,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1884)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1887)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1890)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1893)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1896)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1899)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1902)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1905)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1908)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1911)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1914)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1917)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1920)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1923)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1926)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1929)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1932)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:1940)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:1943)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:1959)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:1976)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:1987)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2012)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2025)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2034)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2053)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2061)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2077)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2082)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1947)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1950)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1953)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1956)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1959)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1962)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1965)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1968)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1971)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1974)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1977)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1980)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1983)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1986)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1989)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1992)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1995)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2003)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2006)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2022)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2039)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2050)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2075)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2088)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2097)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2116)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2124)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2140)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2145)",
   },
 };

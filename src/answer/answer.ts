@@ -2,18 +2,20 @@
  * One reverse API for every surface with requests: a `request.opened` event and a canonical decision (or a user-input
  * request's answers) → exactly what that provider expects back.
  *
- * The provider's word for a decision is not known here: it is the `providerOptionId` of the opened event's
- * `payload.options`, which the surface's table fills (a value list per request kind). What this module adds is the
- * envelope each protocol answers in:
- * - Codex app-server and ACP: the JSON-RPC response to the server request (`id` = the request's providerRequestId;
- *   numeric ids are sent back as numbers, as both servers number their requests);
- * - Claude: the `canUseTool` PermissionResult (Agent SDK) or the stdio wire's `control_response` for the request_id;
- * - opencode: the HTTP call — method, path and body — of its permission and question endpoints;
- * - Codex EventMsg streams (codex-eventmsg): the Submission `{id, op}` with the Op that answers the event.
+ * What each request is answered with is the tables' (mappings/README.md "Answers"): the row that opened the request
+ * (the event's raw.rule) lists, per reply decision, the answer's body and the envelope it goes in — the JSON-RPC
+ * response of Codex app-server and ACP, Claude's callback results or stdio control_response, opencode's HTTP calls,
+ * Codex EventMsg's Submissions — compiled into generated/answers.gen.ts. This module only runs them: it checks the
+ * reply against the request's kind, finds the row, picks the transport, the first case that fits, and builds the
+ * answer. The provider's word for a decision (`$choice`) is the `providerOptionId` of the opened event's
+ * `payload.options`, of the decision or, when the request does not offer it, of one of the same polarity — never the
+ * opposite one.
  */
 import { AnswerError, ERROR_CODES } from "../errors.js";
 import { REQUEST_KIND, type CanonicalRequestType, type ProviderRuntimeEventV2 } from "../../generated/canonical.gen.js";
-import { toClaudePermissionResult, type ClaudeElicitationResult, type ClaudePermissionResult, type ClaudeUserDialogResult } from "./claude-permission.js";
+import { ANSWERS } from "../../generated/answers.gen.js";
+import type { AnswerCaseData, AnswerContext, AnswerRowData, AnswerTables, ReplyFieldType } from "./answer-table.js";
+import type { ClaudeElicitationResult, ClaudePermissionResult, ClaudeUserDialogResult } from "./claude-permission.js";
 
 /** A permission's canonical decision (the request's `options` say which ones the provider offers). */
 export type PermissionDecision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
@@ -21,6 +23,7 @@ export type PermissionDecision = "allow_once" | "allow_always" | "reject_once" |
 /** What the host answers: a permission decision, or the answers to a user-input request (or its cancellation). */
 export type RequestReply =
   | { decision: PermissionDecision; /** why (a refusal), for providers that pass it on */ message?: string; /** Claude: the input to run with */ updatedInput?: Record<string, unknown> }
+  /** The answers to a user-input request: an object or a list, as the request's surface takes them (answerRequest checks). */
   | { decision: "answered"; answers: unknown }
   | { decision: "cancelled" }
   /** A host call (the host ran the tool the agent defined, or refreshed tokens): its output as text or the
@@ -45,13 +48,77 @@ export type RequestAnswer =
   | { kind: "codex-submission"; submission: { id: string; op: Record<string, unknown> } };
 
 export interface AnswerOptions {
-  /** Claude only: answer the Agent SDK's canUseTool callback (`sdk`) or the stdio wire's control_request (`wire`). Default: from the event's raw source (the SDK's when unknown). */
+  /** Claude only: answer the Agent SDK's callback (`sdk`: canUseTool, onElicitation, onUserDialog) or the stdio wire's control_request (`wire`). Default: the one the request came by (its row's transport in the claude-sdk table). */
   claude?: "sdk" | "wire";
-  /** opencode only: `v2` (`POST /permission/{id}/reply`, default) or `v1` (`POST /session/{sessionID}/permissions/{id}`). */
+  /** opencode only: `v2` (`POST /permission/{id}/reply`, default) or `v1` (`POST /session/{sessionID}/permissions/{id}`). The transports a table declares (`answering.transports`); another value is refused. */
   opencode?: "v1" | "v2";
 }
 
-type Opened = Pick<ProviderRuntimeEventV2, "type" | "provider" | "payload" | "providerRefs"> & { raw?: { source?: string } };
+type Opened = Pick<ProviderRuntimeEventV2, "type" | "provider" | "payload" | "providerRefs"> & { raw?: { source?: string; rule?: string } };
+
+/** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line AnswerError on a misuse (wrong event, no id, a decision the request cannot take, a reply without what the answer needs). */
+export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
+  const tables: AnswerTables = ANSWERS;
+  if (opened?.type !== "request.opened") throw new AnswerError(ERROR_CODES.NOT_A_REQUEST, `answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
+  const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
+  const id = opened.providerRefs?.providerRequestId;
+  if (id === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: the request.opened event has no providerRefs.providerRequestId");
+  const decision = (reply as { decision?: unknown } | undefined)?.decision;
+  if (typeof decision !== "string") throw new AnswerError(ERROR_CODES.INVALID_REPLY, `answerRequest: the reply has no decision (a string), got ${JSON.stringify(decision)}`);
+  const kind = REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
+  if (kind === "host_call" ? decision !== "completed" && decision !== "failed" : decision === "completed" || decision === "failed") {
+    throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a ${p.requestType} request takes ${kind === "host_call" ? "completed or failed" : "a permission decision, answered or cancelled"}, not "${decision}"`);
+  }
+  const row = rowOf(tables, opened);
+  if (!row) throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: no table answers this ${opened.provider} request${opened.raw?.rule ? ` (${opened.raw.rule})` : ""}`);
+  const rule = `${row.surface}#${ruleName(tables, row)}`;
+  if (row.none !== undefined) throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: ${rule} requests are not answered through agentnorm: ${row.none}`);
+  const surface = tables.surfaces[row.surface];
+  const asked = surface?.option !== undefined ? (opts as Record<string, unknown>)[surface.option] : undefined;
+  if (asked !== undefined && !surface.transports.includes(String(asked))) {
+    throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: ${surface.option}: "${String(asked)}" is not a transport of ${row.surface} (${surface.transports.join(", ")})`);
+  }
+  const transport = asked !== undefined ? String(asked) : row.transport ?? surface?.transports[0];
+  const a = context(p, opened.providerRefs ?? {}, id, reply, decision);
+  const fits = (c: AnswerCaseData): boolean => c.decisions.includes(decision) && (c.transport === undefined || c.transport === transport) && (!c.when || c.when(a));
+  const c = row.cases.find(fits);
+  if (!c) {
+    // what this request takes (conditions that cannot be evaluated for another decision count as holding)
+    const takes = [...new Set(row.cases.filter((x) => x.body && (x.transport === undefined || x.transport === transport)).filter((x) => x.decisions.some((d) => {
+      try { return !x.when || x.when(context(p, opened.providerRefs ?? {}, id, reply, d)); } catch { return true; }
+    })).flatMap((x) => x.decisions))];
+    throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a ${p.requestType} request of ${rule}${transport ? ` over ${transport}` : ""} takes ${takes.length ? takes.map((d) => `"${d}"`).join(", ") : "no decision"}, not "${decision}"`);
+  }
+  for (const [field, type] of Object.entries(c.reply ?? {})) {
+    const v = (reply as Record<string, unknown>)[field];
+    if (v === undefined || v === null) throw new AnswerError(ERROR_CODES.INVALID_REPLY, `answerRequest: a "${decision}" reply to ${rule} needs ${field}${type === "any" ? "" : ` (${article(type)})`}`);
+    if (!isType(v, type)) throw new AnswerError(ERROR_CODES.INVALID_REPLY, `answerRequest: a "${decision}" reply to ${rule} needs ${field} as ${article(type)}, got ${Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`}`);
+  }
+  if (c.fail) throw new AnswerError(ERROR_CODES[FAIL[c.fail.code]], `answerRequest: ${c.fail.message}`);
+  a.body = c.body!(a);
+  const via = (c.via ?? []).map((n) => [n, surface?.envelopes[n]] as const).find(([, e]) => e && (e.transport === undefined || e.transport === transport));
+  if (!via) throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: ${rule} has no ${transport ?? ""} answer for "${decision}" (${c.at})`);
+  return { kind: via[1]!.kind, ...via[1]!.answer(a) } as RequestAnswer;
+}
+
+const FAIL = { incomplete_request: "INCOMPLETE_REQUEST", no_matching_choice: "NO_MATCHING_CHOICE", unsupported_request: "UNSUPPORTED_REQUEST", invalid_reply: "INVALID_REPLY" } as const;
+
+/**
+ * The row that opened the request: its raw.rule; without one (an event built by hand, or stripped), the first row of
+ * the event's provider (and raw.source, when it has one) that opens requests of its type.
+ */
+function rowOf(tables: AnswerTables, opened: Opened): AnswerRowData | undefined {
+  const rule = opened.raw?.rule;
+  if (rule !== undefined && Object.hasOwn(tables.rows, rule)) return tables.rows[rule];
+  const type = (opened.payload as { requestType?: string }).requestType ?? "";
+  const source = opened.raw?.source;
+  return Object.values(tables.rows).find((r) => r.provider === opened.provider && (source === undefined || r.source === source) && r.requestTypes.includes(type));
+}
+
+function ruleName(tables: AnswerTables, row: AnswerRowData): string {
+  const key = Object.keys(tables.rows).find((k) => tables.rows[k] === row) ?? "";
+  return key.slice(key.indexOf("#") + 1);
+}
 
 /** A decision's fallbacks when the provider does not offer it: the same polarity first, never the opposite one. */
 const FALLBACK: Record<PermissionDecision, PermissionDecision[]> = {
@@ -62,128 +129,32 @@ const FALLBACK: Record<PermissionDecision, PermissionDecision[]> = {
   cancelled: ["cancelled", "reject_once", "reject_always"],
 };
 
-/** The answer `opened` (a request.opened event) expects for `reply`. Throws a one-line Error on a misuse (wrong event, no id, a decision the request cannot take). */
-export function answerRequest(opened: Opened, reply: RequestReply, opts: AnswerOptions = {}): RequestAnswer {
-  if (opened?.type !== "request.opened") throw new AnswerError(ERROR_CODES.NOT_A_REQUEST, `answerRequest: expected a request.opened event, got ${String(opened?.type)}`);
-  const p = opened.payload as { requestType: string; options?: { decision: string; providerOptionId?: string }[]; args?: any };
-  const id = opened.providerRefs?.providerRequestId;
-  if (id === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: the request.opened event has no providerRefs.providerRequestId");
-  const kind = REQUEST_KIND[p.requestType as CanonicalRequestType] ?? "permission";
-  const question = kind === "question";
-  if (kind === "host_call" ? reply.decision !== "completed" && reply.decision !== "failed" : reply.decision === "completed" || reply.decision === "failed") {
-    throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: a ${p.requestType} request takes ${kind === "host_call" ? "completed or failed" : "a permission decision, answered or cancelled"}, not "${reply.decision}"`);
-  }
-  if (reply.decision === "answered_elsewhere" && opened.provider !== "claude") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: "answered_elsewhere" is a Claude (SDK 0.3) reply; ${opened.provider} requests take a decision`);
-  /** The provider's word for the decision, from the table-filled options (undefined: cancelled where no option says it). */
-  const word = (d: string): string | undefined => {
-    const chain = (FALLBACK as Record<string, string[]>)[d] ?? [d];
-    for (const c of chain) {
-      const o = p.options?.find((x) => x.decision === c && typeof x.providerOptionId === "string");
+/** What an answer's expressions read. */
+function context(p: { options?: { decision: string; providerOptionId?: string }[]; args?: unknown }, refs: object, requestId: string, reply: RequestReply, decision: string): AnswerContext {
+  /** The provider's word for the decision, from the table-filled options. */
+  const offered = (): string | undefined => {
+    for (const d of (FALLBACK as Record<string, string[]>)[decision] ?? [decision]) {
+      const o = Array.isArray(p.options) ? p.options.find((x) => x && x.decision === d && typeof x.providerOptionId === "string") : undefined;
       if (o) return o.providerOptionId;
     }
     return undefined;
   };
-  switch (opened.provider) {
-    case "codex": {
-      if (opened.raw?.source === "codex.eventmsg") {
-        // The core's submission queue: an Op answers the event (approvals by their call / approval id).
-        const requestType = p.requestType;
-        let op: Record<string, unknown>;
-        if (question) op = { type: "user_input_answer", id, response: { answers: reply.decision === "answered" ? reply.answers : {} } };
-        else {
-          const w = word(reply.decision);
-          if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
-          op = { type: requestType === "apply_patch_approval" ? "patch_approval" : "exec_approval", id, decision: w };
-        }
-        return { kind: "codex-submission", submission: { id: `agentnorm-answer-${id}`, op } };
-      }
-      let result: unknown;
-      if (kind === "host_call") {
-        if (reply.decision === "completed" && reply.result !== undefined) result = reply.result;
-        else if (p.requestType === "dynamic_tool_call") {
-          const out = reply.decision === "completed" ? reply.output : reply.decision === "failed" ? reply.message : undefined;
-          result = { success: reply.decision === "completed", contentItems: typeof out === "string" ? [{ type: "inputText", text: out }] : Array.isArray(out) ? out : [] };
-        } else if (reply.decision === "failed") {
-          return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), error: { code: -32000, message: ("message" in reply && reply.message) || `${p.requestType} failed` } } };
-        } else throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, `answerRequest: a ${p.requestType} answer needs the provider's result object (reply.result)`);
-        return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
-      }
-      if (question) result = reply.decision === "answered" ? { answers: reply.answers } : { answers: {} };
-      else {
-        const w = word(reply.decision);
-        if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
-        result = { decision: w };
-      }
-      return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result } };
-    }
-    case "acp": {
-      if (question || reply.decision === "answered") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, "answerRequest: ACP user-input requests are answered with their own result shape (elicitation / extension methods), not supported here");
-      const w = reply.decision === "cancelled" ? undefined : word(reply.decision);
-      const outcome = w === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: w };
-      return { kind: "jsonrpc", message: { jsonrpc: "2.0", id: rpcId(id), result: { outcome } } };
-    }
-    case "claude": {
-      const input = (p.args?.input ?? {}) as Record<string, unknown>;
-      const transport = opts.claude ?? (opened.raw?.source && !opened.raw.source.startsWith("claude.sdk.permission") ? "wire" : "sdk");
-      const wire = (response: ClaudePermissionResult | ClaudeElicitationResult | ClaudeUserDialogResult): RequestAnswer =>
-        ({ kind: "claude-control-response", message: { type: "control_response", response: { subtype: "success", request_id: id, response } } });
-      // SDK 0.3's other questions: an MCP elicitation (args.server) and a CLI dialog (args.dialogKind)
-      const elicitation = question && typeof p.args?.server === "string" && p.args?.toolName === undefined;
-      const dialog = question && typeof p.args?.dialogKind === "string";
-      if (reply.decision === "answered_elsewhere") {
-        if (transport === "wire") throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, "answerRequest: a request answered elsewhere gets no control_response on the wire");
-        return { kind: "claude-answered-elsewhere", callback: elicitation ? "onElicitation" : dialog ? "onUserDialog" : "canUseTool", result: null };
-      }
-      if (elicitation) {
-        const r: ClaudeElicitationResult = reply.decision === "answered" ? { action: "accept", content: reply.answers } : reply.decision === "reject_once" || reply.decision === "reject_always" ? { action: "decline" } : { action: "cancel" };
-        return transport === "sdk" ? { kind: "claude-elicitation", result: r } : wire(r);
-      }
-      if (dialog) {
-        const r: ClaudeUserDialogResult = reply.decision === "answered" ? { behavior: "completed", result: reply.answers } : { behavior: "cancelled" };
-        return transport === "sdk" ? { kind: "claude-user-dialog", result: r } : wire(r);
-      }
-      // SDK 0.3 (its canUseTool passes a requestId): say how the user decided
-      const classify = typeof p.args?.requestId === "string";
-      let result: ClaudePermissionResult;
-      if (question) {
-        result = reply.decision === "answered"
-          ? { behavior: "allow", updatedInput: { ...input, answers: reply.answers } }
-          : { behavior: "deny", message: "The user dismissed the question.", ...(classify ? { decisionClassification: "user_reject" as const } : {}) };
-        if (classify && result.behavior === "allow") result.decisionClassification = "user_temporary";
-      } else {
-        const w = word(reply.decision);
-        const always = reply.decision === "allow_always";
-        result = toClaudePermissionResult({
-          decision: w === "allow" ? (always ? "allow_always" : "allow") : reply.decision === "cancelled" ? "deny_and_interrupt" : "deny",
-          input: "updatedInput" in reply && reply.updatedInput ? reply.updatedInput : input,
-          message: "message" in reply ? reply.message : undefined,
-          updatedPermissions: always && Array.isArray(p.args?.suggestions) ? p.args.suggestions : undefined,
-          classify,
-        });
-      }
-      if (transport === "sdk") return { kind: "claude-can-use-tool", result };
-      return wire(result);
-    }
-    case "opencode": {
-      if (question) {
-        return reply.decision === "answered"
-          ? { kind: "http", method: "POST", path: `/question/${enc(id)}/reply`, body: { answers: reply.answers } }
-          : { kind: "http", method: "POST", path: `/question/${enc(id)}/reject` };
-      }
-      const w = word(reply.decision);
-      if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${reply.decision}"`);
-      if (opts.opencode === "v1") {
-        const session = opened.providerRefs?.providerThreadId;
-        if (session === undefined) throw new AnswerError(ERROR_CODES.INCOMPLETE_REQUEST, "answerRequest: a v1 opencode answer needs the session (providerRefs.providerThreadId)");
-        return { kind: "http", method: "POST", path: `/session/${enc(session)}/permissions/${enc(id)}`, body: { response: w } };
-      }
-      const message = "message" in reply && reply.message && w === "reject" ? { message: reply.message } : {};
-      return { kind: "http", method: "POST", path: `/permission/${enc(id)}/reply`, body: { reply: w, ...message } };
-    }
-    default:
-      throw new AnswerError(ERROR_CODES.UNSUPPORTED_REQUEST, `answerRequest: ${opened.provider} requests are not answered through agentnorm`);
-  }
+  return {
+    reply, payload: p, args: p.args, refs, requestId, decision,
+    get offered() { return offered(); },
+    get choice() {
+      const w = offered();
+      if (w === undefined) throw new AnswerError(ERROR_CODES.NO_MATCHING_CHOICE, `answerRequest: the request offers no choice for "${decision}"`);
+      return w;
+    },
+  };
 }
 
-const rpcId = (id: string): string | number => (/^(0|[1-9]\d{0,15})$/.test(id) ? Number(id) : id);
-const enc = (s: string): string => encodeURIComponent(s);
+function isType(v: unknown, type: ReplyFieldType): boolean {
+  if (type === "array") return Array.isArray(v);
+  if (type === "object") return typeof v === "object" && v !== null && !Array.isArray(v);
+  if (type === "string") return typeof v === "string";
+  return true;
+}
+
+const article = (type: string) => (type === "object" || type === "array" ? `an ${type}` : `a ${type}`);

@@ -21,6 +21,15 @@ export interface Compatibility {
       methods: Record<string, { status: "mapped" | "ignored" | "missing"; rules?: string[]; events?: string[]; reason?: string; versions?: string[]; /** mapped, except the messages an ignore entry with `when` catches: its reason */ ignoredWhen?: string }>;
     }>;
     events: Record<string, string[]>;
+    /** Surfaces with requests: what answerRequest answers (mappings/README.md "Answers"). */
+    answers?: {
+      /** The transports answers can go over (answerRequest's option), the first the default. */
+      transports?: string[];
+      /** Per request type: the reply decisions it can be answered with. */
+      requestTypes: Record<string, string[]>;
+      /** Per row that opens requests: the types it opens and, per type, the decisions it answers; or why it is not answered. */
+      rows: Record<string, { requestTypes: string[]; /** the row's default transport */ transport?: string; decisions?: Record<string, string[]>; none?: string }>;
+    };
   }>;
 }
 
@@ -61,6 +70,17 @@ export function renderCompatibilityMarkdown(c: Compatibility): string {
       const n = (c.surfaces[s].events[ty] ?? []).reduce((a, x) => a + x.split(":")[1].split("|").length, 0);
       return n ? String(n) : "—";
     }).join(" | ")} |`);
+  }
+  const answered = surfaces.filter((s) => c.surfaces[s].answers);
+  if (answered.length) {
+    lines.push("", "## Answers", "", "The reply decisions `answerRequest` answers, per surface and request type (rows whose requests are not answered through agentnorm say why).", "",
+      "| surface | request type | decisions |", "|---|---|---|");
+    for (const s of answered) {
+      const a = c.surfaces[s].answers!;
+      const via = a.transports?.length ? ` (${a.transports.join(" / ")})` : "";
+      for (const [type, ds] of Object.entries(a.requestTypes)) lines.push(`| ${s}${via} | \`${type}\` | ${ds.map((d) => `\`${d}\``).join(", ")} |`);
+      for (const [rule, rv] of Object.entries(a.rows)) if (rv.none !== undefined) lines.push(`| ${s} | ${rv.requestTypes.map((x) => `\`${x}\``).join(", ")} (\`${rule}\`) | not answered: ${rv.none.replace(/\|/g, "\\|")} |`);
+    }
   }
   for (const s of surfaces) {
     lines.push("", `## ${s}`, "");

@@ -1,9 +1,42 @@
 /**
  * What the generated row functions call: `arr` (iteration over absent lists does nothing) and the implementations of the
- * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list). Pure; never throw on
+ * DSL's value operators ($join, $str, $text, $tag, $variant, $json, $concat, $add, $list, $uri, $numeric, $merge, $type). Pure; never throw on
  * provider data; undefined when there is nothing to say.
  */
 import { isoTime } from "./iso-time.js";
+
+/** `$uri`: a string (or finite number) encoded as one URI component (`/` and `?` escaped), else undefined. */
+export function uri(x: unknown): string | undefined {
+  const s = str(x);
+  return s === undefined ? undefined : encodeURIComponent(s);
+}
+
+/** `$numeric`: a string that is a canonical integer of up to 16 digits (`0`, `42`; not `042`, `-1`, `1e3`) as a number, anything else as is. */
+export function numeric(x: unknown): unknown {
+  return typeof x === "string" && /^(0|[1-9]\d{0,15})$/.test(x) ? Number(x) : x;
+}
+
+/** `$merge`: the objects' own fields, later ones winning (values that are not plain objects count as `{}`). */
+export function merge(...xs: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const x of xs) if (x && typeof x === "object" && !Array.isArray(x)) Object.assign(out, x);
+  return out;
+}
+
+/** `$type`: "string", "number", "boolean", "array", "object" or "null"; undefined when absent. */
+export function typeOf(x: unknown): string | undefined {
+  if (x === undefined) return undefined;
+  if (x === null) return "null";
+  if (Array.isArray(x)) return "array";
+  const t = typeof x;
+  return t === "string" || t === "number" || t === "boolean" || t === "object" ? t : undefined;
+}
+
+/** An object with its undefined fields left out (an answer's object expressions: absent means not sent). */
+export function compact<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
 
 /** The value when it is an array, else an empty one (replay over absent lists does nothing). */
 export function arr<T>(x: T): readonly (NonNullable<T> extends readonly (infer E)[] ? E : any)[] {

@@ -64,6 +64,7 @@ describe("determinism", () => {
     ]);
     const shared = [
       "generated/COMPATIBILITY.md",
+      "generated/answers.gen.ts",
       "generated/canonical.gen.ts",
       "generated/canonical.schema.json",
       "generated/compatibility.gen.ts",
