@@ -96,6 +96,7 @@ export class Session implements LiveSession {
   };
 
   private onFrame(f: Frame): CanonicalEvent[] {
+    if (this.o.onFrame) { try { this.o.onFrame(f); } catch { /* the tap's own problem */ } }
     let events: CanonicalEvent[];
     // a frame on a named channel goes with its capture wrapper (the tables' input rows read the channel)
     const wrapper = f.channel !== undefined ? { dir: f.dir, channel: f.channel, message: f.message } : undefined;
@@ -340,6 +341,7 @@ export class Session implements LiveSession {
     const driver = await this.ready();
     const id = providerSessionId ?? this.providerSessionId!;
     const h = await withTimeout(driver.history(id), this.o.timeouts.requestMs, "reading the history");
+    if (this.o.onFrame) for (const f of h.raw ?? h.frames) { try { this.o.onFrame({ ...f, history: true }); } catch { /* the tap's own problem */ } }
     const n = createNormalizer({ surface: h.surface });
     const out: CanonicalEvent[] = [];
     for (const f of h.frames) out.push(...n.push(f.message, { direction: f.dir }));

@@ -56,6 +56,13 @@ export interface ConnectOptions {
   highWater?: number;
   /** The agent's stderr lines (default: dropped; the last 4 KB are kept for error messages). */
   onStderr?: (line: string) => void;
+  /**
+   * Every native frame, both directions, as it crosses the wire (before it is normalized): a recorder's or a
+   * debugger's tap. Frames of load() (history reads) come too, with `history: true`.
+   */
+  onFrame?: (frame: Frame & { history?: boolean }) => void;
+  /** The client name the agent is told (Codex `clientInfo.name`; default "agentnorm"). */
+  clientName?: string;
   /** Canonical ids (default random) — deterministic ids for tests. */
   ids?: IdFactory;
 }
@@ -134,8 +141,8 @@ export interface Driver {
   send(answer: RequestAnswer): Promise<void>;
   /** A server request no table row opened: refuse it natively (JSON-RPC method-not-found). */
   refuse?(message: unknown): void;
-  /** A stored session's history: the frames to normalize and the surface that reads them. */
-  history(providerSessionId: string): Promise<{ surface: string; frames: Frame[] }>;
+  /** A stored session's history: the frames to normalize, the surface that reads them, and (when they differ) the frames as they crossed the wire. */
+  history(providerSessionId: string): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }>;
   pause(): void;
   resume(): void;
   /** Resolves when the process has exited, however. */

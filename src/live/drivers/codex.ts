@@ -52,7 +52,7 @@ class CodexDriver implements Driver {
       const tail = this.child.tail().trim().split("\n").slice(-3).join(" | ");
       throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `codex app-server: ${(e as Error).message}${tail ? ` (stderr: ${tail})` : ""}`, { cause: e });
     };
-    await this.call("initialize", { clientInfo: { name: "agentnorm", title: "agentnorm", version: VERSION }, capabilities: { experimentalApi: true } }).catch(startFailed);
+    await this.call("initialize", { clientInfo: { name: this.o.clientName ?? "agentnorm", title: "agentnorm", version: VERSION }, capabilities: { experimentalApi: true } }).catch(startFailed);
     this.peer.notify("initialized");
     const params = { cwd: this.o.cwd, ...this.policy(), ...(this.o.model ? { model: this.o.model } : {}) };
     const r = await (resume ? this.call<{ thread: { id: string } }>("thread/resume", { threadId: resume, ...params }) : this.call<{ thread: { id: string } }>("thread/start", params)).catch(startFailed);

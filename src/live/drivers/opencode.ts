@@ -189,10 +189,10 @@ class OpencodeDriver implements Driver {
     await this.http(answer.method, answer.path, answer.body);
   }
 
-  async history(sessionId: string): Promise<{ surface: string; frames: Frame[] }> {
+  async history(sessionId: string): Promise<{ surface: string; frames: Frame[]; raw: Frame[] }> {
     const quiet: Frame[] = [];
     const r = await this.http("GET", `/session/${encodeURIComponent(sessionId)}/message`, undefined, quiet);
-    return { surface: "opencode-history", frames: (Array.isArray(r.body) ? r.body : []).map((m: Json) => ({ dir: "in" as const, message: m })) };
+    return { surface: "opencode-history", frames: (Array.isArray(r.body) ? r.body : []).map((m: Json) => ({ dir: "in" as const, message: m })), raw: quiet };
   }
 
   /** Test hook: break the event stream (the reader reconnects and reconciles). */
