@@ -186,6 +186,7 @@ export class Session implements LiveSession {
         if (i >= 0) this.waiters.splice(i, 1);
         resolve(undefined);
       }, ms);
+      (t as { unref?(): void }).unref?.();
       this.waiters.push(w);
     });
   }
@@ -314,7 +315,10 @@ export class Session implements LiveSession {
       this.settleAll("cancelled");
       return;
     }
+    // watched from now (the end may come before the interrupt's answer); the grace counts from the answer
+    let sawEnd = false;
     const terminal = this.waitEvent((e) => TERMINAL.has(e.type) && e.turnId === turn.turnId, this.o.timeouts.interruptGraceMs + this.o.timeouts.requestMs);
+    void terminal.then((e) => { sawEnd = e !== undefined; });
     let hung = false;
     try {
       await withTimeout(driver.interrupt(this.providerSessionId!, turn.providerTurnId), this.o.timeouts.requestMs, "the interrupt");
@@ -332,7 +336,7 @@ export class Session implements LiveSession {
       if (this.o.restart !== "on-demand") await this.finish();
       return;
     }
-    const got = this.turn === undefined ? true : await terminal;
+    const got = this.turn === undefined || sawEnd ? true : await Promise.race([terminal, new Promise<undefined>((r) => (setTimeout(r, this.o.timeouts.interruptGraceMs) as { unref?(): void }).unref?.())]);
     this.settleAll("cancelled");
     if (!got && this.turn?.turnId === turn.turnId) this.endTurn("interrupted", `cancel: the agent sent no end of the turn within ${this.o.timeouts.interruptGraceMs} ms of the interrupt; ended here as interrupted`);
   }
