@@ -286,7 +286,7 @@ export class Session implements LiveSession {
     if (!opened || this.answering.has(id!)) {
       throw new LiveError(LIVE_ERROR_CODES.NOT_PENDING, `answer: request ${id ?? "(no requestId)"} is not pending${id !== undefined && this.answering.has(id) ? " (already answered)" : ""}`);
     }
-    const native = answerRequest(opened, reply, { claude: "wire" });
+    const native = answerRequest(opened, reply);
     const driver = await this.ready();
     this.answering.add(id!);
     try {
@@ -306,7 +306,7 @@ export class Session implements LiveSession {
       if (this.answering.has(id)) continue;
       try {
         this.answering.add(id);
-        await driver.send(answerRequest(opened, { decision: "cancelled" }, { claude: "wire" }));
+        await driver.send(answerRequest(opened, { decision: "cancelled" }));
       } catch {
         /* the request may take no cancellation natively: settled below */
       }
