@@ -168,6 +168,15 @@ setInterval(() => {}, 1000);`;
     }
   });
 
+  it("an overloaded agent (-32001): the call is retried with backoff, with a warning", async () => {
+    const s = await fake("overload");
+    const { turnId } = await s.prompt("hi");
+    expect(turnId).toMatch(/^trn_/);
+    const events = await until(s, (e) => e.type === "turn.started");
+    expect(events.some((e) => e.type === "runtime.warning" && /overloaded; retrying \(1\/5\)/.test(P(e).message))).toBe(true);
+    await s.close();
+  });
+
   it("misuse: an unknown agent, a missing executable, a second prompt while a turn runs, an answer to no request", async () => {
     await expect(connect({ agent: "nope" as never })).rejects.toMatchObject({ code: "invalid_option" });
     await expect(connect({ agent: "codex", bin: "/nonexistent/codex" })).rejects.toMatchObject({ code: "start_failed" });

@@ -9,6 +9,7 @@
  *   approval          after turn/start, an approval request (left open: close/crash settle it)
  *   exit-on-turn      the process exits with code 3 right after turn/start is answered
  *   spam N            turn/start is followed by N agentMessage deltas and turn/completed
+ *   overload          the first turn/start is refused as overloaded (-32001), the next one accepted
  * Every mode answers initialize, thread/start, thread/resume, turn/start and thread/read.
  * It also starts a grandchild (`sleep 600`, SIGTERM ignored) when FAKE_GRANDCHILD=1: a stop must reach the group.
  */
@@ -20,6 +21,7 @@ const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
 const thread = { id: "thr-fake-1", preview: "", modelProvider: "mock", createdAt: 1767225600, updatedAt: 1767225600, path: null, cwd: process.cwd(), cliVersion: "0.171.0", source: "appServer", gitInfo: null, turns: [] };
 let turnN = 0;
 let currentTurn;
+let overloaded = false;
 
 if (process.env.FAKE_GRANDCHILD === "1") {
   spawn("sh", ["-c", "trap '' TERM; sleep 600"], { stdio: "ignore" });
@@ -46,6 +48,10 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     case "thread/read":
       return send({ id: m.id, result: { thread: { ...thread, turns: [] } } });
     case "turn/start": {
+      if (mode === "overload" && !overloaded) {
+        overloaded = true;
+        return send({ id: m.id, error: { code: -32001, message: "Server overloaded; retry later." } });
+      }
       currentTurn = { id: `turn-${++turnN}`, items: [], status: "inProgress", error: null };
       send({ id: m.id, result: { turn: currentTurn } });
       send({ method: "turn/started", params: { threadId: thread.id, turn: currentTurn } });
