@@ -177,6 +177,17 @@ setInterval(() => {}, 1000);`;
     await s.close();
   });
 
+  it("signal: aborting it closes the session (the agent stopped, the events ended)", async () => {
+    const ac = new AbortController();
+    const s = await connect({ agent: "codex", bin: FAKE, cwd: tmpdir(), env: { FAKE_MODE: "approval" }, signal: ac.signal });
+    const pid = s.pid!;
+    ac.abort();
+    await s.closed;
+    const rest = await until(s, () => false);
+    expect(rest.find((e) => e.type === "session.exited")).toMatchObject({ payload: { exitKind: "graceful" } });
+    expect(groupMembers(pid) ?? []).toEqual([]);
+  });
+
   it("misuse: an unknown agent, a missing executable, a second prompt while a turn runs, an answer to no request", async () => {
     await expect(connect({ agent: "nope" as never })).rejects.toMatchObject({ code: "invalid_option" });
     await expect(connect({ agent: "codex", bin: "/nonexistent/codex" })).rejects.toMatchObject({ code: "start_failed" });

@@ -196,6 +196,31 @@ for (const agent of AGENTS) {
       await done_();
     });
 
+    it("resume: a new connection (the resume option) and an open session (resume()) continue a stored session", async () => {
+      const sc = scenario("two-turn");
+      r = await rig(agent, sc);
+      const first = await connect(r.options);
+      const t1 = await first.prompt(sc.prompts[0]);
+      await readUntil(first, isEnd(t1.turnId));
+      const stored = first.providerSessionId!;
+      await first.close();
+      // a new process, told to resume: the model is asked with turn 1 in the history
+      s = await connect({ ...r.options, resume: stored });
+      expect(s.providerSessionId).toBe(stored);
+      const t2 = await s.prompt(sc.prompts[1]);
+      const events = await readUntil(s, isEnd(t2.turnId));
+      expect(text(events)).toContain("You asked me to remember 42.");
+      await s.close();
+      // an open session switched to it: its history loads as the stored session's
+      s = await connect(r.options);
+      expect(s.providerSessionId).not.toBe(stored);
+      await s.resume(stored);
+      expect(s.providerSessionId).toBe(stored);
+      const history = await s.load();
+      expect(history.filter((e) => e.type === "turn.started").length).toBe(2);
+      await done();
+    });
+
     it("a consumer that stops reading: the queue stays bounded, the agent waits, nothing is lost", async () => {
       const long = Array.from({ length: 120 }, (_, i) => `Sentence number ${i} of a long answer.`).join(" ");
       const sc = { ...scenario("plain"), turns: [{ text: long }] };
