@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { groupMembers, installed, IN_NETNS, rig, scenario, type Rig } from "./rig.ts";
 
@@ -73,7 +73,8 @@ for (const agent of ["codex", "opencode"] as const) {
 
     it("ready → prompt (ack with turnId) → permission answered by requestId → turn completed; a bad command gets an error naming its field; load; close", async () => {
       r = await rig(agent, scenario("approval"));
-      b = new BridgeProc(r);
+      const capture = join(r.sandbox.root, "capture.ndjson");
+      b = new BridgeProc(r, ["--capture", capture]);
       const ready = (await b.control("ready")).o;
       expect(ready).toMatchObject({ protocol: 1, agent });
       expect(typeof ready.pid).toBe("number");
@@ -89,6 +90,8 @@ for (const agent of ["codex", "opencode"] as const) {
       for (let i = 0; i < 2; i++) {
         const perm = (await b.wait((l) => l.kind === "chat" && l.o.kind === "permission" && l.o.phase === "started" && !b!.lines.some((x) => x.o.id === `a${l.o.permission.requestId}`))).o;
         const id = `a${perm.permission.requestId}`;
+        b.send({ id: `p${i}`, cmd: "pending" });
+        expect((await b.reply(`p${i}`)).o.requests.map((x: any) => x.requestId)).toContain(perm.permission.requestId);
         b.send({ id, cmd: "answer", requestId: perm.permission.requestId, decision: decisions[i] });
         expect((await b.reply(id)).o.type).toBe("ack");
       }
@@ -108,6 +111,11 @@ for (const agent of ["codex", "opencode"] as const) {
       expect(b.lines.some((l) => l.o.type === "ack" && l.o.id === "c"), "close is acknowledged (before exit)").toBe(true);
       expect(b.junk, "stdout holds only marker lines").toEqual([]);
       expect(groupMembers(ready.pid)).toEqual([]);
+      // --capture: the native messages both ways and the canonical events
+      const records = readFileSync(capture, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(records.some((x) => x.stage === "native_in" && x.direction === "out")).toBe(true);
+      expect(records.some((x) => x.stage === "native_in" && x.direction === "in")).toBe(true);
+      expect(records.filter((x) => x.stage === "normalized_out" && x.eventType === "request.resolved").length).toBe(2);
     });
 
     it("stdin EOF: the bridge closes the session, says exit, and leaves no process", async () => {
