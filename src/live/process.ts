@@ -91,12 +91,23 @@ export class Child {
         // spawn failure (ENOENT, EACCES): no "exit" follows
         if (this.proc.pid === undefined) resolve((this.exitInfo = { code: null, signal: null, how: "exited" }));
       });
+      // The exit counts once its output is read to the end ('close': what it printed before dying is delivered
+      // first), or 2 s after the exit when something outside its group keeps a pipe open.
+      let settle: NodeJS.Timeout | undefined;
+      let info: ExitInfo | undefined;
+      const done = () => {
+        if (!info || this.exitInfo) return;
+        if (settle) clearTimeout(settle);
+        resolve((this.exitInfo = info));
+      };
       this.proc.on("exit", (code, signal) => {
         void spawnError;
+        info = { code, signal, how: this.stopping ? "stopped" : "exited" };
         // what is left of its group (the lifeline's watcher, grandchildren) goes with it
         if (this.proc.pid !== undefined && process.platform !== "win32") { try { process.kill(-this.proc.pid, "SIGKILL"); } catch { /* none left */ } }
-        resolve((this.exitInfo = { code, signal, how: this.stopping ? "stopped" : "exited" }));
+        settle = setTimeout(done, 2000);
       });
+      this.proc.on("close", () => done());
     });
   }
 

@@ -336,7 +336,7 @@ export class Session implements LiveSession {
       if (this.o.restart !== "on-demand") await this.finish();
       return;
     }
-    const got = this.turn === undefined || sawEnd ? true : await Promise.race([terminal, new Promise<undefined>((r) => (setTimeout(r, this.o.timeouts.interruptGraceMs) as { unref?(): void }).unref?.())]);
+    const got = this.turn === undefined || sawEnd ? true : await Promise.race([terminal, new Promise<undefined>((r) => setTimeout(r, this.o.timeouts.interruptGraceMs))]);
     this.settleAll("cancelled");
     if (!got && this.turn?.turnId === turn.turnId) this.endTurn("interrupted", `cancel: the agent sent no end of the turn within ${this.o.timeouts.interruptGraceMs} ms of the interrupt; ended here as interrupted`);
   }

@@ -9,7 +9,7 @@ import type { RequestAnswer, RequestReply } from "../answer/answer.js";
 import type { ExitInfo } from "./process.js";
 
 /** The agents connect() drives. */
-export type LiveAgent = "codex" | "opencode";
+export type LiveAgent = "codex" | "opencode" | "cursor";
 
 /** Where the capture log goes: a file path (written as NDJSON, created or truncated) or a sink for its lines. */
 export type CaptureTarget = string | { write(line: string): void };

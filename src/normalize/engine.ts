@@ -300,6 +300,9 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       const find = (role: Role, id: string | undefined) => {
         if (id === undefined) return;
         for (const e of entities[role].live.values()) if (e.id === id && e.open) { ids[role] = e; return; }
+        // a minted entity (no provider id: e.g. a turn the table mints) is not keyed; it is the last one opened
+        const last = entities[role].lastOpened;
+        if (last && last.id === id && last.open) ids[role] = last;
       };
       find("thread", h.threadId);
       find("turn", h.turnId);
