@@ -47,7 +47,9 @@ writeFileSync(join(CACHE, "live-install.json"), JSON.stringify(record, null, 2))
 
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const args = [vitest, "run", "--config", "vitest.live.config.ts", ...process.argv.slice(2)];
-const env = { ...process.env, AGENTNORM_LIVE_NETNS: "1", AGENTNORM_RECORD_CACHE: CACHE };
+// this run's install record also goes in the environment: another run sharing the cache (another worktree) may
+// rewrite live-install.json meanwhile
+const env = { ...process.env, AGENTNORM_LIVE_NETNS: "1", AGENTNORM_RECORD_CACHE: CACHE, AGENTNORM_LIVE_INSTALLED: JSON.stringify(record) };
 let r;
 if (process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0) {
   r = spawnSync("unshare", ["-n", "--", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, ...args], { stdio: "inherit", env, cwd: root });

@@ -152,9 +152,19 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     expect(deny?.response.response).toMatchObject({ behavior: "deny", interrupt: true });
     expect(out.some((m) => m.type === "control_request" && m.request.subtype === "interrupt")).toBe(true);
     expect(["interrupted", "cancelled"]).toContain(P(after.at(-1)!).state ?? "aborted");
+    // the end is the CLI's own result (no synthesized end, which would come with a warning)
+    expect(warnings(after)).toEqual([]);
     expect(s.pending()).toEqual([]);
     await expect(s.answer(opened, { decision: "allow_once" })).rejects.toMatchObject({ code: "not_pending" });
     expect(existsSync(join(r.sandbox.work, "notes.txt")), "the pending command never ran").toBe(false);
+    // the session goes on: the next prompt is a new turn (the script's next step is the second command: refused)
+    const next = await s.prompt("Go on.");
+    expect(next.turnId).not.toBe(turnId);
+    const more = await readUntil(s, async (e) => {
+      if (e.type === "request.opened") await s!.answer(e, { decision: "reject_once" });
+      return isEnd(next.turnId)(e);
+    });
+    expect(P(more.at(-1)!).state).toBe("completed");
     await done();
   });
 

@@ -25,6 +25,8 @@ export const IN_NETNS = process.env.AGENTNORM_LIVE_NETNS === "1";
 /** Where scripts/test-live.mjs installed each agent (or why it could not). */
 export interface Installed { dir?: string; error?: string }
 export function installed(agent: LiveAgent): Installed {
+  // this run's record (scripts/test-live.mjs), else the cache's last one
+  if (process.env.AGENTNORM_LIVE_INSTALLED) return (JSON.parse(process.env.AGENTNORM_LIVE_INSTALLED) as Record<string, Installed>)[agent] ?? { error: `no install record for ${agent}` };
   const file = join(CACHE, "live-install.json");
   if (!existsSync(file)) return { error: "scripts/test-live.mjs did not run (no live-install.json in the cache)" };
   const all = JSON.parse(readFileSync(file, "utf8")) as Record<string, Installed>;
