@@ -60,10 +60,10 @@ class ClaudeDriver implements Driver {
       if (r.subtype === "error") p.reject(new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `${p.subtype}: the agent answered with an error: ${r.error ?? JSON.stringify(r)}`, { detail: r }));
       else p.resolve(r.response);
     } else if (message.type === "control_request" && !events.some((e) => e.type === "request.opened")) {
-      // a request no row opens: answered with an error, so the CLI does not wait for it
+      // a request no row opens: answered with an error, so the CLI does not wait for it (the table reports our error
+      // response as a runtime.warning)
       const subtype = message.request?.subtype;
-      this.write({ type: "control_response", response: { subtype: "error", request_id: message.request_id, error: `agentnorm does not handle ${subtype ?? "this"} requests` } });
-      this.host.warn(`the agent asked "${subtype}", which agentnorm does not answer: refused`, { subtype, request_id: message.request_id });
+      this.write({ type: "control_response", response: { subtype: "error", request_id: message.request_id, error: `the agent asked "${subtype}", which agentnorm does not answer: refused` } });
     }
   }
 
