@@ -2,7 +2,7 @@
 /**
  * npm run test:live — the live drivers against the real, pinned agents, offline.
  *
- * 1. Installs the pinned agents (Codex 0.171.0, opencode 1.18.33) into the record cache
+ * 1. Installs the pinned agents (Codex 0.171.0, opencode 1.18.33, Claude Code 2.1.337) into the record cache
  *    (~/.cache/agentnorm-record or $AGENTNORM_RECORD_CACHE) — the only step that uses the network. An agent whose
  *    install fails is recorded with the reason; its tests then skip visibly, saying why.
  * 2. Runs the live tests (vitest.live.config.ts) inside a loopback-only network namespace (`unshare -n`): the
@@ -16,7 +16,9 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CACHE = process.env.AGENTNORM_RECORD_CACHE ?? join(homedir(), ".cache", "agentnorm-record");
-const AGENTS = { codex: ["@openai/codex@0.171.0"], opencode: ["opencode-ai@1.18.33"] };
+// Claude Code: the native CLI binary package the Agent SDK depends on (the SDK itself is not installed: the driver
+// speaks the CLI's stdio stream-json protocol); 0.3.337 is Claude Code 2.1.337
+const AGENTS = { codex: ["@openai/codex@0.171.0"], opencode: ["opencode-ai@1.18.33"], claude: ["@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337"] };
 
 /** The same folder naming as fixtures/record/sandbox.ts installPinned (the recorder and the tests share installs). */
 function install(specs) {
@@ -45,7 +47,9 @@ writeFileSync(join(CACHE, "live-install.json"), JSON.stringify(record, null, 2))
 
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const args = [vitest, "run", "--config", "vitest.live.config.ts", ...process.argv.slice(2)];
-const env = { ...process.env, AGENTNORM_LIVE_NETNS: "1", AGENTNORM_RECORD_CACHE: CACHE };
+// this run's install record also goes in the environment: another run sharing the cache (another worktree) may
+// rewrite live-install.json meanwhile
+const env = { ...process.env, AGENTNORM_LIVE_NETNS: "1", AGENTNORM_RECORD_CACHE: CACHE, AGENTNORM_LIVE_INSTALLED: JSON.stringify(record) };
 let r;
 if (process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0) {
   r = spawnSync("unshare", ["-n", "--", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, ...args], { stdio: "inherit", env, cwd: root });

@@ -17,11 +17,12 @@ import { Session, resolveOptions } from "./session.js";
 import { codexDriver } from "./drivers/codex.js";
 import { opencodeDriver } from "./drivers/opencode.js";
 import { cursorDriver } from "./drivers/cursor.js";
+import { claudeDriver } from "./drivers/claude.js";
 import { InvalidOptionError } from "../errors.js";
 import type { ConnectOptions, DriverFactory, LiveAgent, LiveSession } from "./types.js";
 
 /** The drivers, by agent name. */
-export const DRIVERS: Readonly<Record<LiveAgent, DriverFactory>> = { codex: codexDriver, opencode: opencodeDriver, cursor: cursorDriver };
+export const DRIVERS: Readonly<Record<LiveAgent, DriverFactory>> = { codex: codexDriver, opencode: opencodeDriver, claude: claudeDriver, cursor: cursorDriver };
 export const LIVE_AGENTS = Object.keys(DRIVERS) as LiveAgent[];
 
 /** Start the agent and open (or resume) a session. Rejects with a LiveError (code START_FAILED, TIMEOUT…) when it cannot. */

@@ -9,7 +9,7 @@ import type { RequestAnswer, RequestReply } from "../answer/answer.js";
 import type { ExitInfo } from "./process.js";
 
 /** The agents connect() drives. */
-export type LiveAgent = "codex" | "opencode" | "cursor";
+export type LiveAgent = "codex" | "opencode" | "claude" | "cursor";
 
 /** Where the capture log goes: a file path (written as NDJSON, created or truncated) or a sink for its lines. */
 export type CaptureTarget = string | { write(line: string): void };
@@ -31,19 +31,20 @@ export interface ConnectOptions {
   cwd?: string;
   /** Added to (or, with `undefined` values, removed from) the agent's environment, which is otherwise ours. */
   env?: Record<string, string | undefined>;
-  /** The agent's executable (default: `codex` / `opencode` found on PATH). */
+  /** The agent's executable (default: `codex` / `opencode` / `claude` found on PATH). */
   bin?: string;
   /** Extra arguments for the agent's command line. */
   args?: string[];
-  /** The model, in the agent's own naming (Codex: "gpt-5.5"; opencode: "provider/model"). */
+  /** The model, in the agent's own naming (Codex: "gpt-5.5"; opencode: "provider/model"; Claude Code: "claude-sonnet-4-6" or an alias). */
   model?: string;
   /**
    * The agent's own approval setting. Codex: its approvalPolicy ("untrusted" | "on-failure" | "on-request" |
    * "never"; default "on-request") and sandbox ("workspace-write") — give "approvalPolicy:sandbox" to set both.
    * opencode: not settable per session (its permissions are configuration: opencode.json `permission`).
+   * Claude Code: its `--permission-mode` ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", …).
    */
   permissionMode?: string;
-  /** Continue this provider session (Codex thread id, opencode session id) instead of starting one. */
+  /** Continue this provider session (Codex thread id, opencode session id, Claude Code session id) instead of starting one. */
   resume?: string;
   timeouts?: LiveTimeouts;
   /** "on-demand": after the agent crashed, the next prompt() starts it again and resumes the session. Default "never". */

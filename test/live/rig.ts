@@ -5,7 +5,7 @@
  * scripts/test-live.mjs makes (AGENTNORM_LIVE_NETNS=1).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startModelServer, type ModelServer } from "../../fixtures/record/model-server.ts";
 import { makeSandbox, type Sandbox, CACHE } from "../../fixtures/record/sandbox.ts";
@@ -14,6 +14,8 @@ import { codexBinary, codexEnv, writeCodexHome, CODEX_PACKAGES } from "../../fix
 import { opencodeBinary, opencodeConfig, OPENCODE_PACKAGE } from "../../fixtures/record/recorders/opencode.ts";
 import { openaiResponses } from "../../fixtures/record/adapters/openai-responses.ts";
 import { openaiChat } from "../../fixtures/record/adapters/openai-chat.ts";
+import { anthropicMessages } from "../../fixtures/record/adapters/anthropic-messages.ts";
+import { claudeOfflineEnv } from "../../fixtures/record/recorders/claude-sdk.ts";
 import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
 import type { ConnectOptions, LiveAgent } from "../../src/live/index.ts";
 import { groupMembers as liveGroupMembers } from "../../src/live/process.ts";
@@ -23,12 +25,21 @@ export const IN_NETNS = process.env.AGENTNORM_LIVE_NETNS === "1";
 /** Where scripts/test-live.mjs installed each agent (or why it could not). */
 export interface Installed { dir?: string; error?: string }
 export function installed(agent: LiveAgent): Installed {
+  // this run's record (scripts/test-live.mjs), else the cache's last one
+  if (process.env.AGENTNORM_LIVE_INSTALLED) return (JSON.parse(process.env.AGENTNORM_LIVE_INSTALLED) as Record<string, Installed>)[agent] ?? { error: `no install record for ${agent}` };
   const file = join(CACHE, "live-install.json");
   if (!existsSync(file)) return { error: "scripts/test-live.mjs did not run (no live-install.json in the cache)" };
   const all = JSON.parse(readFileSync(file, "utf8")) as Record<string, Installed>;
   return all[agent] ?? { error: `no install record for ${agent}` };
 }
-export const PACKAGES: Record<LiveAgent, string[]> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE] };
+/** Claude Code 2.1.337: the native CLI of the Agent SDK's platform package (the SDK itself is not needed). */
+export const CLAUDE_PACKAGE = "@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337";
+export const PACKAGES: Record<LiveAgent, string[]> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE] };
+
+/** The `claude` executable in an install of CLAUDE_PACKAGE. */
+export function claudeBinary(dir: string): string {
+  return join(dir, "node_modules", "@anthropic-ai", "claude-agent-sdk-linux-x64", "claude");
+}
 
 export function scenario(name: string, patch: Partial<Scenario> = {}): Scenario {
   const s = loadScenarios().find((x) => x.name === name);
@@ -58,6 +69,11 @@ export async function rig(agent: LiveAgent, s: Scenario, extra: Partial<ConnectO
     const codexHome = writeCodexHome(sandbox.home, server.url, { requestUserInput: true });
     const bin = codexBinary(inst.dir);
     options = { agent, bin, cwd: sandbox.work, env: { ...onlyEnv(codexEnv(sandbox.env, codexHome, bin)) } };
+  } else if (agent === "claude") {
+    server = await startModelServer(s, [anthropicMessages]);
+    const tmp = join(sandbox.root, "tmp");
+    mkdirSync(tmp, { recursive: true });
+    options = { agent, bin: claudeBinary(inst.dir), cwd: sandbox.work, model: "claude-sonnet-4-6", env: onlyEnv({ ...sandbox.env, ...claudeOfflineEnv(server.url), CLAUDE_CODE_TMPDIR: tmp }) };
   } else {
     server = await startModelServer(s, [openaiChat]);
     const bin = opencodeBinary(inst.dir);
