@@ -34,7 +34,8 @@ export function installed(agent: LiveAgent): Installed {
 }
 /** Claude Code 2.1.337: the native CLI of the Agent SDK's platform package (the SDK itself is not needed). */
 export const CLAUDE_PACKAGE = "@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337";
-export const PACKAGES: Record<LiveAgent, string[]> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE] };
+/** The pinned installs of the agents test:live runs for real (cursor-agent is not on npm: its tests use a stand-in, test/live-cursor.test.ts). */
+export const PACKAGES: Partial<Record<LiveAgent, string[]>> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE] };
 
 /** The `claude` executable in an install of CLAUDE_PACKAGE. */
 export function claudeBinary(dir: string): string {
