@@ -34,7 +34,7 @@ const COMMANDS: Record<string, Command> = {
   view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
   project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   verify: { synopsis: "verify [FILE|-] [--from SURFACE] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
-  bridge: { synopsis: "bridge --agent codex|opencode [--cwd DIR] [options]", summary: "run an agent live for a host in another language: JSON commands in, [CHAT_EVENT] / [BRIDGE] lines out", run: bridge },
+  bridge: { synopsis: "bridge --agent codex|opencode|claude|cursor [--cwd DIR] [options]", summary: "run an agent live for a host in another language: JSON commands in, [CHAT_EVENT] / [BRIDGE] lines out", run: bridge },
   capture: { synopsis: "capture sanitize|check|convert FILE", summary: "capture logs: validate, sanitize into replay fixtures, convert recordings", run: capture },
   replay: { synopsis: "replay FIXTURE [--update]", summary: "replay a fixture (native_in → normalizer, or normalized_out → accumulator) and diff", run: replay },
   matrix: {

@@ -1,5 +1,5 @@
 /**
- * `agentnorm bridge --agent codex|opencode|claude …`: a long-running process that runs one live session for a host in
+ * `agentnorm bridge --agent codex|opencode|claude|cursor …`: a long-running process that runs one live session for a host in
  * another language (a JVM plugin, an editor). docs/bridge.md is the protocol; schemas/bridge.schema.json its schema.
  *
  * stdin: one JSON command per line ({"id", "cmd", …}), each answered by an `ack` or an `error` control line with its
