@@ -15,20 +15,20 @@ import { opencodeBinary, opencodeConfig, OPENCODE_PACKAGE } from "../../fixtures
 import { openaiResponses } from "../../fixtures/record/adapters/openai-responses.ts";
 import { openaiChat } from "../../fixtures/record/adapters/openai-chat.ts";
 import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
-import type { ConnectOptions, LiveAgent } from "../../src/live/index.ts";
+import type { ConnectOptions, LiveAgentName } from "../../src/live/index.ts";
 import { groupMembers as liveGroupMembers } from "../../src/live/process.ts";
 
 export const IN_NETNS = process.env.AGENTNORM_LIVE_NETNS === "1";
 
 /** Where scripts/test-live.mjs installed each agent (or why it could not). */
 export interface Installed { dir?: string; error?: string }
-export function installed(agent: LiveAgent): Installed {
+export function installed(agent: LiveAgentName): Installed {
   const file = join(CACHE, "live-install.json");
   if (!existsSync(file)) return { error: "scripts/test-live.mjs did not run (no live-install.json in the cache)" };
   const all = JSON.parse(readFileSync(file, "utf8")) as Record<string, Installed>;
   return all[agent] ?? { error: `no install record for ${agent}` };
 }
-export const PACKAGES: Record<LiveAgent, string[]> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE] };
+export const PACKAGES: Partial<Record<LiveAgentName, string[]>> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE] };
 
 export function scenario(name: string, patch: Partial<Scenario> = {}): Scenario {
   const s = loadScenarios().find((x) => x.name === name);
@@ -45,7 +45,7 @@ export interface Rig {
 }
 
 /** A sandbox + model server for `s`, and the connect() options for `agent` against them. */
-export async function rig(agent: LiveAgent, s: Scenario, extra: Partial<ConnectOptions> = {}): Promise<Rig> {
+export async function rig(agent: LiveAgentName, s: Scenario, extra: Partial<ConnectOptions> = {}): Promise<Rig> {
   const inst = installed(agent);
   if (!inst.dir) throw new Error(`${agent} is not installed: ${inst.error}`);
   const sandbox = makeSandbox(`live-${agent}-${s.name}`, s.files);

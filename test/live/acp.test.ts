@@ -1,0 +1,209 @@
+/**
+ * The ACP driver against the real, pinned ACP agents (opencode 1.18.33 `opencode acp`, Codex ACP 0.16.0, Gemini CLI
+ * 0.61.0 `--acp`, Claude Code ACP 0.16.2), offline: scripts/test-live.mjs runs this inside a loopback-only network
+ * namespace, each agent pointed at the scripted model server (fixtures/record). Every wait is on an event (or a
+ * process state), bounded by the test's own timeout — never a sleep.
+ *
+ * Per agent, as for the other drivers (drivers.test.ts): a plain turn (load() renders the same where the agent can
+ * load); an approval allowed and one denied; one left pending, then cancel(); an interrupt mid-command; kill -9, then
+ * prompt() (restarted, session resumed); close() leaves no process; a consumer that stops reading. ACP only: a write
+ * outside cwd through the client's fs is refused; a command run through the client's terminal, and one killed.
+ *
+ * AGENTNORM_LIVE_ACP=opencode-acp,gemini narrows the agents.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
+import { counterIds } from "../../src/normalize/ids.ts";
+import { createAccumulator } from "../../src/render/accumulator.ts";
+import type { CanonicalEvent } from "../../src/normalize/normalizer.ts";
+import { renderView } from "../support/render-view.ts";
+import { groupMembers, IN_NETNS, scenario, type Rig } from "./rig.ts";
+import { ACP_AGENTS, acpInstalled, acpPrerequisite, acpRig, type AcpTestAgent } from "./acp-rig.ts";
+
+const only = process.env.AGENTNORM_LIVE_ACP?.split(",").filter(Boolean);
+const figures: Record<string, unknown> = {};
+const P = (e: CanonicalEvent) => e.payload as any;
+
+afterAll(() => {
+  mkdirSync("test-artifacts", { recursive: true });
+  const file = join("test-artifacts", "live-figures.json");
+  const old = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  writeFileSync(file, JSON.stringify({ ...old, ...figures }, null, 2));
+});
+
+async function readUntil(s: LiveSession, stop: (e: CanonicalEvent, seen: CanonicalEvent[]) => boolean | Promise<boolean>, seen: CanonicalEvent[] = []): Promise<CanonicalEvent[]> {
+  const it = s.events[Symbol.asyncIterator]();
+  for (;;) {
+    const r = await it.next();
+    if (r.done) return seen;
+    seen.push(r.value);
+    if (await stop(r.value, seen)) return seen;
+  }
+}
+const isEnd = (turnId?: string) => (e: CanonicalEvent) => (e.type === "turn.completed" || e.type === "turn.aborted") && (turnId === undefined || e.turnId === turnId);
+const text = (events: CanonicalEvent[], kind = "assistant_text") => events.filter((e) => e.type === "content.delta" && P(e).streamKind === kind).map((e) => P(e).delta).join("");
+const render = (events: CanonicalEvent[], omit: string[]) => {
+  const a = createAccumulator();
+  a.applyAll(events);
+  return renderView(a.snapshot(), { omitKinds: omit });
+};
+const warnings = (events: CanonicalEvent[]) => events.filter((e) => e.type === "runtime.warning" || e.type === "runtime.error").map((e) => P(e).message as string);
+
+for (const agent of ACP_AGENTS) {
+  if (only && !only.includes(agent)) continue;
+  const inst = acpInstalled(agent);
+  const skip = !IN_NETNS ? "not inside the test:live network namespace (run npm run test:live)" : inst.error ?? acpPrerequisite(agent);
+  if (skip) console.warn(`[live] ${agent}: skipped — ${skip}`);
+  const suite = skip ? describe.skip : describe;
+
+  suite(`live acp ${agent}`, () => {
+    let r: Rig | undefined;
+    let s: LiveSession | undefined;
+    const done = async () => {
+      const pid = (s as any)?.pid as number | undefined;
+      await s?.close();
+      if (pid) expect(groupMembers(pid), "no process of the agent's group is left after close()").toEqual([]);
+      await r?.dispose();
+      r = undefined;
+      s = undefined;
+    };
+    const start = async (a: AcpTestAgent, sc: ReturnType<typeof scenario>, extra = {}) => {
+      r = await acpRig(a, sc, extra);
+      s = await connect(r.options);
+      return s;
+    };
+
+    it("plain: prompt → turn started → text → completed; load() (a second process) renders the same as the live session", async () => {
+      const t0 = performance.now();
+      await start(agent, scenario("plain"), { ids: counterIds() });
+      figures[`${agent}.connectMs`] = Math.round(performance.now() - t0);
+      expect(s!.surface).toBe("acp");
+      const { turnId } = await s!.prompt(scenario("plain").prompts[0]);
+      expect(turnId).toMatch(/^trn_/);
+      const live = await readUntil(s!, isEnd(turnId));
+      expect(live.at(-1)!.type).toBe("turn.completed");
+      expect(P(live.at(-1)!).state).toBe("completed");
+      expect(text(live)).toContain("It turns each agent's own event stream into one common, typed stream");
+      expect(warnings(live)).toEqual([]);
+      const history = await s!.load();
+      const omit = ["usage", "permission", "question", "status", "mode", "diff", "plan"];
+      expect(render(history, omit)).toEqual(render(live, omit));
+      await done();
+    });
+
+    it("approvals: one allowed, one denied — answered over JSON-RPC; a second answer is refused", async () => {
+      await start(agent, scenario("approval"));
+      const { turnId } = await s!.prompt(scenario("approval").prompts[0]);
+      const decisions = ["allow_once", "reject_once"] as const;
+      const answered: CanonicalEvent[] = [];
+      let refused: unknown;
+      const events = await readUntil(s!, async (e) => {
+        if (e.type === "request.opened") {
+          expect(s!.pending().map((x) => x.requestId)).toContain(e.requestId);
+          await s!.answer(e, { decision: decisions[answered.length] });
+          answered.push(e);
+          if (answered.length === 1) refused = await s!.answer(e, { decision: "allow_once" }).catch((x) => x);
+        }
+        return isEnd(turnId)(e);
+      });
+      expect(answered.length).toBe(2);
+      expect(refused).toBeInstanceOf(LiveError);
+      expect((refused as LiveError).code).toBe("not_pending");
+      const resolved = events.filter((e) => e.type === "request.resolved").map((e) => [e.requestId, P(e).decision]);
+      expect(resolved).toEqual([[answered[0].requestId, "allow_once"], [answered[1].requestId, "reject_once"]]);
+      expect(existsSync(join(r!.sandbox.work, "notes.txt")), "the allowed command ran").toBe(true);
+      expect(existsSync(join(r!.sandbox.work, "README.md")), "the denied command did not").toBe(true);
+      expect(s!.pending()).toEqual([]);
+      await done();
+    });
+
+    it("pending + cancel(): session/cancel, then the permission answered cancelled; the turn ends cancelled", async () => {
+      const frames: any[] = [];
+      await start(agent, scenario("approval"), { onFrame: (f: any) => frames.push(f) });
+      const { turnId } = await s!.prompt(scenario("approval").prompts[0]);
+      const before = await readUntil(s!, (e) => e.type === "request.opened");
+      const opened = before.at(-1)!;
+      const cancelled = s!.cancel();
+      const after = await readUntil(s!, isEnd(turnId));
+      await cancelled;
+      const settled = after.find((e) => e.type === "request.resolved" && e.requestId === opened.requestId);
+      expect(settled && P(settled).decision, "the request is settled").toBe("cancelled");
+      expect(P(after.at(-1)!).state).toBe("cancelled");
+      // ACP's order: the cancel notification first, then the pending permission answered `cancelled`
+      const out = frames.filter((f) => f.dir === "out").map((f) => f.message);
+      const iCancel = out.findIndex((m) => m.method === "session/cancel");
+      const iAnswer = out.findIndex((m) => m.result?.outcome?.outcome === "cancelled");
+      expect(iCancel).toBeGreaterThanOrEqual(0);
+      expect(iAnswer).toBeGreaterThan(iCancel);
+      expect(s!.pending()).toEqual([]);
+      await expect(s!.answer(opened, { decision: "allow_once" })).rejects.toMatchObject({ code: "not_pending" });
+      expect(existsSync(join(r!.sandbox.work, "notes.txt")), "the pending command never ran").toBe(false);
+      await done();
+    });
+
+    it("interrupt mid-command: cancel() while the command runs ends the turn (cancelled); the next prompt works", async () => {
+      const sc = scenario("interrupt");
+      await start(agent, { ...sc, approvals: undefined });
+      const { turnId } = await s!.prompt(sc.prompts[0]);
+      await readUntil(s!, async (e) => {
+        // a permission for the command (agents that ask for every command) is allowed
+        if (e.type === "request.opened") await s!.answer(e, { decision: "allow_once" });
+        return (e.type === "item.started" || e.type === "item.updated") && P(e).itemType === "command_execution" && JSON.stringify(P(e)).includes("sleep 30") && P(e).status === "inProgress" && (e.type === "item.updated" || agent !== "opencode-acp");
+      });
+      const t0 = performance.now();
+      const cancelled = s!.cancel();
+      const after = await readUntil(s!, isEnd(turnId));
+      await cancelled;
+      figures[`${agent}.cancelToEndMs`] = Math.round(performance.now() - t0);
+      expect(["cancelled", "interrupted"]).toContain(P(after.at(-1)!).state);
+      const next = await s!.prompt("Say done.");
+      await readUntil(s!, isEnd(next.turnId));
+      await done();
+    });
+
+    it("kill -9 of the agent: an exit by signal; the next prompt() restarts it and resumes the session (session/load or session/resume)", async () => {
+      const sc = scenario("two-turn");
+      const frames: any[] = [];
+      await start(agent, sc, { restart: "on-demand", onFrame: (f: any) => frames.push(f) });
+      const sid = s!.providerSessionId;
+      const first = await s!.prompt(sc.prompts[0]);
+      await readUntil(s!, isEnd(first.turnId));
+      const pid = (s as any).pid as number;
+      process.kill(-pid, "SIGKILL");
+      const crash = await readUntil(s!, (e) => e.type === "session.exited");
+      expect(P(crash.find((e) => e.type === "runtime.error")!).detail).toEqual({ code: null, signal: "SIGKILL" });
+      expect(P(crash.at(-1)!)).toMatchObject({ recoverable: true, exitKind: "error" });
+      expect(groupMembers(pid)).toEqual([]);
+      const second = await s!.prompt(sc.prompts[1]);
+      expect(s!.providerSessionId).toBe(sid);
+      const events = await readUntil(s!, isEnd(second.turnId));
+      expect(P(events.at(-1)!).state).toBe("completed");
+      expect(text(events)).toContain("You asked me to remember 42.");
+      // a replayed history is not in the live stream: one user message (the new prompt) in this turn's events
+      expect(events.filter((e) => e.type === "item.completed" && P(e).itemType === "user_message").length).toBe(1);
+      const resumedBy = frames.filter((f) => f.dir === "out" && /^session\/(load|resume)$/.test(f.message.method)).map((f) => f.message.method);
+      figures[`${agent}.resumedBy`] = resumedBy;
+      expect(resumedBy.length).toBe(1);
+      await done();
+    });
+
+    it("a consumer that stops reading: the queue stays bounded, the agent waits, nothing is lost", async () => {
+      const long = Array.from({ length: 120 }, (_, i) => `Sentence number ${i} of a long answer.`).join(" ");
+      const sc = { ...scenario("plain"), turns: [{ text: long }] };
+      await start(agent, sc, { highWater: 20 });
+      const { turnId } = await s!.prompt(sc.prompts[0]);
+      const q = (s as any).events;
+      await q.reachesHigh();
+      const events = await readUntil(s!, isEnd(turnId));
+      figures[`${agent}.slowConsumer`] = { highWater: 20, maxHeld: q.maxHeld, events: events.length };
+      expect(events.length).toBeGreaterThan(100);
+      expect(q.maxHeld).toBeLessThan(events.length / 2);
+      const seqs = events.map((e) => e.sequence);
+      expect(seqs).toEqual(seqs.map((_, i) => seqs[0] + i));
+      expect(text(events)).toBe(long);
+      await done();
+    });
+  });
+}
