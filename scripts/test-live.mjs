@@ -53,7 +53,8 @@ writeFileSync(join(CACHE, "live-install.json"), JSON.stringify(record, null, 2))
 
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 const args = [vitest, "run", "--config", "vitest.live.config.ts", ...process.argv.slice(2)];
-const env = { ...process.env, AGENTNORM_LIVE_NETNS: "1", AGENTNORM_RECORD_CACHE: CACHE };
+// the record also goes to the tests directly: another checkout's test:live rewrites the shared file meanwhile
+const env = { ...process.env, AGENTNORM_LIVE_NETNS: "1", AGENTNORM_RECORD_CACHE: CACHE, AGENTNORM_LIVE_INSTALLED: JSON.stringify(record) };
 let r;
 if (process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0) {
   r = spawnSync("unshare", ["-n", "--", "sh", "-c", 'ip link set lo up 2>/dev/null || true; exec "$@"', "sh", process.execPath, ...args], { stdio: "inherit", env, cwd: root });

@@ -49,6 +49,8 @@ const render = (events: CanonicalEvent[], omit: string[]) => {
   a.applyAll(events);
   return renderView(a.snapshot(), { omitKinds: omit });
 };
+/** Block texts trimmed: Codex ACP streams a reasoning summary with a leading blank line its replay does not keep. */
+const trimTexts = (v: unknown): unknown => Array.isArray(v) ? v.map(trimTexts) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === "text" && typeof x === "string" ? x.trim() : trimTexts(x)])) : v;
 const warnings = (events: CanonicalEvent[]) => events.filter((e) => e.type === "runtime.warning" || e.type === "runtime.error").map((e) => P(e).message as string);
 
 for (const agent of ACP_AGENTS) {
@@ -89,7 +91,9 @@ for (const agent of ACP_AGENTS) {
       expect(warnings(live)).toEqual([]);
       const history = await s!.load();
       const omit = ["usage", "permission", "question", "status", "mode", "diff", "plan"];
-      expect(render(history, omit)).toEqual(render(live, omit));
+      expect(trimTexts(render(history, omit))).toEqual(trimTexts(render(live, omit)));
+      // the one difference trimmed away (pinned, so a change in the agent shows here)
+      if (agent === "codex-acp") expect(text(live, "reasoning_text").startsWith("\n\n")).toBe(true);
       await done();
     });
 
