@@ -22,6 +22,11 @@ import { renderView } from "../support/render-view.ts";
 import { groupMembers, IN_NETNS, scenario, type Rig } from "./rig.ts";
 import { ACP_AGENTS, acpInstalled, acpPrerequisite, acpRig, type AcpTestAgent } from "./acp-rig.ts";
 
+/** Agents that use the client's fs (with the capability) / terminal: the ACP-only tests run with them. */
+const FS_AGENTS = new Set<AcpTestAgent>(["claude-code-acp", "gemini", "codex-acp"]);
+/** Agents whose session/load (from a second process) fails although initialize offers it. */
+const LOAD_BROKEN = new Set<AcpTestAgent>(["gemini"]);
+const TERMINAL_AGENTS = new Set<AcpTestAgent>(["claude-code-acp"]);
 const only = process.env.AGENTNORM_LIVE_ACP?.split(",").filter(Boolean);
 const figures: Record<string, unknown> = {};
 const P = (e: CanonicalEvent) => e.payload as any;
@@ -89,6 +94,12 @@ for (const agent of ACP_AGENTS) {
       expect(P(live.at(-1)!).state).toBe("completed");
       expect(text(live)).toContain("It turns each agent's own event stream into one common, typed stream");
       expect(warnings(live)).toEqual([]);
+      if (LOAD_BROKEN.has(agent)) {
+        // Gemini CLI 0.61.0 offers loadSession, but a second process's session/load fails: it rewrites the session's
+        // chat file before reading it (recording-notes.md). Pinned, so a fixed Gemini CLI shows here.
+        await expect(s!.load()).rejects.toMatchObject({ code: "agent_error", detail: { data: { details: expect.stringMatching(/No previous sessions found/) } } });
+        return done();
+      }
       const history = await s!.load();
       const omit = ["usage", "permission", "question", "status", "mode", "diff", "plan"];
       expect(trimTexts(render(history, omit))).toEqual(trimTexts(render(live, omit)));
@@ -180,6 +191,11 @@ for (const agent of ACP_AGENTS) {
       expect(P(crash.find((e) => e.type === "runtime.error")!).detail).toEqual({ code: null, signal: "SIGKILL" });
       expect(P(crash.at(-1)!)).toMatchObject({ recoverable: true, exitKind: "error" });
       expect(groupMembers(pid)).toEqual([]);
+      if (LOAD_BROKEN.has(agent)) {
+        // no session/resume offered, and its session/load fails (see the plain test): the restart says so
+        await expect(s!.prompt(sc.prompts[1])).rejects.toMatchObject({ code: "start_failed", message: expect.stringMatching(/session\/load/) });
+        return done();
+      }
       const second = await s!.prompt(sc.prompts[1]);
       expect(s!.providerSessionId).toBe(sid);
       const events = await readUntil(s!, isEnd(second.turnId));
@@ -191,6 +207,62 @@ for (const agent of ACP_AGENTS) {
       figures[`${agent}.resumedBy`] = resumedBy;
       expect(resumedBy.length).toBe(1);
       await done();
+    });
+
+    if (FS_AGENTS.has(agent)) it("fs opted in: an edit inside cwd goes through the client; a write outside cwd is refused (JSON-RPC error + runtime.warning)", async () => {
+      const sc = scenario("edit-fs");
+      const frames: any[] = [];
+      const turns = [sc.turns[0]!, { call: { tool: "write" as const, path: "../outside.txt", content: "escaped\n" } }, { text: "Done." }];
+      await start(agent, { ...sc, turns }, { acp: { fs: true }, onFrame: (f: any) => frames.push(f) });
+      const { turnId } = await s!.prompt(sc.prompts[0]);
+      const events = await readUntil(s!, async (e) => {
+        if (e.type === "request.opened") await s!.answer(e, { decision: "allow_once" });
+        return isEnd(turnId)(e);
+      });
+      const calls = frames.filter((f) => f.dir === "in" && /^fs\//.test(f.message.method ?? "")).map((f) => [f.message.method, f.message.params.path]);
+      figures[`${agent}.fsCalls`] = calls;
+      expect(readFileSync(join(r!.sandbox.work, "hello.py"), "utf8")).toContain("Hello, agentnorm!");
+      expect(calls.some(([m, p]) => m === "fs/write_text_file" && String(p).endsWith("/hello.py")), "the edit went through the client").toBe(true);
+      expect(existsSync(join(r!.sandbox.root, "outside.txt")), "nothing written outside cwd").toBe(false);
+      if (calls.some(([m, p]) => m === "fs/write_text_file" && String(p).endsWith("outside.txt"))) {
+        expect(warnings(events).some((m) => /outside the session's directory/.test(m))).toBe(true);
+        const refusal = frames.find((f) => f.dir === "out" && /outside the session's directory/.test(f.message.error?.message ?? ""));
+        expect(refusal.message.error.code).toBe(-32602);
+      } else {
+        // the agent kept the write outside its workspace to itself (never asked the client)
+        figures[`${agent}.fsOutside`] = "refused by the agent itself";
+      }
+      await done();
+    });
+
+    if (TERMINAL_AGENTS.has(agent)) it("terminal opted in: a command runs in the client's terminal; one interrupted mid-run is killed (its process group gone)", async () => {
+      const frames: any[] = [];
+      await start(agent, scenario("approval", { approvals: undefined, turns: [{ call: { tool: "shell", command: "echo hello > notes.txt" } }, { text: "Created." }] }), { acp: { terminal: true }, onFrame: (f: any) => frames.push(f) });
+      const first = await s!.prompt("Create notes.txt with the word hello.");
+      await readUntil(s!, async (e) => {
+        if (e.type === "request.opened") await s!.answer(e, { decision: "allow_once" });
+        return isEnd(first.turnId)(e);
+      });
+      expect(frames.some((f) => f.dir === "in" && f.message.method === "terminal/create"), "the agent used the client's terminal").toBe(true);
+      expect(readFileSync(join(r!.sandbox.work, "notes.txt"), "utf8")).toBe("hello\n");
+      await done();
+
+      const sc = scenario("interrupt");
+      await start(agent, { ...sc, approvals: undefined }, { acp: { terminal: true }, onFrame: (f: any) => frames.push(f) });
+      const { turnId } = await s!.prompt(sc.prompts[0]);
+      const driver = (s as any).driver;
+      await readUntil(s!, async (e) => {
+        if (e.type === "request.opened") await s!.answer(e, { decision: "allow_once" });
+        return driver.terminalPids.length > 0 && (e.type === "item.started" || e.type === "item.updated") && P(e).itemType === "command_execution";
+      });
+      const [pid] = driver.terminalPids as number[];
+      expect(groupMembers(pid!).length).toBeGreaterThan(0);
+      const cancelled = s!.cancel();
+      await readUntil(s!, isEnd(turnId));
+      await cancelled;
+      figures[`${agent}.terminalAfterCancel`] = { killedByAgent: frames.some((f) => f.dir === "in" && /^terminal\/(kill|release)$/.test(f.message.method ?? "")), groupLeft: groupMembers(pid!).length };
+      await done();
+      expect(groupMembers(pid!), "the terminal's command is gone after cancel + close").toEqual([]);
     });
 
     it("a consumer that stops reading: the queue stays bounded, the agent waits, nothing is lost", async () => {
