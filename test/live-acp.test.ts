@@ -139,6 +139,23 @@ describe.runIf(posix)("ACP driver: client methods", () => {
     expect(groupMembers(pid), "the terminal left running is killed on close").toEqual([]);
   });
 
+  it("resume by session/load: the replay stays out of the live stream (the tap sees it as history); load() reads it from a second process", async () => {
+    dirs();
+    const frames: any[] = [];
+    s = await fake([], { resume: "s1", onFrame: (f) => frames.push(f) });
+    expect(s.providerSessionId).toBe("s1");
+    const { events } = await turn(s);
+    const texts = events.filter((e) => e.type === "content.delta").map((e) => P(e).delta);
+    expect(texts.join("")).not.toContain("Noted");
+    expect(events.filter((e) => e.type === "item.completed" && P(e).itemType === "user_message").map((e) => P(e).text)).toEqual(["go"]);
+    expect(frames.filter((f) => f.history && f.message.method === "session/update").length).toBe(2);
+    const pid = s.pid!;
+    const history = await s.load();
+    expect(history.filter((e) => e.type === "content.delta").map((e) => P(e).delta).join("")).toBe("Noted: 42.");
+    expect(history.filter((e) => e.type === "content.delta" || (e.type === "item.completed" && P(e).itemType === "user_message")).map((e) => JSON.stringify(P(e)))).toEqual([expect.stringContaining("Remember 42."), expect.stringContaining("Noted: 42.")]);
+    expect(s.pid, "load() used another process; the session's own runs on").toBe(pid);
+  });
+
   it("authentication: initialize offers authMethods and session/new fails -32000 → START_FAILED naming the methods", async () => {
     dirs();
     await expect(fake([], { env: { FAKE_MODE: "auth" } })).rejects.toMatchObject({ code: "start_failed", message: expect.stringMatching(/authentication.*login \(Log in with a browser\)/) });

@@ -245,7 +245,7 @@ for (const agent of ACP_AGENTS) {
     if (TERMINAL_AGENTS.has(agent)) it("terminal opted in: a command runs in the client's terminal; one interrupted mid-run is killed (its process group gone)", async () => {
       const frames: any[] = [];
       // with the terminal capability Claude Code ACP replaces Bash by its mcp__acp__Bash, which runs in the client's terminal
-      const bash = (command: string) => ({ tool: "raw" as const, name: "mcp__acp__Bash", input: { command, description: "Run a command" } });
+      const bash = (command: string) => ({ tool: "raw" as const, name: "mcp__acp__Bash", input: { command, description: "Run a command", timeout: 60_000 } });
       await start(agent, scenario("approval", { approvals: undefined, turns: [{ call: bash("echo hello > notes.txt") }, { text: "Created." }] }), { acp: { terminal: true }, onFrame: (f: any) => frames.push(f) });
       const first = await s!.prompt("Create notes.txt with the word hello.");
       await readUntil(s!, async (e) => {

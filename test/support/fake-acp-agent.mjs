@@ -3,7 +3,7 @@
  * A stand-in ACP agent for test/live-acp.test.ts: ACP v1 over stdio, scripted by FAKE_MODE. On session/prompt it
  * calls the client's methods listed in FAKE_CALLS (JSON: [{method, params}], `$cwd` replaced by its cwd; a
  * terminal's `$term` by the last terminalId), reports each answer as an agent_message_chunk `RESULT <json>`, then
- * ends the turn. FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000.
+ * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000.
  */
 import { createInterface } from "node:readline";
 
@@ -41,6 +41,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     case "session/new":
       if (mode === "auth") return send({ id: msg.id, error: { code: -32000, message: "Authentication required" } });
       return send({ id: msg.id, result: { sessionId: "s1" } });
+    case "session/load": {
+      // the stored session's history, replayed before the answer
+      const sessionId = msg.params.sessionId;
+      send({ method: "session/update", params: { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Remember 42." } } } });
+      say(sessionId, "Noted: 42.");
+      return send({ id: msg.id, result: {} });
+    }
     case "session/prompt":
       return void prompt(msg);
     case "session/cancel":

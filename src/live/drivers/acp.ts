@@ -4,8 +4,8 @@
  * args, env } }` for any other. One driver, the "acp" table.
  *
  * - initialize (protocolVersion 1; client capabilities only as the host opts in: `acp: { fs, terminal }`) →
- *   session/new {cwd, mcpServers: []}, or, to resume, session/resume when the agent offers it, else session/load
- *   (when its initialize says loadSession). A load replays the history as session/update notifications before its
+ *   session/new {cwd, mcpServers: []}, or, to resume, session/load (when its initialize says loadSession), else
+ *   session/resume when the agent offers it. A load replays the history as session/update notifications before its
  *   answer: on the live connection that replay is not put into the event stream (the host saw it, or reads it with
  *   load()); the request and its answer are.
  * - session/prompt answers at the END of the turn (stopReason): prompt() sends it and does not wait for the answer;
@@ -144,15 +144,17 @@ class AcpDriver implements Driver {
     let id: string;
     if (resume !== undefined) {
       const caps = this.init?.agentCapabilities;
-      if (caps?.sessionCapabilities?.resume) {
-        await this.peer.request("session/resume", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/resume"));
-      } else if (caps?.loadSession) {
+      // session/load (stable ACP) first; the unstable session/resume only when load is not offered (Claude Code ACP
+      // 0.16.2 offers both, and its session/resume fails after the process was killed)
+      if (caps?.loadSession) {
         this.replaying = true;
         try {
           await this.peer.request("session/load", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/load"));
         } finally {
           this.replaying = false;
         }
+      } else if (caps?.sessionCapabilities?.resume) {
+        await this.peer.request("session/resume", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/resume"));
       } else {
         throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${this.o.bin}: the agent cannot resume a session (its initialize offers neither loadSession nor session resume)`);
       }
