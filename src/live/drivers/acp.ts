@@ -215,7 +215,7 @@ class AcpDriver implements Driver {
     const path = confinedPath(this.o.cwd, p.path);
     if (!path) {
       const why = `${m.method}: ${JSON.stringify(p.path)} is outside the session's directory (${this.o.cwd}): refused`;
-      this.host.warn(why, { method: m.method, path: p.path });
+      // the table turns the error answer into the runtime.warning (agent-request-failed)
       this.fail(m.id, INVALID_PARAMS, why);
       return;
     }
@@ -236,7 +236,7 @@ class AcpDriver implements Driver {
       } else {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, String(p.content ?? ""));
-        this.reply(m.id, null);
+        this.reply(m.id, {});
       }
     } catch (e) {
       this.fail(m.id, INTERNAL_ERROR, `${m.method}: ${(e as Error).message}`);
@@ -290,11 +290,11 @@ class AcpDriver implements Driver {
         return this.reply(m.id, status(await term.child.exited));
       case "terminal/kill":
         await term.child.stop(0, 1000);
-        return this.reply(m.id, null);
+        return this.reply(m.id, {});
       case "terminal/release":
         this.terminals.delete(String(p.terminalId));
         await term.child.stop(0, 1000);
-        return this.reply(m.id, null);
+        return this.reply(m.id, {});
       default:
         return this.fail(m.id, METHOD_NOT_FOUND, `Method not found: ${m.method}`);
     }
