@@ -18,7 +18,7 @@ import { InvalidOptionError } from "../errors.js";
 import { EventQueue } from "./queue.js";
 import { describeExit, findOnPath, type ExitInfo } from "./process.js";
 import { LiveError, LIVE_ERROR_CODES } from "./errors.js";
-import type { ConnectOptions, Driver, DriverFactory, DriverHost, Frame, LiveSession, PromptInput, PromptResult, RequestRef, ResolvedOptions } from "./types.js";
+import type { ConnectOptions, Driver, LiveAgent, DriverFactory, DriverHost, Frame, LiveSession, PromptInput, PromptResult, RequestRef, ResolvedOptions } from "./types.js";
 
 const TERMINAL = new Set(["turn.completed", "turn.aborted"]);
 
@@ -119,7 +119,7 @@ export class Session implements LiveSession {
     // agent does not wait for an answer forever.
     const m = f.message as { id?: unknown; method?: unknown } | null;
     if (f.dir === "in" && m && typeof m === "object" && m.id !== undefined && m.id !== null && typeof m.method === "string" && this.driver?.refuse) {
-      if (!events.some((e) => e.type === "request.opened")) {
+      if (!events.some((e) => e.type === "request.opened") && !this.driver.serve?.(f.message)) {
         this.driver.refuse(f.message);
         this.emitHost({ type: "runtime.warning", payload: { message: `the agent asked "${m.method}", which agentnorm does not answer: refused (method not found)`, detail: { method: m.method, id: m.id } } });
       }
@@ -206,7 +206,7 @@ export class Session implements LiveSession {
         id = await withTimeout(driver.start(resume), this.o.timeouts.startMs, `starting ${this.factory.command}`, () => driver.stop(0));
       } catch (e) {
         await driver.stop(0).catch(() => undefined);
-        throw e instanceof LiveError ? e : new LiveError(LIVE_ERROR_CODES.START_FAILED, `${this.factory.agent}: ${(e as Error).message}`, { cause: e });
+        throw e instanceof LiveError ? e : new LiveError(LIVE_ERROR_CODES.START_FAILED, `${agentName(this.factory.agent)}: ${(e as Error).message}`, { cause: e });
       }
       this.providerSessionId = id;
       this.state = "ready";
@@ -301,16 +301,20 @@ export class Session implements LiveSession {
     if (this.state === "crashed") { this.settleAll("the agent had exited"); return; }
     const driver = await this.ready();
     const turn = this.turn;
-    // every open request answered as cancelled, natively (the agent stops waiting) and canonically
-    for (const [id, opened] of [...this.open]) {
-      if (this.answering.has(id)) continue;
-      try {
-        this.answering.add(id);
-        await driver.send(answerRequest(opened, { decision: "cancelled" }));
-      } catch {
-        /* the request may take no cancellation natively: settled below */
+    // every open request answered as cancelled, natively (the agent stops waiting) and canonically — before the
+    // interrupt, or (driver.interruptFirst) right after it
+    const answerOpen = async () => {
+      for (const [id, opened] of [...this.open]) {
+        if (this.answering.has(id)) continue;
+        try {
+          this.answering.add(id);
+          await driver.send(answerRequest(opened, { decision: "cancelled" }));
+        } catch {
+          /* the request may take no cancellation natively: settled below */
+        }
       }
-    }
+    };
+    if (!driver.interruptFirst || !turn) await answerOpen();
     if (!turn) {
       this.settleAll("cancelled");
       return;
@@ -326,6 +330,7 @@ export class Session implements LiveSession {
       if ((e as LiveError).code === LIVE_ERROR_CODES.TIMEOUT) hung = true;
       else if ((e as LiveError).code !== LIVE_ERROR_CODES.AGENT_EXITED) this.emitHost({ type: "runtime.warning", turnId: turn.turnId, payload: { message: `cancel: the interrupt failed: ${(e as Error).message}` } });
     }
+    if (driver.interruptFirst && !hung) await answerOpen();
     if (hung) {
       // the interrupt call itself hangs: the agent is stopped (and restarted on the next prompt when allowed)
       this.emitHost({ type: "runtime.warning", turnId: turn.turnId, payload: { message: `cancel: the agent did not answer the interrupt within ${this.o.timeouts.requestMs} ms; stopping it` } });
@@ -393,6 +398,11 @@ export class Session implements LiveSession {
   }
 }
 
+/** An agent's name for messages ("acp" for a command given as `{ acp }`). */
+export function agentName(agent: LiveAgent): string {
+  return typeof agent === "string" ? agent : "acp";
+}
+
 /** `p`, or a TIMEOUT LiveError after `ms` (running `onTimeout` first). */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string, onTimeout?: () => unknown): Promise<T> {
   let t: NodeJS.Timeout;
@@ -411,8 +421,9 @@ export function resolveOptions(o: ConnectOptions, factory: DriverFactory): Resol
   if (!o || typeof o !== "object") throw new InvalidOptionError("options", "connect: options must be an object");
   const env: Record<string, string | undefined> = { ...process.env, ...(o.env ?? {}) };
   const bin = o.bin !== undefined ? findOnPath(o.bin, env) : findOnPath(factory.command, env);
-  if (o.bin !== undefined && !bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${factory.agent}: bin ${JSON.stringify(o.bin)} is not an executable file`);
-  if (!bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${factory.agent}: "${factory.command}" is not on PATH (install it, or pass bin: "/path/to/${factory.command}")`);
+  const name = agentName(factory.agent);
+  if (o.bin !== undefined && !bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${name}: bin ${JSON.stringify(o.bin)} is not an executable file`);
+  if (!bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${name}: "${factory.command}" is not on PATH (install it, or pass bin: "/path/to/${factory.command}")`);
   const t = o.timeouts ?? {};
   for (const [k, v] of Object.entries(t)) if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new InvalidOptionError(`timeouts.${k}`, `connect: timeouts.${k} must be a number of ms ≥ 0`);
   if (o.restart !== undefined && o.restart !== "on-demand" && o.restart !== "never") throw new InvalidOptionError("restart", `connect: restart must be "on-demand" or "never"`);

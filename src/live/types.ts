@@ -8,8 +8,26 @@ import type { IdFactory } from "../normalize/ids.js";
 import type { RequestAnswer, RequestReply } from "../answer/answer.js";
 import type { ExitInfo } from "./process.js";
 
-/** The agents connect() drives. */
-export type LiveAgent = "codex" | "opencode" | "claude" | "cursor";
+/** The ACP agents connect() has a preset for (their command line; the driver is the one ACP driver). */
+export type AcpPreset = "opencode-acp" | "gemini" | "codex-acp" | "claude-code-acp" | "claude-agent-acp" | "cursor-acp";
+/** Any other agent that speaks ACP v1 over stdio: its command line (and environment additions). */
+export interface AcpCommand {
+  command: string;
+  args?: string[];
+  env?: Record<string, string | undefined>;
+}
+/** The agents connect() drives, by name. */
+export type LiveAgentName = "codex" | "opencode" | "claude" | "cursor" | AcpPreset;
+/** The agents connect() drives: a name, or `{ acp: { command, args?, env? } }` for any ACP agent. */
+export type LiveAgent = LiveAgentName | { acp: AcpCommand };
+
+/** ACP client capabilities the host opts into (default: none; the agent then uses its own file and process access). */
+export interface AcpClientOptions {
+  /** Answer fs/read_text_file and fs/write_text_file, confined to `cwd` and its descendants (symlinks resolved). */
+  fs?: boolean;
+  /** Run terminal/create commands (each in its own process group; killed on terminal/kill, release and close). */
+  terminal?: boolean;
+}
 
 /** Where the capture log goes: a file path (written as NDJSON, created or truncated) or a sink for its lines. */
 export type CaptureTarget = string | { write(line: string): void };
@@ -62,6 +80,8 @@ export interface ConnectOptions {
    * debugger's tap. Frames of load() (history reads) come too, with `history: true`.
    */
   onFrame?: (frame: Frame & { history?: boolean }) => void;
+  /** ACP agents: the client capabilities offered (`fs`, `terminal`; default none). */
+  acp?: AcpClientOptions;
   /** The client name the agent is told (Codex `clientInfo.name`; default "agentnorm"). */
   clientName?: string;
   /** Canonical ids (default random) — deterministic ids for tests. */
@@ -142,6 +162,16 @@ export interface Driver {
   send(answer: RequestAnswer): Promise<void>;
   /** A server request no table row opened: refuse it natively (JSON-RPC method-not-found). */
   refuse?(message: unknown): void;
+  /**
+   * A server request no table row opened that the driver answers itself (ACP's client methods fs/*, terminal/*
+   * when the host opted in): true when it took it (then it is not refused).
+   */
+  serve?(message: unknown): boolean;
+  /**
+   * cancel(): the native interrupt goes before the open requests' cancel answers (ACP: session/cancel, then every
+   * pending permission answered `cancelled`). Default: the answers first.
+   */
+  readonly interruptFirst?: boolean;
   /** A stored session's history: the frames to normalize, the surface that reads them, and (when they differ) the frames as they crossed the wire. */
   history(providerSessionId: string): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }>;
   pause(): void;

@@ -23,7 +23,7 @@ class BridgeProc {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...r.options.env })) if (v !== undefined) env[k] = v;
     env.PATH = `${process.env.PATH}`;
-    this.proc = spawn(process.execPath, [CLI, "bridge", "--agent", r.options.agent, "--cwd", r.options.cwd!, "--bin", r.options.bin!, ...extra], { env, stdio: ["pipe", "pipe", "pipe"], detached: opts.detached });
+    this.proc = spawn(process.execPath, [CLI, "bridge", "--agent", r.options.agent as string, "--cwd", r.options.cwd!, "--bin", r.options.bin!, ...extra], { env, stdio: ["pipe", "pipe", "pipe"], detached: opts.detached });
     let buf = "";
     this.proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
       buf += d;

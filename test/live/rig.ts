@@ -17,25 +17,26 @@ import { openaiChat } from "../../fixtures/record/adapters/openai-chat.ts";
 import { anthropicMessages } from "../../fixtures/record/adapters/anthropic-messages.ts";
 import { claudeOfflineEnv } from "../../fixtures/record/recorders/claude-sdk.ts";
 import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
-import type { ConnectOptions, LiveAgent } from "../../src/live/index.ts";
+import type { ConnectOptions, LiveAgentName } from "../../src/live/index.ts";
 import { groupMembers as liveGroupMembers } from "../../src/live/process.ts";
 
 export const IN_NETNS = process.env.AGENTNORM_LIVE_NETNS === "1";
 
 /** Where scripts/test-live.mjs installed each agent (or why it could not). */
 export interface Installed { dir?: string; error?: string }
-export function installed(agent: LiveAgent): Installed {
+export function installed(agent: LiveAgentName): Installed {
   // this run's record (scripts/test-live.mjs), else the cache's last one
   if (process.env.AGENTNORM_LIVE_INSTALLED) return (JSON.parse(process.env.AGENTNORM_LIVE_INSTALLED) as Record<string, Installed>)[agent] ?? { error: `no install record for ${agent}` };
   const file = join(CACHE, "live-install.json");
-  if (!existsSync(file)) return { error: "scripts/test-live.mjs did not run (no live-install.json in the cache)" };
-  const all = JSON.parse(readFileSync(file, "utf8")) as Record<string, Installed>;
+  const given = process.env.AGENTNORM_LIVE_INSTALLED;
+  if (!given && !existsSync(file)) return { error: "scripts/test-live.mjs did not run (no live-install.json in the cache)" };
+  const all = JSON.parse(given ?? readFileSync(file, "utf8")) as Record<string, Installed>;
   return all[agent] ?? { error: `no install record for ${agent}` };
 }
 /** Claude Code 2.1.337: the native CLI of the Agent SDK's platform package (the SDK itself is not needed). */
 export const CLAUDE_PACKAGE = "@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337";
 /** The pinned installs of the agents test:live runs for real (cursor-agent is not on npm: its tests use a stand-in, test/live-cursor.test.ts). */
-export const PACKAGES: Partial<Record<LiveAgent, string[]>> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE] };
+export const PACKAGES: Partial<Record<LiveAgentName, string[]>> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE] };
 
 /** The `claude` executable in an install of CLAUDE_PACKAGE. */
 export function claudeBinary(dir: string): string {
@@ -57,7 +58,7 @@ export interface Rig {
 }
 
 /** A sandbox + model server for `s`, and the connect() options for `agent` against them. */
-export async function rig(agent: LiveAgent, s: Scenario, extra: Partial<ConnectOptions> = {}): Promise<Rig> {
+export async function rig(agent: LiveAgentName, s: Scenario, extra: Partial<ConnectOptions> = {}): Promise<Rig> {
   const inst = installed(agent);
   if (!inst.dir) throw new Error(`${agent} is not installed: ${inst.error}`);
   const sandbox = makeSandbox(`live-${agent}-${s.name}`, s.files);

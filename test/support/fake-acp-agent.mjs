@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+/**
+ * A stand-in ACP agent for test/live-acp.test.ts: ACP v1 over stdio, scripted by FAKE_MODE. On session/prompt it
+ * calls the client's methods listed in FAKE_CALLS (JSON: [{method, params}], `$cwd` replaced by its cwd; a
+ * terminal's `$term` by the last terminalId), reports each answer as an agent_message_chunk `RESULT <json>`, then
+ * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000.
+ */
+import { createInterface } from "node:readline";
+
+const mode = process.env.FAKE_MODE ?? "";
+const calls = JSON.parse(process.env.FAKE_CALLS ?? "[]");
+let nextId = 100;
+const waiting = new Map();
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+const call = (method, params) => new Promise((resolve) => { const id = nextId++; waiting.set(id, resolve); send({ id, method, params }); });
+const say = (sessionId, text) => send({ method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+
+async function prompt(msg) {
+  const sessionId = msg.params.sessionId;
+  let term;
+  for (const c of calls) {
+    const params = JSON.parse(JSON.stringify(c.params ?? {}).replaceAll("$cwd", process.cwd()).replaceAll("$term", term ?? ""));
+    // terminal/output polls until the output has `until`
+    for (;;) {
+      const answer = await call(c.method, { sessionId, ...params });
+      if (answer.result?.terminalId) term = answer.result.terminalId;
+      if (c.until && !(answer.result?.output ?? "").includes(c.until)) continue;
+      say(sessionId, `RESULT ${JSON.stringify({ method: c.method, ...answer, id: undefined, jsonrpc: undefined })}\n`);
+      break;
+    }
+  }
+  send({ id: msg.id, result: { stopReason: "end_turn" } });
+}
+
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === undefined) { waiting.get(msg.id)?.(msg); waiting.delete(msg.id); return; }
+  switch (msg.method) {
+    case "initialize":
+      return send({ id: msg.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true }, authMethods: mode === "auth" ? [{ id: "login", name: "Log in with a browser" }] : [], agentInfo: { name: "fake", version: "0" } } });
+    case "session/new":
+      if (mode === "auth") return send({ id: msg.id, error: { code: -32000, message: "Authentication required" } });
+      return send({ id: msg.id, result: { sessionId: "s1" } });
+    case "session/load": {
+      // the stored session's history, replayed before the answer
+      const sessionId = msg.params.sessionId;
+      send({ method: "session/update", params: { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Remember 42." } } } });
+      say(sessionId, "Noted: 42.");
+      return send({ id: msg.id, result: {} });
+    }
+    case "session/prompt":
+      return void prompt(msg);
+    case "session/cancel":
+      return;
+    default:
+      if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
+  }
+});
