@@ -12,9 +12,9 @@ import { join } from "node:path";
 import { connect, type LiveSession } from "../src/live/index.js";
 import { conversationOrder } from "../src/live/drivers/claude.js";
 import type { CanonicalEvent } from "../src/normalize/normalizer.js";
+import { P, readUntil } from "./support/live-events.js";
 
 const FAKE = join(import.meta.dirname, "support", "fake-claude.mjs");
-const P = (e: CanonicalEvent) => e.payload as any;
 const posix = process.platform !== "win32";
 
 function fake(mode: string, extra: { env?: Record<string, string>; model?: string; permissionMode?: string; resume?: string } = {}): Promise<LiveSession> {
@@ -25,15 +25,7 @@ function fake(mode: string, extra: { env?: Record<string, string>; model?: strin
     timeouts: { startMs: 20_000, requestMs: 5_000, interruptGraceMs: 300, closeGraceMs: 500 },
   });
 }
-async function until(s: LiveSession, stop: (e: CanonicalEvent) => boolean, seen: CanonicalEvent[] = []): Promise<CanonicalEvent[]> {
-  const it = s.events[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return seen;
-    seen.push(r.value);
-    if (stop(r.value)) return seen;
-  }
-}
+const until = readUntil;
 const end = (turnId: string) => (e: CanonicalEvent) => (e.type === "turn.completed" || e.type === "turn.aborted") && e.turnId === turnId;
 
 describe.skipIf(!posix)("live claude driver (a stand-in CLI)", () => {

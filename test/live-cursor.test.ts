@@ -13,24 +13,16 @@ import { join } from "node:path";
 import { connect, type LiveSession } from "../src/live/index.js";
 import { groupMembers } from "../src/live/process.js";
 import { createNormalizer, type CanonicalEvent } from "../src/normalize/normalizer.js";
+import { P, readUntil, streamed } from "./support/live-events.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const FAKE = join(import.meta.dirname, "support", "fake-cursor-agent.mjs");
 const DEV = join(ROOT, "..", "shared", "recordings", "dev", "cursor", "cursorhack-direct-sleep.jsonl");
-const P = (e: CanonicalEvent) => e.payload as any;
 const posix = process.platform !== "win32";
 
-async function until(s: LiveSession, stop: (e: CanonicalEvent) => boolean, seen: CanonicalEvent[] = []): Promise<CanonicalEvent[]> {
-  const it = s.events[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return seen;
-    seen.push(r.value);
-    if (stop(r.value)) return seen;
-  }
-}
+const until = readUntil;
 const endOf = (turnId: string) => (e: CanonicalEvent) => (e.type === "turn.completed" || e.type === "turn.aborted") && e.turnId === turnId;
-const text = (events: CanonicalEvent[]) => events.filter((e) => e.type === "content.delta" && P(e).streamKind === "assistant_text").map((e) => P(e).delta).join("");
+const text = streamed;
 
 describe.skipIf(!posix)("live cursor (stand-in cursor-agent)", () => {
   const state = () => join(mkdtempSync(join(tmpdir(), "agentnorm-cursor-")), "state.json");

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../src/live/index.js";
 import { groupMembers } from "../src/live/process.js";
 import type { CanonicalEvent } from "../src/normalize/normalizer.js";
+import { P, readUntil } from "./support/live-events.js";
 
 const FAKE = join(import.meta.dirname, "support", "fake-app-server.mjs");
-const P = (e: CanonicalEvent) => e.payload as any;
 const posix = process.platform !== "win32";
 
 async function fake(mode: string, extra: { env?: Record<string, string>; timeouts?: object; highWater?: number; capture?: string } = {}): Promise<LiveSession> {
@@ -26,15 +26,7 @@ async function fake(mode: string, extra: { env?: Record<string, string>; timeout
     timeouts: { startMs: 20_000, requestMs: 5_000, interruptGraceMs: 300, closeGraceMs: 500, ...extra.timeouts },
   });
 }
-async function until(s: LiveSession, stop: (e: CanonicalEvent) => boolean, seen: CanonicalEvent[] = []): Promise<CanonicalEvent[]> {
-  const it = s.events[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return seen;
-    seen.push(r.value);
-    if (stop(r.value)) return seen;
-  }
-}
+const until = readUntil;
 async function gone(pgid: number): Promise<void> {
   for (let wait = 10; (groupMembers(pgid) ?? []).length; wait = Math.min(wait * 2, 200)) await new Promise((r) => setTimeout(r, wait));
 }

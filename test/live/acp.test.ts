@@ -12,7 +12,7 @@
  * AGENTNORM_LIVE_ACP=opencode-acp,gemini narrows the agents.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
 import { counterIds } from "../../src/normalize/ids.ts";
@@ -21,6 +21,7 @@ import type { CanonicalEvent } from "../../src/normalize/normalizer.ts";
 import { renderView } from "../support/render-view.ts";
 import { groupMembers, IN_NETNS, scenario, type Rig } from "./rig.ts";
 import { ACP_AGENTS, acpInstalled, acpPrerequisite, acpRig, type AcpTestAgent } from "./acp-rig.ts";
+import { isEnd, P, readUntil, saveFigures, streamed } from "../support/live-events.ts";
 
 /** Agents that use the client's fs (with the capability) / terminal: the ACP-only tests run with them. */
 // (Codex ACP 0.16.0 edits with apply_patch in its own sandbox: it never calls fs/*, with the capability or without)
@@ -30,31 +31,15 @@ const LOAD_BROKEN = new Set<AcpTestAgent>(["gemini"]);
 const TERMINAL_AGENTS = new Set<AcpTestAgent>(["claude-code-acp"]);
 const only = process.env.AGENTNORM_LIVE_ACP?.split(",").filter(Boolean);
 const figures: Record<string, unknown> = {};
-const P = (e: CanonicalEvent) => e.payload as any;
 
-afterAll(() => {
-  mkdirSync("test-artifacts", { recursive: true });
-  const file = join("test-artifacts", "live-figures.json");
-  const old = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
-  writeFileSync(file, JSON.stringify({ ...old, ...figures }, null, 2));
-});
+afterAll(() => saveFigures(figures));
 
-async function readUntil(s: LiveSession, stop: (e: CanonicalEvent, seen: CanonicalEvent[]) => boolean | Promise<boolean>, seen: CanonicalEvent[] = []): Promise<CanonicalEvent[]> {
-  const it = s.events[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return seen;
-    seen.push(r.value);
-    if (await stop(r.value, seen)) return seen;
-  }
-}
 /** Until process group `pgid` is empty (polled process state, bounded by `ms`). */
 async function gone(pgid: number, ms: number): Promise<void> {
   const until = Date.now() + ms;
   for (let wait = 10; groupMembers(pgid).length && Date.now() < until; wait = Math.min(wait * 2, 200)) await new Promise((r) => setTimeout(r, wait));
 }
-const isEnd = (turnId?: string) => (e: CanonicalEvent) => (e.type === "turn.completed" || e.type === "turn.aborted") && (turnId === undefined || e.turnId === turnId);
-const text = (events: CanonicalEvent[], kind = "assistant_text") => events.filter((e) => e.type === "content.delta" && P(e).streamKind === kind).map((e) => P(e).delta).join("");
+const text = streamed;
 const render = (events: CanonicalEvent[], omit: string[]) => {
   const a = createAccumulator();
   a.applyAll(events);

@@ -9,7 +9,7 @@
  * consumer that stops reading (bounded queue, nothing lost); close() leaves no process of the agent's group.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
 import { counterIds } from "../../src/normalize/ids.ts";
@@ -17,30 +17,14 @@ import { createAccumulator } from "../../src/render/accumulator.ts";
 import type { CanonicalEvent } from "../../src/normalize/normalizer.ts";
 import { renderView } from "../support/render-view.ts";
 import { groupMembers, installed, IN_NETNS, rig, scenario, type Rig } from "./rig.ts";
+import { isEnd, P, readUntil, saveFigures, streamed } from "../support/live-events.ts";
 
 const AGENTS = ["codex", "opencode"] as const;
 const figures: Record<string, unknown> = {};
-const P = (e: CanonicalEvent) => e.payload as any;
 
-afterAll(() => {
-  mkdirSync("test-artifacts", { recursive: true });
-  const file = join("test-artifacts", "live-figures.json");
-  const old = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
-  writeFileSync(file, JSON.stringify({ ...old, ...figures }, null, 2));
-});
+afterAll(() => saveFigures(figures));
 
-/** Read events until `stop` says so (or the events end); returns what was read. */
-async function readUntil(s: LiveSession, stop: (e: CanonicalEvent, seen: CanonicalEvent[]) => boolean | Promise<boolean>, seen: CanonicalEvent[] = []): Promise<CanonicalEvent[]> {
-  const it = s.events[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return seen;
-    seen.push(r.value);
-    if (await stop(r.value, seen)) return seen;
-  }
-}
-const isEnd = (turnId?: string) => (e: CanonicalEvent) => (e.type === "turn.completed" || e.type === "turn.aborted") && (turnId === undefined || e.turnId === turnId);
-const text = (events: CanonicalEvent[], kind = "assistant_text") => events.filter((e) => e.type === "content.delta" && P(e).streamKind === kind).map((e) => P(e).delta).join("");
+const text = streamed;
 const render = (events: CanonicalEvent[], omit: string[]) => {
   const a = createAccumulator();
   a.applyAll(events);
