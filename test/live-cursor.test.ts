@@ -68,6 +68,11 @@ describe.skipIf(!posix)("live cursor (stand-in cursor-agent)", () => {
     expect(crash.find((e) => e.type === "runtime.error")).toMatchObject({ payload: { detail: { code: 1, signal: null } } });
     expect(P(crash.at(-1)!)).toMatchObject({ recoverable: true });
     expect(crash.find((e) => e.type === "turn.completed")).toMatchObject({ payload: { state: "failed" } });
+    // the command the crash cut off ends with its turn (failed), before the turn's end
+    const cut = crash.findIndex((e) => e.type === "item.completed" && P(e).itemType === "command_execution");
+    expect(cut).toBeGreaterThan(-1);
+    expect(P(crash[cut]).status).toBe("failed");
+    expect(cut).toBeLessThan(crash.findIndex((e) => e.type === "turn.completed"));
     const t2 = await s.prompt("Again");
     expect(s.providerSessionId).toBe(chat);
     const e2 = await until(s, endOf(t2.turnId));

@@ -309,7 +309,9 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       find("request", h.requestId);
       if (h.turnId !== undefined && !ids.turn && (h.type === "turn.completed")) return out;
       if (h.requestId !== undefined && !ids.request && h.type === "request.resolved") return out;
-      emitRuntime(rt, { out, type: h.type, payload: h.payload, raw: null, ids, rule: h.rule ?? "agentnorm#live" });
+      // a turn the host ends takes its open items with it (failed: they were cut off), as a table's closeOpen would
+      const closeOpen = h.type === "turn.completed" && ids.turn ? { status: "failed" as const, detail: `the turn ended (${String(h.payload.state ?? "")}) before this item did` } : undefined;
+      emitRuntime(rt, { out, type: h.type, payload: h.payload, raw: null, ids, rule: h.rule ?? "agentnorm#live", closeOpen });
       validateAll(out);
       stats.events += out.length;
       return out;

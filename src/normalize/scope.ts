@@ -414,12 +414,15 @@ export interface RuntimeEventOptions {
   /** Entities the event is about (envelope ids). */
   ids?: Partial<Record<Role, Entity>>;
   rule?: string;
+  /** Before the event: end the turn's open items (not background work) with this status, as a table's closeOpen does. */
+  closeOpen?: { status: "completed" | "failed" | "declined"; detail?: string };
 }
 
 /** The runtime's own runtime.warning / runtime.error. */
 export function emitRuntime(rt: NormalizerState, o: RuntimeEventOptions): void {
   const s = new Scope(rt, { out: o.out, message: o.raw, request: undefined, source: o.source ?? "agentnorm.runtime", method: o.method, depth: 0, ct: rt.main, raw: o.raw, meta: undefined, line: o.raw }, o.rule ?? RUNTIME_RULE);
   if (o.ids) for (const r in o.ids) s.ids[r as Role] = o.ids[r as Role];
+  if (o.closeOpen) s.closeOpen(o.closeOpen.status, o.closeOpen.detail);
   s.emit(o.type, o.payload);
 }
 
