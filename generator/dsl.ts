@@ -358,6 +358,60 @@ export interface Table {
   answering?: Answering;
   rows: Row[];
   ignored?: Ignored[];
+  /**
+   * The live agents (agentnorm/live, src/live/drivers) whose messages this surface maps: one entry per agent, an agent
+   * in one table only (E342). The compatibility matrix lists them ("Live drivers"); test/live-declared.test.ts checks
+   * them against the drivers.
+   */
+  live?: LiveAgentSpec[];
+}
+
+/** A live agent that drives this surface: how its driver runs the agent and how it makes each LiveSession call. */
+export interface LiveAgentSpec {
+  /** The `agent` name `connect()` takes (a key of the drivers, src/live/index.ts DRIVERS). */
+  agent: string;
+  /**
+   * The program the driver runs (its command line, the pinned version it was tested against).
+   * @minLength 1
+   */
+  program: string;
+  /**
+   * What the messages travel over (stdio JSON-RPC, HTTP + SSE, stream-json lines…).
+   * @minLength 1
+   */
+  transport: string;
+  /** Every LiveSession call, each said once (E340: an unknown call; E341: a missing one). */
+  calls: LiveCalls;
+}
+
+/** The LiveSession calls: how the driver makes each, or `{ none: REASON }` when it does not support it. */
+export interface LiveCalls {
+  /** Starting the agent and opening (or resuming) a session. */
+  connect: LiveCall;
+  /** `prompt(text)`: how a prompt is sent (and the turn started). */
+  prompt: LiveCall;
+  /** `answer(request, reply)`: where the answer to an open request goes. */
+  answer: LiveCall;
+  /** `cancel()`: the native interrupt. */
+  cancel: LiveCall;
+  /** `load(id?)`: how a stored session's history is read (and the surface that maps it, when another). */
+  load: LiveCall;
+  /** `resume(id)` (and the `resume` option): how a stored session is continued. */
+  resume: LiveCall;
+}
+
+/**
+ * How a call is made: a short text (`turn/start`, `POST /session/{id}/abort`); or `{ none: REASON }`: the driver does
+ * not support the call (the session refuses it), and why.
+ */
+export type LiveCall = string | LiveCallNone;
+
+export interface LiveCallNone {
+  /**
+   * Why the driver does not support the call.
+   * @minLength 1
+   */
+  none: string;
 }
 
 /** `atEnd`: the message `{ <the kind's tag>: match }` is mapped through the rows when the stream ends. */

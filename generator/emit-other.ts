@@ -198,6 +198,7 @@ export function buildCompatibility(model: CanonicalModel, tables: TableIR[]): Co
       kinds,
       events: Object.fromEntries(Object.entries(events).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()])),
       ...(answers ? { answers } : {}),
+      ...(t.live ? { live: t.live.map(({ line: _line, ...l }) => l) } : {}),
     };
   }
   return out;

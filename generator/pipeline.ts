@@ -18,6 +18,7 @@ import { UpstreamSchemas, type SchemaCache } from "./upstream.ts";
 import { checkProvenance } from "./provenance.ts";
 import { renderCompatibilityMarkdown as compatibilityMarkdown } from "../src/normalize/matrix.ts";
 import { withSourceFile } from "./project.ts";
+import { checkLiveAcrossTables, emitLive } from "./live.ts";
 
 export type FileMap = Map<string, string>; // path relative to root → content
 
@@ -160,6 +161,8 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
       walk(r.steps);
     }
   }
+  // A live agent is declared by one table.
+  diagnostics.push(...checkLiveAcrossTables(tables));
   // Every helper of the helper module is called by some table.
   if (!only?.tables) {
     for (const name of [...helpers.keys()].sort()) {
@@ -223,6 +226,7 @@ export async function buildAll(root: string, only?: { tables?: string[] }): Prom
     const uses = surfacesUsed(t, tables);
     files.set(`${GEN}/entries/${t.surface}.gen.ts`, emitSurfaceEntry(t, uses, header(uses.map((u) => u.file))));
   }
+  files.set(`${GEN}/live.gen.ts`, emitLive(tables, header(tables.filter((t) => t.live).map((t) => t.file))));
   const compat = buildCompatibility(model, tables);
   files.set(`${GEN}/compatibility.json`, JSON.stringify(compat, null, 2) + "\n");
   const md = compatibilityMarkdown(compat);

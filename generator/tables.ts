@@ -12,6 +12,7 @@ import { expressionParsers, ROLES } from "./expressions.ts";
 import { fieldOfSomeMessage, parseRow, type TableEnv } from "./rows.ts";
 import { parseRange, satisfies, versionParts } from "../src/normalize/versions.ts";
 import { checkUnusedSets, parseAnswering, parseRowAnswers, requestOpen, type AnsweringIR, type RequestOpenIR, type RowAnswersIR } from "./answers.ts";
+import { liveCallShape, liveSchemaError, parseLive, type LiveIR } from "./live.ts";
 export { lifecycleGuard } from "./rows.ts";
 
 export type Role = "session" | "thread" | "turn" | "item" | "request" | "task" | "parent";
@@ -103,6 +104,8 @@ export interface TableIR {
   atEnd?: { kind: string; method: string };
   /** How the table's requests are answered (`answering:`). */
   answering?: AnsweringIR;
+  /** The live agents that drive this surface (`live:`). */
+  live?: LiveIR[];
 }
 export interface TimeIR { from: (Expr & { k: "path" })[]; numbers: "ms" | "s"; line: number }
 
@@ -140,6 +143,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     for (const e of unionErrors(validate.errors ?? [], v)) {
       if (e.code) { ds.push(src.diag(e.path ?? [], e.code, e.message ?? "")); continue; }
       const path = pointer(e.instancePath);
+      const live = liveSchemaError(src, path, e.keyword, e.params);
+      if (live) { ds.push(live); continue; }
       const extra = e.keyword === "additionalProperties" ? `: "${(e.params as any).additionalProperty}"` : e.keyword === "enum" ? `: ${JSON.stringify((e.params as any).allowedValues)}` : "";
       const where = path.length ? path.join(".") : "(top level)";
       ds.push(src.diag(e.keyword === "additionalProperties" ? [...path, (e.params as any).additionalProperty] : path, "E200", `${where} ${e.message}${extra}`, e.keyword === "additionalProperties"));
@@ -437,6 +442,8 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     },
     kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(atEnd ? { atEnd } : {}), ...(answering ? { answering } : {}),
   };
+  const live = parseLive(src, v, ds);
+  if (live.length) table.live = live;
   if (!cx.canonical.enums.ProviderKind.includes(v.provider)) ds.push(src.diag(["provider"], "E205", `unknown provider "${v.provider}" (${cx.canonical.enums.ProviderKind.join(", ")})`));
   return { table, diagnostics: dedupe(ds) };
 }
@@ -485,6 +492,8 @@ function unionErrors(errors: ErrorObject[], doc: unknown): (ErrorObject & { code
       continue;
     }
     for (const e of under) handled.add(e);
+    const call = liveCallShape(path);
+    if (call) { out.push({ ...call, path, instancePath: u.instancePath }); continue; }
     const what = u.schemaPath.includes("IdSpec") || (path.length >= 2 && path[path.length - 2] === "ids")
       ? { code: "E245", message: `an id is a path, a list of paths (the first present), "none", or { path | value, op, space, scope }` }
       : { code: "E234", message: `a condition is a value, {in: [...]}, {exists: true|false} or {not: value} (state words take a role: ${ROLES.join(", ")})` };

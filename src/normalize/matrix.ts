@@ -5,6 +5,18 @@
  */
 import { createRequire } from "node:module";
 
+/** The LiveSession calls a table's `live:` entry says how the driver makes (mappings/README.md "Live drivers"). */
+export const LIVE_CALLS = ["connect", "prompt", "answer", "cancel", "load", "resume"] as const;
+export type LiveCallName = (typeof LIVE_CALLS)[number];
+
+/** A live agent that drives a surface (its table's `live:`): the program, the transport, and per call how, or why not. */
+export interface LiveDriverEntry {
+  agent: string;
+  program: string;
+  transport: string;
+  calls: Record<LiveCallName, string | { none: string }>;
+}
+
 /** The compatibility matrix (agentnorm/compatibility.json): per surface, upstream methods mapped / ignored / missing and the canonical types each produces. */
 export interface Compatibility {
   $comment: string;
@@ -30,6 +42,8 @@ export interface Compatibility {
       /** Per row that opens requests: the types it opens and, per type, the decisions it answers; or why it is not answered. */
       rows: Record<string, { requestTypes: string[]; /** the row's default transport */ transport?: string; decisions?: Record<string, string[]>; none?: string }>;
     };
+    /** Surfaces a live driver (agentnorm/live) drives: the agents, from the table's `live:`. */
+    live?: LiveDriverEntry[];
   }>;
 }
 
@@ -80,6 +94,16 @@ export function renderCompatibilityMarkdown(c: Compatibility): string {
       const via = a.transports?.length ? ` (${a.transports.join(" / ")})` : "";
       for (const [type, ds] of Object.entries(a.requestTypes)) lines.push(`| ${s}${via} | \`${type}\` | ${ds.map((d) => `\`${d}\``).join(", ")} |`);
       for (const [rule, rv] of Object.entries(a.rows)) if (rv.none !== undefined) lines.push(`| ${s} | ${rv.requestTypes.map((x) => `\`${x}\``).join(", ")} (\`${rule}\`) | not answered: ${rv.none.replace(/\|/g, "\\|")} |`);
+    }
+  }
+  const live = surfaces.flatMap((s) => (c.surfaces[s].live ?? []).map((l) => ({ s, l })));
+  if (live.length) {
+    const cell = (x: string) => x.replace(/\|/g, "\\|").replace(/\n/g, " ").replace(/</g, "&lt;");
+    const call = (x: string | { none: string }) => (typeof x === "string" ? cell(x) : `— (${cell(x.none)})`);
+    lines.push("", "## Live drivers", "", "The agents `connect()` (agentnorm/live) runs, the surface that maps each, and how its driver makes each call (— : not supported, and why).", "",
+      `| agent | surface | program | transport | ${LIVE_CALLS.join(" | ")} |`, `|---|---|---|---|${LIVE_CALLS.map(() => "---").join("|")}|`);
+    for (const { s, l } of [...live].sort((a, b) => a.l.agent.localeCompare(b.l.agent))) {
+      lines.push(`| \`${l.agent}\` | ${s} | ${cell(l.program)} | ${cell(l.transport)} | ${LIVE_CALLS.map((k) => call(l.calls[k])).join(" | ")} |`);
     }
   }
   for (const s of surfaces) {

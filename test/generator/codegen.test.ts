@@ -70,6 +70,7 @@ describe("determinism", () => {
       "generated/compatibility.gen.ts",
       "generated/grammar.gen.ts",
       "generated/compatibility.json",
+      "generated/live.gen.ts",
       "generated/surfaces.gen.ts",
       "generated/validators/canonical-event.gen.ts",
       "schemas/mapping-dsl.schema.json",
