@@ -7,7 +7,7 @@
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { DRIVERS, LiveError } from "../src/live/index.js";
-import type { DriverHost, LiveAgent, ResolvedOptions } from "../src/live/types.js";
+import type { DriverHost, LiveAgent, LiveAgentName, ResolvedOptions } from "../src/live/types.js";
 import type { RequestAnswer } from "../src/answer/answer.js";
 import { LIVE_CALL_NAMES, LIVE_DECLARED, type LiveCallName } from "../generated/live.gen.js";
 import { COMPATIBILITY } from "../generated/compatibility.gen.js";
@@ -22,7 +22,7 @@ const options = (agent: LiveAgent): ResolvedOptions => ({
 });
 
 /** The calls whose refusal a driver shows without a running agent, and how. */
-const REFUSAL: Partial<Record<LiveCallName, (agent: LiveAgent) => Promise<unknown>>> = {
+const REFUSAL: Partial<Record<LiveCallName, (agent: LiveAgentName) => Promise<unknown>>> = {
   answer: (agent) => DRIVERS[agent].create(host, options(agent)).send({ kind: "jsonrpc", message: { id: 1, result: {} } } as unknown as RequestAnswer),
   load: (agent) => DRIVERS[agent].create(host, options(agent)).history("some-session"),
 };
@@ -57,7 +57,7 @@ describe("live agents: declared by the tables", () => {
       const v = d.calls[c];
       if (typeof v === "string" || !REFUSAL[c]) continue;
       it(`${d.agent}: ${c} is declared none, and the driver refuses it`, async () => {
-        await expect(REFUSAL[c]!(d.agent as LiveAgent)).rejects.toBeInstanceOf(LiveError);
+        await expect(REFUSAL[c]!(d.agent as LiveAgentName)).rejects.toBeInstanceOf(LiveError);
       });
     }
   }
