@@ -11,7 +11,7 @@
  *
  * AGENTNORM_LIVE_ACP=opencode-acp,gemini narrows the agents.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
@@ -67,6 +67,13 @@ for (const agent of ACP_AGENTS) {
       r = undefined;
       s = undefined;
     };
+    // a test that failed before its done(): its session is closed all the same (no agent outlives its test)
+    afterEach(async () => {
+      await s?.close().catch(() => undefined);
+      await r?.dispose();
+      r = undefined;
+      s = undefined;
+    });
     const start = async (a: AcpTestAgent, sc: ReturnType<typeof scenario>, extra = {}) => {
       r = await acpRig(a, sc, extra);
       s = await connect(r.options);

@@ -9,7 +9,7 @@
  * (the option and resume()); a consumer that stops reading; no process of the agent's group after close() — plus
  * what is particular to Claude Code's stdio protocol (each test says which quirk it pins).
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
@@ -51,6 +51,13 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     r = undefined;
     s = undefined;
   };
+  // a test that failed before its done(): its session is closed all the same (no agent outlives its test)
+  afterEach(async () => {
+    await s?.close().catch(() => undefined);
+    await r?.dispose();
+    r = undefined;
+    s = undefined;
+  });
 
   it("plain: prompt → turn started → text → completed; load() renders the same as the live session", async () => {
     r = await rig(agent, scenario("plain"), { ids: counterIds() });

@@ -8,7 +8,7 @@
  * mid-command; kill -9 of the agent, then prompt() (restarted, resumed); load() renders as the live session did; a
  * consumer that stops reading (bounded queue, nothing lost); close() leaves no process of the agent's group.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
@@ -40,7 +40,6 @@ for (const agent of AGENTS) {
   suite(`live ${agent}`, () => {
     let r: Rig | undefined;
     let s: LiveSession | undefined;
-    const done_ = async () => done();
     const done = async () => {
       const pid = (s as any)?.pid as number | undefined;
       await s?.close();
@@ -49,6 +48,13 @@ for (const agent of AGENTS) {
       r = undefined;
       s = undefined;
     };
+    // a test that failed before its done(): its session is closed all the same (no agent outlives its test)
+    afterEach(async () => {
+      await s?.close().catch(() => undefined);
+      await r?.dispose();
+      r = undefined;
+      s = undefined;
+    });
 
     it("plain: prompt → turn started → text → completed; load() renders the same as the live session", async () => {
       r = await rig(agent, scenario("plain"), { ids: counterIds() });
@@ -177,7 +183,7 @@ for (const agent of AGENTS) {
       expect(render(history, omit)).toEqual(render(live.filter((e) => e.type !== "runtime.warning"), omit));
       const done = live.filter((e) => e.type === "item.completed" && P(e).itemType === "assistant_message");
       expect(done.length).toBe(1);
-      await done_();
+      await done();
     });
 
     it("resume: a new connection (the resume option) and an open session (resume()) continue a stored session", async () => {
