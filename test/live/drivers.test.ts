@@ -181,8 +181,8 @@ for (const agent of AGENTS) {
       const history = await s.load();
       const omit = ["usage", "permission", "question", "status", "mode", "diff", "plan"];
       expect(render(history, omit)).toEqual(render(live.filter((e) => e.type !== "runtime.warning"), omit));
-      const done = live.filter((e) => e.type === "item.completed" && P(e).itemType === "assistant_message");
-      expect(done.length).toBe(1);
+      const answers = live.filter((e) => e.type === "item.completed" && P(e).itemType === "assistant_message");
+      expect(answers.length).toBe(1);
       await done();
     });
 
