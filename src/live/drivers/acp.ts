@@ -75,6 +75,55 @@ export function confinedPath(root: string, p: unknown): string | undefined {
   return real === rootReal || real.startsWith(rootReal.endsWith(sep) ? rootReal : rootReal + sep) ? real : undefined;
 }
 
+/** A client method the agent calls (fs/*, terminal/*). */
+type ClientCall = JsonRpcMessage & { method: string; params?: Record<string, unknown> };
+const exitStatus = (x: ExitInfo | undefined) => (x ? { exitCode: x.code, signal: x.signal } : undefined);
+
+/**
+ * The ACP client methods the driver serves, each behind the capability the host opts into (`acp: { fs, terminal }`):
+ * one entry a method. Any other method, or one whose capability is off, gets the session's method-not-found.
+ */
+const CLIENT_METHODS: Record<string, { capability: "fs" | "terminal"; run(d: AcpDriver, m: ClientCall, p: Record<string, unknown>): void | Promise<void> }> = {
+  "fs/read_text_file": { capability: "fs", run: (d, m, p) => d.readText(m, p) },
+  "fs/write_text_file": { capability: "fs", run: (d, m, p) => d.writeText(m, p) },
+  "terminal/create": { capability: "terminal", run: (d, m, p) => d.createTerminal(m, p) },
+  "terminal/output": {
+    capability: "terminal",
+    run: (d, m, p) => {
+      const t = d.terminal(m, p);
+      if (!t) return;
+      const status = exitStatus(t.child.exit);
+      d.replyTo(m, { output: t.output, truncated: t.truncated, ...(status ? { exitStatus: status } : {}) });
+    },
+  },
+  "terminal/wait_for_exit": {
+    capability: "terminal",
+    run: async (d, m, p) => {
+      const t = d.terminal(m, p);
+      if (t) d.replyTo(m, exitStatus(await t.child.exited));
+    },
+  },
+  "terminal/kill": {
+    capability: "terminal",
+    run: async (d, m, p) => {
+      const t = d.terminal(m, p);
+      if (!t) return;
+      await t.child.stop(0, 1000);
+      d.replyTo(m, {});
+    },
+  },
+  "terminal/release": {
+    capability: "terminal",
+    run: async (d, m, p) => {
+      const t = d.terminal(m, p);
+      if (!t) return;
+      d.dropTerminal(p);
+      await t.child.stop(0, 1000);
+      d.replyTo(m, {});
+    },
+  },
+};
+
 class AcpDriver implements Driver {
   readonly interruptFirst = true;
   private child!: Child;
@@ -111,8 +160,9 @@ class AcpDriver implements Driver {
   }
 
   private onFrame(dir: "in" | "out", message: JsonRpcMessage | string): void {
-    if (this.replaying && typeof message === "object" && message.method === "session/update" && (message.id === undefined || message.id === null)) {
-      // the history a session/load replays on the live connection: the host's tap sees it, the stream does not
+    if (this.replaying && dir === "in" && typeof message === "object" && message.method !== undefined && (message.id === undefined || message.id === null)) {
+      // the history a session/load replays on the live connection (the agent's notifications until the load is
+      // answered): the host's tap sees it, the stream does not
       if (this.o.onFrame) { try { this.o.onFrame({ dir, message, history: true }); } catch { /* the tap's own problem */ } }
       return;
     }
@@ -198,106 +248,95 @@ class AcpDriver implements Driver {
   }
 
   serve(message: unknown): boolean {
-    const m = message as JsonRpcMessage & { method: string; params?: Record<string, unknown> };
-    if (m.method.startsWith("fs/") && this.o.acp?.fs && (m.method === "fs/read_text_file" || m.method === "fs/write_text_file")) {
-      this.serveFs(m);
-      return true;
-    }
-    if (m.method.startsWith("terminal/") && this.o.acp?.terminal) {
-      void this.serveTerminal(m).catch((e) => this.fail(m.id, INTERNAL_ERROR, (e as Error).message));
-      return true;
-    }
-    return false;
+    const m = message as ClientCall;
+    const h = Object.hasOwn(CLIENT_METHODS, m.method) ? CLIENT_METHODS[m.method] : undefined;
+    // a client method the host did not opt into (or no client method): the session's generic refusal
+    if (!h || !this.o.acp?.[h.capability]) return false;
+    void Promise.resolve()
+      .then(() => h.run(this, m, m.params ?? {}))
+      .catch((e) => this.fail(m.id, INTERNAL_ERROR, `${m.method}: ${(e as Error).message}`));
+    return true;
   }
 
-  private serveFs(m: JsonRpcMessage & { method: string; params?: Record<string, unknown> }): void {
-    const p = m.params ?? {};
+  /** fs/*: the path confined to cwd (symlinks and .. resolved), else refused (the table warns on the error answer). */
+  confined(m: ClientCall, p: Record<string, unknown>): string | undefined {
     const path = confinedPath(this.o.cwd, p.path);
-    if (!path) {
-      const why = `${m.method}: ${JSON.stringify(p.path)} is outside the session's directory (${this.o.cwd}): refused`;
-      // the table turns the error answer into the runtime.warning (agent-request-failed)
-      this.fail(m.id, INVALID_PARAMS, why);
-      return;
-    }
-    try {
-      if (m.method === "fs/read_text_file") {
-        let text: string;
-        try { text = readFileSync(path, "utf8"); } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === "ENOENT") return this.fail(m.id, RESOURCE_NOT_FOUND, `Resource not found: ${p.path}`, { path: p.path });
-          throw e;
-        }
-        if (typeof p.line === "number" || typeof p.limit === "number") {
-          let lines = text.split(/(?<=\n)/);
-          if (typeof p.line === "number") lines = lines.slice(Math.max(1, p.line) - 1);
-          if (typeof p.limit === "number") lines = lines.slice(0, Math.max(0, p.limit));
-          text = lines.join("");
-        }
-        this.reply(m.id, { content: text });
-      } else {
-        mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(path, String(p.content ?? ""));
-        this.reply(m.id, {});
-      }
-    } catch (e) {
-      this.fail(m.id, INTERNAL_ERROR, `${m.method}: ${(e as Error).message}`);
-    }
+    if (!path) this.fail(m.id, INVALID_PARAMS, `${m.method}: ${JSON.stringify(p.path)} is outside the session's directory (${this.o.cwd}): refused`);
+    return path;
   }
 
-  private async serveTerminal(m: JsonRpcMessage & { method: string; params?: Record<string, unknown> }): Promise<void> {
-    const p = m.params ?? {};
-    if (m.method === "terminal/create") {
-      const command = String(p.command ?? "");
-      const args = Array.isArray(p.args) ? p.args.map(String) : [];
-      const env: Record<string, string | undefined> = { ...this.env };
-      if (Array.isArray(p.env)) for (const v of p.env as { name: string; value: string }[]) if (v && typeof v.name === "string") env[v.name] = String(v.value ?? "");
-      const cwd = typeof p.cwd === "string" ? p.cwd : this.o.cwd;
-      // a whole command line without arguments runs in a shell; a program with arguments runs as it is
-      const [cmd, argv] = args.length === 0 && /\s/.test(command) ? ["/bin/sh", ["-c", command]] : [command, args];
-      let child: Child;
-      try {
-        child = await startChild(cmd, argv, { cwd, env, stdin: false });
-      } catch (e) {
-        return this.fail(m.id, INTERNAL_ERROR, `terminal/create: ${(e as Error).message}`);
-      }
-      const id = `term_${this.nextTerminal++}`;
-      const limit = typeof p.outputByteLimit === "number" ? p.outputByteLimit : undefined;
-      const term: Terminal = { child, output: "", truncated: false, limit };
-      const add = (d: Buffer | string) => {
-        term.output += typeof d === "string" ? d : d.toString("utf8");
-        if (term.limit !== undefined && Buffer.byteLength(term.output) > term.limit) {
-          // drop from the beginning, at a character boundary
-          const buf = Buffer.from(term.output);
-          let start = buf.length - term.limit;
-          while (start < buf.length && (buf[start]! & 0xc0) === 0x80) start++;
-          term.output = buf.subarray(start).toString("utf8");
-          term.truncated = true;
-        }
-      };
-      child.proc.stdout!.on("data", add);
-      child.proc.stderr!.on("data", add);
-      this.terminals.set(id, term);
-      return this.reply(m.id, { terminalId: id });
+  readText(m: ClientCall, p: Record<string, unknown>): void {
+    const path = this.confined(m, p);
+    if (!path) return;
+    let text: string;
+    try { text = readFileSync(path, "utf8"); } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return this.fail(m.id, RESOURCE_NOT_FOUND, `Resource not found: ${p.path}`, { path: p.path });
+      throw e;
     }
+    if (typeof p.line === "number" || typeof p.limit === "number") {
+      let lines = text.split(/(?<=\n)/);
+      if (typeof p.line === "number") lines = lines.slice(Math.max(1, p.line) - 1);
+      if (typeof p.limit === "number") lines = lines.slice(0, Math.max(0, p.limit));
+      text = lines.join("");
+    }
+    this.reply(m.id, { content: text });
+  }
+
+  writeText(m: ClientCall, p: Record<string, unknown>): void {
+    const path = this.confined(m, p);
+    if (!path) return;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, String(p.content ?? ""));
+    this.reply(m.id, {});
+  }
+
+  async createTerminal(m: ClientCall, p: Record<string, unknown>): Promise<void> {
+    const command = String(p.command ?? "");
+    const args = Array.isArray(p.args) ? p.args.map(String) : [];
+    const env: Record<string, string | undefined> = { ...this.env };
+    if (Array.isArray(p.env)) for (const v of p.env as { name: string; value: string }[]) if (v && typeof v.name === "string") env[v.name] = String(v.value ?? "");
+    const cwd = typeof p.cwd === "string" ? p.cwd : this.o.cwd;
+    // a whole command line without arguments runs in a shell; a program with arguments runs as it is
+    const [cmd, argv] = args.length === 0 && /\s/.test(command) ? ["/bin/sh", ["-c", command]] : [command, args];
+    let child: Child;
+    try {
+      child = await startChild(cmd, argv, { cwd, env, stdin: false });
+    } catch (e) {
+      return this.fail(m.id, INTERNAL_ERROR, `terminal/create: ${(e as Error).message}`);
+    }
+    const id = `term_${this.nextTerminal++}`;
+    const limit = typeof p.outputByteLimit === "number" ? p.outputByteLimit : undefined;
+    const term: Terminal = { child, output: "", truncated: false, limit };
+    const add = (d: Buffer | string) => {
+      term.output += typeof d === "string" ? d : d.toString("utf8");
+      if (term.limit !== undefined && Buffer.byteLength(term.output) > term.limit) {
+        // drop from the beginning, at a character boundary
+        const buf = Buffer.from(term.output);
+        let start = buf.length - term.limit;
+        while (start < buf.length && (buf[start]! & 0xc0) === 0x80) start++;
+        term.output = buf.subarray(start).toString("utf8");
+        term.truncated = true;
+      }
+    };
+    child.proc.stdout!.on("data", add);
+    child.proc.stderr!.on("data", add);
+    this.terminals.set(id, term);
+    this.reply(m.id, { terminalId: id });
+  }
+
+  /** The terminal a terminal/* call names (undefined: refused, said to the agent). */
+  terminal(m: ClientCall, p: Record<string, unknown>): Terminal | undefined {
     const term = this.terminals.get(String(p.terminalId));
-    if (!term) return this.fail(m.id, INVALID_PARAMS, `${m.method}: no terminal ${JSON.stringify(p.terminalId)}`);
-    const status = (x: ExitInfo | undefined) => (x ? { exitCode: x.code, signal: x.signal } : undefined);
-    switch (m.method) {
-      case "terminal/output": {
-        const exitStatus = status(term.child.exit);
-        return this.reply(m.id, { output: term.output, truncated: term.truncated, ...(exitStatus ? { exitStatus } : {}) });
-      }
-      case "terminal/wait_for_exit":
-        return this.reply(m.id, status(await term.child.exited));
-      case "terminal/kill":
-        await term.child.stop(0, 1000);
-        return this.reply(m.id, {});
-      case "terminal/release":
-        this.terminals.delete(String(p.terminalId));
-        await term.child.stop(0, 1000);
-        return this.reply(m.id, {});
-      default:
-        return this.fail(m.id, METHOD_NOT_FOUND, `Method not found: ${m.method}`);
-    }
+    if (!term) this.fail(m.id, INVALID_PARAMS, `${m.method}: no terminal ${JSON.stringify(p.terminalId)}`);
+    return term;
+  }
+
+  dropTerminal(p: Record<string, unknown>): void {
+    this.terminals.delete(String(p.terminalId));
+  }
+
+  replyTo(m: ClientCall, result: unknown): void {
+    this.reply(m.id, result);
   }
 
   private killTerminals(): Promise<unknown> {
