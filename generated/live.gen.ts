@@ -2,7 +2,7 @@
 // Edit the inputs and run `npm run codegen`.
 
 /** The live calls a table declares for each agent (mappings/README.md "Live drivers"). */
-export const LIVE_CALL_NAMES = ["connect","prompt","answer","cancel","load","resume"] as const;
+export const LIVE_CALL_NAMES = ["connect","prompt","answer","cancel","load","resume","mode","model"] as const;
 export type LiveCallName = (typeof LIVE_CALL_NAMES)[number];
 
 /** How a driver makes a call: a short text, or { none: REASON } when it does not support it. */
@@ -30,13 +30,15 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "control_response to the can_use_tool (or elicitation) control_request",
       "cancel": "control_request interrupt",
       "load": "the transcript <CLAUDE_CONFIG_DIR or ~/.claude>/projects/<cwd>/<id>.jsonl, mapped by the claude-transcript surface",
-      "resume": "--resume <id> (the id is kept)"
+      "resume": "--resume <id> (the id is kept)",
+      "mode": "control_request set_permission_mode (and --permission-mode on a restart)",
+      "model": "control_request set_model (and --model on a restart)"
     }
   },
   "claude-agent-acp": {
     "agent": "claude-agent-acp",
     "surface": "acp",
-    "program": "claude-agent-acp (@zed-industries/claude-agent-acp; untested)",
+    "program": "claude-agent-acp (@zed-industries/claude-agent-acp 0.23.1)",
     "transport": "ACP v1, JSON-RPC 2.0 over stdio",
     "calls": {
       "connect": "initialize (client capabilities opted into), then session/new (session/load with the resume option)",
@@ -44,7 +46,9 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
       "cancel": "session/cancel, then every open permission answered cancelled",
       "load": "a second process, initialize and session/load; the replayed session/update notifications",
-      "resume": "session/load (session/resume when load is not offered)"
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
     }
   },
   "claude-code-acp": {
@@ -58,7 +62,25 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
       "cancel": "session/cancel, then every open permission answered cancelled",
       "load": "a second process, initialize and session/load; the replayed session/update notifications",
-      "resume": "session/load (session/resume when load is not offered)"
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
+    }
+  },
+  "claude-sdk": {
+    "agent": "claude-sdk",
+    "surface": "claude-sdk",
+    "program": "the Agent SDK's query() in streaming-input mode (@anthropic-ai/claude-agent-sdk 0.3.337, an optional peer dependency; Claude Code 2.1.337), Claude Code spawned through its spawnClaudeCodeProcess hook",
+    "transport": "the SDK's messages and callbacks (canUseTool, onElicitation, onUserDialog), in process",
+    "calls": {
+      "connect": "query() with sessionId <uuid> (resume <id> with the resume option), then initializationResult()",
+      "prompt": "a user message pushed into the prompt stream",
+      "answer": "the waiting callback's promise settled with the PermissionResult (or elicitation / dialog result)",
+      "cancel": "query.interrupt()",
+      "load": "the transcript <CLAUDE_CONFIG_DIR or ~/.claude>/projects/<cwd>/<id>.jsonl, mapped by the claude-transcript surface",
+      "resume": "query() with resume <id> (the id is kept)",
+      "mode": "query.setPermissionMode()",
+      "model": "query.setModel()"
     }
   },
   "codex": {
@@ -72,7 +94,9 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to the server request",
       "cancel": "turn/interrupt",
       "load": "thread/read (includeTurns), replayed through this table",
-      "resume": "thread/resume"
+      "resume": "thread/resume",
+      "mode": "the approvalPolicy of the next turn/start (untrusted, on-failure, on-request, never)",
+      "model": "the model of the next turn/start"
     }
   },
   "codex-acp": {
@@ -86,7 +110,9 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
       "cancel": "session/cancel, then every open permission answered cancelled",
       "load": "a second process, initialize and session/load; the replayed session/update notifications",
-      "resume": "session/load (session/resume when load is not offered)"
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
     }
   },
   "cursor": {
@@ -104,7 +130,11 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "load": {
         "none": "the CLI reads no history back: load() is refused"
       },
-      "resume": "--resume <chat id>"
+      "resume": "--resume <chat id>",
+      "mode": {
+        "none": "a print run has no mode: the CLI's own flags go in args"
+      },
+      "model": "--model on the next turn's process"
     }
   },
   "cursor-acp": {
@@ -118,7 +148,9 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
       "cancel": "session/cancel, then every open permission answered cancelled",
       "load": "a second process, initialize and session/load; the replayed session/update notifications",
-      "resume": "session/load (session/resume when load is not offered)"
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
     }
   },
   "gemini": {
@@ -132,7 +164,9 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
       "cancel": "session/cancel, then every open permission answered cancelled",
       "load": "a second process, initialize and session/load; the replayed session/update notifications",
-      "resume": "session/load (session/resume when load is not offered)"
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
     }
   },
   "opencode": {
@@ -146,7 +180,9 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "POST /permission/{id}/reply, POST /question/{id}/reply",
       "cancel": "POST /session/{id}/abort",
       "load": "GET /session/{id}/message, its frames mapped by the opencode-history surface",
-      "resume": "the same session id"
+      "resume": "the same session id",
+      "mode": "the agent of the next prompt_async (\"build\", \"plan\" or one of the project's own)",
+      "model": "the model (\"provider/model\") of the next prompt_async"
     }
   },
   "opencode-acp": {
@@ -160,10 +196,12 @@ export const LIVE_DECLARED: Readonly<Record<string, DeclaredLiveAgent>> = {
       "answer": "JSON-RPC result to session/request_permission (and the other requests the table answers)",
       "cancel": "session/cancel, then every open permission answered cancelled",
       "load": "a second process, initialize and session/load; the replayed session/update notifications",
-      "resume": "session/load (session/resume when load is not offered)"
+      "resume": "session/load (session/resume when load is not offered)",
+      "mode": "session/set_config_option on the session's mode option when it offers one, else session/set_mode (code unsupported when it offers no modes)",
+      "model": "session/set_config_option on the session's model option when it offers one, else session/set_model (code unsupported when it offers no models)"
     }
   }
 };
 
 /** The declared agents' names, sorted. */
-export const LIVE_DECLARED_AGENTS: readonly string[] = ["claude","claude-agent-acp","claude-code-acp","codex","codex-acp","cursor","cursor-acp","gemini","opencode","opencode-acp"];
+export const LIVE_DECLARED_AGENTS: readonly string[] = ["claude","claude-agent-acp","claude-code-acp","claude-sdk","codex","codex-acp","cursor","cursor-acp","gemini","opencode","opencode-acp"];

@@ -398,6 +398,10 @@ export interface LiveCalls {
   load: LiveCall;
   /** `resume(id)` (and the `resume` option): how a stored session is continued. */
   resume: LiveCall;
+  /** `setMode(mode)` (and the `permissionMode` option): the agent's mode or approval setting for the coming turns. */
+  mode: LiveCall;
+  /** `setModel(model)` (and the `model` option): the model for the coming turns. */
+  model: LiveCall;
 }
 
 /**

@@ -37,7 +37,7 @@ const entries = entryPoints();
 rmSync(out, { recursive: true, force: true });
 // The root and the accumulator: one self-contained module each (a Node import then reads and compiles one file:
 // the per-module cost of an ES module import is most of the time otherwise). The other entry points share chunks.
-const common = { absWorkingDir: root, bundle: true, format: "esm", platform: "neutral", external: ["node:*"], target: "es2022", minify: true, sourcemap: true, sourcesContent: false, legalComments: "none", charset: "utf8", logLevel: "warning" };
+const common = { absWorkingDir: root, bundle: true, format: "esm", platform: "neutral", external: ["node:*", "@anthropic-ai/claude-agent-sdk"], target: "es2022", minify: true, sourcemap: true, sourcesContent: false, legalComments: "none", charset: "utf8", logLevel: "warning" };
 const SELF_CONTAINED = ["index", "accumulator"];
 const outputs = {};
 for (const name of SELF_CONTAINED) {
@@ -51,7 +51,7 @@ const result = await build({
   splitting: true,
   format: "esm",
   platform: "neutral",
-  external: ["node:*"],
+  external: ["node:*", "@anthropic-ai/claude-agent-sdk"],
   target: "es2022",
   minify: true,
   sourcemap: true,

@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   AGENT_ERROR: "agent_error",
   /** live: a turn is already running (prompt() while busy, on an agent that takes one turn at a time). */
   BUSY: "busy",
+  /** live: the agent has no such setting or call (setMode / setModel on an agent without one, load() where there is no history). */
+  UNSUPPORTED: "unsupported",
 } as const;
 
 export type AgentnormErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

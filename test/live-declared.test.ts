@@ -23,8 +23,11 @@ const options = (agent: LiveAgent): ResolvedOptions => ({
 
 /** The calls whose refusal a driver shows without a running agent, and how. */
 const REFUSAL: Partial<Record<LiveCallName, (agent: LiveAgentName) => Promise<unknown>>> = {
-  answer: (agent) => DRIVERS[agent].create(host, options(agent)).send({ kind: "jsonrpc", message: { id: 1, result: {} } } as unknown as RequestAnswer),
+  answer: (agent) => DRIVERS[agent].create(host, options(agent)).send({ kind: "jsonrpc", message: { id: 1, result: {} } } as unknown as RequestAnswer, { type: "request.opened" } as never),
   load: (agent) => DRIVERS[agent].create(host, options(agent)).history("some-session"),
+  // the session refuses setMode / setModel (code unsupported) when the driver has no such method
+  mode: async (agent) => { if (!DRIVERS[agent].create(host, options(agent)).setMode) throw new LiveError("unsupported", "no setMode"); },
+  model: async (agent) => { if (!DRIVERS[agent].create(host, options(agent)).setModel) throw new LiveError("unsupported", "no setModel"); },
 };
 
 describe("live agents: declared by the tables", () => {
@@ -65,6 +68,14 @@ describe("live agents: declared by the tables", () => {
   it("what the brief's agents declare (cursor: answer and load none; the others load)", () => {
     expect(LIVE_DECLARED.cursor.calls.answer).toHaveProperty("none");
     expect(LIVE_DECLARED.cursor.calls.load).toHaveProperty("none");
-    for (const a of ["codex", "opencode", "claude"]) expect(typeof LIVE_DECLARED[a].calls.load, a).toBe("string");
+    for (const a of ["codex", "opencode", "claude", "claude-sdk"]) expect(typeof LIVE_DECLARED[a].calls.load, a).toBe("string");
+  });
+
+  it("a call the table declares is one the driver has (mode, model)", () => {
+    for (const d of Object.values(LIVE_DECLARED)) {
+      const driver = DRIVERS[d.agent as LiveAgentName].create(host, options(d.agent as LiveAgentName));
+      expect(typeof driver.setMode === "function", `${d.agent}.setMode`).toBe(typeof d.calls.mode === "string");
+      expect(typeof driver.setModel === "function", `${d.agent}.setModel`).toBe(typeof d.calls.model === "string");
+    }
   });
 });

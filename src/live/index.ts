@@ -18,6 +18,7 @@ import { codexDriver } from "./drivers/codex.js";
 import { opencodeDriver } from "./drivers/opencode.js";
 import { cursorDriver } from "./drivers/cursor.js";
 import { claudeDriver } from "./drivers/claude.js";
+import { claudeSdkDriver } from "./drivers/claude-sdk.js";
 import { acpDriver, isAcpAgent, ACP_PRESETS } from "./drivers/acp.js";
 import { InvalidOptionError } from "../errors.js";
 import type { AcpPreset, ConnectOptions, DriverFactory, LiveAgent, LiveAgentName, LiveSession } from "./types.js";
@@ -27,6 +28,7 @@ export const DRIVERS: Readonly<Record<LiveAgentName, DriverFactory>> = {
   codex: codexDriver,
   opencode: opencodeDriver,
   claude: claudeDriver,
+  "claude-sdk": claudeSdkDriver,
   cursor: cursorDriver,
   ...(Object.fromEntries(Object.keys(ACP_PRESETS).map((k) => [k, acpDriver(k as AcpPreset)])) as Record<AcpPreset, DriverFactory>),
 };

@@ -290,7 +290,7 @@ export class Session implements LiveSession {
     const driver = await this.ready();
     this.answering.add(id!);
     try {
-      await driver.send(native);
+      await driver.send(native, opened);
     } catch (e) {
       this.answering.delete(id!);
       throw e;
@@ -308,7 +308,7 @@ export class Session implements LiveSession {
         if (this.answering.has(id)) continue;
         try {
           this.answering.add(id);
-          await driver.send(answerRequest(opened, { decision: "cancelled" }));
+          await driver.send(answerRequest(opened, { decision: "cancelled" }), opened);
         } catch {
           /* the request may take no cancellation natively: settled below */
         }
@@ -344,6 +344,23 @@ export class Session implements LiveSession {
     const got = this.turn === undefined || sawEnd ? true : await Promise.race([terminal, new Promise<undefined>((r) => setTimeout(r, this.o.timeouts.interruptGraceMs))]);
     this.settleAll("cancelled");
     if (!got && this.turn?.turnId === turn.turnId) this.endTurn("interrupted", `cancel: the agent sent no end of the turn within ${this.o.timeouts.interruptGraceMs} ms of the interrupt; ended here as interrupted`);
+  }
+
+  async setMode(mode: string): Promise<void> {
+    if (typeof mode !== "string" || !mode) throw new InvalidOptionError("mode", "setMode: the mode must be a non-empty string");
+    const driver = await this.ready();
+    if (!driver.setMode) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `setMode: ${agentName(this.factory.agent)} has no mode to set`);
+    await withTimeout(driver.setMode(this.providerSessionId!, mode), this.o.timeouts.requestMs, "setMode");
+    // kept: the drivers that send it per turn read it, and a restarted agent starts with it
+    this.o.permissionMode = mode;
+  }
+
+  async setModel(model: string): Promise<void> {
+    if (typeof model !== "string" || !model) throw new InvalidOptionError("model", "setModel: the model must be a non-empty string");
+    const driver = await this.ready();
+    if (!driver.setModel) throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `setModel: ${agentName(this.factory.agent)} cannot change its model during a session`);
+    await withTimeout(driver.setModel(this.providerSessionId!, model), this.o.timeouts.requestMs, "setModel");
+    this.o.model = model;
   }
 
   async load(providerSessionId?: string): Promise<CanonicalEvent[]> {
@@ -420,10 +437,10 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string, onTimeou
 export function resolveOptions(o: ConnectOptions, factory: DriverFactory): ResolvedOptions {
   if (!o || typeof o !== "object") throw new InvalidOptionError("options", "connect: options must be an object");
   const env: Record<string, string | undefined> = { ...process.env, ...(o.env ?? {}) };
-  const bin = o.bin !== undefined ? findOnPath(o.bin, env) : findOnPath(factory.command, env);
+  const bin = o.bin !== undefined ? findOnPath(o.bin, env) : factory.binOptional ? "" : findOnPath(factory.command, env);
   const name = agentName(factory.agent);
   if (o.bin !== undefined && !bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${name}: bin ${JSON.stringify(o.bin)} is not an executable file`);
-  if (!bin) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${name}: "${factory.command}" is not on PATH (install it, or pass bin: "/path/to/${factory.command}")`);
+  if (bin === undefined) throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${name}: "${factory.command}" is not on PATH (install it, or pass bin: "/path/to/${factory.command}")`);
   const t = o.timeouts ?? {};
   for (const [k, v] of Object.entries(t)) if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new InvalidOptionError(`timeouts.${k}`, `connect: timeouts.${k} must be a number of ms ≥ 0`);
   if (o.restart !== undefined && o.restart !== "on-demand" && o.restart !== "never") throw new InvalidOptionError("restart", `connect: restart must be "on-demand" or "never"`);

@@ -17,7 +17,7 @@ export interface AcpCommand {
   env?: Record<string, string | undefined>;
 }
 /** The agents connect() drives, by name. */
-export type LiveAgentName = "codex" | "opencode" | "claude" | "cursor" | AcpPreset;
+export type LiveAgentName = "codex" | "opencode" | "claude" | "claude-sdk" | "cursor" | AcpPreset;
 /** The agents connect() drives: a name, or `{ acp: { command, args?, env? } }` for any ACP agent. */
 export type LiveAgent = LiveAgentName | { acp: AcpCommand };
 
@@ -82,6 +82,12 @@ export interface ConnectOptions {
   onFrame?: (frame: Frame & { history?: boolean }) => void;
   /** ACP agents: the client capabilities offered (`fs`, `terminal`; default none). */
   acp?: AcpClientOptions;
+  /**
+   * agent "claude-sdk": the Agent SDK module to use (default: `import("@anthropic-ai/claude-agent-sdk")` from where
+   * agentnorm is installed) and extra `query()` options (mcpServers, settingSources, …; the driver's own — prompt,
+   * callbacks, spawn hook, session id — win).
+   */
+  claudeSdk?: { module?: unknown; options?: Record<string, unknown> };
   /** The client name the agent is told (Codex `clientInfo.name`; default "agentnorm"). */
   clientName?: string;
   /** Canonical ids (default random) — deterministic ids for tests. */
@@ -121,6 +127,14 @@ export interface LiveSession extends AsyncIterable<CanonicalEvent> {
   cancel(): Promise<void>;
   /** A stored session's history (default: this one) as canonical events of its own (a fresh canonical session). */
   load(providerSessionId?: string): Promise<CanonicalEvent[]>;
+  /**
+   * Change the agent's mode for the coming turns: Codex its approvalPolicy, opencode its agent ("build", "plan"…),
+   * Claude Code its permission mode, an ACP agent one of the modes it offered (session/set_mode, or its mode
+   * config option). Rejects with code `unsupported` where the agent has no such setting.
+   */
+  setMode(mode: string): Promise<void>;
+  /** Change the model for the coming turns (the agent's own naming); code `unsupported` where the agent cannot. */
+  setModel(model: string): Promise<void>;
   /** Switch this session to another stored provider session and continue it. */
   resume(providerSessionId: string): Promise<void>;
   /** Stop the agent and end the events. Every open request is settled as cancelled. */
@@ -158,8 +172,11 @@ export interface Driver {
   prompt(providerSessionId: string, text: string): Promise<void>;
   /** The native interrupt call (bounded by the request timeout). */
   interrupt(providerSessionId: string, providerTurnId: string | undefined): Promise<void>;
-  /** Send a native answer (answerRequest's result). */
-  send(answer: RequestAnswer): Promise<void>;
+  /** Send a native answer (answerRequest's result) to the request `opened`. */
+  send(answer: RequestAnswer, opened: CanonicalEvent): Promise<void>;
+  /** Change the mode / the model for the coming turns (absent: the agent has no such setting). */
+  setMode?(providerSessionId: string, mode: string): Promise<void>;
+  setModel?(providerSessionId: string, model: string): Promise<void>;
   /** A server request no table row opened: refuse it natively (JSON-RPC method-not-found). */
   refuse?(message: unknown): void;
   /**
@@ -190,6 +207,8 @@ export interface DriverFactory {
   readonly provider: string;
   /** The executable's name on PATH. */
   readonly command: string;
+  /** The agent runs without it (the driver finds its program otherwise): `bin` is then only what the host gives. */
+  readonly binOptional?: boolean;
   create(host: DriverHost, options: ResolvedOptions): Driver;
 }
 

@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 
 /** The LiveSession calls a table's `live:` entry says how the driver makes (mappings/README.md "Live drivers"). */
-export const LIVE_CALLS = ["connect", "prompt", "answer", "cancel", "load", "resume"] as const;
+export const LIVE_CALLS = ["connect", "prompt", "answer", "cancel", "load", "resume", "mode", "model"] as const;
 export type LiveCallName = (typeof LIVE_CALLS)[number];
 
 /** A live agent that drives a surface (its table's `live:`): the program, the transport, and per call how, or why not. */

@@ -76,6 +76,13 @@ export function confinedPath(root: string, p: unknown): string | undefined {
 }
 
 /** A client method the agent calls (fs/*, terminal/*). */
+/** What session/new (load, resume) says the session offers: modes, models, config options (ACP's newer form of both). */
+interface SessionOffers {
+  modes?: { currentModeId?: string; availableModes?: { id: string }[] } | null;
+  models?: { currentModelId?: string; availableModels?: { modelId: string }[] } | null;
+  configOptions?: { id: string; category?: string; type?: string; options?: unknown[] }[] | null;
+}
+
 type ClientCall = JsonRpcMessage & { method: string; params?: Record<string, unknown> };
 const exitStatus = (x: ExitInfo | undefined) => (x ? { exitCode: x.code, signal: x.signal } : undefined);
 
@@ -133,6 +140,7 @@ class AcpDriver implements Driver {
   readonly exited = new Promise<ExitInfo>((r) => (this.exitedResolve = r));
   /** While a session/load runs on the live connection: its replay goes to the tap, not the stream. */
   private replaying = false;
+  private offers: SessionOffers = {};
   private terminals = new Map<string, Terminal>();
   private nextTerminal = 0;
 
@@ -199,26 +207,53 @@ class AcpDriver implements Driver {
       if (caps?.loadSession) {
         this.replaying = true;
         try {
-          await this.peer.request("session/load", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/load"));
+          this.offers = (await this.peer.request<SessionOffers>("session/load", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/load"))) ?? {};
         } finally {
           this.replaying = false;
         }
       } else if (caps?.sessionCapabilities?.resume) {
-        await this.peer.request("session/resume", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/resume"));
+        this.offers = (await this.peer.request<SessionOffers>("session/resume", { sessionId: resume, ...where }, t).catch((e) => failed(e, "session/resume"))) ?? {};
       } else {
         throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${this.o.bin}: the agent cannot resume a session (its initialize offers neither loadSession nor session resume)`);
       }
       id = resume;
     } else {
-      const r = await this.peer.request<{ sessionId?: string }>("session/new", where, t).catch((e) => failed(e, "session/new"));
+      const r = await this.peer.request<{ sessionId?: string } & SessionOffers>("session/new", where, t).catch((e) => failed(e, "session/new"));
       if (typeof r?.sessionId !== "string") throw new LiveError(LIVE_ERROR_CODES.START_FAILED, `${this.o.bin}: session/new returned no sessionId`);
       id = r.sessionId;
+      this.offers = r;
     }
     // the session's mode and model, when asked (the agent's own ids)
-    if (this.o.permissionMode) await this.peer.request("session/set_mode", { sessionId: id, modeId: this.o.permissionMode }, this.o.timeouts.requestMs).catch((e) => failed(e, "session/set_mode"));
-    if (this.o.model) await this.peer.request("session/set_model", { sessionId: id, modelId: this.o.model }, this.o.timeouts.requestMs).catch((e) => failed(e, "session/set_model"));
+    if (this.o.permissionMode) await this.setMode(id, this.o.permissionMode).catch((e) => failed(e, "setting the mode"));
+    if (this.o.model) await this.setModel(id, this.o.model).catch((e) => failed(e, "setting the model"));
     return id;
   }
+
+  /**
+   * A mode or model the session offered: through its config option of that category (session/set_config_option)
+   * when it has one, else the dedicated method (session/set_mode, session/set_model) when it offered modes / models.
+   * Neither: UNSUPPORTED (the agent has no such setting).
+   */
+  private async setting(sessionId: string, category: "mode" | "model", value: string): Promise<void> {
+    const option = (this.offers.configOptions ?? []).find((c) => c && c.category === category);
+    if (option) {
+      const r = await this.peer.request<SessionOffers>("session/set_config_option", { sessionId, configId: option.id, value }, this.o.timeouts.requestMs);
+      if (r?.configOptions) this.offers = { ...this.offers, configOptions: r.configOptions };
+      return;
+    }
+    if (category === "mode" && this.offers.modes) {
+      await this.peer.request("session/set_mode", { sessionId, modeId: value }, this.o.timeouts.requestMs);
+      return;
+    }
+    if (category === "model" && this.offers.models) {
+      await this.peer.request("session/set_model", { sessionId, modelId: value }, this.o.timeouts.requestMs);
+      return;
+    }
+    throw new LiveError(LIVE_ERROR_CODES.UNSUPPORTED, `${this.o.bin}: the session offers no ${category}s (no ${category} config option, no session/set_${category})`);
+  }
+
+  setMode(sessionId: string, mode: string): Promise<void> { return this.setting(sessionId, "mode", mode); }
+  setModel(sessionId: string, model: string): Promise<void> { return this.setting(sessionId, "model", model); }
 
   async prompt(sessionId: string, text: string): Promise<void> {
     // answered when the turn ends (its stopReason ends the turn through the table): not awaited here; a failure is

@@ -149,14 +149,15 @@ class ClaudeDriver implements Driver {
   }
 
   async history(sessionId: string): Promise<{ surface: string; frames: Frame[] }> {
-    const file = transcriptFile(this.o.env, this.o.cwd, sessionId);
-    if (!file) throw new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `claude: no transcript of session ${sessionId} under ${projectsDir(this.o.env)}`);
-    const lines: Json[] = [];
-    for (const l of readFileSync(file, "utf8").split("\n")) {
-      if (!l.trim()) continue;
-      try { lines.push(JSON.parse(l)); } catch { /* a line being written */ }
-    }
-    return { surface: "claude-transcript", frames: conversationOrder(lines).map((message) => ({ dir: "in" as const, message })) };
+    return readTranscript(this.o.env, this.o.cwd, sessionId);
+  }
+
+  async setMode(_sessionId: string, mode: string): Promise<void> {
+    await this.control("set_permission_mode", { mode });
+  }
+
+  async setModel(_sessionId: string, model: string): Promise<void> {
+    await this.control("set_model", { model });
   }
 
   pause(): void { this.peer?.pause(); }
@@ -168,6 +169,18 @@ class ClaudeDriver implements Driver {
     this.peer.close("the session was closed");
     return x;
   }
+}
+
+/** A stored session's transcript as claude-transcript frames, in conversation order. */
+export function readTranscript(env: Record<string, string | undefined>, cwd: string, sessionId: string): { surface: string; frames: Frame[] } {
+  const file = transcriptFile(env, cwd, sessionId);
+  if (!file) throw new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `claude: no transcript of session ${sessionId} under ${projectsDir(env)}`);
+  const lines: Json[] = [];
+  for (const l of readFileSync(file, "utf8").split("\n")) {
+    if (!l.trim()) continue;
+    try { lines.push(JSON.parse(l)); } catch { /* a line being written */ }
+  }
+  return { surface: "claude-transcript", frames: conversationOrder(lines).map((message) => ({ dir: "in" as const, message })) };
 }
 
 /** Claude Code's configuration directory's `projects` folder (CLAUDE_CONFIG_DIR, else ~/.claude). */

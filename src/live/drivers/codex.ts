@@ -62,8 +62,19 @@ class CodexDriver implements Driver {
   }
 
   async prompt(threadId: string, text: string): Promise<void> {
-    await this.call("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }] });
+    // the model and approval policy of the session's options (setModel / setMode change them for the next turn)
+    const overrides = { ...(this.o.model ? { model: this.o.model } : {}), ...(this.o.permissionMode ? { approvalPolicy: this.policy().approvalPolicy } : {}) };
+    await this.call("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }], ...overrides });
   }
+
+  /** The approval policy ("untrusted" | "on-failure" | "on-request" | "never") for the coming turns (turn/start). */
+  async setMode(_threadId: string, mode: string): Promise<void> {
+    const policy = mode.split(":")[0];
+    if (!["untrusted", "on-failure", "on-request", "never"].includes(policy!)) throw new LiveError(LIVE_ERROR_CODES.INVALID_OPTION, `codex: the mode is an approval policy (untrusted, on-failure, on-request, never), got ${JSON.stringify(mode)}`);
+  }
+
+  /** The model for the coming turns (turn/start). */
+  async setModel(): Promise<void> {}
 
   async interrupt(threadId: string, turnId: string | undefined): Promise<void> {
     if (turnId === undefined) return;

@@ -64,6 +64,9 @@ class CursorDriver implements Driver {
     });
   }
 
+  /** The model of the coming turns (`--model`; the session keeps it in its options). */
+  async setModel(): Promise<void> {}
+
   async interrupt(): Promise<void> {
     const t = this.turn;
     if (!t) return;

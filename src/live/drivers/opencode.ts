@@ -176,8 +176,19 @@ class OpencodeDriver implements Driver {
   }
 
   async prompt(sessionId: string, text: string): Promise<void> {
-    const model = this.o.model?.includes("/") ? { model: { providerID: this.o.model.split("/")[0], modelID: this.o.model.split("/").slice(1).join("/") } } : {};
-    await this.http("POST", `/session/${encodeURIComponent(sessionId)}/prompt_async`, { parts: [{ type: "text", text }], ...model });
+    const m = this.o.model;
+    const model = m?.includes("/") ? { model: { providerID: m.split("/")[0], modelID: m.split("/").slice(1).join("/") } } : {};
+    // the mode is opencode's agent ("build", "plan", or one of the project's own)
+    const agent = this.o.permissionMode ? { agent: this.o.permissionMode } : {};
+    await this.http("POST", `/session/${encodeURIComponent(sessionId)}/prompt_async`, { parts: [{ type: "text", text }], ...model, ...agent });
+  }
+
+  /** opencode's mode is its agent: sent with every prompt (the session keeps it in its options). */
+  async setMode(): Promise<void> {}
+
+  /** "provider/model": sent with every prompt (the session keeps it in its options). */
+  async setModel(_sessionId: string, model: string): Promise<void> {
+    if (!model.includes("/")) throw new LiveError(LIVE_ERROR_CODES.INVALID_OPTION, `opencode: the model must be "provider/model", got ${JSON.stringify(model)}`);
   }
 
   async interrupt(sessionId: string): Promise<void> {
