@@ -2,8 +2,9 @@
 /**
  * npm run test:live — the live drivers against the real, pinned agents, offline.
  *
- * 1. Installs the pinned agents (Codex 0.171.0, opencode 1.18.33, Claude Code 2.1.337; the ACP agents Codex ACP 0.16.0,
- *    Gemini CLI 0.61.0, Claude Code ACP 0.16.2) into the record cache
+ * 1. Installs the pinned agents (Codex 0.171.0, opencode 1.18.33, Claude Code 2.1.337 alone and with the Agent SDK
+ *    0.3.337; the ACP agents Codex ACP 0.16.0, Gemini CLI 0.61.0, Claude Code ACP 0.16.2, Claude Agent ACP 0.23.1)
+ *    into the record cache
  *    (~/.cache/agentnorm-record or $AGENTNORM_RECORD_CACHE) — the only step that uses the network. An agent whose
  *    install fails is recorded with the reason; its tests then skip visibly, saying why.
  * 2. Runs the live tests (vitest.live.config.ts) inside a loopback-only network namespace (`unshare -n`): the
@@ -17,8 +18,8 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CACHE = process.env.AGENTNORM_RECORD_CACHE ?? join(homedir(), ".cache", "agentnorm-record");
-// Claude Code: the native CLI binary package the Agent SDK depends on (the SDK itself is not installed: the driver
-// speaks the CLI's stdio stream-json protocol); 0.3.337 is Claude Code 2.1.337. opencode-acp (test/live/acp.test.ts)
+// Claude Code: the native CLI binary package the Agent SDK depends on (driver claude: the CLI's stdio stream-json
+// protocol, no SDK); 0.3.337 is Claude Code 2.1.337. Driver claude-sdk: the SDK with it. opencode-acp (test/live/acp.test.ts)
 // runs opencode's install.
 const AGENTS = {
   codex: ["@openai/codex@0.171.0"],
@@ -27,6 +28,9 @@ const AGENTS = {
   "codex-acp": ["@zed-industries/codex-acp@0.16.0"],
   gemini: ["@google/gemini-cli@0.61.0"],
   "claude-code-acp": ["@zed-industries/claude-code-acp@0.16.2"],
+  "claude-agent-acp": ["@zed-industries/claude-agent-acp@0.23.1"],
+  // the Agent SDK itself (driver claude-sdk: the host's optional peer dependency), with its native Claude Code
+  "claude-sdk": ["@anthropic-ai/claude-agent-sdk@0.3.337", "@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337"],
 };
 
 /** The same folder naming as fixtures/record/sandbox.ts installPinned (the recorder and the tests share installs). */

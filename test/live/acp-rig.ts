@@ -21,7 +21,7 @@ import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
 import type { ConnectOptions } from "../../src/live/index.ts";
 import { installed, type Rig } from "./rig.ts";
 
-export const ACP_AGENTS = ["opencode-acp", "codex-acp", "gemini", "claude-code-acp"] as const;
+export const ACP_AGENTS = ["opencode-acp", "codex-acp", "gemini", "claude-code-acp", "claude-agent-acp"] as const;
 export type AcpTestAgent = (typeof ACP_AGENTS)[number];
 
 /** The install record scripts/test-live.mjs keeps for `agent` (opencode-acp shares opencode's install). */
@@ -94,6 +94,15 @@ export async function acpRig(agent: AcpTestAgent, s: Scenario, extra: Partial<Co
     options = {
       agent, bin: join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"), args: ["--model", "gemini-2.5-pro"], cwd: sandbox.work,
       env: onlyEnv({ ...sandbox.env, GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_CLI_NO_RELAUNCH: "true", GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_TELEMETRY_ENABLED: "false", NO_COLOR: "1" }),
+    };
+  } else if (agent === "claude-agent-acp") {
+    server = await startModelServer(s, [anthropicMessages]);
+    const tmp = join(sandbox.root, "tmp");
+    mkdirSync(tmp, { recursive: true });
+    // the preset, its bin a script (run with this Node)
+    options = {
+      agent, bin: join(dir, "node_modules", "@zed-industries", "claude-agent-acp", "dist", "index.js"), cwd: sandbox.work,
+      env: onlyEnv({ ...sandbox.env, ...claudeOfflineEnv(server.url), CLAUDE_CODE_TMPDIR: tmp, TMPDIR: tmp }),
     };
   } else {
     server = await startModelServer(s, [anthropicMessages]);

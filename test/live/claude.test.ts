@@ -1,6 +1,7 @@
 /**
- * The Claude Code driver (`connect({ agent: "claude" })`) against the real, pinned CLI (Claude Code 2.1.337, the
- * native binary of @anthropic-ai/claude-agent-sdk-linux-x64@0.3.337), offline: scripts/test-live.mjs runs this
+ * The two Claude Code drivers against the real, pinned programs, offline: `agent: "claude"` (the CLI's stream-json
+ * control protocol; Claude Code 2.1.337, the native binary of @anthropic-ai/claude-agent-sdk-linux-x64@0.3.337) and
+ * `agent: "claude-sdk"` (the Agent SDK 0.3.337's query(), driving the same Claude Code): scripts/test-live.mjs runs this
  * inside a loopback-only network namespace, the CLI pointed at the scripted Anthropic Messages server
  * (fixtures/record). Every wait is on an event (or a process state), bounded by the test's own timeout — never a sleep.
  *
@@ -10,7 +11,8 @@
  * what is particular to Claude Code's stdio protocol (each test says which quirk it pins).
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, LiveError, type LiveSession } from "../../src/live/index.ts";
 import { counterIds } from "../../src/normalize/ids.ts";
@@ -21,7 +23,6 @@ import { renderView } from "../support/render-view.ts";
 import { groupMembers, installed, IN_NETNS, rig, scenario, type Rig } from "./rig.ts";
 import { isEnd, P, readUntil, saveFigures, streamed } from "../support/live-events.ts";
 
-const agent = "claude" as const;
 const figures: Record<string, unknown> = {};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -35,12 +36,18 @@ const render = (events: CanonicalEvent[], omit: string[]) => {
 };
 const warnings = (events: CanonicalEvent[]) => events.filter((e) => e.type === "runtime.warning" || e.type === "runtime.error").map((e) => P(e).message);
 
+/** The answers that went to Claude Code natively: [request id, behavior, interrupt] — wire control_responses (claude) or the SDK callbacks' results (claude-sdk). */
+const nativeAnswers = (agent: string, out: Frame[]) => agent === "claude"
+  ? out.filter((f) => (f.message as any).type === "control_response").map((f) => [(f.message as any).response.request_id, (f.message as any).response.response.behavior, (f.message as any).response.response.interrupt])
+  : out.filter((f) => f.channel === "permission").map((f) => [(f.message as any).toolUseID, (f.message as any).behavior, (f.message as any).interrupt]);
+
+for (const agent of ["claude", "claude-sdk"] as const) {
 const inst = installed(agent);
 const skip = !IN_NETNS ? "not inside the test:live network namespace (run npm run test:live)" : inst.error;
 if (skip) console.warn(`[live] ${agent}: skipped — ${skip}`);
 const suite = skip ? describe.skip : describe;
 
-suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
+suite(`live ${agent} (${agent === "claude" ? "Claude Code CLI, stream-json over stdio" : "the Agent SDK's query()"})`, () => {
   let r: Rig | undefined;
   let s: LiveSession | undefined;
   const done = async () => {
@@ -69,9 +76,14 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     // (--session-id), so it is known at connect(), and the CLI uses it
     const sid = s.providerSessionId!;
     expect(sid).toMatch(UUID);
-    // quirk: the initialize control request goes first and is answered before any prompt
-    expect(frames[0]).toMatchObject({ dir: "out", message: { type: "control_request", request: { subtype: "initialize" } } });
-    expect(frames.some((f) => f.dir === "in" && (f.message as any).type === "control_response" && (f.message as any).response.request_id === (frames[0].message as any).request_id)).toBe(true);
+    if (agent === "claude") {
+      // quirk: the initialize control request goes first and is answered before any prompt
+      expect(frames[0]).toMatchObject({ dir: "out", message: { type: "control_request", request: { subtype: "initialize" } } });
+      expect(frames.some((f) => f.dir === "in" && (f.message as any).type === "control_response" && (f.message as any).response.request_id === (frames[0].message as any).request_id)).toBe(true);
+    } else {
+      // the SDK's own initialize exchange stays inside it: the frames are the SDK's messages, none before a prompt
+      expect(frames).toEqual([]);
+    }
     const firstEvent = s.events[Symbol.asyncIterator]().next().then(() => performance.now() - t0);
     const prompt = s.prompt(scenario("plain").prompts[0]);
     figures[`${agent}.firstEventMs`] = Math.round(await firstEvent);
@@ -92,10 +104,10 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     await done();
   });
 
-  it("approvals: can_use_tool allowed, then denied — answered with a control_response; a second answer is refused", async () => {
+  it("approvals: can_use_tool allowed, then denied — answered natively (a control_response / the canUseTool result); a second answer is refused", async () => {
     r = await rig(agent, scenario("approval"));
-    const out: any[] = [];
-    s = await connect({ ...r.options, onFrame: (f) => { if (f.dir === "out") out.push(f.message); } });
+    const out: Frame[] = [];
+    s = await connect({ ...r.options, onFrame: (f) => { if (f.dir === "out") out.push(f); } });
     const { turnId } = await s.prompt(scenario("approval").prompts[0]);
     const decisions = ["allow_once", "reject_once"] as const;
     const answered: CanonicalEvent[] = [];
@@ -115,9 +127,8 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     expect((refused as LiveError).code).toBe("not_pending");
     const resolved = events.filter((e) => e.type === "request.resolved").map((e) => [e.requestId, P(e).decision]);
     expect(resolved).toEqual([[answered[0].requestId, "allow_once"], [answered[1].requestId, "reject_once"]]);
-    // the answers went over the wire as control_responses to the CLI's request ids
-    const responses = out.filter((m) => m.type === "control_response").map((m) => [m.response.request_id, m.response.response.behavior]);
-    expect(responses).toEqual([[answered[0].providerRefs?.providerRequestId, "allow"], [answered[1].providerRefs?.providerRequestId, "deny"]]);
+    // the answers went natively, to the requests' own ids (the CLI's request ids / the SDK's tool use ids)
+    expect(nativeAnswers(agent, out).map((a) => a.slice(0, 2))).toEqual([[answered[0].providerRefs?.providerRequestId, "allow"], [answered[1].providerRefs?.providerRequestId, "deny"]]);
     expect(existsSync(join(r.sandbox.work, "notes.txt")), "the allowed command ran").toBe(true);
     expect(existsSync(join(r.sandbox.work, "README.md")), "the denied command did not").toBe(true);
     expect(P(events.at(-1)!).state).toBe("completed");
@@ -128,8 +139,8 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
 
   it("pending + cancel(): the open request is answered (deny + interrupt) and settled, the turn ends, cancel() resolves after it", async () => {
     r = await rig(agent, scenario("approval"));
-    const out: any[] = [];
-    s = await connect({ ...r.options, onFrame: (f) => { if (f.dir === "out") out.push(f.message); } });
+    const out: Frame[] = [];
+    s = await connect({ ...r.options, onFrame: (f) => { if (f.dir === "out") out.push(f); } });
     const { turnId } = await s.prompt(scenario("approval").prompts[0]);
     const before = await readUntil(s, (e) => e.type === "request.opened");
     const opened = before.at(-1)!;
@@ -138,10 +149,9 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     await cancelled;
     const settled = after.find((e) => e.type === "request.resolved" && e.requestId === opened.requestId);
     expect(settled && P(settled).decision, "the request is settled").toMatch(/^(cancelled|reject_once)$/);
-    // the CLI was told natively: a deny that interrupts, then the interrupt control request
-    const deny = out.find((m) => m.type === "control_response" && m.response.request_id === opened.providerRefs?.providerRequestId);
-    expect(deny?.response.response).toMatchObject({ behavior: "deny", interrupt: true });
-    expect(out.some((m) => m.type === "control_request" && m.request.subtype === "interrupt")).toBe(true);
+    // Claude Code was told natively: a deny that interrupts (then, on the wire, the interrupt control request)
+    expect(nativeAnswers(agent, out)).toContainEqual([opened.providerRefs?.providerRequestId, "deny", true]);
+    if (agent === "claude") expect(out.some((f) => (f.message as any).type === "control_request" && (f.message as any).request.subtype === "interrupt")).toBe(true);
     expect(["interrupted", "cancelled"]).toContain(P(after.at(-1)!).state ?? "aborted");
     // the end is the CLI's own result (no synthesized end, which would come with a warning)
     expect(warnings(after)).toEqual([]);
@@ -236,6 +246,40 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     await done();
   });
 
+  it("setMode(acceptEdits): the edit that would ask runs without a request; setModel is accepted", async () => {
+    const sc = scenario("edit");
+    r = await rig(agent, sc);
+    s = await connect(r.options);
+    await s.setMode("acceptEdits");
+    await s.setModel("claude-sonnet-4-6");
+    const { turnId } = await s.prompt(sc.prompts[0]);
+    const events = await readUntil(s, isEnd(turnId));
+    expect(events.filter((e) => e.type === "request.opened"), "acceptEdits: no permission asked for the edit").toEqual([]);
+    expect(P(events.at(-1)!).state).toBe("completed");
+    expect(readFileSync(join(r.sandbox.work, "hello.py"), "utf8")).toContain("Hello, agentnorm!");
+    await done();
+  });
+
+  it("a question (AskUserQuestion): answered with the user's choice, which the model receives", async () => {
+    const sc = scenario("question");
+    r = await rig(agent, sc);
+    s = await connect(r.options);
+    const { turnId } = await s.prompt(sc.prompts[0]);
+    const asked: CanonicalEvent[] = [];
+    const events = await readUntil(s, async (e) => {
+      if (e.type === "request.opened") {
+        asked.push(e);
+        if (P(e).requestType === "tool_user_input") await s!.answer(e, { decision: "answered", answers: { "Which language should the script use?": "Python" } });
+        else await s!.answer(e, { decision: "allow_once" });
+      }
+      return isEnd(turnId)(e);
+    });
+    expect(asked[0] && P(asked[0]).requestType).toBe("tool_user_input");
+    expect(P(events.at(-1)!).state).toBe("completed");
+    expect(text(events)).toContain("You chose Python");
+    await done();
+  });
+
   it("a consumer that stops reading: the queue stays bounded, the CLI waits, nothing is lost", async () => {
     const long = Array.from({ length: 120 }, (_, i) => `Sentence number ${i} of a long answer.`).join(" ");
     const sc = { ...scenario("plain"), turns: [{ text: long }] };
@@ -252,5 +296,45 @@ suite("live claude (Claude Code CLI, stream-json over stdio)", () => {
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0] + i));
     expect(text(events)).toBe(long);
     await done();
+  });
+});
+}
+
+// The host's way: agentnorm and the SDK installed side by side in an app's node_modules; connect() imports the SDK
+// itself (no claudeSdk.module). The built package is copied there, the pinned SDK linked beside it.
+const sdkInst = installed("claude-sdk");
+const sdkSkip = !IN_NETNS ? "not inside the test:live network namespace" : sdkInst.error;
+(sdkSkip ? describe.skip : describe)("live claude-sdk: the SDK loaded lazily from the host's node_modules", () => {
+  it("a host app with agentnorm and @anthropic-ai/claude-agent-sdk installed: connect({ agent: \"claude-sdk\" }) finds the SDK, a turn completes", async () => {
+    const r = await rig("claude-sdk", scenario("plain"));
+    const app = join(r.sandbox.root, "app");
+    try {
+      const nm = join(app, "node_modules");
+      mkdirSync(join(nm, "agentnorm", "dist"), { recursive: true });
+      cpSync(join(process.cwd(), "dist", "pkg"), join(nm, "agentnorm", "dist", "pkg"), { recursive: true });
+      writeFileSync(join(nm, "agentnorm", "package.json"), JSON.stringify({ name: "agentnorm", type: "module", exports: { "./live": "./dist/pkg/live.js" } }));
+      symlinkSync(join(sdkInst.dir!, "node_modules", "@anthropic-ai"), join(nm, "@anthropic-ai"));
+      writeFileSync(join(app, "package.json"), JSON.stringify({ type: "module" }));
+      const { claudeSdk: _module, onStderr: _l, ...plain } = r.options as any;
+      const host = `
+        import { connect } from "agentnorm/live";
+        const o = JSON.parse(process.env.AGENTNORM_TEST_OPTIONS);
+        const s = await connect(o);
+        const { turnId } = await s.prompt(process.env.AGENTNORM_TEST_PROMPT);
+        let text = "";
+        for await (const e of s.events) {
+          if (e.type === "content.delta") text += e.payload.delta;
+          if (e.type === "turn.completed" && e.turnId === turnId) { console.log(JSON.stringify({ state: e.payload.state, text })); break; }
+        }
+        await s.close();`;
+      writeFileSync(join(app, "host.mjs"), host);
+      const env = { ...process.env, AGENTNORM_TEST_OPTIONS: JSON.stringify({ ...plain, env: Object.fromEntries(Object.entries(plain.env).filter(([, v]) => v !== undefined)) }), AGENTNORM_TEST_PROMPT: scenario("plain").prompts[0] };
+      const out = await new Promise<string>((resolve, reject) => execFile(process.execPath, ["host.mjs"], { cwd: app, env, timeout: 120_000 }, (e, stdout, stderr) => (e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout))));
+      const res = JSON.parse(out.trim().split("\n").pop()!);
+      expect(res.state).toBe("completed");
+      expect(res.text).toContain("It turns each agent's own event stream into one common, typed stream");
+    } finally {
+      await r.dispose();
+    }
   });
 });

@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { startModelServer, type ModelServer } from "../../fixtures/record/model-server.ts";
 import { makeSandbox, type Sandbox, CACHE } from "../../fixtures/record/sandbox.ts";
 import { loadScenarios, type Scenario } from "../../fixtures/record/scenario.ts";
@@ -36,7 +37,16 @@ export function installed(agent: LiveAgentName): Installed {
 /** Claude Code 2.1.337: the native CLI of the Agent SDK's platform package (the SDK itself is not needed). */
 export const CLAUDE_PACKAGE = "@anthropic-ai/claude-agent-sdk-linux-x64@0.3.337";
 /** The pinned installs of the agents test:live runs for real (cursor-agent is not on npm: its tests use a stand-in, test/live-cursor.test.ts). */
-export const PACKAGES: Partial<Record<LiveAgentName, string[]>> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE] };
+export const PACKAGES: Partial<Record<LiveAgentName, string[]>> = { codex: CODEX_PACKAGES, opencode: [OPENCODE_PACKAGE], claude: [CLAUDE_PACKAGE], "claude-sdk": ["@anthropic-ai/claude-agent-sdk@0.3.337", CLAUDE_PACKAGE] };
+
+/** The Agent SDK's entry module in an install (package.json exports "." / main), as a file path. */
+export function claudeSdkEntry(dir: string): string {
+  const pkgDir = join(dir, "node_modules", "@anthropic-ai", "claude-agent-sdk");
+  const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  const dot = pkg.exports?.["."];
+  const entry = typeof dot === "string" ? dot : dot?.import ?? dot?.default ?? pkg.main ?? "sdk.mjs";
+  return join(pkgDir, typeof entry === "string" ? entry : entry.default);
+}
 
 /** The `claude` executable in an install of CLAUDE_PACKAGE. */
 export function claudeBinary(dir: string): string {
@@ -71,11 +81,16 @@ export async function rig(agent: LiveAgentName, s: Scenario, extra: Partial<Conn
     const codexHome = writeCodexHome(sandbox.home, server.url, { requestUserInput: true });
     const bin = codexBinary(inst.dir);
     options = { agent, bin, cwd: sandbox.work, env: { ...onlyEnv(codexEnv(sandbox.env, codexHome, bin)) } };
-  } else if (agent === "claude") {
+  } else if (agent === "claude" || agent === "claude-sdk") {
     server = await startModelServer(s, [anthropicMessages]);
     const tmp = join(sandbox.root, "tmp");
     mkdirSync(tmp, { recursive: true });
-    options = { agent, bin: claudeBinary(inst.dir), cwd: sandbox.work, model: "claude-sonnet-4-6", env: onlyEnv({ ...sandbox.env, ...claudeOfflineEnv(server.url), CLAUDE_CODE_TMPDIR: tmp }) };
+    const env = onlyEnv({ ...sandbox.env, ...claudeOfflineEnv(server.url), CLAUDE_CODE_TMPDIR: tmp });
+    // claude-sdk: the pinned SDK given as the module (the repository's own devDependency is another version); it
+    // finds its native Claude Code itself (no bin)
+    options = agent === "claude"
+      ? { agent, bin: claudeBinary(inst.dir), cwd: sandbox.work, model: "claude-sonnet-4-6", env }
+      : { agent, claudeSdk: { module: await import(pathToFileURL(claudeSdkEntry(inst.dir)).href) }, cwd: sandbox.work, model: "claude-sonnet-4-6", env };
   } else {
     server = await startModelServer(s, [openaiChat]);
     const bin = opencodeBinary(inst.dir);
