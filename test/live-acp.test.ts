@@ -106,6 +106,37 @@ describe.runIf(posix)("ACP driver: client methods", () => {
     expect(warnings(events).filter((m) => /does not answer: refused/.test(m)).length).toBe(2);
   });
 
+  it("cursor-acp: Cursor's cursor/* requests open canonical requests answered through the tables (ask_question answered, create_plan accepted); an unknown cursor/* request is refused", async () => {
+    dirs();
+    const calls = [
+      { method: "cursor/ask_question", params: { toolCallId: "t1", title: "Database", questions: [{ id: "q1", prompt: "Which database?", options: [{ id: "pg", label: "Postgres" }, { id: "my", label: "MySQL" }], allowMultiple: false }] } },
+      { method: "cursor/create_plan", params: { toolCallId: "t2", name: "Add auth", overview: "JWT login", plan: "# Plan", todos: [{ id: "a", content: "Add route", status: "pending" }] } },
+      { method: "cursor/frobnicate", params: {} },
+    ];
+    // the preset's command line (cursor-agent acp), its program the stand-in
+    s = await connect({ agent: "cursor-acp", bin: FAKE, cwd: work, env: { FAKE_CALLS: JSON.stringify(calls) }, timeouts: { startMs: 20_000, requestMs: 5_000, interruptGraceMs: 300, closeGraceMs: 500 } });
+    const { turnId } = await s.prompt("go");
+    const events: CanonicalEvent[] = [];
+    for await (const e of s.events) {
+      events.push(e);
+      if (e.type === "request.opened") {
+        if (P(e).detail === "Database") await s.answer(e, { decision: "answered", answers: [{ questionId: "q1", selectedOptionIds: ["pg"] }] });
+        else await s.answer(e, { decision: "allow_once" });
+      }
+      if (e.type === "turn.completed" && e.turnId === turnId) break;
+    }
+    const text = events.filter((e) => e.type === "content.delta").map((e) => P(e).delta).join("");
+    const results = [...text.matchAll(/RESULT (.*)\n/g)].map((m) => JSON.parse(m[1]!));
+    expect(results.map((r) => [r.method, r.result ?? r.error?.code])).toEqual([
+      ["cursor/ask_question", { outcome: { outcome: "answered", answers: [{ questionId: "q1", selectedOptionIds: ["pg"] }] } }],
+      ["cursor/create_plan", { outcome: { outcome: "accepted" } }],
+      ["cursor/frobnicate", -32601],
+    ]);
+    expect(events.filter((e) => e.type === "request.resolved").map((e) => P(e).decision)).toEqual(["answered", "allow_once"]);
+    expect(events.some((e) => e.type === "turn.plan.updated")).toBe(true);
+    expect(warnings(events).some((m) => /cursor\/frobnicate/.test(m))).toBe(true);
+  });
+
   it("an unknown client method is refused even with every capability", async () => {
     dirs();
     s = await fake([{ method: "x/unknown", params: {} }], { acp: { fs: true, terminal: true } });
@@ -154,6 +185,19 @@ describe.runIf(posix)("ACP driver: client methods", () => {
     expect(history.filter((e) => e.type === "content.delta").map((e) => P(e).delta).join("")).toBe("Noted: 42.");
     expect(history.filter((e) => e.type === "content.delta" || (e.type === "item.completed" && P(e).itemType === "user_message")).map((e) => JSON.stringify(P(e)))).toEqual([expect.stringContaining("Remember 42."), expect.stringContaining("Noted: 42.")]);
     expect(s.pid, "load() used another process; the session's own runs on").toBe(pid);
+  });
+
+  it("a load() that fails: rejected with the agent's error, and the frames it exchanged still reach the onFrame tap (history: true)", async () => {
+    dirs();
+    const frames: any[] = [];
+    s = await connect({
+      agent: { acp: { command: process.execPath, args: [FAKE], env: { FAKE_MODE: "load-fails" } } }, cwd: work,
+      timeouts: { startMs: 20_000, requestMs: 5_000, interruptGraceMs: 300, closeGraceMs: 500 },
+      onFrame: (f) => frames.push(f),
+    });
+    await expect(s.load("stored-1")).rejects.toMatchObject({ code: "agent_error" });
+    const history = frames.filter((f) => f.history);
+    expect(history.map((f) => f.message.method ?? (f.message.error ? "error" : "result"))).toEqual(["initialize", "result", "session/load", "session/update", "session/update", "error"]);
   });
 
   it("authentication: initialize offers authMethods and session/new fails -32000 → START_FAILED naming the methods", async () => {

@@ -366,8 +366,9 @@ export class Session implements LiveSession {
   async load(providerSessionId?: string): Promise<CanonicalEvent[]> {
     const driver = await this.ready();
     const id = providerSessionId ?? this.providerSessionId!;
-    const h = await withTimeout(driver.history(id), this.o.timeouts.requestMs, "reading the history");
-    if (this.o.onFrame) for (const f of h.raw ?? h.frames) { try { this.o.onFrame({ ...f, history: true }); } catch { /* the tap's own problem */ } }
+    const tap = this.o.onFrame ? (f: Frame) => { try { this.o.onFrame!({ ...f, history: true }); } catch { /* the tap's own problem */ } } : undefined;
+    const h = await withTimeout(driver.history(id, tap), this.o.timeouts.requestMs, "reading the history");
+    if (tap) for (const f of h.raw ?? h.frames) tap(f);
     const n = createNormalizer({ surface: h.surface });
     const out: CanonicalEvent[] = [];
     for (const f of h.frames) out.push(...n.push(f.message, { direction: f.dir }));

@@ -189,8 +189,12 @@ export interface Driver {
    * pending permission answered `cancelled`). Default: the answers first.
    */
   readonly interruptFirst?: boolean;
-  /** A stored session's history: the frames to normalize, the surface that reads them, and (when they differ) the frames as they crossed the wire. */
-  history(providerSessionId: string): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }>;
+  /**
+   * A stored session's history: the frames to normalize, the surface that reads them, and (when they differ) the
+   * frames as they crossed the wire. A driver that gives `tap` each frame as it crosses (so a failed read still shows
+   * them) returns `raw: []`.
+   */
+  history(providerSessionId: string, tap?: (f: Frame) => void): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }>;
   pause(): void;
   resume(): void;
   /** Resolves when the process has exited, however. */

@@ -3,7 +3,8 @@
  * A stand-in ACP agent for test/live-acp.test.ts: ACP v1 over stdio, scripted by FAKE_MODE. On session/prompt it
  * calls the client's methods listed in FAKE_CALLS (JSON: [{method, params}], `$cwd` replaced by its cwd; a
  * terminal's `$term` by the last terminalId), reports each answer as an agent_message_chunk `RESULT <json>`, then
- * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000.
+ * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000;
+ * FAKE_MODE=load-fails: session/load replays, then fails.
  */
 import { createInterface } from "node:readline";
 
@@ -46,6 +47,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
       const sessionId = msg.params.sessionId;
       send({ method: "session/update", params: { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Remember 42." } } } });
       say(sessionId, "Noted: 42.");
+      if (mode === "load-fails") return send({ id: msg.id, error: { code: -32603, message: "Internal error", data: { details: "the stored session is broken" } } });
       return send({ id: msg.id, result: {} });
     }
     case "session/prompt":

@@ -385,7 +385,7 @@ class AcpDriver implements Driver {
     return [...this.terminals.values()].map((t) => t.child.pid!).filter((p) => p !== undefined);
   }
 
-  async history(sessionId: string): Promise<{ surface: string; frames: Frame[] }> {
+  async history(sessionId: string, tap?: (f: Frame) => void): Promise<{ surface: string; frames: Frame[]; raw?: Frame[] }> {
     if (!this.init?.agentCapabilities?.loadSession) throw new LiveError(LIVE_ERROR_CODES.AGENT_ERROR, `${this.o.bin}: the agent cannot load a stored session (its initialize does not offer loadSession)`);
     // a second process of the agent: initialize + session/load; the replay is the history
     const frames: Frame[] = [];
@@ -397,6 +397,8 @@ class AcpDriver implements Driver {
       onFrame: (dir, message) => {
         if (typeof message !== "object") return;
         frames.push({ dir, message });
+        // the tap sees each frame as it crosses, so a load that fails still shows what the agent said
+        if (tap) { try { tap({ dir, message }); } catch { /* the tap's own problem */ } }
         // the agent's requests on this connection (none expected) are refused
         if (dir === "in" && message.method !== undefined && message.id !== undefined && message.id !== null) {
           try { peer!.send({ id: message.id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${message.method}` } }); } catch { /* exited */ }
@@ -411,7 +413,7 @@ class AcpDriver implements Driver {
       await child.stop(0, 1000);
       peer.close("the history was read");
     }
-    return { surface: "acp", frames };
+    return { surface: "acp", frames, ...(tap ? { raw: [] } : {}) };
   }
 
   pause(): void { this.peer?.pause(); }
