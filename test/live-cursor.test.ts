@@ -100,7 +100,7 @@ describe.skipIf(!posix)("live cursor (stand-in cursor-agent)", () => {
   });
   if (!existsSync(DEV)) console.warn(`[live cursor] the dev recording ${DEV} is absent: its replay test is skipped`);
 
-  it("agentnorm bridge --agent cursor: ready, a prompt's chat events, close", async () => {
+  it("agentnorm bridge --agent cursor: ready, model and mode commands (mode: unsupported), a prompt's chat events, close", async () => {
     const cli = join(ROOT, "dist", "pkg", "cli.js");
     expect(existsSync(cli), "npm run build first").toBe(true);
     const dir = mkdtempSync(join(tmpdir(), "agentnorm-cursor-bridge-"));
@@ -116,7 +116,12 @@ describe.skipIf(!posix)("live cursor (stand-in cursor-agent)", () => {
           const m = /^\[(CHAT_EVENT|BRIDGE)\] (.*)$/.exec(l);
           lines.push(m ? { kind: m[1], o: JSON.parse(m[2]) } : { kind: "junk", o: l });
           const last = lines.at(-1)!;
-          if (last.kind === "BRIDGE" && last.o.type === "ready") b.stdin!.write(JSON.stringify({ id: "1", cmd: "prompt", text: "hi" }) + "\n");
+          if (last.kind === "BRIDGE" && last.o.type === "ready") {
+            b.stdin!.write(JSON.stringify({ id: "m1", cmd: "model", model: "gpt-5" }) + "\n");
+            b.stdin!.write(JSON.stringify({ id: "m2", cmd: "mode", mode: "plan" }) + "\n");
+            b.stdin!.write(JSON.stringify({ id: "m3", cmd: "model" }) + "\n");
+            b.stdin!.write(JSON.stringify({ id: "1", cmd: "prompt", text: "hi" }) + "\n");
+          }
           if (last.kind === "CHAT_EVENT" && last.o.kind === "status" && last.o.status?.scope === "turn" && last.o.phase !== "started") b.stdin!.write(JSON.stringify({ id: "2", cmd: "close" }) + "\n");
           if (last.kind === "BRIDGE" && last.o.type === "exit") resolve();
         }
@@ -126,6 +131,10 @@ describe.skipIf(!posix)("live cursor (stand-in cursor-agent)", () => {
       expect(lines.filter((l) => l.kind === "junk")).toEqual([]);
       expect(lines.some((l) => l.kind === "CHAT_EVENT" && l.o.kind === "text" && l.o.phase === "delta")).toBe(true);
       expect(lines.find((l) => l.kind === "BRIDGE" && l.o.type === "ack" && l.o.id === "1")?.o.turnId).toMatch(/^trn_/);
+      const reply = (id: string) => lines.find((l) => l.kind === "BRIDGE" && (l.o.type === "ack" || l.o.type === "error") && l.o.id === id)?.o;
+      expect(reply("m1")).toMatchObject({ type: "ack", cmd: "model" });
+      expect(reply("m2")).toMatchObject({ type: "error", cmd: "mode", code: "unsupported" });
+      expect(reply("m3")).toMatchObject({ type: "error", cmd: "model", field: "model" });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

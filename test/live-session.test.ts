@@ -57,6 +57,25 @@ describe.skipIf(!posix)("live session guarantees (a misbehaving stand-in agent)"
     await expect(s.prompt("again")).rejects.toMatchObject({ code: "session_closed" });
   });
 
+  it("setModel / setMode (codex): the next turn/start carries the model and the approval policy; a mode that is no policy is refused", async () => {
+    const out: any[] = [];
+    const s = await connect({
+      agent: "codex", bin: FAKE, cwd: tmpdir(), env: { FAKE_MODE: "spam 1" },
+      timeouts: { startMs: 20_000, requestMs: 5_000, interruptGraceMs: 300, closeGraceMs: 500 },
+      onFrame: (f) => { if (f.dir === "out") out.push(f.message); },
+    });
+    const t1 = await s.prompt("one");
+    await until(s, (e) => e.type === "turn.completed" && e.turnId === t1.turnId);
+    expect(out.find((m) => m.method === "turn/start").params).not.toHaveProperty("model");
+    await s.setModel("gpt-5.5");
+    await s.setMode("never");
+    await expect(s.setMode("yolo")).rejects.toMatchObject({ code: "invalid_option" });
+    const t2 = await s.prompt("two");
+    await until(s, (e) => e.type === "turn.completed" && e.turnId === t2.turnId);
+    expect(out.filter((m) => m.method === "turn/start").at(-1).params).toMatchObject({ model: "gpt-5.5", approvalPolicy: "never" });
+    await s.close();
+  });
+
   it("a server request no table opens is refused with method-not-found, and a warning says so", async () => {
     const s = await fake("unknown-request");
     await s.prompt("hi");

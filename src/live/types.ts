@@ -87,7 +87,12 @@ export interface ConnectOptions {
    * agentnorm is installed) and extra `query()` options (mcpServers, settingSources, …; the driver's own — prompt,
    * callbacks, spawn hook, session id — win).
    */
-  claudeSdk?: { module?: unknown; options?: Record<string, unknown> };
+  claudeSdk?: {
+    module?: unknown;
+    options?: Record<string, unknown>;
+    /** Also give the stdio lines between the SDK and Claude Code to onFrame (channel "wire", both ways; not normalized). */
+    wire?: boolean;
+  };
   /** The client name the agent is told (Codex `clientInfo.name`; default "agentnorm"). */
   clientName?: string;
   /** Canonical ids (default random) — deterministic ids for tests. */

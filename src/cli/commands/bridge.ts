@@ -76,6 +76,14 @@ const COMMANDS: Record<string, (s: LiveSession, c: Json, out: Out) => Promise<Js
     await s.resume(str(c, "sessionId"));
     return { providerSessionId: s.providerSessionId ?? null };
   },
+  async mode(s, c) {
+    await s.setMode(str(c, "mode"));
+    return {};
+  },
+  async model(s, c) {
+    await s.setModel(str(c, "model"));
+    return {};
+  },
   async ping() {
     return { pong: true };
   },

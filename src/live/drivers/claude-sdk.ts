@@ -112,6 +112,7 @@ class ClaudeSdkDriver implements Driver {
     const child = new Child(so.command, so.args, { cwd: so.cwd ?? this.o.cwd, env: so.env, stdin: true, onStderr: (l) => this.host.log(l) });
     this.child = child;
     if (this.paused) child.proc.stdout?.pause();
+    if (this.o.claudeSdk?.wire && this.o.onFrame) this.teeWire(child);
     so.signal?.addEventListener("abort", () => child.signal("SIGTERM"), { once: true });
     void child.exited.then((x) => {
       this.settleAll(`Claude Code ${describeExit(x)}`);
@@ -128,6 +129,38 @@ class ClaudeSdkDriver implements Driver {
       on: (ev: string, fn: (...a: unknown[]) => void) => { proc.on(ev, fn); },
       once: (ev: string, fn: (...a: unknown[]) => void) => { proc.once(ev, fn); },
       off: (ev: string, fn: (...a: unknown[]) => void) => { proc.off(ev, fn); },
+    };
+  }
+
+  /**
+   * `claudeSdk.wire`: the stdio lines between the SDK and Claude Code, both ways, to the onFrame tap (channel "wire";
+   * not normalized: the SDK's messages are) — a recorder's or a debugger's view of the control protocol.
+   */
+  private teeWire(child: Child): void {
+    const tap = this.o.onFrame!;
+    const lines = (dir: "in" | "out") => {
+      let buf = "";
+      return (d: Buffer | string) => {
+        buf += typeof d === "string" ? d : d.toString("utf8");
+        let i: number;
+        while ((i = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (!line.trim()) continue;
+          let message: unknown;
+          try { message = JSON.parse(line); } catch { message = { unparsedLine: line }; }
+          try { tap({ dir, channel: "wire", message }); } catch { /* the tap's own problem */ }
+        }
+      };
+    };
+    child.proc.stdout?.on("data", lines("in"));
+    // what the SDK writes: seen as it is written (the stream is Claude Code's stdin)
+    const stdin = child.proc.stdin!;
+    const out = lines("out");
+    const write = stdin.write.bind(stdin) as (...a: unknown[]) => boolean;
+    (stdin as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === "string" || Buffer.isBuffer(chunk)) out(chunk as string);
+      return write(chunk, ...rest);
     };
   }
 
@@ -217,6 +250,8 @@ class ClaudeSdkDriver implements Driver {
   }
 
   async interrupt(): Promise<void> {
+    // the claude-sdk table's control channel: the result that follows ends the turn as interrupted
+    this.host.frame({ dir: "out", channel: "control", message: { subtype: "interrupt" } });
     await this.q.interrupt();
   }
 
