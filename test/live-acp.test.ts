@@ -200,6 +200,27 @@ describe.runIf(posix)("ACP driver: client methods", () => {
     expect(history.map((f) => f.message.method ?? (f.message.error ? "error" : "result"))).toEqual(["initialize", "result", "session/load", "session/update", "session/update", "error"]);
   });
 
+  it("an agent that answers session/cancel late: the session ends the turn after the grace; the late answer does not end it again, and the next prompt is a turn of its own", async () => {
+    dirs();
+    s = await connect({
+      agent: { acp: { command: process.execPath, args: [FAKE], env: { FAKE_MODE: "late-cancel" } } }, cwd: work,
+      timeouts: { startMs: 20_000, requestMs: 5_000, interruptGraceMs: 300, closeGraceMs: 500 },
+    });
+    const first = await s.prompt("one");
+    const ends = (t: string) => (e: CanonicalEvent) => (e.type === "turn.completed" || e.type === "turn.aborted") && e.turnId === t;
+    const seen: CanonicalEvent[] = [];
+    for await (const e of s.events) { seen.push(e); if (e.type === "content.delta") break; }
+    await s.cancel();
+    for await (const e of s.events) { seen.push(e); if (ends(first.turnId)(e)) break; }
+    expect(P(seen.at(-1)!).state).toBe("interrupted");
+    const second = await s.prompt("two");
+    expect(second.turnId).not.toBe(first.turnId);
+    const after: CanonicalEvent[] = [];
+    for await (const e of s.events) { after.push(e); if (ends(second.turnId)(e)) break; }
+    expect(after.filter(ends(first.turnId)), "turn 1 ends once").toEqual([]);
+    expect(P(after.at(-1)!).state).toBe("completed");
+  });
+
   it("authentication: initialize offers authMethods and session/new fails -32000 → START_FAILED naming the methods", async () => {
     dirs();
     await expect(fake([], { env: { FAKE_MODE: "auth" } })).rejects.toMatchObject({ code: "start_failed", message: expect.stringMatching(/authentication.*login \(Log in with a browser\)/) });

@@ -72,6 +72,22 @@ describe.skipIf(!posix)("live claude driver (a stand-in CLI)", () => {
     await s.close();
   });
 
+  it("cancel(): a result that comes after the grace period does not end the turn twice; the next prompt is a turn of its own", async () => {
+    const s = await fake("late-result");
+    const first = await s.prompt("hi");
+    await until(s, (e) => e.type === "thread.started");
+    await s.cancel();
+    const ended = await until(s, end(first.turnId));
+    expect(P(ended.at(-1)!).state).toBe("interrupted");
+    const second = await s.prompt("again");
+    expect(second.turnId).not.toBe(first.turnId);
+    const events = await until(s, end(second.turnId));
+    expect(events.filter((e) => (e.type === "turn.completed" || e.type === "turn.aborted") && e.turnId === first.turnId), "turn 1 ends once").toEqual([]);
+    expect(P(events.at(-1)!).state).toBe("completed");
+    expect(events.filter((e) => e.type === "content.delta").map((e) => P(e).delta).join("")).toContain("Hello again.");
+    await s.close();
+  });
+
   it("cancel(): an interrupt answered with an error response — reported, and the turn still ends", async () => {
     const s = await fake("refuse-interrupt");
     const { turnId } = await s.prompt("hi");

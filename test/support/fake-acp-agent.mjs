@@ -4,7 +4,8 @@
  * calls the client's methods listed in FAKE_CALLS (JSON: [{method, params}], `$cwd` replaced by its cwd; a
  * terminal's `$term` by the last terminalId), reports each answer as an agent_message_chunk `RESULT <json>`, then
  * ends the turn. session/load replays a stored turn ("Remember 42." / "Noted: 42."). FAKE_MODE=auth: initialize offers authMethods and session/new fails with -32000;
- * FAKE_MODE=load-fails: session/load replays, then fails.
+ * FAKE_MODE=load-fails: session/load replays, then fails. FAKE_MODE=late-cancel: a prompt waits for session/cancel and
+ * is answered (stopReason cancelled) 1 s after it; the next prompt is answered at once.
  */
 import { createInterface } from "node:readline";
 
@@ -16,8 +17,15 @@ const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }
 const call = (method, params) => new Promise((resolve) => { const id = nextId++; waiting.set(id, resolve); send({ id, method, params }); });
 const say = (sessionId, text) => send({ method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
 
+let pendingPrompt;
+let prompts = 0;
 async function prompt(msg) {
   const sessionId = msg.params.sessionId;
+  if (mode === "late-cancel" && prompts++ === 0) {
+    say(sessionId, "Working…");
+    pendingPrompt = msg;
+    return;
+  }
   let term;
   for (const c of calls) {
     const params = JSON.parse(JSON.stringify(c.params ?? {}).replaceAll("$cwd", process.cwd()).replaceAll("$term", term ?? ""));
@@ -53,6 +61,11 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     case "session/prompt":
       return void prompt(msg);
     case "session/cancel":
+      if (mode === "late-cancel" && pendingPrompt) {
+        const m = pendingPrompt;
+        pendingPrompt = undefined;
+        setTimeout(() => send({ id: m.id, result: { stopReason: "cancelled" } }), 1000);
+      }
       return;
     default:
       if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });

@@ -7,6 +7,8 @@
  *                     reports the host's answer as a system line; then ends the turn
  *   silent-interrupt  the interrupt is answered, but no `result` follows
  *   refuse-interrupt  the interrupt is answered with an error response
+ *   late-result       the interrupt is answered, its `result` (error_during_execution) comes 1 s later (after the
+ *                     session's grace period in the tests)
  *   no-init           the initialize request is answered with an error
  * It writes its command line to FAKE_ARGS_FILE when set.
  */
@@ -27,12 +29,17 @@ function answer(text) {
   send({ type: "result", subtype: "success", is_error: false, result: text, stop_reason: "end_turn", num_turns: 1, duration_ms: 1, duration_api_ms: 1, total_cost_usd: 0, usage: { input_tokens: 1, output_tokens: 1 }, session_id: sid, uuid: uuid() });
 }
 
+let lateResult = false;
 createInterface({ input: process.stdin }).on("line", (line) => {
   let m;
   try { m = JSON.parse(line); } catch { return; }
   if (m.type === "control_request") {
     const sub = m.request?.subtype;
     if (sub === "initialize" && mode === "no-init") return send({ type: "control_response", response: { subtype: "error", request_id: m.request_id, error: "not today" } });
+    if (sub === "interrupt" && mode === "late-result") {
+      // the interrupted turn's result, late: after the host ended the turn itself
+      setTimeout(() => send({ type: "result", subtype: "error_during_execution", is_error: true, num_turns: 1, duration_ms: 1, duration_api_ms: 1, total_cost_usd: 0, usage: { input_tokens: 1, output_tokens: 0 }, session_id: sid, uuid: uuid(), terminal_reason: "aborted_tools" }), 1000);
+    }
     if (sub === "interrupt" && mode === "refuse-interrupt") return send({ type: "control_response", response: { subtype: "error", request_id: m.request_id, error: "nothing to interrupt" } });
     send({ type: "control_response", response: { subtype: "success", request_id: m.request_id, response: sub === "initialize" ? { commands: [], models: [] } : {} } });
     return;
@@ -44,6 +51,12 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     return;
   }
   if (m.type === "user") {
+    if (mode === "late-result" && lateResult) {
+      lateResult = false;
+      answer("Hello again.");
+      return;
+    }
+    if (mode === "late-result") { lateResult = true; send({ type: "system", subtype: "init", cwd: process.cwd(), session_id: sid, tools: [], mcp_servers: [], model: "m", permissionMode: "default", slash_commands: [], apiKeySource: "none", claude_code_version: "2.1.337", output_style: "default", uuid: uuid() }); send({ type: "stream_event", event: { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], usage: { input_tokens: 1, output_tokens: 0 } } }, parent_tool_use_id: null, session_id: sid, uuid: uuid() }); return; }
     send({ type: "system", subtype: "init", cwd: process.cwd(), session_id: sid, tools: [], mcp_servers: [], model: "m", permissionMode: "default", slash_commands: [], apiKeySource: "none", claude_code_version: "2.1.337", output_style: "default", uuid: uuid() });
     if (mode === "unknown-request") send({ type: "control_request", request_id: "fake-req-1", request: { subtype: "hook_callback", callback_id: "hook_0", input: {} } });
     else if (mode === "silent-interrupt" || mode === "refuse-interrupt") send({ type: "stream_event", event: { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "m", content: [], usage: { input_tokens: 1, output_tokens: 0 } } }, parent_tool_use_id: null, session_id: sid, uuid: uuid() });

@@ -258,6 +258,7 @@ class AcpDriver implements Driver {
   async prompt(sessionId: string, text: string): Promise<void> {
     // answered when the turn ends (its stopReason ends the turn through the table): not awaited here; a failure is
     // normalized from its error answer, an exit is the session's crash
+    // (a late answer, after a cancel the session ended itself, is mapped to its own turn: keyed by the request)
     this.peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }).catch(() => undefined);
   }
 

@@ -19,7 +19,7 @@
 import { randomUUID } from "node:crypto";
 import { Child, describeExit, type ExitInfo } from "../process.js";
 import { LiveError, LIVE_ERROR_CODES } from "../errors.js";
-import { readTranscript } from "./claude.js";
+import { owedResult, readTranscript, settleOwed } from "./claude.js";
 import type { CanonicalEvent } from "../../normalize/normalizer.js";
 import type { Driver, DriverFactory, DriverHost, Frame, RequestAnswer, ResolvedOptions } from "../types.js";
 
@@ -99,6 +99,8 @@ class ClaudeSdkDriver implements Driver {
   private waiting = new Map<string, Waiting>();
   private paused = false;
   private stopping = false;
+  /** The running turn's `result`, still owed (see claude.ts settleOwed). */
+  private owed: { done: Promise<void>; resolve(): void } | undefined;
   private exitedResolve!: (x: ExitInfo) => void;
   readonly exited = new Promise<ExitInfo>((r) => (this.exitedResolve = r));
 
@@ -235,15 +237,21 @@ class ClaudeSdkDriver implements Driver {
   /** The SDK's messages, in order, as frames (the SDK ends the iteration when Claude Code exits). */
   private async read(): Promise<void> {
     try {
-      for await (const m of this.q) this.host.frame({ dir: "in", message: m });
+      for await (const m of this.q) {
+        if ((m as { type?: unknown })?.type === "result") { this.owed?.resolve(); this.owed = undefined; }
+        this.host.frame({ dir: "in", message: m });
+      }
     } catch (e) {
       // Claude Code exited (reported by the session from the exit) or the SDK failed; the latter is said here
       const gone = this.child && (this.child.proc.exitCode !== null || this.child.proc.signalCode !== null);
       if (!this.stopping && !gone) this.host.warn(`claude-sdk: the SDK's message stream failed: ${(e as Error).message}`);
     }
+    this.owed?.resolve();
   }
 
   async prompt(sessionId: string, text: string): Promise<void> {
+    await settleOwed(this.owed, this.o.timeouts.requestMs, this.host);
+    this.owed = owedResult();
     const message = { type: "user", message: { role: "user", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: sessionId };
     this.host.frame({ dir: "out", message });
     this.feed.push(message);

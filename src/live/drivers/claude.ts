@@ -41,6 +41,8 @@ class ClaudeDriver implements Driver {
   private nextControl = 1;
   private controls = new Map<string, PendingControl>();
   private closedReason: string | undefined;
+  /** The running turn's `result`, still owed by the CLI (a cancel the session had to end itself leaves it owed). */
+  private owed: { done: Promise<void>; resolve(): void } | undefined;
   private exitedResolve!: (x: ExitInfo) => void;
   readonly exited = new Promise<ExitInfo>((r) => (this.exitedResolve = r));
 
@@ -51,6 +53,7 @@ class ClaudeDriver implements Driver {
   private onFrame(dir: "in" | "out", message: Json): void {
     const events = this.host.frame({ dir, message });
     if (dir !== "in" || !message || typeof message !== "object") return;
+    if (message.type === "result") { this.owed?.resolve(); this.owed = undefined; }
     if (message.type === "control_response") {
       const r = message.response ?? {};
       const p = this.controls.get(String(r.request_id));
@@ -124,6 +127,7 @@ class ClaudeDriver implements Driver {
     void this.child.exited.then((x) => {
       this.peer.close(`${this.o.bin} ${describeExit(x)}`);
       this.closeControls(`${this.o.bin} ${describeExit(x)}`);
+      this.owed?.resolve();
       this.exitedResolve(x);
     });
     try {
@@ -136,6 +140,9 @@ class ClaudeDriver implements Driver {
   }
 
   async prompt(sessionId: string, text: string): Promise<void> {
+    // the previous turn's result first (the CLI queues our line meanwhile, and a late result must not end this turn)
+    await settleOwed(this.owed, this.o.timeouts.requestMs, this.host);
+    this.owed = owedResult();
     this.write({ type: "user", message: { role: "user", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: sessionId });
   }
 
@@ -169,6 +176,25 @@ class ClaudeDriver implements Driver {
     this.peer.close("the session was closed");
     return x;
   }
+}
+
+/** A turn's `result`, owed by Claude Code from the prompt on. */
+export function owedResult(): { done: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => (resolve = r));
+  return { done, resolve };
+}
+
+/**
+ * Before a prompt: wait (up to `ms`) for the previous turn's result when it is still owed — after a cancel the
+ * session ended itself, the reader keeps reading until it comes, so it is mapped to its own turn, not to the next.
+ */
+export async function settleOwed(owed: { done: Promise<void> } | undefined, ms: number, host: DriverHost): Promise<void> {
+  if (!owed) return;
+  let t: NodeJS.Timeout | undefined;
+  const came = await Promise.race([owed.done.then(() => true), new Promise<boolean>((r) => { t = setTimeout(() => r(false), ms); })]);
+  clearTimeout(t);
+  if (!came) host.warn(`claude: the previous turn's result did not come within ${ms} ms; prompting anyway`);
 }
 
 /** A stored session's transcript as claude-transcript frames, in conversation order. */
