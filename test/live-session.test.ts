@@ -76,6 +76,25 @@ describe.skipIf(!posix)("live session guarantees (a misbehaving stand-in agent)"
     await s.close();
   });
 
+  it("cancel(): an interrupt that hangs, restart on-demand — the agent is stopped, and the next prompt starts it again on the same thread", async () => {
+    const s = await connect({
+      agent: "codex", bin: FAKE, cwd: tmpdir(), env: { FAKE_MODE: "hang-interrupt" }, restart: "on-demand",
+      timeouts: { startMs: 20_000, requestMs: 400, interruptGraceMs: 300, closeGraceMs: 500 },
+    });
+    const pid = s.pid!;
+    const thread = s.providerSessionId;
+    const { turnId } = await s.prompt("hi");
+    await s.cancel();
+    const events = await until(s, (e) => e.type === "turn.completed" && e.turnId === turnId);
+    expect(P(events.at(-1)!).state).toBe("interrupted");
+    expect(groupMembers(pid) ?? []).toEqual([]);
+    const next = await s.prompt("again");
+    expect(next.turnId).not.toBe(turnId);
+    expect(s.pid).not.toBe(pid);
+    expect(s.providerSessionId).toBe(thread);
+    await s.close();
+  });
+
   it("a server request no table opens is refused with method-not-found, and a warning says so", async () => {
     const s = await fake("unknown-request");
     await s.prompt("hi");

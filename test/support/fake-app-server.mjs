@@ -52,7 +52,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
         overloaded = true;
         return send({ id: m.id, error: { code: -32001, message: "Server overloaded; retry later." } });
       }
-      currentTurn = { id: `turn-${++turnN}`, items: [], status: "inProgress", error: null };
+      currentTurn = { id: `turn-${process.pid}-${++turnN}`, items: [], status: "inProgress", error: null };
       send({ id: m.id, result: { turn: currentTurn } });
       send({ method: "turn/started", params: { threadId: thread.id, turn: currentTurn } });
       if (mode === "exit-on-turn") setTimeout(() => process.exit(3), 10);
