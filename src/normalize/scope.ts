@@ -103,6 +103,18 @@ export class Scope implements RowContext {
       e.key = `${key}#${e.id}`;
       t.live.set(e.key, e);
       e = undefined;
+    } else if (e && role === "item" && !e.open && e.turn && this.ids.turn && this.ids.turn !== e.turn && t.recent.get(key) === e) {
+      // An item id seen again after its item ended, in another turn (a provider reusing ids across turns): the item
+      // of that turn if there was one (a replayed history), else a new item with a canonical id of its own. The ended
+      // one stays known under its turn, so a late or replayed message about it still finds it.
+      t.recent.delete(key);
+      t.recent.set(`${key}|${e.turn.id}`, e);
+      const earlier = t.recent.get(`${key}|${this.ids.turn.id}`);
+      if (earlier) {
+        t.recent.delete(`${key}|${this.ids.turn.id}`);
+        t.recent.set(key, earlier);
+      }
+      e = earlier;
     }
     if (!e) {
       e = { id: this.rt.envelope.mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key, life: 0 };
