@@ -18,6 +18,8 @@ import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
 export const RUNTIME_RULE = "agentnorm#runtime";
 /** raw.rule of the warning that replaces an event about an item or turn that already ended. */
 export const LATE = "agentnorm#late";
+/** raw.rule of the warning about a second answer to a request (the first one resolved it). */
+export const ANSWERED_TWICE = "agentnorm#answered-twice";
 /** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
 export const IMPLICIT_START = "agentnorm#implicit-start";
 /** Ignore count: a provider's opening event for an entity the runtime had already started for it. */
@@ -43,6 +45,8 @@ export interface MessageAt {
   raw: unknown;
   meta: any;
   line: any;
+  /** The message pushed itself (not one a row dispatched or a hold released). */
+  top?: boolean;
 }
 
 export class Scope implements RowContext {
@@ -370,6 +374,7 @@ export class Scope implements RowContext {
     }
     const at = this.at;
     vars.hold(k, { message: at.message, raw: at.raw, line: at.line, meta: at.meta, ct: at.ct });
+    if (at.top) this.rt.outcome = "held";
     return true;
   }
 
