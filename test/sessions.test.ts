@@ -135,6 +135,19 @@ describe("sessions interleaved in one stream stay apart", () => {
     expect(n.stats().held.sessions).toBe(2);
   });
 
+  it("the client's messages follow the sessions the agent names: a resumed Claude session answering a prompt that names the old id under a new one is one session, one turn", () => {
+    const n = createNormalizer({ surface: "claude-sdk", ids: counterIds() });
+    const out = [
+      ...n.push({ type: "user", message: { role: "user", content: "go on" }, parent_tool_use_id: null, session_id: "old" }, { direction: "out" }),
+      ...n.push({ type: "system", subtype: "init", cwd: "/w", session_id: "new", tools: [], mcp_servers: [], model: "m", permissionMode: "default", slash_commands: [], apiKeySource: "none", claude_code_version: "2.1.62", output_style: "default", uuid: "u1" }),
+      ...n.push({ type: "result", subtype: "success", is_error: false, duration_ms: 1, duration_api_ms: 1, num_turns: 1, result: "ok", stop_reason: "end_turn", total_cost_usd: 0, usage: {}, modelUsage: {}, permission_denials: [], uuid: "r1", session_id: "new" }),
+      ...n.end(),
+    ];
+    expect(new Set(out.map((e) => e.sessionId))).toEqual(new Set([n.sessionId]));
+    expect(out.filter((e) => e.type === "turn.started")).toHaveLength(1);
+    expect(out.filter((e) => e.type === "runtime.warning")).toEqual([]);
+  });
+
   it("codex-app-server: a subagent's thread (thread.parentThreadId) joins its parent's session; another thread on the connection is a session of its own", () => {
     const n = createNormalizer({ surface: "codex-app-server", ids: counterIds() });
     const thread = (id: string, parent?: string) => ({ method: "thread/started", params: { thread: { id, preview: "", ephemeral: false, modelProvider: "openai", createdAt: 1, updatedAt: 1, status: { type: "idle" }, path: null, cwd: "/w", cliVersion: "0.171.0", source: "cli", agentNickname: null, agentRole: null, gitInfo: null, name: null, turns: [], ...(parent ? { parentThreadId: parent } : {}) } } });

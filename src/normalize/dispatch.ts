@@ -25,6 +25,8 @@ export interface Compiled {
 }
 
 const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+/** The JSON-RPC kinds the client sends (a `response` answers the agent's request). */
+const CLIENT_KINDS: ReadonlySet<Kind> = new Set(["clientRequest", "clientNotification", "response"]);
 
 export function compileTable(t: SurfaceTable): Compiled {
   const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
@@ -186,7 +188,9 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
   const { kind, method } = c;
   if (o.top && ct.table.session) {
     // The session the message belongs to (the table's `sessions:`): its state becomes the active one.
-    rt.activate(rt.sessions.route(ct.table.session(c.message ?? m, { meta: c.meta ?? o.meta, method }), c.answers?.session));
+    // the client's messages follow the sessions the agent's open (CLIENT_KINDS; tagged: those pushed as "out")
+    const fromClient = ct.table.protocol === "jsonrpc" ? CLIENT_KINDS.has(kind) : o.direction === "out";
+    rt.activate(rt.sessions.route(ct.table.session(c.message ?? m, { meta: c.meta ?? o.meta, method }), c.answers?.session, fromClient));
     if (c.pending) c.pending.session = rt.sessions.current;
     if (rt.sessions.dropped.length) forgotten(rt, out, rt.sessions.dropped);
   }

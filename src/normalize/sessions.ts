@@ -8,7 +8,8 @@
  * Routing (generic; the table only names the paths):
  * - a message naming a session id goes to that session's partition;
  * - a message naming none goes to the current one (the session of the last message that named one), a JSON-RPC
- *   response to the session its request went to;
+ *   response to the session its request went to; so does a message of the client naming a session the stream has
+ *   not named yet (the agent's messages open sessions, the client's follow them);
  * - the first id the stream names binds the partition the stream started in (so a stream of one session, with or
  *   without ids, is mapped exactly as without routing: one canonical session, the normalizer's `sessionId`);
  * - an id first named together with a parent it belongs to (`parent`: a subagent's thread, an opencode child
@@ -79,15 +80,18 @@ export class Sessions<T = unknown> {
 
   /**
    * The partition a message goes to. `fallback`: where a message naming no session goes (default: the current one;
-   * a response: its request's).
+   * a response: its request's). `follow`: the client's message, which goes to a session the stream already named but
+   * never opens or binds one (the agent says which sessions there are: a resumed Claude session answers a prompt that
+   * names the old id under a new one).
    */
-  route(r: SessionRoute | undefined, fallback?: Partition<T>): Partition<T> {
+  route(r: SessionRoute | undefined, fallback?: Partition<T>, follow = false): Partition<T> {
     const key = sessionKey(r?.key);
     let p: Partition<T> | undefined;
     if (key === undefined) p = fallback && !fallback.gone ? fallback : this.current;
     else {
       p = this.byKey.get(key);
-      if (!p) {
+      if (!p && follow) p = fallback && !fallback.gone ? fallback : this.current;
+      else if (!p) {
         const parent = sessionKey(r?.parent);
         const joined = parent !== undefined && parent !== key ? this.byKey.get(parent) : undefined;
         if (joined) p = joined;
