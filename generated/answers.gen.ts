@@ -13,13 +13,13 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:283",
+    at: "mappings/claude-sdk.yaml:292",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "canUseTool",
-    at: "mappings/claude-sdk.yaml:286",
+    at: "mappings/claude-sdk.yaml:295",
   },
   {
     decisions: ["answered"],
@@ -27,42 +27,42 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:289",
+    at: "mappings/claude-sdk.yaml:298",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:294",
+    at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:298",
+    at: "mappings/claude-sdk.yaml:307",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_permanent") }),
-    at: "mappings/claude-sdk.yaml:302",
+    at: "mappings/claude-sdk.yaml:311",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:310",
+    at: "mappings/claude-sdk.yaml:319",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:314",
+    at: "mappings/claude-sdk.yaml:323",
   },
 ];
 
@@ -72,32 +72,32 @@ const SET_claude_sdk_elicitation: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:320",
+    at: "mappings/claude-sdk.yaml:329",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onElicitation",
-    at: "mappings/claude-sdk.yaml:323",
+    at: "mappings/claude-sdk.yaml:332",
   },
   {
     decisions: ["answered"],
     reply: { answers: "object" },
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:326",
+    at: "mappings/claude-sdk.yaml:335",
   },
   {
     decisions: ["reject_once", "reject_always"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "decline" }),
-    at: "mappings/claude-sdk.yaml:330",
+    at: "mappings/claude-sdk.yaml:339",
   },
   {
     decisions: ["cancelled"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "cancel" }),
-    at: "mappings/claude-sdk.yaml:333",
+    at: "mappings/claude-sdk.yaml:342",
   },
 ];
 
@@ -107,26 +107,26 @@ const SET_claude_sdk_dialog: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:338",
+    at: "mappings/claude-sdk.yaml:347",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onUserDialog",
-    at: "mappings/claude-sdk.yaml:341",
+    at: "mappings/claude-sdk.yaml:350",
   },
   {
     decisions: ["answered"],
     reply: { answers: "any" },
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "completed", result: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:344",
+    at: "mappings/claude-sdk.yaml:353",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "cancelled" }),
-    at: "mappings/claude-sdk.yaml:348",
+    at: "mappings/claude-sdk.yaml:357",
   },
 ];
 
@@ -136,7 +136,7 @@ const SET_codex_app_server_approval: readonly AnswerCaseData[] = [
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     via: ["result"],
     body: (a) => compact({ decision: a.choice }),
-    at: "mappings/codex-app-server.yaml:155",
+    at: "mappings/codex-app-server.yaml:163",
   },
 ];
 
@@ -147,34 +147,34 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
     transport: "v1",
     when: (a) => a.refs?.providerThreadId == null,
     fail: { code: "incomplete_request", message: "a v1 opencode answer needs the session (providerRefs.providerThreadId)" },
-    at: "mappings/opencode.yaml:158",
+    at: "mappings/opencode.yaml:171",
   },
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     transport: "v1",
     via: ["http"],
     body: (a) => compact({ path: concat("/session/", uri(a.refs?.providerThreadId), "/permissions/", uri(a.requestId)), body: compact({ response: a.choice }) }),
-    at: "mappings/opencode.yaml:162",
+    at: "mappings/opencode.yaml:175",
   },
   {
     decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
     via: ["http"],
     body: (a) => compact({ path: concat("/permission/", uri(a.requestId), "/reply"), body: compact({ reply: a.choice, message: h_content.when(a.choice, "reject", text(a.reply?.message, "", "strings", true)) }) }),
-    at: "mappings/opencode.yaml:167",
+    at: "mappings/opencode.yaml:180",
   },
 ];
 
 /** How the requests each row opens are answered (mappings/README.md "Answers"), by the rows' raw.rule. */
 export const ANSWERS: AnswerTables = {
   surfaces: {
-    // mappings/acp.yaml:187
+    // mappings/acp.yaml:195
     "acp": {
       transports: [],
       envelopes: {
         result: { kind: "jsonrpc" satisfies Kind, answer: (a) => compact({ message: compact({ jsonrpc: "2.0", id: numeric(a.requestId), result: a.body }) }) },
       },
     },
-    // mappings/claude-sdk.yaml:271
+    // mappings/claude-sdk.yaml:280
     "claude-sdk": {
       option: "claude",
       transports: ["sdk", "wire"],
@@ -186,7 +186,7 @@ export const ANSWERS: AnswerTables = {
         wire: { kind: "claude-control-response" satisfies Kind, transport: "wire", answer: (a) => compact({ message: compact({ type: "control_response", response: compact({ subtype: "success", request_id: a.requestId, response: a.body }) }) }) },
       },
     },
-    // mappings/codex-app-server.yaml:148
+    // mappings/codex-app-server.yaml:156
     "codex-app-server": {
       transports: [],
       envelopes: {
@@ -201,7 +201,7 @@ export const ANSWERS: AnswerTables = {
         submission: { kind: "codex-submission" satisfies Kind, answer: (a) => compact({ submission: compact({ id: concat("agentnorm-answer-", a.requestId), op: a.body }) }) },
       },
     },
-    // mappings/opencode.yaml:151
+    // mappings/opencode.yaml:164
     "opencode": {
       option: "opencode",
       transports: ["v2", "v1"],
@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1268
+    // mappings/acp.yaml:1276
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1299",
+          at: "mappings/acp.yaml:1307",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1302",
+          at: "mappings/acp.yaml:1310",
         },
       ],
-      at: "mappings/acp.yaml:1299",
+      at: "mappings/acp.yaml:1307",
     },
-    // mappings/acp.yaml:1387
+    // mappings/acp.yaml:1395
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1402",
+          at: "mappings/acp.yaml:1410",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1405",
+          at: "mappings/acp.yaml:1413",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1407",
+          at: "mappings/acp.yaml:1415",
         },
       ],
-      at: "mappings/acp.yaml:1402",
+      at: "mappings/acp.yaml:1410",
     },
-    // mappings/acp.yaml:1476
+    // mappings/acp.yaml:1484
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -269,18 +269,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1494",
+          at: "mappings/acp.yaml:1502",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1497",
+          at: "mappings/acp.yaml:1505",
         },
       ],
-      at: "mappings/acp.yaml:1494",
+      at: "mappings/acp.yaml:1502",
     },
-    // mappings/acp.yaml:1537
+    // mappings/acp.yaml:1545
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,91 +289,91 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1557",
+          at: "mappings/acp.yaml:1565",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1559",
+          at: "mappings/acp.yaml:1567",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1561",
+          at: "mappings/acp.yaml:1569",
         },
       ],
-      at: "mappings/acp.yaml:1557",
+      at: "mappings/acp.yaml:1565",
     },
-    // mappings/claude-sdk.yaml:568
+    // mappings/claude-sdk.yaml:577
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:587",
+      at: "mappings/claude-sdk.yaml:596",
     },
-    // mappings/claude-sdk.yaml:1852
+    // mappings/claude-sdk.yaml:1861
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:1869",
+      at: "mappings/claude-sdk.yaml:1878",
     },
-    // mappings/claude-sdk.yaml:1964
+    // mappings/claude-sdk.yaml:1973
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:1982",
+      at: "mappings/claude-sdk.yaml:1991",
     },
-    // mappings/claude-sdk.yaml:2014
+    // mappings/claude-sdk.yaml:2023
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2032",
+      at: "mappings/claude-sdk.yaml:2041",
     },
-    // mappings/claude-sdk.yaml:2132
+    // mappings/claude-sdk.yaml:2141
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2149",
+      at: "mappings/claude-sdk.yaml:2158",
     },
-    // mappings/claude-sdk.yaml:2156
+    // mappings/claude-sdk.yaml:2165
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2177",
+      at: "mappings/claude-sdk.yaml:2186",
     },
-    // mappings/claude-sdk.yaml:2184
+    // mappings/claude-sdk.yaml:2193
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2205",
+      at: "mappings/claude-sdk.yaml:2214",
     },
-    // mappings/codex-app-server.yaml:994
+    // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["command_execution_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1008",
+      at: "mappings/codex-app-server.yaml:1016",
     },
-    // mappings/codex-app-server.yaml:1014
+    // mappings/codex-app-server.yaml:1022
     "codex-app-server#file-change-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["file_change_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1028",
+      at: "mappings/codex-app-server.yaml:1036",
     },
-    // mappings/codex-app-server.yaml:1034
+    // mappings/codex-app-server.yaml:1042
     "codex-app-server#tool-request-user-input": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["tool_user_input"],
@@ -383,18 +383,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ answers: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1050",
+          at: "mappings/codex-app-server.yaml:1058",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ answers: {} }),
-          at: "mappings/codex-app-server.yaml:1053",
+          at: "mappings/codex-app-server.yaml:1061",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1050",
+      at: "mappings/codex-app-server.yaml:1058",
     },
-    // mappings/codex-app-server.yaml:1062
+    // mappings/codex-app-server.yaml:1070
     "codex-app-server#mcp-elicitation-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -404,30 +404,30 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/codex-app-server.yaml:1075",
+          at: "mappings/codex-app-server.yaml:1083",
         },
         {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ action: "accept", content: {} }),
-          at: "mappings/codex-app-server.yaml:1078",
+          at: "mappings/codex-app-server.yaml:1086",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/codex-app-server.yaml:1080",
+          at: "mappings/codex-app-server.yaml:1088",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/codex-app-server.yaml:1082",
+          at: "mappings/codex-app-server.yaml:1090",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1075",
+      at: "mappings/codex-app-server.yaml:1083",
     },
-    // mappings/codex-app-server.yaml:1089
+    // mappings/codex-app-server.yaml:1097
     "codex-app-server#permissions-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
@@ -436,24 +436,24 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "turn" }),
-          at: "mappings/codex-app-server.yaml:1103",
+          at: "mappings/codex-app-server.yaml:1111",
         },
         {
           decisions: ["allow_always"],
           via: ["result"],
           body: (a) => compact({ permissions: (a.args?.permissions ?? {}), scope: "session" }),
-          at: "mappings/codex-app-server.yaml:1105",
+          at: "mappings/codex-app-server.yaml:1113",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ permissions: {} }),
-          at: "mappings/codex-app-server.yaml:1107",
+          at: "mappings/codex-app-server.yaml:1115",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1103",
+      at: "mappings/codex-app-server.yaml:1111",
     },
-    // mappings/codex-app-server.yaml:1114
+    // mappings/codex-app-server.yaml:1122
     "codex-app-server#dynamic-tool-call-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["dynamic_tool_call"],
@@ -463,24 +463,24 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1128",
+          at: "mappings/codex-app-server.yaml:1136",
         },
         {
           decisions: ["completed"],
           via: ["result"],
           body: (a) => compact({ success: true, contentItems: (h_content.when(typeOf(a.reply?.output), "string", [compact({ type: "inputText", text: a.reply?.output })]) ?? h_content.when(typeOf(a.reply?.output), "array", a.reply?.output) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1131",
+          at: "mappings/codex-app-server.yaml:1139",
         },
         {
           decisions: ["failed"],
           via: ["result"],
           body: (a) => compact({ success: false, contentItems: (h_content.when(typeOf(a.reply?.message), "string", [compact({ type: "inputText", text: a.reply?.message })]) ?? []) }),
-          at: "mappings/codex-app-server.yaml:1135",
+          at: "mappings/codex-app-server.yaml:1143",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1128",
+      at: "mappings/codex-app-server.yaml:1136",
     },
-    // mappings/codex-app-server.yaml:1144
+    // mappings/codex-app-server.yaml:1152
     "codex-app-server#auth-tokens-refresh-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["auth_tokens_refresh"],
@@ -490,43 +490,43 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.reply?.result != null,
           via: ["result"],
           body: (a) => a.reply?.result,
-          at: "mappings/codex-app-server.yaml:1157",
+          at: "mappings/codex-app-server.yaml:1165",
         },
         {
           decisions: ["completed"],
           fail: { code: "incomplete_request", message: "a auth_tokens_refresh answer needs the provider's result object (reply.result)" },
-          at: "mappings/codex-app-server.yaml:1160",
+          at: "mappings/codex-app-server.yaml:1168",
         },
         {
           decisions: ["failed"],
           via: ["error"],
           body: (a) => compact({ code: -32000, message: (text(a.reply?.message, "", "strings", true) ?? "auth_tokens_refresh failed") }),
-          at: "mappings/codex-app-server.yaml:1162",
+          at: "mappings/codex-app-server.yaml:1170",
         },
       ],
-      at: "mappings/codex-app-server.yaml:1157",
+      at: "mappings/codex-app-server.yaml:1165",
     },
-    // mappings/codex-app-server.yaml:1170
+    // mappings/codex-app-server.yaml:1178
     "codex-app-server#attestation-generate-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["unknown"],
       none: "the answer is an attestation token (a credential) that only the client can make",
       cases: [],
-      at: "mappings/codex-app-server.yaml:1181",
+      at: "mappings/codex-app-server.yaml:1189",
     },
-    // mappings/codex-app-server.yaml:1188
+    // mappings/codex-app-server.yaml:1196
     "codex-app-server#apply-patch-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["apply_patch_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1201",
+      at: "mappings/codex-app-server.yaml:1209",
     },
-    // mappings/codex-app-server.yaml:1207
+    // mappings/codex-app-server.yaml:1215
     "codex-app-server#exec-command-approval-request": {
       surface: "codex-app-server", provider: "codex", source: "codex.app-server.request",
       requestTypes: ["exec_command_approval"],
       cases: [...SET_codex_app_server_approval],
-      at: "mappings/codex-app-server.yaml:1220",
+      at: "mappings/codex-app-server.yaml:1228",
     },
     // mappings/codex-eventmsg.yaml:1679
     "codex-eventmsg#exec-approval-request-subcommand": {
@@ -615,28 +615,28 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/codex-eventmsg.yaml:2091",
     },
-    // mappings/opencode.yaml:936
+    // mappings/opencode.yaml:949
     "opencode#permission-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:951",
+      at: "mappings/opencode.yaml:964",
     },
-    // mappings/opencode.yaml:960
+    // mappings/opencode.yaml:973
     "opencode#permission-updated-v1": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:975",
+      at: "mappings/opencode.yaml:988",
     },
-    // mappings/opencode.yaml:981
+    // mappings/opencode.yaml:994
     "opencode#permission-v2-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
       cases: [...SET_opencode_permission],
-      at: "mappings/opencode.yaml:995",
+      at: "mappings/opencode.yaml:1008",
     },
-    // mappings/opencode.yaml:1043
+    // mappings/opencode.yaml:1056
     "opencode#question-asked": {
       surface: "opencode", provider: "opencode", source: "opencode.event",
       requestTypes: ["tool_user_input"],
@@ -646,16 +646,16 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reply"), body: compact({ answers: a.reply?.answers }) }),
-          at: "mappings/opencode.yaml:1062",
+          at: "mappings/opencode.yaml:1075",
         },
         {
           decisions: ["reject_once", "reject_always", "cancelled"],
           via: ["http"],
           body: (a) => compact({ path: concat("/question/", uri(a.requestId), "/reject") }),
-          at: "mappings/opencode.yaml:1065",
+          at: "mappings/opencode.yaml:1078",
         },
       ],
-      at: "mappings/opencode.yaml:1062",
+      at: "mappings/opencode.yaml:1075",
     },
   },
 };

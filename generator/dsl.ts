@@ -321,6 +321,36 @@ export interface TimeSpec {
   numbers?: "ms" | "s";
 }
 
+/**
+ * The provider's own session (or thread) id a message belongs to. The runtime keeps each session's state apart
+ * (entities, the current turn, variables, held messages, the stated upstream version) and gives it its own canonical
+ * session id, so sessions interleaved in one stream do not mix. A message that names no session belongs to the session
+ * of the last one that did (a JSON-RPC response: to its request's). Each entry is a path on the message (`meta.<key>`:
+ * what an input wrapper extracted; in a JSON-RPC table `result.…` reads a response's result, unchecked), optionally for
+ * some types or methods only; the first entry that holds a non-empty string or a number wins.
+ */
+export interface SessionsSpec {
+  /** The message's own session id. */
+  key: SessionPath | SessionPath[];
+  /** The session the message's session belongs to, when the stream first names it (a subagent's parent thread): it joins that session. */
+  parent?: SessionPath | SessionPath[];
+  /** Sessions the message names as its own session's children (the subagent session a tool runs): when the stream first names them, they join it. */
+  children?: SessionPath | SessionPath[];
+  /**
+   * Types (tagged) or methods (JSON-RPC) of messages saying that their session goes on under a new id the stream has
+   * not named yet (Claude's /clear): the next new id the stream names joins their session.
+   */
+  next?: string | string[];
+}
+
+/** A path, or a path read only on messages of these types (tagged) or methods (JSON-RPC; a response: its request's). */
+export type SessionPath = Path | SessionPathWhen;
+
+export interface SessionPathWhen {
+  path: Path;
+  match: string | string[];
+}
+
 /** A mapping table: mappings/<surface>.yaml. */
 export interface Table {
   /** The name users pass to --from. */
@@ -347,6 +377,8 @@ export interface Table {
   nonJsonLines?: "error" | "warning";
   defaults?: Defaults;
   time?: TimeSpec;
+  /** Which provider id names a message's session: each session's state is kept apart (absent: the stream is one session). */
+  sessions?: SessionsSpec;
   /**
    * A message of one of the table's own kinds (no upstream file) that the runtime maps through the rows once, when
    * the stream ends (`end()`), before it reports what is still open: for tables that decide something only when

@@ -4,7 +4,7 @@
  */
 import { StructureKind, type StatementStructures } from "ts-morph";
 import { withSourceFile } from "./project.ts";
-import type { Cond, Expr, IdIR, RowIR, StepIR, TableIR } from "./tables.ts";
+import type { Cond, Expr, IdIR, RowIR, SessionPathIR, StepIR, TableIR } from "./tables.ts";
 import type { Kind } from "./upstream.ts";
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -356,13 +356,13 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     addTypeAlias: (x: Omit<Extract<StatementStructures, { kind: StructureKind.TypeAlias }>, "kind">) => statements.push({ kind: StructureKind.TypeAlias, ...x }),
     addFunction: (x: Omit<Extract<StatementStructures, { kind: StructureKind.Function }>, "kind">) => statements.push({ kind: StructureKind.Function, ...x }),
   };
-  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: t.input.length ? ["IdRef", "InputMatch", "Member", "RowContext", "SurfaceTable", "View"] : ["IdRef", "Member", "RowContext", "SurfaceTable", "View"] });
+  sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: "../../src/normalize/table-types.js", namedImports: ["IdRef", ...(t.input.length ? ["InputMatch"] : []), "Member", "RowContext", ...(t.sessions ? ["SessionRoute"] : []), "SurfaceTable", "View"] });
   for (const mod of helperModules(t)) sf.addImportDeclaration({ moduleSpecifier: `../../mappings/helpers/${mod}.js`, namespaceImport: `h_${mod}` });
   // (UNSET joins once the rows are written, when one of them reuses a variable lookup)
   // (the operators most tables never use are imported only by the tables that do)
   const kinds = new Set(tableExprs(t).map((e) => e.k));
   const rare: [string, string][] = [["merge", "merge"], ["numeric", "numeric"], ["type", "typeOf"], ["uri", "uri"]];
-  const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
+  const utilImports = ["add", "arr", "concat", "joinKey", "json", ...rare.filter(([k]) => kinds.has(k as Expr["k"])).map(([, f]) => f), "objects", "str", "tagOf", "text", ...(t.time ? ["timeOf"] : []), ...(t.sessions ? ["firstId"] : []), "variantOf"].sort((a, b) => a.localeCompare(b));
   sf.addImportDeclaration({ moduleSpecifier: "../../src/normalize/row-util.js", namedImports: utilImports });
   sf.addImportDeclaration({ isTypeOnly: true, moduleSpecifier: upstreamTypesModule, namespaceImport: "U" });
 
@@ -503,12 +503,25 @@ export function emitMapper(t: TableIR, upstreamTypesModule: string, typeNames: U
     sf.addFunction({ name: "time", docs: [`The time a message carries (${t.file}:${t.time.line}), as an ISO date-time; undefined when it carries none.`], parameters: [{ name: "m", type: "any" }, { name: "cx", type: "{ readonly meta: any }" }], returnType: "string | undefined", statements: `return ${tries};` });
   }
 
+  if (t.sessions) {
+    // The session a message belongs to (`sessions:`): paths read unchecked like time's (codegen checked them), the
+    // first non-empty string or number of each part.
+    const part = (ps: SessionPathIR[]): string => {
+      if (!ps.length) return "undefined";
+      const one = (p: SessionPathIR) => (p.match ? `(${p.match.map((x) => `cx.method === ${lit(x)}`).join(" || ")} ? ${exprCode(p.path, new Set())} : undefined)` : exprCode(p.path, new Set()));
+      return ps.length === 1 && !ps[0].match ? one(ps[0]) : `firstId(${ps.map(one).join(", ")})`;
+    };
+    const fields = ([["key", t.sessions.key], ["parent", t.sessions.parent], ["children", t.sessions.children]] as const).filter(([, ps]) => ps.length).map(([n, ps]) => `${n}: ${part(ps)}`);
+    if (t.sessions.next.length) fields.push(`next: ${t.sessions.next.map((x) => `cx.method === ${lit(x)}`).join(" || ")}`);
+    sf.addFunction({ name: "session", docs: [`The provider session a message belongs to (${t.file}:${t.sessions.line}).`], parameters: [{ name: "m", type: "any" }, { name: "cx", type: "{ readonly meta: any; readonly method: string }" }], returnType: "SessionRoute", statements: `return { ${fields.join(", ")} };` });
+  }
+
   statements.push(`\n/** The ${t.surface} mapping table (${t.file}), compiled. */\nexport const table: SurfaceTable = {
   surface: ${lit(t.surface)},
   provider: ${lit(t.provider)},
   protocol: ${lit(t.protocol)},
   file: ${lit(t.file)},
-  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}
+  tags: { ${tags} },${t.input.length ? "\n  input," : ""}${t.sessions ? "\n  session," : ""}${t.time ? "\n  time," : ""}${t.nonJsonLines === "warning" ? '\n  nonJsonLines: "warning",' : ""}${t.atEnd ? `\n  atEnd: { kind: ${lit(t.atEnd.kind)}, method: ${lit(t.atEnd.method)} },` : ""}
   upstream: { package: ${lit(t.upstream.package)}, version: ${lit(t.upstream.version)}${pinned} },
   sources: { ${sources} },${methodSources ? `\n  methodSources: {\n    ${methodSources},\n  },` : ""}
   rows: {${rowsCode ? `\n    ${rowsCode}\n  ` : ""}},

@@ -100,6 +100,8 @@ export interface TableIR {
   nonJsonLines: "error" | "warning";
   /** Where a message carries its own time (paths on the message, or `meta.<key>`), first that holds one. */
   time?: TimeIR;
+  /** Which provider id names a message's session (`sessions:`). */
+  sessions?: SessionsIR;
   /** The message mapped when the stream ends (`atEnd:`): its kind and tag value. */
   atEnd?: { kind: string; method: string };
   /** How the table's requests are answered (`answering:`). */
@@ -108,6 +110,10 @@ export interface TableIR {
   live?: LiveIR[];
 }
 export interface TimeIR { from: (Expr & { k: "path" })[]; numbers: "ms" | "s"; line: number }
+
+/** `sessions:`: per part, the paths tried in order, each for some types / methods only (`match`) or for all. */
+export interface SessionPathIR { path: Expr & { k: "path" }; match?: string[] }
+export interface SessionsIR { key: SessionPathIR[]; parent: SessionPathIR[]; children: SessionPathIR[]; next: string[]; line: number }
 
 export interface TableContext {
   canonical: CanonicalModel;
@@ -359,6 +365,44 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
     time = { from: paths, numbers: v.time.numbers ?? "ms", line: src.pos(["time"]).line };
   }
 
+  // 4d. The session a message belongs to: each path a field of some message (or a wrapper's meta key; a JSON-RPC
+  // response's result, unchecked), each `match` a type or method of the table.
+  let sessions: SessionsIR | undefined;
+  if (v.sessions) {
+    const metaKeys = new Set(input.flatMap((w) => w.meta.map(([k]) => k)));
+    const knownTypes = new Set<string>([...methodMaps.values()].flatMap((mm) => [...mm.keys()]));
+    for (const r of v.rows ?? []) for (const m of Array.isArray(r?.match) ? r.match : [r?.match]) if (typeof m === "string") knownTypes.add(m);
+    for (const g of v.ignored ?? []) for (const m of g?.match ?? []) knownTypes.add(m);
+    const types = (ms: string[], at: (string | number)[]) => ms.forEach((m, mi) => {
+      if (!knownTypes.has(m)) ds.push(src.diag([...at, mi], "E323", `sessions: "${m}" is no ${tagged ? "type" : "method"} of this table${didYouMean(m, knownTypes)}`));
+    });
+    const part = (name: "key" | "parent" | "children"): SessionPathIR[] => {
+      const x = v.sessions[name];
+      if (x === undefined) return [];
+      const list: any[] = Array.isArray(x) ? x : [x];
+      return list.map((entry, xi) => {
+        const at = Array.isArray(x) ? ["sessions", name, xi] : ["sessions", name];
+        const text = String(typeof entry === "string" ? entry : entry.path);
+        const segs = text.split(".");
+        let path: Expr & { k: "path" };
+        if (segs[0] === "meta") {
+          if (segs.length < 2 || !metaKeys.has(segs[1])) ds.push(src.diag(at, "E322", `sessions path "${text}": no input wrapper extracts meta "${segs[1] ?? ""}"${metaKeys.size ? ` (known: ${[...metaKeys].join(", ")})` : ""}`));
+          path = { k: "path", root: "meta", segs: segs.slice(1) };
+        } else {
+          if (!(!tagged && segs[0] === "result" && segs.length > 1) && !fieldOfSomeMessage(segs, methodMaps, up, tagged)) ds.push(src.diag(at, "E322", `sessions path "${text}" is a field of no message of this table's upstream schema`));
+          path = { k: "path", root: "msg", segs };
+        }
+        if (typeof entry === "string") return { path };
+        const match: string[] = Array.isArray(entry.match) ? entry.match : [entry.match];
+        types(match, [...at, "match"]);
+        return { path, match };
+      });
+    };
+    const next: string[] = v.sessions.next === undefined ? [] : Array.isArray(v.sessions.next) ? v.sessions.next : [v.sessions.next];
+    types(next, ["sessions", "next"]);
+    sessions = { key: part("key"), parent: part("parent"), children: part("children"), next, line: src.pos(["sessions"]).line };
+  }
+
   // 5. Ignored.
   const partlyIgnored = new Set<string>(); // version:kind:method ignored by an entry with `when` (rows may map the rest)
   const ignoredOnce = new Map<string, number>(); // kind:method → line of the entry that ignores it (one entry per method, whatever its versions)
@@ -440,7 +484,7 @@ export function loadTable(file: string, text: string, cx: TableContext): { table
       package: v.upstream.package, version: v.upstream.version, dir: v.upstream.dir, ...(extensions.length ? { extensions } : {}),
       ...(v.upstream.reports !== undefined ? { reports: String(v.upstream.reports) } : {}), ...(pinnedVersions.length ? { versions: pinnedVersions } : {}),
     },
-    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(atEnd ? { atEnd } : {}), ...(answering ? { answering } : {}),
+    kinds, maps, rows, ignored, input, nonJsonLines: v.nonJsonLines ?? "error", ...(time ? { time } : {}), ...(sessions ? { sessions } : {}), ...(atEnd ? { atEnd } : {}), ...(answering ? { answering } : {}),
   };
   const live = parseLive(src, v, ds);
   if (live.length) table.live = live;

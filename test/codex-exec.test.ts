@@ -238,7 +238,7 @@ describe("agentnorm normalize --from codex-exec", () => {
     const events = file.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(events.filter((e) => !validateCanonicalEvent(e))).toEqual([]);
     expect(events.map((e) => e.type)).toContain("item.completed");
-    expect(file.stderr).toMatch(/1 ignored by rule, 0 unknown, 0 malformed, 0 failed schema validation/);
+    expect(file.stderr).toMatch(/: \d+ mapped, \d+ ignored \(1 by an ignore entry, 0 held, \d+ with nothing new\), 0 unknown, 0 malformed, 0 failed schema validation/);
 
     const array = JSON.stringify([
       { type: "thread.started", thread_id: "t1" },

@@ -13,7 +13,7 @@ export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
-// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:80)
+// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:84)
 type V_claudeSyntheticNote = "note";
 const M_claudeSyntheticNote: ReadonlyMap<string, V_claudeSyntheticNote> = new Map([
 ]);
@@ -31,7 +31,7 @@ function map_claudeSyntheticNote(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "localCommandLine" (mappings/claude-transcript.yaml:84)
+// map "localCommandLine" (mappings/claude-transcript.yaml:88)
 type V_localCommandLine = "stdout" | "command";
 const M_localCommandLine: ReadonlyMap<string, V_localCommandLine> = new Map([
 ]);
@@ -57,26 +57,26 @@ const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "sessionId" };
 
-/** mappings/claude-transcript.yaml:89 — notification sdk */
+/** mappings/claude-transcript.yaml:93 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m.params);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:100 — notification local-command-output */
+/** mappings/claude-transcript.yaml:104 — notification local-command-output */
 function r_step_local_command_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   if (!(h_claude.claudeLocalCommandText(m.params?.content) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: { id: m.params?.uuid, role: "assistant", model: "<synthetic>", content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }] }, parent_tool_use_id: null, uuid: m.params?.uuid, session_id: m.params?.sessionId } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:122 — notification local-command-output */
+/** mappings/claude-transcript.yaml:126 — notification local-command-output */
 function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   cx.setVarAt(`localCommandOutput`, null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:132 — notification turn-started → turn.started */
+/** mappings/claude-transcript.yaml:136 — notification turn-started → turn.started */
 function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", m.params?.uuid));
@@ -84,7 +84,7 @@ function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn
   return true;
 }
 
-/** mappings/claude-transcript.yaml:149 — notification end → turn.completed */
+/** mappings/claude-transcript.yaml:153 — notification end → turn.completed */
 function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!((v1 !== UNSET ? v1 : (v1 = cx.varAt(`pendingEnd`))) != null)) return false;
@@ -98,13 +98,13 @@ function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: R
   return true;
 }
 
-/** mappings/claude-transcript.yaml:173 — notification end */
+/** mappings/claude-transcript.yaml:177 — notification end */
 function r_step_end_nothing(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
   cx.setVarAt(`pendingStop`, null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:182 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:186 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -115,7 +115,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:200 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:204 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -135,7 +135,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:224 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:228 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -146,7 +146,7 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:244 — line user */
+/** mappings/claude-transcript.yaml:248 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
@@ -157,21 +157,21 @@ function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:271 — line user */
+/** mappings/claude-transcript.yaml:275 — line user */
 function r_user_synthetic_note(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true && map_claudeSyntheticNote(text(m.message?.content, "", "blocks", false)) != null)) return false;
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:291 — line user */
+/** mappings/claude-transcript.yaml:295 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVarAt(`metaLine`, m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:302 — line user */
+/** mappings/claude-transcript.yaml:306 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVarAt(`agentParent:${m.toolUseResult?.agentId}`, m.message?.content?.[0]?.tool_use_id);
@@ -179,14 +179,14 @@ function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:320 — line user → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:324 — line user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isCompactSummary === true)) return false;
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:334 — line user */
+/** mappings/claude-transcript.yaml:338 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -194,7 +194,7 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:351 — line user */
+/** mappings/claude-transcript.yaml:355 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -202,7 +202,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:365 — line user */
+/** mappings/claude-transcript.yaml:369 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -210,7 +210,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:382 — line user → turn.completed */
+/** mappings/claude-transcript.yaml:386 — line user → turn.completed */
 function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id") != null)) return false;
   cx.ref(ID_thread_open, m.sessionId);
@@ -226,7 +226,7 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:422 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:426 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -245,7 +245,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:474 — line assistant */
+/** mappings/claude-transcript.yaml:478 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.varAt(`sidechainTurn:${m.agentId}`) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -254,14 +254,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:500 — line assistant */
+/** mappings/claude-transcript.yaml:504 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:516 — line assistant */
+/** mappings/claude-transcript.yaml:520 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -269,7 +269,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:533 — line assistant */
+/** mappings/claude-transcript.yaml:537 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVarAt(`sidechainParent`, m.message?.content?.[0]?.id);
@@ -277,7 +277,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:550 — line assistant */
+/** mappings/claude-transcript.yaml:554 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && m.message?.content?.[0]?.type !== "thinking")) return false;
   cx.setVarAt(`pendingEnd`, m.uuid);
@@ -286,20 +286,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:575 — line assistant */
+/** mappings/claude-transcript.yaml:579 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:595 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:599 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:609 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:613 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -308,7 +308,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:626 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:630 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -326,7 +326,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:645 — line system */
+/** mappings/claude-transcript.yaml:649 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -336,7 +336,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:671 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:675 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -348,7 +348,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:689 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:693 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.subtype === "stop_hook_summary")) return false;
@@ -363,7 +363,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:720 — line system → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:724 — line system → turn.completed, thread.started, session.configured */
 function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational" && (m as any)?.promptSubmitEnding?.ending?.kind === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
   cx.ref(ID_thread_open_2, m.sessionId);
@@ -384,7 +384,7 @@ function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:759 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:763 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -395,7 +395,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:775 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:779 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -409,14 +409,14 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:796 — line attachment */
+/** mappings/claude-transcript.yaml:800 — line attachment */
 function r_attachment_max_turns_reached(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "max_turns_reached")) return false;
   cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: "error_max_turns", error: m.attachment } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:813 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:817 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -431,7 +431,7 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
-/** The time a message carries (mappings/claude-transcript.yaml:72), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/claude-transcript.yaml:76), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp, "ms");
 }
@@ -451,68 +451,68 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 89, run: r_step_sdk },
+        { rule: "claude-transcript#step-sdk", line: 93, run: r_step_sdk },
       ],
       "local-command-output": [
-        { rule: "claude-transcript#step-local-command-output", line: 100, run: r_step_local_command_output },
-        { rule: "claude-transcript#step-local-command-no-output", line: 122, run: r_step_local_command_no_output },
+        { rule: "claude-transcript#step-local-command-output", line: 104, run: r_step_local_command_output },
+        { rule: "claude-transcript#step-local-command-no-output", line: 126, run: r_step_local_command_no_output },
       ],
       "turn-started": [
-        { rule: "claude-transcript#step-turn-started", line: 132, run: r_step_turn_started },
+        { rule: "claude-transcript#step-turn-started", line: 136, run: r_step_turn_started },
       ],
       "end": [
-        { rule: "claude-transcript#step-end", line: 149, run: r_step_end },
-        { rule: "claude-transcript#step-end-nothing", line: 173, run: r_step_end_nothing },
+        { rule: "claude-transcript#step-end", line: 153, run: r_step_end },
+        { rule: "claude-transcript#step-end-nothing", line: 177, run: r_step_end_nothing },
       ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 182, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 186, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 200, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 204, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 224, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 228, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 244, run: r_user_sidechain },
-        { rule: "claude-transcript#user-synthetic-note", line: 271, run: r_user_synthetic_note },
-        { rule: "claude-transcript#user-meta", line: 291, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 302, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 320, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 334, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 351, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 365, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-task-notification", line: 382, run: r_user_task_notification },
-        { rule: "claude-transcript#user-prompt", line: 422, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 248, run: r_user_sidechain },
+        { rule: "claude-transcript#user-synthetic-note", line: 275, run: r_user_synthetic_note },
+        { rule: "claude-transcript#user-meta", line: 295, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 306, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 324, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 338, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 355, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 369, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-task-notification", line: 386, run: r_user_task_notification },
+        { rule: "claude-transcript#user-prompt", line: 426, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 474, versions: ["0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 500, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 516, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 533, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 550, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 575, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 478, versions: ["0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 504, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 520, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 537, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 554, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 579, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 595, run: r_summary },
+        { rule: "claude-transcript#summary", line: 599, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 609, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 626, versions: ["0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 645, versions: ["0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 671, versions: ["0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 689, versions: ["0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-prompt-blocked", line: 720, versions: ["0.3.333"], run: r_system_prompt_blocked },
-        { rule: "claude-transcript#system-other", line: 759, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 613, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 630, versions: ["0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 649, versions: ["0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 675, versions: ["0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 693, versions: ["0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-prompt-blocked", line: 724, versions: ["0.3.333"], run: r_system_prompt_blocked },
+        { rule: "claude-transcript#system-other", line: 763, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 775, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
-        { rule: "claude-transcript#attachment-max-turns-reached", line: 796, versions: ["0.3.333"], run: r_attachment_max_turns_reached },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 779, versions: ["0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-max-turns-reached", line: 800, versions: ["0.3.333"], run: r_attachment_max_turns_reached },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 813, versions: ["0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 817, versions: ["0.3.333"], run: r_mode },
       ],
     },
   },
@@ -531,10 +531,10 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:829)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:832)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:835)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:840)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:833)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:836)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:839)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:844)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.333"],

@@ -18,10 +18,10 @@
 //   62ad689c2cb6379913c1d72749cfd8de5089d35760214123518eb92eef11acc9  schemas/upstream/codex-app-server/0.171.0/v1/InitializeResponse.json
 //   80737dd61d0f810187185b3ca7572b934af63eeaa6475e1383adbaec68473500  schemas/upstream/codex-app-server/0.171.0/v2/ThreadReadResponse.json
 //   ddcaa674e46e2ad795e6d41a616a79149f23ece3c290e48fa84b9399fe25f71b  schemas/upstream/codex-app-server/0.171.0/v2/ThreadResumeResponse.json
-import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_codex from "../../mappings/helpers/codex.js";
 import * as h_content from "../../mappings/helpers/content.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/codex-app-server.gen.js";
 
 export type Notification = U.ServerNotification;
@@ -32,7 +32,7 @@ export type JsonRpcResponse = { id: string | number; result?: any; error?: { cod
 /** Any message of the codex-app-server surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "decision" (mappings/codex-app-server.yaml:39)
+// map "decision" (mappings/codex-app-server.yaml:47)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["accept", "allow_once"],
@@ -54,7 +54,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "errorDecision" (mappings/codex-app-server.yaml:53)
+// map "errorDecision" (mappings/codex-app-server.yaml:61)
 type V_errorDecision = "failed";
 const M_errorDecision: ReadonlyMap<string, V_errorDecision> = new Map([
   ["dynamic_tool_call", "failed"],
@@ -67,7 +67,7 @@ function map_errorDecision(v: unknown, d: unknown = "cancelled"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_errorDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolCallOutcome" (mappings/codex-app-server.yaml:59)
+// map "toolCallOutcome" (mappings/codex-app-server.yaml:67)
 type V_toolCallOutcome = "completed" | "failed";
 const M_toolCallOutcome: ReadonlyMap<string, V_toolCallOutcome> = new Map([
   ["true", "completed"],
@@ -80,7 +80,7 @@ function map_toolCallOutcome(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolCallOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/codex-app-server.yaml:64)
+// map "elicitationDecision" (mappings/codex-app-server.yaml:72)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -94,7 +94,7 @@ function map_elicitationDecision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemType" (mappings/codex-app-server.yaml:70)
+// map "itemType" (mappings/codex-app-server.yaml:78)
 type V_itemType =
   | "user_message"
   | "assistant_message"
@@ -139,7 +139,7 @@ function map_itemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "itemStatus" (mappings/codex-app-server.yaml:93)
+// map "itemStatus" (mappings/codex-app-server.yaml:101)
 type V_itemStatus = "inProgress" | "completed" | "failed" | "declined";
 const M_itemStatus: ReadonlyMap<string, V_itemStatus> = new Map([
   ["inProgress", "inProgress"],
@@ -155,7 +155,7 @@ function map_itemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_itemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "threadStatus" (mappings/codex-app-server.yaml:103)
+// map "threadStatus" (mappings/codex-app-server.yaml:111)
 type V_threadStatus = "closed" | "idle" | "error" | "active";
 const M_threadStatus: ReadonlyMap<string, V_threadStatus> = new Map([
   ["notLoaded", "closed"],
@@ -170,7 +170,7 @@ function map_threadStatus(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_threadStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "turnState" (mappings/codex-app-server.yaml:111)
+// map "turnState" (mappings/codex-app-server.yaml:119)
 type V_turnState = "completed" | "interrupted" | "failed";
 const M_turnState: ReadonlyMap<string, V_turnState> = new Map([
   ["completed", "completed"],
@@ -184,7 +184,7 @@ function map_turnState(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_turnState.get(String(v)) : undefined) ?? d;
 }
 
-// map "hookOutcome" (mappings/codex-app-server.yaml:118)
+// map "hookOutcome" (mappings/codex-app-server.yaml:126)
 type V_hookOutcome = "success" | "error" | "cancelled";
 const M_hookOutcome: ReadonlyMap<string, V_hookOutcome> = new Map([
   ["completed", "success"],
@@ -199,7 +199,7 @@ function map_hookOutcome(v: unknown, d: unknown = "error"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_hookOutcome.get(String(v)) : undefined) ?? d;
 }
 
-// map "guardianActionItemType" (mappings/codex-app-server.yaml:126)
+// map "guardianActionItemType" (mappings/codex-app-server.yaml:134)
 type V_guardianActionItemType = "command_execution" | "file_change" | "mcp_tool_call" | "unknown";
 const M_guardianActionItemType: ReadonlyMap<string, V_guardianActionItemType> = new Map([
   ["command", "command_execution"],
@@ -217,7 +217,7 @@ function map_guardianActionItemType(v: unknown, d: unknown = "unknown"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_guardianActionItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:137)
+// map "gatewayOAuthAuthenticating" (mappings/codex-app-server.yaml:145)
 type V_gatewayOAuthAuthenticating = false | true;
 const M_gatewayOAuthAuthenticating: ReadonlyMap<string, V_gatewayOAuthAuthenticating> = new Map([
   ["notReady", false],
@@ -258,7 +258,7 @@ const ID_turn_use_5: IdRef = { role: "turn", op: "use", field: "request.params.t
 const ID_thread_use_4: IdRef = { role: "thread", op: "use", field: "request.params.conversationId", required: true };
 const ID_thread_use_5: IdRef = { role: "thread", op: "use", field: "params.threadId" };
 
-/** mappings/codex-app-server.yaml:160 — notification error → runtime.error */
+/** mappings/codex-app-server.yaml:168 — notification error → runtime.error */
 function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -270,63 +270,63 @@ function r_error(m: View<Member<Notification, "method", "error">>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:178 — notification thread/started → thread.started */
+/** mappings/codex-app-server.yaml:186 — notification thread/started → thread.started */
 function r_thread_started(m: View<Member<Notification, "method", "thread/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.params?.thread?.id);
   if (cx.isNew("thread")) cx.emit("thread.started", { providerThreadId: m.params?.thread?.id });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:195 — notification thread/status/changed → thread.state.changed */
+/** mappings/codex-app-server.yaml:203 — notification thread/status/changed → thread.state.changed */
 function r_thread_status_changed(m: View<Member<Notification, "method", "thread/status/changed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: map_threadStatus(m.params?.status?.type), detail: m.params?.status });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:216 — notification thread/archived → thread.state.changed */
+/** mappings/codex-app-server.yaml:224 — notification thread/archived → thread.state.changed */
 function r_thread_archived(m: View<Member<Notification, "method", "thread/archived">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "archived" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:227 — notification thread/deleted → thread.state.changed */
+/** mappings/codex-app-server.yaml:235 — notification thread/deleted → thread.state.changed */
 function r_thread_deleted(m: View<Member<Notification, "method", "thread/deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed", detail: "deleted" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:241 — notification thread/unarchived → thread.state.changed */
+/** mappings/codex-app-server.yaml:249 — notification thread/unarchived → thread.state.changed */
 function r_thread_unarchived(m: View<Member<Notification, "method", "thread/unarchived">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "idle", detail: "unarchived" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:253 — notification thread/closed → thread.state.changed */
+/** mappings/codex-app-server.yaml:261 — notification thread/closed → thread.state.changed */
 function r_thread_closed(m: View<Member<Notification, "method", "thread/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.params?.threadId);
   cx.emit("thread.state.changed", { state: "closed" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:268 — notification thread/reverted → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:276 — notification thread/reverted → thread.metadata.updated */
 function r_thread_reverted(m: View<Member<Notification, "method", "thread/reverted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { historyReverted: true } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:280 — notification thread/name/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:288 — notification thread/name/updated → thread.metadata.updated */
 function r_thread_name_updated(m: View<Member<Notification, "method", "thread/name/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { name: (m.params?.threadName ?? "") });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:294 — notification thread/goal/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:302 — notification thread/goal/updated → thread.metadata.updated */
 function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/goal/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -334,14 +334,14 @@ function r_thread_goal_updated(m: View<Member<Notification, "method", "thread/go
   return true;
 }
 
-/** mappings/codex-app-server.yaml:307 — notification thread/goal/cleared → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:315 — notification thread/goal/cleared → thread.metadata.updated */
 function r_thread_goal_cleared(m: View<Member<Notification, "method", "thread/goal/cleared">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { goal: null } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:318 — notification thread/environment/connected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:326 — notification thread/environment/connected → thread.metadata.updated */
 function r_thread_environment_connected(m: View<Member<Notification, "method", "thread/environment/connected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
@@ -350,7 +350,7 @@ function r_thread_environment_connected(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:329 — notification thread/environment/disconnected → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:337 — notification thread/environment/disconnected → thread.metadata.updated */
 function r_thread_environment_disconnected(m: View<Member<Notification, "method", "thread/environment/disconnected">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", {
@@ -359,14 +359,14 @@ function r_thread_environment_disconnected(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:340 — notification thread/settings/updated → thread.metadata.updated */
+/** mappings/codex-app-server.yaml:348 — notification thread/settings/updated → thread.metadata.updated */
 function r_thread_settings_updated(m: View<Member<Notification, "method", "thread/settings/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.metadata.updated", { metadata: { settings: m.params?.threadSettings } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:351 — notification thread/tokenUsage/updated → thread.token-usage.updated */
+/** mappings/codex-app-server.yaml:359 — notification thread/tokenUsage/updated → thread.token-usage.updated */
 function r_thread_token_usage_updated(m: View<Member<Notification, "method", "thread/tokenUsage/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -377,7 +377,7 @@ function r_thread_token_usage_updated(m: View<Member<Notification, "method", "th
   return true;
 }
 
-/** mappings/codex-app-server.yaml:365 — notification thread/compacted → thread.state.changed */
+/** mappings/codex-app-server.yaml:373 — notification thread/compacted → thread.state.changed */
 function r_thread_compacted(m: View<Member<Notification, "method", "thread/compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -385,7 +385,7 @@ function r_thread_compacted(m: View<Member<Notification, "method", "thread/compa
   return true;
 }
 
-/** mappings/codex-app-server.yaml:379 — notification turn/started → turn.started */
+/** mappings/codex-app-server.yaml:387 — notification turn/started → turn.started */
 function r_turn_started(m: View<Member<Notification, "method", "turn/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_open, m.params?.turn?.id);
@@ -393,7 +393,7 @@ function r_turn_started(m: View<Member<Notification, "method", "turn/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:393 — notification turn/completed → thread.state.changed */
+/** mappings/codex-app-server.yaml:401 — notification turn/completed → thread.state.changed */
 function r_turn_completed_in_progress(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   if (!(m.params?.turn?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -402,7 +402,7 @@ function r_turn_completed_in_progress(m: View<Member<Notification, "method", "tu
   return true;
 }
 
-/** mappings/codex-app-server.yaml:410 — notification turn/completed → turn.completed */
+/** mappings/codex-app-server.yaml:418 — notification turn/completed → turn.completed */
 function r_turn_completed(m: View<Member<Notification, "method", "turn/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_close, m.params?.turn?.id);
@@ -414,7 +414,7 @@ function r_turn_completed(m: View<Member<Notification, "method", "turn/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:445 — notification turn/diff/updated → turn.diff.updated */
+/** mappings/codex-app-server.yaml:453 — notification turn/diff/updated → turn.diff.updated */
 function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -422,7 +422,7 @@ function r_turn_diff_updated(m: View<Member<Notification, "method", "turn/diff/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:483 — notification turn/plan/updated → turn.plan.updated */
+/** mappings/codex-app-server.yaml:491 — notification turn/plan/updated → turn.plan.updated */
 function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -430,7 +430,7 @@ function r_turn_plan_updated(m: View<Member<Notification, "method", "turn/plan/u
   return true;
 }
 
-/** mappings/codex-app-server.yaml:498 — notification hook/started → hook.started */
+/** mappings/codex-app-server.yaml:506 — notification hook/started → hook.started */
 function r_hook_started(m: View<Member<Notification, "method", "hook/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -442,7 +442,7 @@ function r_hook_started(m: View<Member<Notification, "method", "hook/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:513 — notification hook/completed → hook.completed */
+/** mappings/codex-app-server.yaml:521 — notification hook/completed → hook.completed */
 function r_hook_completed(m: View<Member<Notification, "method", "hook/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -454,7 +454,7 @@ function r_hook_completed(m: View<Member<Notification, "method", "hook/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:532 — notification item/started → item.started */
+/** mappings/codex-app-server.yaml:540 — notification item/started → item.started */
 function r_item_started(m: View<Member<Notification, "method", "item/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -481,7 +481,7 @@ function r_item_started(m: View<Member<Notification, "method", "item/started">>,
   return true;
 }
 
-/** mappings/codex-app-server.yaml:570 — notification item/completed → item.updated */
+/** mappings/codex-app-server.yaml:578 — notification item/completed → item.updated */
 function r_item_completed_in_progress(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.status === "inProgress")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -508,7 +508,7 @@ function r_item_completed_in_progress(m: View<Member<Notification, "method", "it
   return true;
 }
 
-/** mappings/codex-app-server.yaml:603 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:611 — notification item/completed → item.completed */
 function r_item_completed_agent_message(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "agentMessage")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -525,7 +525,7 @@ function r_item_completed_agent_message(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:634 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:642 — notification item/completed → item.completed */
 function r_item_completed_reasoning(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "reasoning")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -542,7 +542,7 @@ function r_item_completed_reasoning(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:665 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:673 — notification item/completed → item.completed */
 function r_item_completed_plan(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -558,7 +558,7 @@ function r_item_completed_plan(m: View<Member<Notification, "method", "item/comp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:688 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:696 — notification item/completed → item.completed */
 function r_item_completed_command_execution(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   if (!(m.params?.item?.type === "commandExecution")) return false;
   cx.ref(ID_thread_use, m.params?.threadId);
@@ -579,7 +579,7 @@ function r_item_completed_command_execution(m: View<Member<Notification, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:719 — notification item/completed → item.completed */
+/** mappings/codex-app-server.yaml:727 — notification item/completed → item.completed */
 function r_item_completed(m: View<Member<Notification, "method", "item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -606,7 +606,7 @@ function r_item_completed(m: View<Member<Notification, "method", "item/completed
   return true;
 }
 
-/** mappings/codex-app-server.yaml:765 — notification item/autoApprovalReview/started → item.updated */
+/** mappings/codex-app-server.yaml:773 — notification item/autoApprovalReview/started → item.updated */
 function r_item_auto_approval_review_started(m: View<Member<Notification, "method", "item/autoApprovalReview/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -618,7 +618,7 @@ function r_item_auto_approval_review_started(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:781 — notification item/autoApprovalReview/completed → item.updated */
+/** mappings/codex-app-server.yaml:789 — notification item/autoApprovalReview/completed → item.updated */
 function r_item_auto_approval_review_completed(m: View<Member<Notification, "method", "item/autoApprovalReview/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -637,7 +637,7 @@ function r_item_auto_approval_review_completed(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:798 — notification item/agentMessage/delta → content.delta */
+/** mappings/codex-app-server.yaml:806 — notification item/agentMessage/delta → content.delta */
 function r_item_agent_message_delta(m: View<Member<Notification, "method", "item/agentMessage/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -646,7 +646,7 @@ function r_item_agent_message_delta(m: View<Member<Notification, "method", "item
   return true;
 }
 
-/** mappings/codex-app-server.yaml:813 — notification item/plan/delta → content.delta */
+/** mappings/codex-app-server.yaml:821 — notification item/plan/delta → content.delta */
 function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -655,7 +655,7 @@ function r_item_plan_delta(m: View<Member<Notification, "method", "item/plan/del
   return true;
 }
 
-/** mappings/codex-app-server.yaml:828 — notification item/commandExecution/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:836 — notification item/commandExecution/outputDelta → content.delta */
 function r_item_command_execution_output_delta(m: View<Member<Notification, "method", "item/commandExecution/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -664,7 +664,7 @@ function r_item_command_execution_output_delta(m: View<Member<Notification, "met
   return true;
 }
 
-/** mappings/codex-app-server.yaml:843 — notification item/commandExecution/terminalInteraction → item.updated */
+/** mappings/codex-app-server.yaml:851 — notification item/commandExecution/terminalInteraction → item.updated */
 function r_item_command_execution_terminal_interaction(m: View<Member<Notification, "method", "item/commandExecution/terminalInteraction">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -676,7 +676,7 @@ function r_item_command_execution_terminal_interaction(m: View<Member<Notificati
   return true;
 }
 
-/** mappings/codex-app-server.yaml:859 — notification item/fileChange/outputDelta → content.delta */
+/** mappings/codex-app-server.yaml:867 — notification item/fileChange/outputDelta → content.delta */
 function r_item_file_change_output_delta(m: View<Member<Notification, "method", "item/fileChange/outputDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -685,7 +685,7 @@ function r_item_file_change_output_delta(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:896 — notification item/fileChange/patchUpdated → item.updated */
+/** mappings/codex-app-server.yaml:904 — notification item/fileChange/patchUpdated → item.updated */
 function r_item_file_change_patch_updated(m: View<Member<Notification, "method", "item/fileChange/patchUpdated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -694,7 +694,7 @@ function r_item_file_change_patch_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:911 — notification item/reasoning/summaryTextDelta → content.delta */
+/** mappings/codex-app-server.yaml:919 — notification item/reasoning/summaryTextDelta → content.delta */
 function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "method", "item/reasoning/summaryTextDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -707,7 +707,7 @@ function r_item_reasoning_summary_text_delta(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:927 — notification item/reasoning/summaryPartAdded → item.updated */
+/** mappings/codex-app-server.yaml:935 — notification item/reasoning/summaryPartAdded → item.updated */
 function r_item_reasoning_summary_part_added(m: View<Member<Notification, "method", "item/reasoning/summaryPartAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -716,7 +716,7 @@ function r_item_reasoning_summary_part_added(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:942 — notification item/reasoning/textDelta → content.delta */
+/** mappings/codex-app-server.yaml:950 — notification item/reasoning/textDelta → content.delta */
 function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "item/reasoning/textDelta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -725,7 +725,7 @@ function r_item_reasoning_text_delta(m: View<Member<Notification, "method", "ite
   return true;
 }
 
-/** mappings/codex-app-server.yaml:958 — notification item/mcpToolCall/progress → tool.progress */
+/** mappings/codex-app-server.yaml:966 — notification item/mcpToolCall/progress → tool.progress */
 function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "item/mcpToolCall/progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -734,7 +734,7 @@ function r_item_mcp_tool_call_progress(m: View<Member<Notification, "method", "i
   return true;
 }
 
-/** mappings/codex-app-server.yaml:975 — notification serverRequest/resolved → request.resolved */
+/** mappings/codex-app-server.yaml:983 — notification serverRequest/resolved → request.resolved */
 function r_server_request_resolved(m: View<Member<Notification, "method", "serverRequest/resolved">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_request_close, m.params?.requestId);
@@ -742,7 +742,7 @@ function r_server_request_resolved(m: View<Member<Notification, "method", "serve
   return true;
 }
 
-/** mappings/codex-app-server.yaml:994 — request item/commandExecution/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1002 — request item/commandExecution/requestApproval → request.opened */
 function r_command_approval_request(m: View<Member<ServerRequestMessage, "method", "item/commandExecution/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -757,7 +757,7 @@ function r_command_approval_request(m: View<Member<ServerRequestMessage, "method
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1014 — request item/fileChange/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1022 — request item/fileChange/requestApproval → request.opened */
 function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "method", "item/fileChange/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -772,7 +772,7 @@ function r_file_change_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1034 — request item/tool/requestUserInput → user-input.requested, request.opened */
+/** mappings/codex-app-server.yaml:1042 — request item/tool/requestUserInput → user-input.requested, request.opened */
 function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method", "item/tool/requestUserInput">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -783,7 +783,7 @@ function r_tool_request_user_input(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1062 — request mcpServer/elicitation/request → request.opened */
+/** mappings/codex-app-server.yaml:1070 — request mcpServer/elicitation/request → request.opened */
 function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method", "mcpServer/elicitation/request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use_2, m.params?.turnId);
@@ -792,7 +792,7 @@ function r_mcp_elicitation_request(m: View<Member<ServerRequestMessage, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1089 — request item/permissions/requestApproval → request.opened */
+/** mappings/codex-app-server.yaml:1097 — request item/permissions/requestApproval → request.opened */
 function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "method", "item/permissions/requestApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -802,7 +802,7 @@ function r_permissions_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1114 — request item/tool/call → request.opened */
+/** mappings/codex-app-server.yaml:1122 — request item/tool/call → request.opened */
 function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "method", "item/tool/call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -812,21 +812,21 @@ function r_dynamic_tool_call_request(m: View<Member<ServerRequestMessage, "metho
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1144 — request account/chatgptAuthTokens/refresh → request.opened */
+/** mappings/codex-app-server.yaml:1152 — request account/chatgptAuthTokens/refresh → request.opened */
 function r_auth_tokens_refresh_request(m: View<Member<ServerRequestMessage, "method", "account/chatgptAuthTokens/refresh">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "auth_tokens_refresh", detail: m.params?.reason, args: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1170 — request attestation/generate → request.opened */
+/** mappings/codex-app-server.yaml:1178 — request attestation/generate → request.opened */
 function r_attestation_generate_request(m: View<Member<ServerRequestMessage, "method", "attestation/generate">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "unknown", detail: "attestation" });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1188 — request applyPatchApproval → request.opened */
+/** mappings/codex-app-server.yaml:1196 — request applyPatchApproval → request.opened */
 function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "method", "applyPatchApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -839,7 +839,7 @@ function r_apply_patch_approval_request(m: View<Member<ServerRequestMessage, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1207 — request execCommandApproval → request.opened */
+/** mappings/codex-app-server.yaml:1215 — request execCommandApproval → request.opened */
 function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "method", "execCommandApproval">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.params?.conversationId);
   cx.ref(ID_request_open, m.id);
@@ -852,7 +852,7 @@ function r_exec_command_approval_request(m: View<Member<ServerRequestMessage, "m
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1228 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1236 — response item/commandExecution/requestApproval, item/fileChange/requestApproval, item/tool/requestUserInput, mcpServer/elicitation/request, item/permissions/requestApproval, item/tool/call, account/chatgptAuthTokens/refresh, attestation/generate, applyPatchApproval, execCommandApproval → request.resolved */
 function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -864,7 +864,7 @@ function r_server_request_error_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1266 — response item/commandExecution/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1274 — response item/commandExecution/requestApproval → request.resolved */
 function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -879,7 +879,7 @@ function r_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1292 — response item/fileChange/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1300 — response item/fileChange/requestApproval → request.resolved */
 function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -894,7 +894,7 @@ function r_file_change_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1314 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
+/** mappings/codex-app-server.yaml:1322 — response item/tool/requestUserInput → user-input.resolved, request.resolved */
 function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -906,7 +906,7 @@ function r_tool_request_user_input_response(m: View<JsonRpcResponse>, cx: RowCon
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1339 — response mcpServer/elicitation/request → request.resolved */
+/** mappings/codex-app-server.yaml:1347 — response mcpServer/elicitation/request → request.resolved */
 function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -920,7 +920,7 @@ function r_mcp_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1360 — response item/permissions/requestApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1368 — response item/permissions/requestApproval → request.resolved */
 function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -931,7 +931,7 @@ function r_permissions_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1381 — response item/tool/call → request.resolved */
+/** mappings/codex-app-server.yaml:1389 — response item/tool/call → request.resolved */
 function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_3, cx.request?.params?.threadId);
@@ -945,7 +945,7 @@ function r_dynamic_tool_call_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1407 — response account/chatgptAuthTokens/refresh → request.resolved */
+/** mappings/codex-app-server.yaml:1415 — response account/chatgptAuthTokens/refresh → request.resolved */
 function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -957,7 +957,7 @@ function r_auth_tokens_refresh_response(m: View<JsonRpcResponse>, cx: RowContext
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1428 — response attestation/generate → request.resolved */
+/** mappings/codex-app-server.yaml:1436 — response attestation/generate → request.resolved */
 function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -965,7 +965,7 @@ function r_attestation_generate_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1446 — response applyPatchApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1454 — response applyPatchApproval → request.resolved */
 function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -978,7 +978,7 @@ function r_apply_patch_approval_response(m: View<JsonRpcResponse>, cx: RowContex
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1466 — response execCommandApproval → request.resolved */
+/** mappings/codex-app-server.yaml:1474 — response execCommandApproval → request.resolved */
 function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_4, cx.request?.params?.conversationId);
@@ -991,7 +991,7 @@ function r_exec_command_approval_response(m: View<JsonRpcResponse>, cx: RowConte
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1487 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
+/** mappings/codex-app-server.yaml:1495 — notification mcpServer/oauthLogin/completed → mcp.oauth.completed */
 function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcpServer/oauthLogin/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.oauth.completed", {
@@ -1002,20 +1002,20 @@ function r_mcp_oauth_login_completed(m: View<Member<Notification, "method", "mcp
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1500 — notification mcpServer/startupStatus/updated → mcp.status.updated */
+/** mappings/codex-app-server.yaml:1508 — notification mcpServer/startupStatus/updated → mcp.status.updated */
 function r_mcp_startup_status_updated(m: View<Member<Notification, "method", "mcpServer/startupStatus/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("mcp.status.updated", { status: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1512 — notification account/updated → account.updated */
+/** mappings/codex-app-server.yaml:1520 — notification account/updated → account.updated */
 function r_account_updated(m: View<Member<Notification, "method", "account/updated">>, cx: RowContext): boolean {
   cx.emit("account.updated", { account: m.params });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1524 — notification account/gatewayOAuth/changed → auth.status */
+/** mappings/codex-app-server.yaml:1532 — notification account/gatewayOAuth/changed → auth.status */
 function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", "account/gatewayOAuth/changed">>, cx: RowContext): boolean {
   cx.emit("auth.status", {
     isAuthenticating: map_gatewayOAuthAuthenticating(m.params?.status),
@@ -1024,19 +1024,19 @@ function r_account_gateway_oauth_changed(m: View<Member<Notification, "method", 
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1540 — notification account/rateLimits/updated → account.rate-limits.updated */
+/** mappings/codex-app-server.yaml:1548 — notification account/rateLimits/updated → account.rate-limits.updated */
 function r_account_rate_limits_updated(m: View<Member<Notification, "method", "account/rateLimits/updated">>, cx: RowContext): boolean {
   cx.emit("account.rate-limits.updated", { rateLimits: m.params?.rateLimits });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1552 — notification account/login/completed → auth.status */
+/** mappings/codex-app-server.yaml:1560 — notification account/login/completed → auth.status */
 function r_account_login_completed(m: View<Member<Notification, "method", "account/login/completed">>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false, error: text(m.params?.error, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1568 — notification modelProvider/authRecoveryStarted → auth.status */
+/** mappings/codex-app-server.yaml:1576 — notification modelProvider/authRecoveryStarted → auth.status */
 function r_model_provider_auth_recovery_started(m: View<Member<Notification, "method", "modelProvider/authRecoveryStarted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1044,7 +1044,7 @@ function r_model_provider_auth_recovery_started(m: View<Member<Notification, "me
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1582 — notification modelProvider/authRecoveryCompleted → auth.status */
+/** mappings/codex-app-server.yaml:1590 — notification modelProvider/authRecoveryCompleted → auth.status */
 function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "method", "modelProvider/authRecoveryCompleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1052,7 +1052,7 @@ function r_model_provider_auth_recovery_completed(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1597 — notification model/rerouted → model.rerouted */
+/** mappings/codex-app-server.yaml:1605 — notification model/rerouted → model.rerouted */
 function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1060,7 +1060,7 @@ function r_model_rerouted(m: View<Member<Notification, "method", "model/rerouted
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1613 — notification model/verification → runtime.warning */
+/** mappings/codex-app-server.yaml:1621 — notification model/verification → runtime.warning */
 function r_model_verification(m: View<Member<Notification, "method", "model/verification">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1071,7 +1071,7 @@ function r_model_verification(m: View<Member<Notification, "method", "model/veri
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1628 — notification model/safetyBuffering/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1636 — notification model/safetyBuffering/updated → runtime.warning */
 function r_model_safety_buffering_updated(m: View<Member<Notification, "method", "model/safetyBuffering/updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.ref(ID_turn_use, m.params?.turnId);
@@ -1082,27 +1082,27 @@ function r_model_safety_buffering_updated(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1646 — notification warning → runtime.warning */
+/** mappings/codex-app-server.yaml:1654 — notification warning → runtime.warning */
 function r_warning(m: View<Member<Notification, "method", "warning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_5, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1657 — notification guardianWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1665 — notification guardianWarning → runtime.warning */
 function r_guardian_warning(m: View<Member<Notification, "method", "guardianWarning">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("runtime.warning", { message: m.params?.message, detail: { source: "guardian" } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1669 — notification deprecationNotice → deprecation.notice */
+/** mappings/codex-app-server.yaml:1677 — notification deprecationNotice → deprecation.notice */
 function r_deprecation_notice(m: View<Member<Notification, "method", "deprecationNotice">>, cx: RowContext): boolean {
   cx.emit("deprecation.notice", { summary: m.params?.summary, details: text(m.params?.details, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1682 — notification configWarning → config.warning */
+/** mappings/codex-app-server.yaml:1690 — notification configWarning → config.warning */
 function r_config_warning(m: View<Member<Notification, "method", "configWarning">>, cx: RowContext): boolean {
   cx.emit("config.warning", {
     summary: m.params?.summary,
@@ -1113,13 +1113,13 @@ function r_config_warning(m: View<Member<Notification, "method", "configWarning"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1702 — notification app/list/updated → runtime.warning */
+/** mappings/codex-app-server.yaml:1710 — notification app/list/updated → runtime.warning */
 function r_app_list_updated(m: View<Member<Notification, "method", "app/list/updated">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", { message: "the app/connector catalog changed", detail: { apps: m.params?.data } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1715 — notification windows/worldWritableWarning → runtime.warning */
+/** mappings/codex-app-server.yaml:1723 — notification windows/worldWritableWarning → runtime.warning */
 function r_windows_world_writable_warning(m: View<Member<Notification, "method", "windows/worldWritableWarning">>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "world-writable directories cannot be protected by the Windows sandbox",
@@ -1128,7 +1128,7 @@ function r_windows_world_writable_warning(m: View<Member<Notification, "method",
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1728 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1736 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === true)) return false;
   cx.emit("session.state.changed", { state: "ready", reason: "windows-sandbox-setup", detail: m.params?.mode });
@@ -1136,7 +1136,7 @@ function r_windows_sandbox_setup_succeeded(m: View<Member<Notification, "method"
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1749 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
+/** mappings/codex-app-server.yaml:1757 — notification windowsSandbox/setupCompleted → session.state.changed, runtime.warning */
 function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "windowsSandbox/setupCompleted">>, cx: RowContext): boolean {
   if (!(m.params?.success === false)) return false;
   cx.emit("session.state.changed", {
@@ -1148,63 +1148,63 @@ function r_windows_sandbox_setup_failed(m: View<Member<Notification, "method", "
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1771 — notification thread/realtime/started → thread.realtime.started */
+/** mappings/codex-app-server.yaml:1779 — notification thread/realtime/started → thread.realtime.started */
 function r_thread_realtime_started(m: View<Member<Notification, "method", "thread/realtime/started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.started", { realtimeSessionId: text(m.params?.realtimeSessionId, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1782 — notification thread/realtime/itemAdded → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1790 — notification thread/realtime/itemAdded → thread.realtime.item-added */
 function r_thread_realtime_item_added(m: View<Member<Notification, "method", "thread/realtime/itemAdded">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1794 — notification thread/realtime/item/completed → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1802 — notification thread/realtime/item/completed → thread.realtime.item-added */
 function r_thread_realtime_item_completed(m: View<Member<Notification, "method", "thread/realtime/item/completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: m.params?.item });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1805 — notification thread/realtime/transcript/done → thread.realtime.item-added */
+/** mappings/codex-app-server.yaml:1813 — notification thread/realtime/transcript/done → thread.realtime.item-added */
 function r_thread_realtime_transcript_done(m: View<Member<Notification, "method", "thread/realtime/transcript/done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.item-added", { item: { type: "transcript", role: m.params?.role, text: m.params?.text } });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1816 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
+/** mappings/codex-app-server.yaml:1824 — notification thread/realtime/outputAudio/delta → thread.realtime.audio.delta */
 function r_thread_realtime_output_audio_delta(m: View<Member<Notification, "method", "thread/realtime/outputAudio/delta">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.audio.delta", { audio: m.params?.audio });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1827 — notification thread/realtime/error → thread.realtime.error */
+/** mappings/codex-app-server.yaml:1835 — notification thread/realtime/error → thread.realtime.error */
 function r_thread_realtime_error(m: View<Member<Notification, "method", "thread/realtime/error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.error", { message: m.params?.message });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1838 — notification thread/realtime/closed → thread.realtime.closed */
+/** mappings/codex-app-server.yaml:1846 — notification thread/realtime/closed → thread.realtime.closed */
 function r_thread_realtime_closed(m: View<Member<Notification, "method", "thread/realtime/closed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.threadId);
   cx.emit("thread.realtime.closed", { reason: text(m.params?.reason, "\n\n", "strings", false) });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1851 — clientResponse * → runtime.error */
+/** mappings/codex-app-server.yaml:1859 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1869 — clientResponse initialize → session.started, session.configured */
+/** mappings/codex-app-server.yaml:1877 — clientResponse initialize → session.started, session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.started", { message: m.result?.userAgent });
@@ -1212,7 +1212,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/codex-app-server.yaml:1891 — clientResponse thread/read, thread/resume */
+/** mappings/codex-app-server.yaml:1899 — clientResponse thread/read, thread/resume */
 function r_thread_history_replay(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.replay({ method: "thread/started", params: { thread: m.result?.thread } });
@@ -1232,6 +1232,11 @@ function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.emittedAtMs, "ms") ?? timeOf(m?.params?.completedAtMs, "ms") ?? timeOf(m?.params?.startedAtMs, "ms");
 }
 
+/** The provider session a message belongs to (mappings/codex-app-server.yaml:36). */
+function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+  return { key: firstId(m?.params?.threadId, m?.params?.thread?.id, m?.params?.conversationId, m?.result?.thread?.id), parent: firstId(m?.params?.thread?.parentThreadId, m?.result?.thread?.parentThreadId) };
+}
+
 /** The codex-app-server mapping table (mappings/codex-app-server.yaml), compiled. */
 export const table: SurfaceTable = {
   surface: "codex-app-server",
@@ -1239,291 +1244,292 @@ export const table: SurfaceTable = {
   protocol: "jsonrpc",
   file: "mappings/codex-app-server.yaml",
   tags: { notification: "method", request: "method", response: "method", clientRequest: "method", clientNotification: "method", clientResponse: "method" },
+  session,
   time,
   upstream: { package: "@openai/codex", version: "0.171.0" },
   sources: { notification: "codex.app-server.notification", request: "codex.app-server.request", response: "codex.app-server.response", clientRequest: "codex.app-server.request", clientNotification: "codex.app-server.notification", clientResponse: "codex.app-server.response" },
   rows: {
     notification: {
       "error": [
-        { rule: "codex-app-server#error", line: 160, run: r_error },
+        { rule: "codex-app-server#error", line: 168, run: r_error },
       ],
       "thread/started": [
-        { rule: "codex-app-server#thread-started", line: 178, run: r_thread_started },
+        { rule: "codex-app-server#thread-started", line: 186, run: r_thread_started },
       ],
       "thread/status/changed": [
-        { rule: "codex-app-server#thread-status-changed", line: 195, run: r_thread_status_changed },
+        { rule: "codex-app-server#thread-status-changed", line: 203, run: r_thread_status_changed },
       ],
       "thread/archived": [
-        { rule: "codex-app-server#thread-archived", line: 216, run: r_thread_archived },
+        { rule: "codex-app-server#thread-archived", line: 224, run: r_thread_archived },
       ],
       "thread/deleted": [
-        { rule: "codex-app-server#thread-deleted", line: 227, run: r_thread_deleted },
+        { rule: "codex-app-server#thread-deleted", line: 235, run: r_thread_deleted },
       ],
       "thread/unarchived": [
-        { rule: "codex-app-server#thread-unarchived", line: 241, run: r_thread_unarchived },
+        { rule: "codex-app-server#thread-unarchived", line: 249, run: r_thread_unarchived },
       ],
       "thread/closed": [
-        { rule: "codex-app-server#thread-closed", line: 253, run: r_thread_closed },
+        { rule: "codex-app-server#thread-closed", line: 261, run: r_thread_closed },
       ],
       "thread/reverted": [
-        { rule: "codex-app-server#thread-reverted", line: 268, run: r_thread_reverted },
+        { rule: "codex-app-server#thread-reverted", line: 276, run: r_thread_reverted },
       ],
       "thread/name/updated": [
-        { rule: "codex-app-server#thread-name-updated", line: 280, run: r_thread_name_updated },
+        { rule: "codex-app-server#thread-name-updated", line: 288, run: r_thread_name_updated },
       ],
       "thread/goal/updated": [
-        { rule: "codex-app-server#thread-goal-updated", line: 294, run: r_thread_goal_updated },
+        { rule: "codex-app-server#thread-goal-updated", line: 302, run: r_thread_goal_updated },
       ],
       "thread/goal/cleared": [
-        { rule: "codex-app-server#thread-goal-cleared", line: 307, run: r_thread_goal_cleared },
+        { rule: "codex-app-server#thread-goal-cleared", line: 315, run: r_thread_goal_cleared },
       ],
       "thread/environment/connected": [
-        { rule: "codex-app-server#thread-environment-connected", line: 318, run: r_thread_environment_connected },
+        { rule: "codex-app-server#thread-environment-connected", line: 326, run: r_thread_environment_connected },
       ],
       "thread/environment/disconnected": [
-        { rule: "codex-app-server#thread-environment-disconnected", line: 329, run: r_thread_environment_disconnected },
+        { rule: "codex-app-server#thread-environment-disconnected", line: 337, run: r_thread_environment_disconnected },
       ],
       "thread/settings/updated": [
-        { rule: "codex-app-server#thread-settings-updated", line: 340, run: r_thread_settings_updated },
+        { rule: "codex-app-server#thread-settings-updated", line: 348, run: r_thread_settings_updated },
       ],
       "thread/tokenUsage/updated": [
-        { rule: "codex-app-server#thread-token-usage-updated", line: 351, run: r_thread_token_usage_updated },
+        { rule: "codex-app-server#thread-token-usage-updated", line: 359, run: r_thread_token_usage_updated },
       ],
       "thread/compacted": [
-        { rule: "codex-app-server#thread-compacted", line: 365, run: r_thread_compacted },
+        { rule: "codex-app-server#thread-compacted", line: 373, run: r_thread_compacted },
       ],
       "turn/started": [
-        { rule: "codex-app-server#turn-started", line: 379, run: r_turn_started },
+        { rule: "codex-app-server#turn-started", line: 387, run: r_turn_started },
       ],
       "turn/completed": [
-        { rule: "codex-app-server#turn-completed-in-progress", line: 393, run: r_turn_completed_in_progress },
-        { rule: "codex-app-server#turn-completed", line: 410, run: r_turn_completed },
+        { rule: "codex-app-server#turn-completed-in-progress", line: 401, run: r_turn_completed_in_progress },
+        { rule: "codex-app-server#turn-completed", line: 418, run: r_turn_completed },
       ],
       "turn/diff/updated": [
-        { rule: "codex-app-server#turn-diff-updated", line: 445, run: r_turn_diff_updated },
+        { rule: "codex-app-server#turn-diff-updated", line: 453, run: r_turn_diff_updated },
       ],
       "turn/plan/updated": [
-        { rule: "codex-app-server#turn-plan-updated", line: 483, run: r_turn_plan_updated },
+        { rule: "codex-app-server#turn-plan-updated", line: 491, run: r_turn_plan_updated },
       ],
       "hook/started": [
-        { rule: "codex-app-server#hook-started", line: 498, run: r_hook_started },
+        { rule: "codex-app-server#hook-started", line: 506, run: r_hook_started },
       ],
       "hook/completed": [
-        { rule: "codex-app-server#hook-completed", line: 513, run: r_hook_completed },
+        { rule: "codex-app-server#hook-completed", line: 521, run: r_hook_completed },
       ],
       "item/started": [
-        { rule: "codex-app-server#item-started", line: 532, run: r_item_started },
+        { rule: "codex-app-server#item-started", line: 540, run: r_item_started },
       ],
       "item/completed": [
-        { rule: "codex-app-server#item-completed-in-progress", line: 570, run: r_item_completed_in_progress },
-        { rule: "codex-app-server#item-completed-agent-message", line: 603, run: r_item_completed_agent_message },
-        { rule: "codex-app-server#item-completed-reasoning", line: 634, run: r_item_completed_reasoning },
-        { rule: "codex-app-server#item-completed-plan", line: 665, run: r_item_completed_plan },
-        { rule: "codex-app-server#item-completed-command-execution", line: 688, run: r_item_completed_command_execution },
-        { rule: "codex-app-server#item-completed", line: 719, run: r_item_completed },
+        { rule: "codex-app-server#item-completed-in-progress", line: 578, run: r_item_completed_in_progress },
+        { rule: "codex-app-server#item-completed-agent-message", line: 611, run: r_item_completed_agent_message },
+        { rule: "codex-app-server#item-completed-reasoning", line: 642, run: r_item_completed_reasoning },
+        { rule: "codex-app-server#item-completed-plan", line: 673, run: r_item_completed_plan },
+        { rule: "codex-app-server#item-completed-command-execution", line: 696, run: r_item_completed_command_execution },
+        { rule: "codex-app-server#item-completed", line: 727, run: r_item_completed },
       ],
       "item/autoApprovalReview/started": [
-        { rule: "codex-app-server#item-auto-approval-review-started", line: 765, run: r_item_auto_approval_review_started },
+        { rule: "codex-app-server#item-auto-approval-review-started", line: 773, run: r_item_auto_approval_review_started },
       ],
       "item/autoApprovalReview/completed": [
-        { rule: "codex-app-server#item-auto-approval-review-completed", line: 781, run: r_item_auto_approval_review_completed },
+        { rule: "codex-app-server#item-auto-approval-review-completed", line: 789, run: r_item_auto_approval_review_completed },
       ],
       "item/agentMessage/delta": [
-        { rule: "codex-app-server#item-agent-message-delta", line: 798, run: r_item_agent_message_delta },
+        { rule: "codex-app-server#item-agent-message-delta", line: 806, run: r_item_agent_message_delta },
       ],
       "item/plan/delta": [
-        { rule: "codex-app-server#item-plan-delta", line: 813, run: r_item_plan_delta },
+        { rule: "codex-app-server#item-plan-delta", line: 821, run: r_item_plan_delta },
       ],
       "item/commandExecution/outputDelta": [
-        { rule: "codex-app-server#item-command-execution-output-delta", line: 828, run: r_item_command_execution_output_delta },
+        { rule: "codex-app-server#item-command-execution-output-delta", line: 836, run: r_item_command_execution_output_delta },
       ],
       "item/commandExecution/terminalInteraction": [
-        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 843, run: r_item_command_execution_terminal_interaction },
+        { rule: "codex-app-server#item-command-execution-terminal-interaction", line: 851, run: r_item_command_execution_terminal_interaction },
       ],
       "item/fileChange/outputDelta": [
-        { rule: "codex-app-server#item-file-change-output-delta", line: 859, run: r_item_file_change_output_delta },
+        { rule: "codex-app-server#item-file-change-output-delta", line: 867, run: r_item_file_change_output_delta },
       ],
       "item/fileChange/patchUpdated": [
-        { rule: "codex-app-server#item-file-change-patch-updated", line: 896, run: r_item_file_change_patch_updated },
+        { rule: "codex-app-server#item-file-change-patch-updated", line: 904, run: r_item_file_change_patch_updated },
       ],
       "item/reasoning/summaryTextDelta": [
-        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 911, run: r_item_reasoning_summary_text_delta },
+        { rule: "codex-app-server#item-reasoning-summary-text-delta", line: 919, run: r_item_reasoning_summary_text_delta },
       ],
       "item/reasoning/summaryPartAdded": [
-        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 927, run: r_item_reasoning_summary_part_added },
+        { rule: "codex-app-server#item-reasoning-summary-part-added", line: 935, run: r_item_reasoning_summary_part_added },
       ],
       "item/reasoning/textDelta": [
-        { rule: "codex-app-server#item-reasoning-text-delta", line: 942, run: r_item_reasoning_text_delta },
+        { rule: "codex-app-server#item-reasoning-text-delta", line: 950, run: r_item_reasoning_text_delta },
       ],
       "item/mcpToolCall/progress": [
-        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 958, run: r_item_mcp_tool_call_progress },
+        { rule: "codex-app-server#item-mcp-tool-call-progress", line: 966, run: r_item_mcp_tool_call_progress },
       ],
       "serverRequest/resolved": [
-        { rule: "codex-app-server#server-request-resolved", line: 975, run: r_server_request_resolved },
+        { rule: "codex-app-server#server-request-resolved", line: 983, run: r_server_request_resolved },
       ],
       "mcpServer/oauthLogin/completed": [
-        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1487, run: r_mcp_oauth_login_completed },
+        { rule: "codex-app-server#mcp-oauth-login-completed", line: 1495, run: r_mcp_oauth_login_completed },
       ],
       "mcpServer/startupStatus/updated": [
-        { rule: "codex-app-server#mcp-startup-status-updated", line: 1500, run: r_mcp_startup_status_updated },
+        { rule: "codex-app-server#mcp-startup-status-updated", line: 1508, run: r_mcp_startup_status_updated },
       ],
       "account/updated": [
-        { rule: "codex-app-server#account-updated", line: 1512, run: r_account_updated },
+        { rule: "codex-app-server#account-updated", line: 1520, run: r_account_updated },
       ],
       "account/gatewayOAuth/changed": [
-        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1524, run: r_account_gateway_oauth_changed },
+        { rule: "codex-app-server#account-gateway-oauth-changed", line: 1532, run: r_account_gateway_oauth_changed },
       ],
       "account/rateLimits/updated": [
-        { rule: "codex-app-server#account-rate-limits-updated", line: 1540, run: r_account_rate_limits_updated },
+        { rule: "codex-app-server#account-rate-limits-updated", line: 1548, run: r_account_rate_limits_updated },
       ],
       "account/login/completed": [
-        { rule: "codex-app-server#account-login-completed", line: 1552, run: r_account_login_completed },
+        { rule: "codex-app-server#account-login-completed", line: 1560, run: r_account_login_completed },
       ],
       "modelProvider/authRecoveryStarted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1568, run: r_model_provider_auth_recovery_started },
+        { rule: "codex-app-server#model-provider-auth-recovery-started", line: 1576, run: r_model_provider_auth_recovery_started },
       ],
       "modelProvider/authRecoveryCompleted": [
-        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1582, run: r_model_provider_auth_recovery_completed },
+        { rule: "codex-app-server#model-provider-auth-recovery-completed", line: 1590, run: r_model_provider_auth_recovery_completed },
       ],
       "model/rerouted": [
-        { rule: "codex-app-server#model-rerouted", line: 1597, run: r_model_rerouted },
+        { rule: "codex-app-server#model-rerouted", line: 1605, run: r_model_rerouted },
       ],
       "model/verification": [
-        { rule: "codex-app-server#model-verification", line: 1613, run: r_model_verification },
+        { rule: "codex-app-server#model-verification", line: 1621, run: r_model_verification },
       ],
       "model/safetyBuffering/updated": [
-        { rule: "codex-app-server#model-safety-buffering-updated", line: 1628, run: r_model_safety_buffering_updated },
+        { rule: "codex-app-server#model-safety-buffering-updated", line: 1636, run: r_model_safety_buffering_updated },
       ],
       "warning": [
-        { rule: "codex-app-server#warning", line: 1646, run: r_warning },
+        { rule: "codex-app-server#warning", line: 1654, run: r_warning },
       ],
       "guardianWarning": [
-        { rule: "codex-app-server#guardian-warning", line: 1657, run: r_guardian_warning },
+        { rule: "codex-app-server#guardian-warning", line: 1665, run: r_guardian_warning },
       ],
       "deprecationNotice": [
-        { rule: "codex-app-server#deprecation-notice", line: 1669, run: r_deprecation_notice },
+        { rule: "codex-app-server#deprecation-notice", line: 1677, run: r_deprecation_notice },
       ],
       "configWarning": [
-        { rule: "codex-app-server#config-warning", line: 1682, run: r_config_warning },
+        { rule: "codex-app-server#config-warning", line: 1690, run: r_config_warning },
       ],
       "app/list/updated": [
-        { rule: "codex-app-server#app-list-updated", line: 1702, run: r_app_list_updated },
+        { rule: "codex-app-server#app-list-updated", line: 1710, run: r_app_list_updated },
       ],
       "windows/worldWritableWarning": [
-        { rule: "codex-app-server#windows-world-writable-warning", line: 1715, run: r_windows_world_writable_warning },
+        { rule: "codex-app-server#windows-world-writable-warning", line: 1723, run: r_windows_world_writable_warning },
       ],
       "windowsSandbox/setupCompleted": [
-        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1728, run: r_windows_sandbox_setup_succeeded },
-        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1749, run: r_windows_sandbox_setup_failed },
+        { rule: "codex-app-server#windows-sandbox-setup-succeeded", line: 1736, run: r_windows_sandbox_setup_succeeded },
+        { rule: "codex-app-server#windows-sandbox-setup-failed", line: 1757, run: r_windows_sandbox_setup_failed },
       ],
       "thread/realtime/started": [
-        { rule: "codex-app-server#thread-realtime-started", line: 1771, run: r_thread_realtime_started },
+        { rule: "codex-app-server#thread-realtime-started", line: 1779, run: r_thread_realtime_started },
       ],
       "thread/realtime/itemAdded": [
-        { rule: "codex-app-server#thread-realtime-item-added", line: 1782, run: r_thread_realtime_item_added },
+        { rule: "codex-app-server#thread-realtime-item-added", line: 1790, run: r_thread_realtime_item_added },
       ],
       "thread/realtime/item/completed": [
-        { rule: "codex-app-server#thread-realtime-item-completed", line: 1794, run: r_thread_realtime_item_completed },
+        { rule: "codex-app-server#thread-realtime-item-completed", line: 1802, run: r_thread_realtime_item_completed },
       ],
       "thread/realtime/transcript/done": [
-        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1805, run: r_thread_realtime_transcript_done },
+        { rule: "codex-app-server#thread-realtime-transcript-done", line: 1813, run: r_thread_realtime_transcript_done },
       ],
       "thread/realtime/outputAudio/delta": [
-        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1816, run: r_thread_realtime_output_audio_delta },
+        { rule: "codex-app-server#thread-realtime-output-audio-delta", line: 1824, run: r_thread_realtime_output_audio_delta },
       ],
       "thread/realtime/error": [
-        { rule: "codex-app-server#thread-realtime-error", line: 1827, run: r_thread_realtime_error },
+        { rule: "codex-app-server#thread-realtime-error", line: 1835, run: r_thread_realtime_error },
       ],
       "thread/realtime/closed": [
-        { rule: "codex-app-server#thread-realtime-closed", line: 1838, run: r_thread_realtime_closed },
+        { rule: "codex-app-server#thread-realtime-closed", line: 1846, run: r_thread_realtime_closed },
       ],
     },
     request: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#command-approval-request", line: 994, run: r_command_approval_request },
+        { rule: "codex-app-server#command-approval-request", line: 1002, run: r_command_approval_request },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#file-change-approval-request", line: 1014, run: r_file_change_approval_request },
+        { rule: "codex-app-server#file-change-approval-request", line: 1022, run: r_file_change_approval_request },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#tool-request-user-input", line: 1034, run: r_tool_request_user_input },
+        { rule: "codex-app-server#tool-request-user-input", line: 1042, run: r_tool_request_user_input },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#mcp-elicitation-request", line: 1062, run: r_mcp_elicitation_request },
+        { rule: "codex-app-server#mcp-elicitation-request", line: 1070, run: r_mcp_elicitation_request },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#permissions-approval-request", line: 1089, run: r_permissions_approval_request },
+        { rule: "codex-app-server#permissions-approval-request", line: 1097, run: r_permissions_approval_request },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#dynamic-tool-call-request", line: 1114, run: r_dynamic_tool_call_request },
+        { rule: "codex-app-server#dynamic-tool-call-request", line: 1122, run: r_dynamic_tool_call_request },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1144, run: r_auth_tokens_refresh_request },
+        { rule: "codex-app-server#auth-tokens-refresh-request", line: 1152, run: r_auth_tokens_refresh_request },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#attestation-generate-request", line: 1170, run: r_attestation_generate_request },
+        { rule: "codex-app-server#attestation-generate-request", line: 1178, run: r_attestation_generate_request },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#apply-patch-approval-request", line: 1188, run: r_apply_patch_approval_request },
+        { rule: "codex-app-server#apply-patch-approval-request", line: 1196, run: r_apply_patch_approval_request },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#exec-command-approval-request", line: 1207, run: r_exec_command_approval_request },
+        { rule: "codex-app-server#exec-command-approval-request", line: 1215, run: r_exec_command_approval_request },
       ],
     },
     response: {
       "item/commandExecution/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#command-approval-response", line: 1266, run: r_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#command-approval-response", line: 1274, run: r_command_approval_response },
       ],
       "item/fileChange/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#file-change-approval-response", line: 1292, run: r_file_change_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#file-change-approval-response", line: 1300, run: r_file_change_approval_response },
       ],
       "item/tool/requestUserInput": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#tool-request-user-input-response", line: 1314, run: r_tool_request_user_input_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#tool-request-user-input-response", line: 1322, run: r_tool_request_user_input_response },
       ],
       "mcpServer/elicitation/request": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#mcp-elicitation-response", line: 1339, run: r_mcp_elicitation_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#mcp-elicitation-response", line: 1347, run: r_mcp_elicitation_response },
       ],
       "item/permissions/requestApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#permissions-approval-response", line: 1360, run: r_permissions_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#permissions-approval-response", line: 1368, run: r_permissions_approval_response },
       ],
       "item/tool/call": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#dynamic-tool-call-response", line: 1381, run: r_dynamic_tool_call_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#dynamic-tool-call-response", line: 1389, run: r_dynamic_tool_call_response },
       ],
       "account/chatgptAuthTokens/refresh": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1407, run: r_auth_tokens_refresh_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#auth-tokens-refresh-response", line: 1415, run: r_auth_tokens_refresh_response },
       ],
       "attestation/generate": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#attestation-generate-response", line: 1428, run: r_attestation_generate_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#attestation-generate-response", line: 1436, run: r_attestation_generate_response },
       ],
       "applyPatchApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#apply-patch-approval-response", line: 1446, run: r_apply_patch_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#apply-patch-approval-response", line: 1454, run: r_apply_patch_approval_response },
       ],
       "execCommandApproval": [
-        { rule: "codex-app-server#server-request-error-response", line: 1228, run: r_server_request_error_response },
-        { rule: "codex-app-server#exec-command-approval-response", line: 1466, run: r_exec_command_approval_response },
+        { rule: "codex-app-server#server-request-error-response", line: 1236, run: r_server_request_error_response },
+        { rule: "codex-app-server#exec-command-approval-response", line: 1474, run: r_exec_command_approval_response },
       ],
     },
     clientResponse: {
       "*": [
-        { rule: "codex-app-server#client-request-failed", line: 1851, run: r_client_request_failed },
+        { rule: "codex-app-server#client-request-failed", line: 1859, run: r_client_request_failed },
       ],
       "initialize": [
-        { rule: "codex-app-server#initialize-response", line: 1869, run: r_initialize_response },
+        { rule: "codex-app-server#initialize-response", line: 1877, run: r_initialize_response },
       ],
       "thread/read": [
-        { rule: "codex-app-server#thread-history-replay", line: 1891, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1899, run: r_thread_history_replay },
       ],
       "thread/resume": [
-        { rule: "codex-app-server#thread-history-replay", line: 1891, run: r_thread_history_replay },
+        { rule: "codex-app-server#thread-history-replay", line: 1899, run: r_thread_history_replay },
       ],
     },
   },
@@ -1672,34 +1678,34 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1947)",
-    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1950)",
-    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1953)",
-    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1956)",
-    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1959)",
-    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1962)",
-    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1965)",
-    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1968)",
-    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1971)",
-    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1974)",
-    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1977)",
-    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1980)",
-    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1983)",
-    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1986)",
-    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1989)",
-    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:1992)",
-    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:1995)",
-    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2003)",
-    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2006)",
-    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2022)",
-    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2039)",
-    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2050)",
-    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2075)",
-    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2088)",
-    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2097)",
-    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2116)",
-    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2124)",
-    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2140)",
-    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2145)",
+    "codex-app-server#ignored-notification-1": "client-side skill catalog refresh; not agent runtime activity (mappings/codex-app-server.yaml:1955)",
+    "codex-app-server#ignored-notification-2": "the client's read/unread marker for a thread (UI bookkeeping), not agent activity (mappings/codex-app-server.yaml:1958)",
+    "codex-app-server#ignored-notification-3": "the client app's sidebar organisation (sections, projects) of stored threads; no runtime meaning (mappings/codex-app-server.yaml:1961)",
+    "codex-app-server#ignored-notification-4": "bookkeeping of the client's stored thread attachments (ids + created/deleted only, no content) (mappings/codex-app-server.yaml:1964)",
+    "codex-app-server#ignored-notification-5": "a predicted next user prompt for the client's composer (answers thread/prediction/request); not agent activity (mappings/codex-app-server.yaml:1967)",
+    "codex-app-server#ignored-notification-6": "the client's queue of not-yet-sent prompts changed (carries only threadId; re-read with thread/queue/list) (mappings/codex-app-server.yaml:1970)",
+    "codex-app-server#ignored-notification-7": "carries only thread/turn ids and a timestamp (strict Guardian review mode begins); the reviews themselves are mapped from item/autoApprovalReview/* (mappings/codex-app-server.yaml:1973)",
+    "codex-app-server#ignored-notification-8": "output and exit of commands the client itself started with command/exec or process/spawn, outside any thread or turn (mappings/codex-app-server.yaml:1976)",
+    "codex-app-server#ignored-notification-9": "incremental results of the client's thread/search/stream query over stored threads (mappings/codex-app-server.yaml:1979)",
+    "codex-app-server#ignored-notification-10": "raw MCP server notifications relayed for the client's own mcpServer/event/stream subscription, not tied to a thread or turn (mappings/codex-app-server.yaml:1982)",
+    "codex-app-server#ignored-notification-11": "remote-control pairing/connection state of the app-server itself, not agent runtime activity (mappings/codex-app-server.yaml:1985)",
+    "codex-app-server#ignored-notification-12": "progress of the client-initiated import of other agents' configuration (externalAgentConfig/import) (mappings/codex-app-server.yaml:1988)",
+    "codex-app-server#ignored-notification-13": "file-watch events for the client's own fs/watch subscriptions, not agent activity (mappings/codex-app-server.yaml:1991)",
+    "codex-app-server#ignored-notification-14": "results of the client's fuzzy file search (the composer's @-file picker) (mappings/codex-app-server.yaml:1994)",
+    "codex-app-server#ignored-notification-15": "opaque first-party moderation metadata (schema `any`, EXPERIMENTAL) meant for client presentation; no canonical event carries it (mappings/codex-app-server.yaml:1997)",
+    "codex-app-server#ignored-notification-16": "streaming previews of a realtime item; the complete item/text arrives in thread/realtime/item/completed and thread/realtime/transcript/done (mapped), and canonical has no realtime text-delta event (mappings/codex-app-server.yaml:2000)",
+    "codex-app-server#ignored-notification-17": "WebRTC session description for the client's media connection; transport negotiation, not conversation content (mappings/codex-app-server.yaml:2003)",
+    "codex-app-server#ignored-clientRequest-18": "the client's handshake; its response is mapped (initialize-response row) (mappings/codex-app-server.yaml:2011)",
+    "codex-app-server#ignored-clientRequest-19": "client thread lifecycle/history requests; their effects arrive as notifications (thread/started, thread/archived, thread/unarchived, thread/deleted, thread/closed, thread/reverted) and restored history is replayed from the thread/read and thread/resume responses (mappings/codex-app-server.yaml:2014)",
+    "codex-app-server#ignored-clientRequest-20": "client edits/reads of thread metadata and sidebar organisation; changes that matter arrive as notifications (thread/name/updated, thread/goal/updated, thread/goal/cleared) (mappings/codex-app-server.yaml:2030)",
+    "codex-app-server#ignored-clientRequest-21": "the client driving the agent; the resulting activity arrives as turn/*, item/* and thread/compacted notifications, so the request itself adds nothing (mappings/codex-app-server.yaml:2047)",
+    "codex-app-server#ignored-clientRequest-22": "client management of skills, hooks, plugins, marketplaces and apps (catalogs and installation); not agent runtime activity (mappings/codex-app-server.yaml:2058)",
+    "codex-app-server#ignored-clientRequest-23": "the client's own filesystem access and file search through the app-server; not agent activity (mappings/codex-app-server.yaml:2083)",
+    "codex-app-server#ignored-clientRequest-24": "client-initiated standalone command execution and sandbox setup outside any turn (setup completion is mapped from windowsSandbox/setupCompleted) (mappings/codex-app-server.yaml:2096)",
+    "codex-app-server#ignored-clientRequest-25": "client reads/writes of models, providers, features and configuration; effective per-thread settings arrive as thread/settings/updated, problems as configWarning (mappings/codex-app-server.yaml:2105)",
+    "codex-app-server#ignored-clientRequest-26": "client management and direct use of MCP servers; agent-side MCP activity arrives as mcpToolCall items and mcpServer/* notifications (mappings/codex-app-server.yaml:2124)",
+    "codex-app-server#ignored-clientRequest-27": "client account/auth management; outcomes arrive as account/updated, account/login/completed, account/gatewayOAuth/changed and account/rateLimits/updated notifications (mappings/codex-app-server.yaml:2132)",
+    "codex-app-server#ignored-clientRequest-28": "the user's feedback reports sent to OpenAI; not agent runtime activity (mappings/codex-app-server.yaml:2148)",
+    "codex-app-server#ignored-clientNotification-29": "the client's handshake acknowledgement after initialize; carries no data (mappings/codex-app-server.yaml:2153)",
   },
 };

@@ -2,17 +2,17 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0e0e34c4c62f8feee744fe5c2e43658674018ffb90c260809045432560f01dce  schemas/upstream/cursor-cli/2026-11-30/StreamJsonEvent.json
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-cli.gen.js";
 
 export type EventMessage = U.CursorStreamJsonEvent;
 /** Any message of the cursor-cli surface. */
 export type Message = EventMessage;
 
-// map "toolName" (mappings/cursor-cli.yaml:54)
+// map "toolName" (mappings/cursor-cli.yaml:58)
 type V_toolName =
   | "shell"
   | "edit"
@@ -51,7 +51,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKind" (mappings/cursor-cli.yaml:71)
+// map "toolKind" (mappings/cursor-cli.yaml:75)
 type V_toolKind =
   | "command_execution"
   | "file_change"
@@ -85,7 +85,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-cli.yaml:91)
+// map "todoStatus" (mappings/cursor-cli.yaml:95)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -110,7 +110,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "cursorResultStatus" (mappings/cursor-cli.yaml:95)
+// map "cursorResultStatus" (mappings/cursor-cli.yaml:99)
 type V_cursorResultStatus = "completed" | "declined";
 const M_cursorResultStatus: ReadonlyMap<string, V_cursorResultStatus> = new Map([
   ["(none)", "completed"],
@@ -138,7 +138,7 @@ const ID_item_close_2: IdRef = { role: "item", op: "close", field: "call_id", re
 const ID_item_use: IdRef = { role: "item", op: "use", field: "call_id", required: true };
 const ID_turn_closeCurrent: IdRef = { role: "turn", op: "closeCurrent" };
 
-/** mappings/cursor-cli.yaml:100 — event system → session.started, thread.started, session.configured */
+/** mappings/cursor-cli.yaml:104 — event system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -158,7 +158,7 @@ function r_system_init(m: View<Member<EventMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-cli.yaml:126 — event system → runtime.warning */
+/** mappings/cursor-cli.yaml:130 — event system → runtime.warning */
 function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.emit("runtime.warning", {
@@ -168,7 +168,7 @@ function r_system_other(m: View<Member<EventMessage, "type", "system">>, cx: Row
   return true;
 }
 
-/** mappings/cursor-cli.yaml:141 — event user → turn.started, item.completed */
+/** mappings/cursor-cli.yaml:145 — event user → turn.started, item.completed */
 function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_mint);
@@ -184,7 +184,7 @@ function r_user(m: View<Member<EventMessage, "type", "user">>, cx: RowContext): 
   return true;
 }
 
-/** mappings/cursor-cli.yaml:165 — event assistant → item.started, content.delta */
+/** mappings/cursor-cli.yaml:169 — event assistant → item.started, content.delta */
 function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.timestamp_ms != null && m.model_call_id == null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -198,7 +198,7 @@ function r_assistant_delta(m: View<Member<EventMessage, "type", "assistant">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:194 — event assistant → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:198 — event assistant → item.started, content.delta, item.completed */
 function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use, m.session_id);
@@ -221,7 +221,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:237 — event thinking → item.started, content.delta */
+/** mappings/cursor-cli.yaml:241 — event thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   if (!(m.subtype === "delta")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -232,7 +232,7 @@ function r_thinking_delta(m: View<Member<EventMessage, "type", "thinking">>, cx:
   return true;
 }
 
-/** mappings/cursor-cli.yaml:258 — event thinking → item.completed */
+/** mappings/cursor-cli.yaml:262 — event thinking → item.completed */
 function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use, m.session_id);
@@ -243,7 +243,7 @@ function r_thinking_completed(m: View<Member<EventMessage, "type", "thinking">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:285 — event tool_call → item.started, item.updated */
+/** mappings/cursor-cli.yaml:289 — event tool_call → item.started, item.updated */
 function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "started")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -284,7 +284,7 @@ function r_tool_call_started(m: View<Member<EventMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-cli.yaml:337 — event tool_call → item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-cli.yaml:341 — event tool_call → item.started, turn.plan.updated, item.completed */
 function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed" && m.tool_call?.updateTodosToolCall != null)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -315,7 +315,7 @@ function r_tool_call_todos_completed(m: View<Member<EventMessage, "type", "tool_
   return true;
 }
 
-/** mappings/cursor-cli.yaml:371 — event tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-cli.yaml:375 — event tool_call → item.started, content.delta, item.completed */
 function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   if (!(m.subtype === "completed")) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -365,7 +365,7 @@ function r_tool_call_completed(m: View<Member<EventMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-cli.yaml:435 — event tool_call → item.updated */
+/** mappings/cursor-cli.yaml:439 — event tool_call → item.updated */
 function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_current);
@@ -389,7 +389,7 @@ function r_tool_call_other(m: View<Member<EventMessage, "type", "tool_call">>, c
   return true;
 }
 
-/** mappings/cursor-cli.yaml:460 — event result → turn.completed */
+/** mappings/cursor-cli.yaml:464 — event result → turn.completed */
 function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error !== true)) return false;
   cx.ref(ID_thread_use, m.session_id);
@@ -404,7 +404,7 @@ function r_result_success(m: View<Member<EventMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/cursor-cli.yaml:490 — event result → runtime.error, turn.completed */
+/** mappings/cursor-cli.yaml:494 — event result → runtime.error, turn.completed */
 function r_result_failed(m: View<Member<EventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.session_id);
   cx.ref(ID_turn_closeCurrent);
@@ -430,9 +430,14 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
-/** The time a message carries (mappings/cursor-cli.yaml:44), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/cursor-cli.yaml:48), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp_ms, "ms");
+}
+
+/** The provider session a message belongs to (mappings/cursor-cli.yaml:44). */
+function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+  return { key: m?.session_id };
 }
 
 /** The cursor-cli mapping table (mappings/cursor-cli.yaml), compiled. */
@@ -443,35 +448,36 @@ export const table: SurfaceTable = {
   file: "mappings/cursor-cli.yaml",
   tags: { event: "type" },
   input,
+  session,
   time,
   upstream: { package: "cursor-agent stream-json (agentnorm's schema)", version: "2026-11-30" },
   sources: { event: "cursor.stream-json" },
   rows: {
     event: {
       "system": [
-        { rule: "cursor-cli#system-init", line: 100, run: r_system_init },
-        { rule: "cursor-cli#system-other", line: 126, run: r_system_other },
+        { rule: "cursor-cli#system-init", line: 104, run: r_system_init },
+        { rule: "cursor-cli#system-other", line: 130, run: r_system_other },
       ],
       "user": [
-        { rule: "cursor-cli#user", line: 141, run: r_user },
+        { rule: "cursor-cli#user", line: 145, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-cli#assistant-delta", line: 165, run: r_assistant_delta },
-        { rule: "cursor-cli#assistant-message", line: 194, run: r_assistant_message },
+        { rule: "cursor-cli#assistant-delta", line: 169, run: r_assistant_delta },
+        { rule: "cursor-cli#assistant-message", line: 198, run: r_assistant_message },
       ],
       "thinking": [
-        { rule: "cursor-cli#thinking-delta", line: 237, run: r_thinking_delta },
-        { rule: "cursor-cli#thinking-completed", line: 258, run: r_thinking_completed },
+        { rule: "cursor-cli#thinking-delta", line: 241, run: r_thinking_delta },
+        { rule: "cursor-cli#thinking-completed", line: 262, run: r_thinking_completed },
       ],
       "tool_call": [
-        { rule: "cursor-cli#tool-call-started", line: 285, run: r_tool_call_started },
-        { rule: "cursor-cli#tool-call-todos-completed", line: 337, run: r_tool_call_todos_completed },
-        { rule: "cursor-cli#tool-call-completed", line: 371, run: r_tool_call_completed },
-        { rule: "cursor-cli#tool-call-other", line: 435, run: r_tool_call_other },
+        { rule: "cursor-cli#tool-call-started", line: 289, run: r_tool_call_started },
+        { rule: "cursor-cli#tool-call-todos-completed", line: 341, run: r_tool_call_todos_completed },
+        { rule: "cursor-cli#tool-call-completed", line: 375, run: r_tool_call_completed },
+        { rule: "cursor-cli#tool-call-other", line: 439, run: r_tool_call_other },
       ],
       "result": [
-        { rule: "cursor-cli#result-success", line: 460, run: r_result_success },
-        { rule: "cursor-cli#result-failed", line: 490, run: r_result_failed },
+        { rule: "cursor-cli#result-success", line: 464, run: r_result_success },
+        { rule: "cursor-cli#result-failed", line: 494, run: r_result_failed },
       ],
     },
   },

@@ -6,10 +6,10 @@
 //   d0a080105e66cb033b104b50873fff018889b939da8c03a58108fa0c78b0c633  schemas/upstream/cursor-sdk/1.0.32/InteractionUpdate.json
 //   d66df529aa2b9d153e6751e77f286f6149f603c66413c7bf40c7b8b011225543  schemas/upstream/cursor-sdk/1.0.32/RunStreamEvent.json
 //   37a0a899f4874d7dae6eb2d6b9681e99df619a73faef5ce1f0f68e47bbe8e715  schemas/upstream/cursor-sdk/1.0.32/SDKMessage.json
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_cursor from "../../mappings/helpers/cursor.js";
-import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/cursor-sdk.gen.js";
 
 export type MessageMessage = U.CursorSdkMessage;
@@ -20,7 +20,7 @@ export type ConversationStepMessage = U.CursorSdkConversationStep;
 /** Any message of the cursor-sdk surface. */
 export type Message = MessageMessage | RunEventMessage | UpdateMessage | ConversationMessage | ConversationStepMessage;
 
-// map "toolKind" (mappings/cursor-sdk.yaml:105)
+// map "toolKind" (mappings/cursor-sdk.yaml:110)
 type V_toolKind =
   | "command_execution"
   | "file_change"
@@ -46,7 +46,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "resultStatus" (mappings/cursor-sdk.yaml:118)
+// map "resultStatus" (mappings/cursor-sdk.yaml:123)
 type V_resultStatus = "completed" | "failed";
 const M_resultStatus: ReadonlyMap<string, V_resultStatus> = new Map([
   ["success", "completed"],
@@ -59,7 +59,7 @@ function map_resultStatus(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_resultStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "callStatus" (mappings/cursor-sdk.yaml:121)
+// map "callStatus" (mappings/cursor-sdk.yaml:126)
 type V_callStatus = "completed" | "failed";
 const M_callStatus: ReadonlyMap<string, V_callStatus> = new Map([
   ["completed", "completed"],
@@ -72,7 +72,7 @@ function map_callStatus(v: unknown, d: unknown = "failed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_callStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/cursor-sdk.yaml:125)
+// map "todoStatus" (mappings/cursor-sdk.yaml:130)
 type V_todoStatus = "pending" | "inProgress" | "completed";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["pending", "pending"],
@@ -87,7 +87,7 @@ function map_todoStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_todoStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "runState" (mappings/cursor-sdk.yaml:129)
+// map "runState" (mappings/cursor-sdk.yaml:134)
 type V_runState = "completed" | "failed" | "cancelled";
 const M_runState: ReadonlyMap<string, V_runState> = new Map([
   ["FINISHED", "completed"],
@@ -122,7 +122,7 @@ const ID_item_open_3: IdRef = { role: "item", op: "open", field: "callId", requi
 const ID_item_close_3: IdRef = { role: "item", op: "close", field: "callId", required: true };
 const ID_item_current: IdRef = { role: "item", op: "current" };
 
-/** mappings/cursor-sdk.yaml:134 — message system → session.started, thread.started, session.configured */
+/** mappings/cursor-sdk.yaml:139 — message system → session.started, thread.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.agent_id);
   cx.setVarAt(`agent`, m.agent_id);
@@ -135,7 +135,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:159 — message status → turn.started */
+/** mappings/cursor-sdk.yaml:164 — message status → turn.started */
 function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   if (!((m.status === "CREATING" || m.status === "RUNNING"))) return false;
@@ -149,7 +149,7 @@ function r_status_running(m: View<Member<MessageMessage, "type", "status">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:181 — message status → turn.completed */
+/** mappings/cursor-sdk.yaml:186 — message status → turn.completed */
 function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!(m.status === "FINISHED")) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -165,7 +165,7 @@ function r_status_finished(m: View<Member<MessageMessage, "type", "status">>, cx
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:207 — message status → runtime.error, turn.completed */
+/** mappings/cursor-sdk.yaml:212 — message status → runtime.error, turn.completed */
 function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   if (!((m.status === "ERROR" || m.status === "CANCELLED" || m.status === "EXPIRED"))) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -187,7 +187,7 @@ function r_status_ended(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:241 — message status → runtime.warning */
+/** mappings/cursor-sdk.yaml:246 — message status → runtime.warning */
 function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.emit("runtime.warning", {
@@ -197,14 +197,14 @@ function r_status_other(m: View<Member<MessageMessage, "type", "status">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:256 — message request */
+/** mappings/cursor-sdk.yaml:261 — message request */
 function r_request(m: View<Member<MessageMessage, "type", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.agent_id);
   cx.setVarAt(`request:${m.run_id}`, m.request_id);
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:267 — message user → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:272 — message user → turn.started, item.completed */
 function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   if (!(cx.varAt(`live:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)}`) == null)) return false;
@@ -225,7 +225,7 @@ function r_user(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:295 — message assistant → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:300 — message assistant → item.started, content.delta */
 function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
@@ -240,7 +240,7 @@ function r_assistant(m: View<Member<MessageMessage, "type", "assistant">>, cx: R
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:322 — message thinking → item.completed */
+/** mappings/cursor-sdk.yaml:327 — message thinking → item.completed */
 function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null && m.thinking_duration_ms != null && m.text === "")) return false;
@@ -256,7 +256,7 @@ function r_thinking_completed(m: View<Member<MessageMessage, "type", "thinking">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:345 — message thinking → item.started, content.delta */
+/** mappings/cursor-sdk.yaml:350 — message thinking → item.started, content.delta */
 function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
@@ -268,7 +268,7 @@ function r_thinking_delta(m: View<Member<MessageMessage, "type", "thinking">>, c
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:367 — message tool_call → item.started, item.updated */
+/** mappings/cursor-sdk.yaml:372 — message tool_call → item.started, item.updated */
 function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null && m.status === "running")) return false;
@@ -297,7 +297,7 @@ function r_tool_call_running(m: View<Member<MessageMessage, "type", "tool_call">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:405 — message tool_call → item.started, content.delta, item.completed */
+/** mappings/cursor-sdk.yaml:410 — message tool_call → item.started, content.delta, item.completed */
 function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
@@ -336,7 +336,7 @@ function r_tool_call_ended(m: View<Member<MessageMessage, "type", "tool_call">>,
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:465 — message task → tool.summary */
+/** mappings/cursor-sdk.yaml:470 — message task → tool.summary */
 function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null && m.text != null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -344,7 +344,7 @@ function r_task(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext)
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:481 — message task → runtime.warning */
+/** mappings/cursor-sdk.yaml:486 — message task → runtime.warning */
 function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowContext): boolean {
   if (!(cx.varAt(`live:${(cx.varAt(`run:${m.run_id}`) ?? m.run_id)}`) == null)) return false;
   cx.ref(ID_thread_use, m.agent_id);
@@ -355,7 +355,7 @@ function r_task_status(m: View<Member<MessageMessage, "type", "task">>, cx: RowC
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:497 — message usage → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:502 — message usage → thread.token-usage.updated */
 function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(cx.varAt(`live:${(v2 !== UNSET ? v2 : (v2 = ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`run:${m.run_id}`))) ?? m.run_id)))}`) == null)) return false;
@@ -368,7 +368,7 @@ function r_usage(m: View<Member<MessageMessage, "type", "usage">>, cx: RowContex
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:513 — runEvent result → turn.completed */
+/** mappings/cursor-sdk.yaml:518 — runEvent result → turn.completed */
 function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, m.agentId);
   cx.ref(ID_turn_close, (cx.varAt(`run:${m.runId}`) ?? m.runId));
@@ -383,7 +383,7 @@ function r_run_result(m: View<Member<RunEventMessage, "type", "result">>, cx: Ro
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:545 — update user-message-appended → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:550 — update user-message-appended → turn.started, item.completed */
 function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appended">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, (v2 !== UNSET ? v2 : (v2 = (m.userMessage?.session_id ?? (v1 !== UNSET ? v1 : (v1 = cx.varAt(`agent`)))))));
@@ -403,7 +403,7 @@ function r_update_user(m: View<Member<UpdateMessage, "type", "user-message-appen
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:578 — update text-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:583 — update text-delta → turn.started, item.started, content.delta */
 function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -418,7 +418,7 @@ function r_update_text(m: View<Member<UpdateMessage, "type", "text-delta">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:614 — update thinking-completed → turn.started, item.completed */
+/** mappings/cursor-sdk.yaml:619 — update thinking-completed → turn.started, item.completed */
 function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thinking-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -437,7 +437,7 @@ function r_update_thinking_completed(m: View<Member<UpdateMessage, "type", "thin
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:644 — update thinking-delta → turn.started, item.started, content.delta */
+/** mappings/cursor-sdk.yaml:649 — update thinking-delta → turn.started, item.started, content.delta */
 function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -452,7 +452,7 @@ function r_update_thinking(m: View<Member<UpdateMessage, "type", "thinking-delta
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:674 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
+/** mappings/cursor-sdk.yaml:679 — update tool-call-started, partial-tool-call → turn.started, item.started, item.updated */
 function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -484,7 +484,7 @@ function r_update_tool_call_running(m: View<UpdateMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:723 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
+/** mappings/cursor-sdk.yaml:728 — update tool-call-completed → turn.started, item.started, turn.plan.updated, item.completed */
 function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   if (!(m.toolCall?.type === "updateTodos")) return false;
@@ -517,7 +517,7 @@ function r_update_todos_completed(m: View<Member<UpdateMessage, "type", "tool-ca
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:773 — update tool-call-completed → turn.started, item.started, item.completed */
+/** mappings/cursor-sdk.yaml:778 — update tool-call-completed → turn.started, item.started, item.completed */
 function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "tool-call-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET, v5: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -559,7 +559,7 @@ function r_update_tool_call_completed(m: View<Member<UpdateMessage, "type", "too
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:856 — update step-completed → item.completed */
+/** mappings/cursor-sdk.yaml:861 — update step-completed → item.completed */
 function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -571,7 +571,7 @@ function r_update_step_completed(m: View<Member<UpdateMessage, "type", "step-com
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:888 — update shell-output-delta → content.delta, runtime.warning */
+/** mappings/cursor-sdk.yaml:893 — update shell-output-delta → content.delta, runtime.warning */
 function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-output-delta">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   if (!((m.event?.case === "stdout" || m.event?.case === "stderr"))) return false;
@@ -590,7 +590,7 @@ function r_update_shell_output(m: View<Member<UpdateMessage, "type", "shell-outp
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:918 — update summary-started → turn.started, item.started */
+/** mappings/cursor-sdk.yaml:923 — update summary-started → turn.started, item.started */
 function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary-started">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -603,7 +603,7 @@ function r_update_summary_started(m: View<Member<UpdateMessage, "type", "summary
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:940 — update summary → turn.started, item.started, item.updated, tool.summary */
+/** mappings/cursor-sdk.yaml:945 — update summary → turn.started, item.started, item.updated, tool.summary */
 function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -618,7 +618,7 @@ function r_update_summary(m: View<Member<UpdateMessage, "type", "summary">>, cx:
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:973 — update summary-completed → item.completed */
+/** mappings/cursor-sdk.yaml:978 — update summary-completed → item.completed */
 function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summary-completed">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET, v3: any = UNSET, v4: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -632,7 +632,7 @@ function r_update_summary_completed(m: View<Member<UpdateMessage, "type", "summa
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:997 — update turn-ended → thread.token-usage.updated */
+/** mappings/cursor-sdk.yaml:1002 — update turn-ended → thread.token-usage.updated */
 function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(cx.varAt(`streamed:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`tk`))) ?? "none")}`) != null)) return false;
@@ -645,7 +645,7 @@ function r_update_turn_ended_in_run(m: View<Member<UpdateMessage, "type", "turn-
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1019 — update turn-ended → thread.token-usage.updated, turn.completed */
+/** mappings/cursor-sdk.yaml:1024 — update turn-ended → thread.token-usage.updated, turn.completed */
 function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use_3, cx.varAt(`agent`));
@@ -661,7 +661,7 @@ function r_update_turn_ended(m: View<Member<UpdateMessage, "type", "turn-ended">
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1052 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1057 — conversation agentConversationTurn */
 function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   if (!(m.turn?.userMessage != null)) return false;
   cx.delegate("cursor-sdk", { type: "user-message-appended", userMessage: { type: "user_message", session_id: cx.varAt(`agent`), text: m.turn?.userMessage?.text } });
@@ -672,7 +672,7 @@ function r_conversation_agent_turn_prompt(m: View<Member<ConversationMessage, "t
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1077 — conversation agentConversationTurn */
+/** mappings/cursor-sdk.yaml:1082 — conversation agentConversationTurn */
 function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "agentConversationTurn">>, cx: RowContext): boolean {
   for (const s_step of arr(m.turn?.steps)) {
     cx.delegate("cursor-sdk", s_step);
@@ -681,7 +681,7 @@ function r_conversation_agent_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1099 — conversation shellConversationTurn */
+/** mappings/cursor-sdk.yaml:1104 — conversation shellConversationTurn */
 function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "shellConversationTurn">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -690,20 +690,20 @@ function r_conversation_shell_turn(m: View<Member<ConversationMessage, "type", "
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1126 — conversationStep assistantMessage */
+/** mappings/cursor-sdk.yaml:1131 — conversationStep assistantMessage */
 function r_conversation_step_text(m: View<Member<ConversationStepMessage, "type", "assistantMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "text-delta", text: m.message?.text });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1141 — conversationStep thinkingMessage */
+/** mappings/cursor-sdk.yaml:1146 — conversationStep thinkingMessage */
 function r_conversation_step_thinking(m: View<Member<ConversationStepMessage, "type", "thinkingMessage">>, cx: RowContext): boolean {
   cx.delegate("cursor-sdk", { type: "thinking-delta", text: m.message?.text });
   cx.delegate("cursor-sdk", { type: "thinking-completed", thinkingDurationMs: m.message?.thinkingDurationMs });
   return true;
 }
 
-/** mappings/cursor-sdk.yaml:1158 — conversationStep toolCall */
+/** mappings/cursor-sdk.yaml:1163 — conversationStep toolCall */
 function r_conversation_step_tool_call(m: View<Member<ConversationStepMessage, "type", "toolCall">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.setVarAt(`restored`, add(cx.varAt(`restored`), 1));
@@ -730,6 +730,11 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
+/** The provider session a message belongs to (mappings/cursor-sdk.yaml:99). */
+function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+  return { key: firstId(m?.agent_id, m?.agentId, (cx.method === "user-message-appended" ? m?.session_id : undefined)) };
+}
+
 /** The cursor-sdk mapping table (mappings/cursor-sdk.yaml), compiled. */
 export const table: SurfaceTable = {
   surface: "cursor-sdk",
@@ -738,110 +743,111 @@ export const table: SurfaceTable = {
   file: "mappings/cursor-sdk.yaml",
   tags: { message: "type", runEvent: "type", update: "type", conversation: "type", conversationStep: "type" },
   input,
+  session,
   upstream: { package: "@cursor/sdk", version: "1.0.32" },
   sources: { message: "cursor.sdk.message", runEvent: "cursor.sdk.message", update: "cursor.sdk.update", conversation: "cursor.sdk.conversation", conversationStep: "cursor.sdk.conversation" },
   rows: {
     message: {
       "system": [
-        { rule: "cursor-sdk#system-init", line: 134, run: r_system_init },
+        { rule: "cursor-sdk#system-init", line: 139, run: r_system_init },
       ],
       "status": [
-        { rule: "cursor-sdk#status-running", line: 159, run: r_status_running },
-        { rule: "cursor-sdk#status-finished", line: 181, run: r_status_finished },
-        { rule: "cursor-sdk#status-ended", line: 207, run: r_status_ended },
-        { rule: "cursor-sdk#status-other", line: 241, run: r_status_other },
+        { rule: "cursor-sdk#status-running", line: 164, run: r_status_running },
+        { rule: "cursor-sdk#status-finished", line: 186, run: r_status_finished },
+        { rule: "cursor-sdk#status-ended", line: 212, run: r_status_ended },
+        { rule: "cursor-sdk#status-other", line: 246, run: r_status_other },
       ],
       "request": [
-        { rule: "cursor-sdk#request", line: 256, run: r_request },
+        { rule: "cursor-sdk#request", line: 261, run: r_request },
       ],
       "user": [
-        { rule: "cursor-sdk#user", line: 267, run: r_user },
+        { rule: "cursor-sdk#user", line: 272, run: r_user },
       ],
       "assistant": [
-        { rule: "cursor-sdk#assistant", line: 295, run: r_assistant },
+        { rule: "cursor-sdk#assistant", line: 300, run: r_assistant },
       ],
       "thinking": [
-        { rule: "cursor-sdk#thinking-completed", line: 322, run: r_thinking_completed },
-        { rule: "cursor-sdk#thinking-delta", line: 345, run: r_thinking_delta },
+        { rule: "cursor-sdk#thinking-completed", line: 327, run: r_thinking_completed },
+        { rule: "cursor-sdk#thinking-delta", line: 350, run: r_thinking_delta },
       ],
       "tool_call": [
-        { rule: "cursor-sdk#tool-call-running", line: 367, run: r_tool_call_running },
-        { rule: "cursor-sdk#tool-call-ended", line: 405, run: r_tool_call_ended },
+        { rule: "cursor-sdk#tool-call-running", line: 372, run: r_tool_call_running },
+        { rule: "cursor-sdk#tool-call-ended", line: 410, run: r_tool_call_ended },
       ],
       "task": [
-        { rule: "cursor-sdk#task", line: 465, run: r_task },
-        { rule: "cursor-sdk#task-status", line: 481, run: r_task_status },
+        { rule: "cursor-sdk#task", line: 470, run: r_task },
+        { rule: "cursor-sdk#task-status", line: 486, run: r_task_status },
       ],
       "usage": [
-        { rule: "cursor-sdk#usage", line: 497, run: r_usage },
+        { rule: "cursor-sdk#usage", line: 502, run: r_usage },
       ],
     },
     runEvent: {
       "result": [
-        { rule: "cursor-sdk#run-result", line: 513, run: r_run_result },
+        { rule: "cursor-sdk#run-result", line: 518, run: r_run_result },
       ],
     },
     update: {
       "user-message-appended": [
-        { rule: "cursor-sdk#update-user", line: 545, run: r_update_user },
+        { rule: "cursor-sdk#update-user", line: 550, run: r_update_user },
       ],
       "text-delta": [
-        { rule: "cursor-sdk#update-text", line: 578, run: r_update_text },
+        { rule: "cursor-sdk#update-text", line: 583, run: r_update_text },
       ],
       "thinking-completed": [
-        { rule: "cursor-sdk#update-thinking-completed", line: 614, run: r_update_thinking_completed },
+        { rule: "cursor-sdk#update-thinking-completed", line: 619, run: r_update_thinking_completed },
       ],
       "thinking-delta": [
-        { rule: "cursor-sdk#update-thinking", line: 644, run: r_update_thinking },
+        { rule: "cursor-sdk#update-thinking", line: 649, run: r_update_thinking },
       ],
       "tool-call-started": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 674, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 679, run: r_update_tool_call_running },
       ],
       "partial-tool-call": [
-        { rule: "cursor-sdk#update-tool-call-running", line: 674, run: r_update_tool_call_running },
+        { rule: "cursor-sdk#update-tool-call-running", line: 679, run: r_update_tool_call_running },
       ],
       "tool-call-completed": [
-        { rule: "cursor-sdk#update-todos-completed", line: 723, run: r_update_todos_completed },
-        { rule: "cursor-sdk#update-tool-call-completed", line: 773, run: r_update_tool_call_completed },
+        { rule: "cursor-sdk#update-todos-completed", line: 728, run: r_update_todos_completed },
+        { rule: "cursor-sdk#update-tool-call-completed", line: 778, run: r_update_tool_call_completed },
       ],
       "step-completed": [
-        { rule: "cursor-sdk#update-step-completed", line: 856, run: r_update_step_completed },
+        { rule: "cursor-sdk#update-step-completed", line: 861, run: r_update_step_completed },
       ],
       "shell-output-delta": [
-        { rule: "cursor-sdk#update-shell-output", line: 888, run: r_update_shell_output },
+        { rule: "cursor-sdk#update-shell-output", line: 893, run: r_update_shell_output },
       ],
       "summary-started": [
-        { rule: "cursor-sdk#update-summary-started", line: 918, run: r_update_summary_started },
+        { rule: "cursor-sdk#update-summary-started", line: 923, run: r_update_summary_started },
       ],
       "summary": [
-        { rule: "cursor-sdk#update-summary", line: 940, run: r_update_summary },
+        { rule: "cursor-sdk#update-summary", line: 945, run: r_update_summary },
       ],
       "summary-completed": [
-        { rule: "cursor-sdk#update-summary-completed", line: 973, run: r_update_summary_completed },
+        { rule: "cursor-sdk#update-summary-completed", line: 978, run: r_update_summary_completed },
       ],
       "turn-ended": [
-        { rule: "cursor-sdk#update-turn-ended-in-run", line: 997, run: r_update_turn_ended_in_run },
-        { rule: "cursor-sdk#update-turn-ended", line: 1019, run: r_update_turn_ended },
+        { rule: "cursor-sdk#update-turn-ended-in-run", line: 1002, run: r_update_turn_ended_in_run },
+        { rule: "cursor-sdk#update-turn-ended", line: 1024, run: r_update_turn_ended },
       ],
     },
     conversation: {
       "agentConversationTurn": [
-        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1052, run: r_conversation_agent_turn_prompt },
-        { rule: "cursor-sdk#conversation-agent-turn", line: 1077, run: r_conversation_agent_turn },
+        { rule: "cursor-sdk#conversation-agent-turn-prompt", line: 1057, run: r_conversation_agent_turn_prompt },
+        { rule: "cursor-sdk#conversation-agent-turn", line: 1082, run: r_conversation_agent_turn },
       ],
       "shellConversationTurn": [
-        { rule: "cursor-sdk#conversation-shell-turn", line: 1099, run: r_conversation_shell_turn },
+        { rule: "cursor-sdk#conversation-shell-turn", line: 1104, run: r_conversation_shell_turn },
       ],
     },
     conversationStep: {
       "assistantMessage": [
-        { rule: "cursor-sdk#conversation-step-text", line: 1126, run: r_conversation_step_text },
+        { rule: "cursor-sdk#conversation-step-text", line: 1131, run: r_conversation_step_text },
       ],
       "thinkingMessage": [
-        { rule: "cursor-sdk#conversation-step-thinking", line: 1141, run: r_conversation_step_thinking },
+        { rule: "cursor-sdk#conversation-step-thinking", line: 1146, run: r_conversation_step_thinking },
       ],
       "toolCall": [
-        { rule: "cursor-sdk#conversation-step-tool-call", line: 1158, run: r_conversation_step_tool_call },
+        { rule: "cursor-sdk#conversation-step-tool-call", line: 1163, run: r_conversation_step_tool_call },
       ],
     },
   },
@@ -867,14 +873,14 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1182)",
-    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1185)",
-    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1188)",
-    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1194)",
-    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1197)",
-    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1200)",
-    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1203)",
-    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1206)",
+    "cursor-sdk#ignored-runEvent-1": "the end-of-stream marker of a stored run (after its result); it carries only the agent and run ids (mappings/cursor-sdk.yaml:1187)",
+    "cursor-sdk#ignored-runEvent-2": "never reaches the rows: the input wrapper run-stream-message maps its message (mappings/cursor-sdk.yaml:1190)",
+    "cursor-sdk#ignored-message-3": "a copy of an interaction update of a turn the updates describe (a capture holding both onDelta and run.stream()): the SDK derives these messages from the updates and calls onDelta before it queues the message, so the update came first and was mapped (mappings/cursor-sdk.yaml:1193)",
+    "cursor-sdk#ignored-update-4": "never reaches the rows: the input wrappers delta-nested and nested map its taskUpdate, under the task call (mappings/cursor-sdk.yaml:1199)",
+    "cursor-sdk#ignored-update-5": "a model step's start (stepId): the step's text, reasoning and tool calls arrive as their own updates, and the canonical stream has no step event (step-completed ends the step's text) (mappings/cursor-sdk.yaml:1202)",
+    "cursor-sdk#ignored-update-6": "how many tool calls the model asked for in the step: each then arrives as tool-call-started (mappings/cursor-sdk.yaml:1205)",
+    "cursor-sdk#ignored-update-7": "a running count of generated tokens; the turn's usage comes with turn-ended (mappings/cursor-sdk.yaml:1208)",
+    "cursor-sdk#ignored-update-8": "the running command's start, exit (its exit code comes with tool-call-completed), moving to the background and hook context: no output text (mappings/cursor-sdk.yaml:1211)",
   },
   ignoreWhen: {
     "cursor-sdk#ignored-message-3": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.run_id != null && cx.varAt(`live:${(cx.varAt(`run:${m?.run_id}`) ?? m?.run_id)}`) != null,

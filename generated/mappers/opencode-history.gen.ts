@@ -2,15 +2,15 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   39ebe29168eca7780a739a1c5bed6bea07db8edf792450471bf9cbf05aa2891a  schemas/upstream/opencode/1.18.33/MessageEntry.json
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-history.gen.js";
 
 export type EntryMessage = U.OpencodeMessageEntry;
 /** Any message of the opencode-history surface. */
 export type Message = EntryMessage;
 
-/** mappings/opencode-history.yaml:42 — entry entry */
+/** mappings/opencode-history.yaml:45 — entry entry */
 function r_user_entry(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "user")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -20,7 +20,7 @@ function r_user_entry(m: View<Member<EntryMessage, "type", "entry">>, cx: RowCon
   return true;
 }
 
-/** mappings/opencode-history.yaml:59 — entry entry */
+/** mappings/opencode-history.yaml:62 — entry entry */
 function r_assistant_entry_error(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.error != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -32,7 +32,7 @@ function r_assistant_entry_error(m: View<Member<EntryMessage, "type", "entry">>,
   return true;
 }
 
-/** mappings/opencode-history.yaml:79 — entry entry */
+/** mappings/opencode-history.yaml:82 — entry entry */
 function r_assistant_entry_continues(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.finish === "tool-calls")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -42,7 +42,7 @@ function r_assistant_entry_continues(m: View<Member<EntryMessage, "type", "entry
   return true;
 }
 
-/** mappings/opencode-history.yaml:98 — entry entry */
+/** mappings/opencode-history.yaml:101 — entry entry */
 function r_assistant_entry_final(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant" && m.info?.time?.completed != null)) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -53,7 +53,7 @@ function r_assistant_entry_final(m: View<Member<EntryMessage, "type", "entry">>,
   return true;
 }
 
-/** mappings/opencode-history.yaml:120 — entry entry */
+/** mappings/opencode-history.yaml:123 — entry entry */
 function r_assistant_entry_running(m: View<Member<EntryMessage, "type", "entry">>, cx: RowContext): boolean {
   if (!(m.info?.role === "assistant")) return false;
   cx.delegate("opencode", { type: "message.updated", properties: { sessionID: m.info?.sessionID, info: m.info } });
@@ -72,9 +72,14 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return undefined;
 }
 
-/** The time a message carries (mappings/opencode-history.yaml:39), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/opencode-history.yaml:42), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.info?.time?.completed, "ms") ?? timeOf(m?.info?.time?.created, "ms");
+}
+
+/** The provider session a message belongs to (mappings/opencode-history.yaml:39). */
+function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+  return { key: m?.info?.sessionID };
 }
 
 /** The opencode-history mapping table (mappings/opencode-history.yaml), compiled. */
@@ -85,17 +90,18 @@ export const table: SurfaceTable = {
   file: "mappings/opencode-history.yaml",
   tags: { entry: "type" },
   input,
+  session,
   time,
   upstream: { package: "@opencode-ai/sdk", version: "1.18.33" },
   sources: { entry: "opencode.event" },
   rows: {
     entry: {
       "entry": [
-        { rule: "opencode-history#user-entry", line: 42, run: r_user_entry },
-        { rule: "opencode-history#assistant-entry-error", line: 59, run: r_assistant_entry_error },
-        { rule: "opencode-history#assistant-entry-continues", line: 79, run: r_assistant_entry_continues },
-        { rule: "opencode-history#assistant-entry-final", line: 98, run: r_assistant_entry_final },
-        { rule: "opencode-history#assistant-entry-running", line: 120, run: r_assistant_entry_running },
+        { rule: "opencode-history#user-entry", line: 45, run: r_user_entry },
+        { rule: "opencode-history#assistant-entry-error", line: 62, run: r_assistant_entry_error },
+        { rule: "opencode-history#assistant-entry-continues", line: 82, run: r_assistant_entry_continues },
+        { rule: "opencode-history#assistant-entry-final", line: 101, run: r_assistant_entry_final },
+        { rule: "opencode-history#assistant-entry-running", line: 123, run: r_assistant_entry_running },
       ],
     },
   },

@@ -2,8 +2,8 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   0c6df4f7356ecea331f9fb7253250ecad502bfd4f4fa29577b950b80fb97519d  schemas/upstream/opencode/1.18.33/RunEvent.json
-import type { IdRef, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
-import { add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import type { IdRef, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import { add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode-run.gen.js";
 
 export type RunMessage = U.OpencodeRunEvent;
@@ -14,7 +14,7 @@ export type Message = RunMessage;
 const ID_thread_use: IdRef = { role: "thread", op: "use", field: "sessionID", required: true };
 const ID_turn_open: IdRef = { role: "turn", op: "open", field: "turn (value)" };
 
-/** mappings/opencode-run.yaml:32 — run step_finish → turn.started */
+/** mappings/opencode-run.yaml:35 — run step_finish → turn.started */
 function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, cx: RowContext): boolean {
   if (!(m.part?.reason !== "tool-calls")) return false;
   cx.ref(ID_thread_use, m.sessionID);
@@ -27,7 +27,7 @@ function r_step_finish_last(m: View<Member<RunMessage, "type", "step_finish">>, 
   return true;
 }
 
-/** mappings/opencode-run.yaml:49 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
+/** mappings/opencode-run.yaml:52 — run step_start, step_finish, text, reasoning, tool_use → turn.started */
 function r_part(m: View<RunMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.sessionID);
   cx.ref(ID_turn_open, (cx.varAt(`turn:${m.sessionID}`) ?? m.part?.messageID));
@@ -38,23 +38,28 @@ function r_part(m: View<RunMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode-run.yaml:73 — run error */
+/** mappings/opencode-run.yaml:76 — run error */
 function r_error(m: View<Member<RunMessage, "type", "error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.sessionID);
   cx.delegate("opencode", { type: "session.error", properties: { sessionID: m.sessionID, error: m.error } });
   return true;
 }
 
-/** mappings/opencode-run.yaml:86 — run done */
+/** mappings/opencode-run.yaml:89 — run done */
 function r_done(m: View<Member<RunMessage, "type", "done">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.sessionID);
   cx.delegate("opencode", { type: "session.idle", properties: { sessionID: m.sessionID } });
   return true;
 }
 
-/** The time a message carries (mappings/opencode-run.yaml:24), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/opencode-run.yaml:27), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp, "ms");
+}
+
+/** The provider session a message belongs to (mappings/opencode-run.yaml:23). */
+function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+  return { key: m?.sessionID };
 }
 
 /** The opencode-run mapping table (mappings/opencode-run.yaml), compiled. */
@@ -64,32 +69,33 @@ export const table: SurfaceTable = {
   protocol: "tagged",
   file: "mappings/opencode-run.yaml",
   tags: { run: "type" },
+  session,
   time,
   upstream: { package: "@opencode-ai/sdk", version: "1.18.33" },
   sources: { run: "opencode.event" },
   rows: {
     run: {
       "step_finish": [
-        { rule: "opencode-run#step-finish-last", line: 32, run: r_step_finish_last },
-        { rule: "opencode-run#part", line: 49, run: r_part },
+        { rule: "opencode-run#step-finish-last", line: 35, run: r_step_finish_last },
+        { rule: "opencode-run#part", line: 52, run: r_part },
       ],
       "step_start": [
-        { rule: "opencode-run#part", line: 49, run: r_part },
+        { rule: "opencode-run#part", line: 52, run: r_part },
       ],
       "text": [
-        { rule: "opencode-run#part", line: 49, run: r_part },
+        { rule: "opencode-run#part", line: 52, run: r_part },
       ],
       "reasoning": [
-        { rule: "opencode-run#part", line: 49, run: r_part },
+        { rule: "opencode-run#part", line: 52, run: r_part },
       ],
       "tool_use": [
-        { rule: "opencode-run#part", line: 49, run: r_part },
+        { rule: "opencode-run#part", line: 52, run: r_part },
       ],
       "error": [
-        { rule: "opencode-run#error", line: 73, run: r_error },
+        { rule: "opencode-run#error", line: 76, run: r_error },
       ],
       "done": [
-        { rule: "opencode-run#done", line: 86, run: r_done },
+        { rule: "opencode-run#done", line: 89, run: r_done },
       ],
     },
   },

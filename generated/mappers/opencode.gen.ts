@@ -2,18 +2,18 @@
 // Edit the inputs and run `npm run codegen`.
 // Upstream schema files (sha256, as listed in their folder's PROVENANCE.md):
 //   948a3836fdf380c5e290fa69619f721da1429668e753d5b57c3d0f716c25f773  schemas/upstream/opencode/1.18.33/Event.json
-import type { IdRef, InputMatch, Member, RowContext, SurfaceTable, View } from "../../src/normalize/table-types.js";
+import type { IdRef, InputMatch, Member, RowContext, SessionRoute, SurfaceTable, View } from "../../src/normalize/table-types.js";
 import * as h_claude from "../../mappings/helpers/claude.js";
 import * as h_content from "../../mappings/helpers/content.js";
 import * as h_opencode from "../../mappings/helpers/opencode.js";
-import { UNSET, add, arr, concat, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
+import { UNSET, add, arr, concat, firstId, joinKey, json, objects, str, tagOf, text, timeOf, variantOf } from "../../src/normalize/row-util.js";
 import type * as U from "../upstream/opencode.gen.js";
 
 export type EventMessage = U.OpencodeEvent;
 /** Any message of the opencode surface. */
 export type Message = EventMessage;
 
-// map "decision" (mappings/opencode.yaml:79)
+// map "decision" (mappings/opencode.yaml:92)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "answered" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["once", "allow_once"],
@@ -29,7 +29,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolItemType" (mappings/opencode.yaml:87)
+// map "toolItemType" (mappings/opencode.yaml:100)
 type V_toolItemType = "command_execution" | "file_change" | "web_search" | "collab_agent_tool_call" | "plan";
 const M_toolItemType: ReadonlyMap<string, V_toolItemType> = new Map([
   ["bash", "command_execution"],
@@ -52,7 +52,7 @@ function map_toolItemType(v: unknown, d: unknown = "dynamic_tool_call"): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/opencode.yaml:103)
+// map "toolName" (mappings/opencode.yaml:116)
 type V_toolName =
   | "shell"
   | "read"
@@ -93,7 +93,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/opencode.yaml:123)
+// map "permissionType" (mappings/opencode.yaml:136)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["bash", "command_execution_approval"],
@@ -110,7 +110,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "partItemType" (mappings/opencode.yaml:133)
+// map "partItemType" (mappings/opencode.yaml:146)
 type V_partItemType = "collab_agent_tool_call" | "unknown";
 const M_partItemType: ReadonlyMap<string, V_partItemType> = new Map([
   ["subtask", "collab_agent_tool_call"],
@@ -124,7 +124,7 @@ function map_partItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_partItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/opencode.yaml:140)
+// map "planDone" (mappings/opencode.yaml:153)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -136,7 +136,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/opencode.yaml:143)
+// map "planStatus" (mappings/opencode.yaml:156)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -172,7 +172,7 @@ const ID_request_open: IdRef = { role: "request", op: "open", space: "server", f
 const ID_request_close: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID|properties.permissionID" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "properties.requestID", required: true };
 
-/** mappings/opencode.yaml:175 — event session.created → thread.started, thread.metadata.updated */
+/** mappings/opencode.yaml:188 — event session.created → thread.started, thread.metadata.updated */
 function r_session_created(m: View<Member<EventMessage, "type", "session.created">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.properties?.info?.id);
   cx.setVarAt(`parentSession:${m.properties?.info?.id}`, m.properties?.info?.parentID);
@@ -188,7 +188,7 @@ function r_session_created(m: View<Member<EventMessage, "type", "session.created
   return true;
 }
 
-/** mappings/opencode.yaml:195 — event session.updated → thread.metadata.updated */
+/** mappings/opencode.yaml:208 — event session.updated → thread.metadata.updated */
 function r_session_updated(m: View<Member<EventMessage, "type", "session.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.properties?.info?.id);
   cx.emit("thread.metadata.updated", {
@@ -198,7 +198,7 @@ function r_session_updated(m: View<Member<EventMessage, "type", "session.updated
   return true;
 }
 
-/** mappings/opencode.yaml:210 — event session.deleted → turn.completed, thread.state.changed */
+/** mappings/opencode.yaml:223 — event session.deleted → turn.completed, thread.state.changed */
 function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_close, m.properties?.info?.id);
   cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.info?.id}`));
@@ -209,7 +209,7 @@ function r_session_deleted(m: View<Member<EventMessage, "type", "session.deleted
   return true;
 }
 
-/** mappings/opencode.yaml:234 — event message.updated → turn.started */
+/** mappings/opencode.yaml:247 — event message.updated → turn.started */
 function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.properties?.info?.role === "user")) return false;
@@ -223,7 +223,7 @@ function r_user_message(m: View<Member<EventMessage, "type", "message.updated">>
   return true;
 }
 
-/** mappings/opencode.yaml:269 — event message.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:282 — event message.updated → thread.token-usage.updated */
 function r_assistant_message(m: View<Member<EventMessage, "type", "message.updated">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use_2, m.properties?.info?.sessionID);
@@ -241,7 +241,7 @@ function r_assistant_message(m: View<Member<EventMessage, "type", "message.updat
   return true;
 }
 
-/** mappings/opencode.yaml:289 — event session.status → turn.completed */
+/** mappings/opencode.yaml:302 — event session.status → turn.completed */
 function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "idle")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -252,7 +252,7 @@ function r_status_idle(m: View<Member<EventMessage, "type", "session.status">>, 
   return true;
 }
 
-/** mappings/opencode.yaml:309 — event session.status → runtime.warning */
+/** mappings/opencode.yaml:322 — event session.status → runtime.warning */
 function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   if (!(m.properties?.status?.type === "retry")) return false;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -261,14 +261,14 @@ function r_status_retry(m: View<Member<EventMessage, "type", "session.status">>,
   return true;
 }
 
-/** mappings/opencode.yaml:325 — event session.status */
+/** mappings/opencode.yaml:338 — event session.status */
 function r_status_busy(m: View<Member<EventMessage, "type", "session.status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.setVarAt(`status:${m.properties?.sessionID}`, m.properties?.status?.type);
   return true;
 }
 
-/** mappings/opencode.yaml:335 — event session.idle → turn.completed */
+/** mappings/opencode.yaml:348 — event session.idle → turn.completed */
 function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -278,7 +278,7 @@ function r_session_idle(m: View<Member<EventMessage, "type", "session.idle">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:357 — event session.error → turn.completed */
+/** mappings/opencode.yaml:370 — event session.error → turn.completed */
 function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   if (!(m.properties?.error?.name === "MessageAbortedError")) return false;
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
@@ -292,7 +292,7 @@ function r_session_error_aborted(m: View<Member<EventMessage, "type", "session.e
   return true;
 }
 
-/** mappings/opencode.yaml:374 — event session.error → runtime.error, turn.completed */
+/** mappings/opencode.yaml:387 — event session.error → runtime.error, turn.completed */
 function r_session_error(m: View<Member<EventMessage, "type", "session.error">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_4, m.properties?.sessionID);
   cx.ref(ID_turn_close, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -310,14 +310,14 @@ function r_session_error(m: View<Member<EventMessage, "type", "session.error">>,
   return true;
 }
 
-/** mappings/opencode.yaml:396 — event session.compacted → thread.state.changed */
+/** mappings/opencode.yaml:409 — event session.compacted → thread.state.changed */
 function r_session_compacted(m: View<Member<EventMessage, "type", "session.compacted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.emit("thread.state.changed", { state: "compacted" });
   return true;
 }
 
-/** mappings/opencode.yaml:408 — event session.diff → turn.diff.updated */
+/** mappings/opencode.yaml:421 — event session.diff → turn.diff.updated */
 function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
@@ -329,7 +329,7 @@ function r_session_diff(m: View<Member<EventMessage, "type", "session.diff">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:473 — event todo.updated → turn.plan.updated */
+/** mappings/opencode.yaml:486 — event todo.updated → turn.plan.updated */
 function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -339,18 +339,18 @@ function r_todo_updated(m: View<Member<EventMessage, "type", "todo.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:489 — event message.part.updated */
+/** mappings/opencode.yaml:502 — event message.part.updated */
 function r_text_part_waits_for_role(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   return cx.hold(["role", m.properties?.part?.messageID]);
 }
 
-/** mappings/opencode.yaml:505 — event message.part.delta */
+/** mappings/opencode.yaml:518 — event message.part.delta */
 function r_delta_waits_for_part(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   return cx.hold(["part", m.properties?.partID]);
 }
 
-/** mappings/opencode.yaml:513 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:526 — event message.part.updated → item.started, item.completed */
 function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && cx.varAt(`role:${m.properties?.part?.messageID}`) === "user")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -372,7 +372,7 @@ function r_user_text_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:536 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:549 — event message.part.updated → item.started, item.completed */
 function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -394,7 +394,7 @@ function r_text_part_done(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:569 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:582 — event message.part.updated → item.started */
 function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "text")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -407,7 +407,7 @@ function r_text_part(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:602 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:615 — event message.part.updated → item.started, item.completed */
 function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning" && m.properties?.part?.time?.end != null)) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -426,7 +426,7 @@ function r_reasoning_part_done(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:624 — event message.part.updated → item.started */
+/** mappings/opencode.yaml:637 — event message.part.updated → item.started */
 function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "reasoning")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -439,7 +439,7 @@ function r_reasoning_part(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:642 — event message.part.delta → content.delta */
+/** mappings/opencode.yaml:655 — event message.part.delta → content.delta */
 function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.properties?.field === "text" && ((v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "assistant_text" || (v1 !== UNSET ? v1 : (v1 = cx.varAt(`part:${m.properties?.partID}`))) === "reasoning_text"))) return false;
@@ -454,7 +454,7 @@ function r_text_delta(m: View<Member<EventMessage, "type", "message.part.delta">
   return true;
 }
 
-/** mappings/opencode.yaml:675 — event message.part.updated → item.started, task.started, task.completed, item.completed */
+/** mappings/opencode.yaml:688 — event message.part.updated → item.started, task.started, task.completed, item.completed */
 function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task" && (m.properties?.part?.state?.status === "completed" || m.properties?.part?.state?.status === "error"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -511,7 +511,7 @@ function r_task_tool_completed(m: View<Member<EventMessage, "type", "message.par
   return true;
 }
 
-/** mappings/opencode.yaml:710 — event message.part.updated → item.started, item.updated, task.started */
+/** mappings/opencode.yaml:723 — event message.part.updated → item.started, item.updated, task.started */
 function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.tool === "task")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -547,7 +547,7 @@ function r_task_tool(m: View<Member<EventMessage, "type", "message.part.updated"
   return true;
 }
 
-/** mappings/opencode.yaml:736 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:749 — event message.part.updated → item.started, item.completed */
 function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "completed")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -586,7 +586,7 @@ function r_tool_completed(m: View<Member<EventMessage, "type", "message.part.upd
   return true;
 }
 
-/** mappings/opencode.yaml:763 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:776 — event message.part.updated → item.started, item.completed */
 function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool" && m.properties?.part?.state?.status === "error")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -625,7 +625,7 @@ function r_tool_error(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:784 — event message.part.updated → item.started, item.updated */
+/** mappings/opencode.yaml:797 — event message.part.updated → item.started, item.updated */
 function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "tool")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -663,7 +663,7 @@ function r_tool(m: View<Member<EventMessage, "type", "message.part.updated">>, c
   return true;
 }
 
-/** mappings/opencode.yaml:812 — event message.part.updated */
+/** mappings/opencode.yaml:825 — event message.part.updated */
 function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-start")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -671,7 +671,7 @@ function r_step_start_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:823 — event message.part.updated → thread.token-usage.updated */
+/** mappings/opencode.yaml:836 — event message.part.updated → thread.token-usage.updated */
 function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "step-finish")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -690,7 +690,7 @@ function r_step_finish_part(m: View<Member<EventMessage, "type", "message.part.u
   return true;
 }
 
-/** mappings/opencode.yaml:841 — event message.part.updated → turn.diff.updated */
+/** mappings/opencode.yaml:854 — event message.part.updated → turn.diff.updated */
 function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "patch")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -701,7 +701,7 @@ function r_patch_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:857 — event message.part.updated → runtime.warning */
+/** mappings/opencode.yaml:870 — event message.part.updated → runtime.warning */
 function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "retry")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -713,7 +713,7 @@ function r_retry_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:873 — event message.part.updated → item.started, item.completed, thread.state.changed */
+/** mappings/opencode.yaml:886 — event message.part.updated → item.started, item.completed, thread.state.changed */
 function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "compaction")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -732,7 +732,7 @@ function r_compaction_part(m: View<Member<EventMessage, "type", "message.part.up
   return true;
 }
 
-/** mappings/opencode.yaml:896 — event message.part.updated → item.started, item.completed */
+/** mappings/opencode.yaml:909 — event message.part.updated → item.started, item.completed */
 function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!((m.properties?.part?.type === "file" || m.properties?.part?.type === "subtask" || m.properties?.part?.type === "agent"))) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -752,7 +752,7 @@ function r_other_part(m: View<Member<EventMessage, "type", "message.part.updated
   return true;
 }
 
-/** mappings/opencode.yaml:924 — event message.part.updated */
+/** mappings/opencode.yaml:937 — event message.part.updated */
 function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.updated">>, cx: RowContext): boolean {
   if (!(m.properties?.part?.type === "snapshot")) return false;
   cx.ref(ID_thread_use_5, m.properties?.part?.sessionID);
@@ -760,7 +760,7 @@ function r_snapshot_part(m: View<Member<EventMessage, "type", "message.part.upda
   return true;
 }
 
-/** mappings/opencode.yaml:936 — event permission.asked → request.opened */
+/** mappings/opencode.yaml:949 — event permission.asked → request.opened */
 function r_permission_asked(m: View<Member<EventMessage, "type", "permission.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -775,7 +775,7 @@ function r_permission_asked(m: View<Member<EventMessage, "type", "permission.ask
   return true;
 }
 
-/** mappings/opencode.yaml:960 — event permission.updated → request.opened */
+/** mappings/opencode.yaml:973 — event permission.updated → request.opened */
 function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permission.updated">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -790,7 +790,7 @@ function r_permission_updated_v1(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:981 — event permission.v2.asked → request.opened */
+/** mappings/opencode.yaml:994 — event permission.v2.asked → request.opened */
 function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.v2.asked">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -804,7 +804,7 @@ function r_permission_v2_asked(m: View<Member<EventMessage, "type", "permission.
   return true;
 }
 
-/** mappings/opencode.yaml:1002 — event permission.replied → request.resolved */
+/** mappings/opencode.yaml:1015 — event permission.replied → request.resolved */
 function r_permission_replied(m: View<Member<EventMessage, "type", "permission.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -817,7 +817,7 @@ function r_permission_replied(m: View<Member<EventMessage, "type", "permission.r
   return true;
 }
 
-/** mappings/opencode.yaml:1025 — event permission.v2.replied → request.resolved */
+/** mappings/opencode.yaml:1038 — event permission.v2.replied → request.resolved */
 function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permission.v2.replied">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -830,7 +830,7 @@ function r_permission_v2_replied(m: View<Member<EventMessage, "type", "permissio
   return true;
 }
 
-/** mappings/opencode.yaml:1043 — event question.asked, question.v2.asked → user-input.requested, request.opened */
+/** mappings/opencode.yaml:1056 — event question.asked, question.v2.asked → user-input.requested, request.opened */
 function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -845,7 +845,7 @@ function r_question_asked(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1073 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1086 — event question.replied, question.v2.replied → user-input.resolved, request.resolved */
 function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -859,7 +859,7 @@ function r_question_replied(m: View<EventMessage>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/opencode.yaml:1095 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
+/** mappings/opencode.yaml:1108 — event question.rejected, question.v2.rejected → user-input.resolved, request.resolved */
 function r_question_rejected(m: View<EventMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_3, m.properties?.sessionID);
   cx.ref(ID_turn_use, cx.varAt(`turn:${m.properties?.sessionID}`));
@@ -889,9 +889,14 @@ function input(line: any, capture?: any): InputMatch | undefined {
   return { wrapper: "bare", message: line };
 }
 
-/** The time a message carries (mappings/opencode.yaml:69), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/opencode.yaml:82), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.properties?.part?.time?.end, "ms") ?? timeOf(m?.properties?.part?.time?.start, "ms") ?? timeOf(m?.properties?.info?.time?.completed, "ms") ?? timeOf(m?.properties?.info?.time?.updated, "ms") ?? timeOf(m?.properties?.info?.time?.created, "ms");
+}
+
+/** The provider session a message belongs to (mappings/opencode.yaml:71). */
+function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
+  return { key: firstId(m?.properties?.sessionID, m?.properties?.part?.sessionID, m?.properties?.info?.sessionID, (cx.method === "session.created" || cx.method === "session.updated" || cx.method === "session.deleted" ? m?.properties?.info?.id : undefined)), parent: firstId((cx.method === "session.created" || cx.method === "session.updated" ? m?.properties?.info?.parentID : undefined)), children: firstId((cx.method === "message.part.updated" ? m?.properties?.part?.state?.metadata?.sessionId : undefined)) };
 }
 
 /** The opencode mapping table (mappings/opencode.yaml), compiled. */
@@ -902,101 +907,102 @@ export const table: SurfaceTable = {
   file: "mappings/opencode.yaml",
   tags: { event: "type" },
   input,
+  session,
   time,
   upstream: { package: "@opencode-ai/sdk", version: "1.18.33" },
   sources: { event: "opencode.event" },
   rows: {
     event: {
       "session.created": [
-        { rule: "opencode#session-created", line: 175, run: r_session_created },
+        { rule: "opencode#session-created", line: 188, run: r_session_created },
       ],
       "session.updated": [
-        { rule: "opencode#session-updated", line: 195, run: r_session_updated },
+        { rule: "opencode#session-updated", line: 208, run: r_session_updated },
       ],
       "session.deleted": [
-        { rule: "opencode#session-deleted", line: 210, run: r_session_deleted },
+        { rule: "opencode#session-deleted", line: 223, run: r_session_deleted },
       ],
       "message.updated": [
-        { rule: "opencode#user-message", line: 234, run: r_user_message },
-        { rule: "opencode#assistant-message", line: 269, run: r_assistant_message },
+        { rule: "opencode#user-message", line: 247, run: r_user_message },
+        { rule: "opencode#assistant-message", line: 282, run: r_assistant_message },
       ],
       "session.status": [
-        { rule: "opencode#status-idle", line: 289, run: r_status_idle },
-        { rule: "opencode#status-retry", line: 309, run: r_status_retry },
-        { rule: "opencode#status-busy", line: 325, run: r_status_busy },
+        { rule: "opencode#status-idle", line: 302, run: r_status_idle },
+        { rule: "opencode#status-retry", line: 322, run: r_status_retry },
+        { rule: "opencode#status-busy", line: 338, run: r_status_busy },
       ],
       "session.idle": [
-        { rule: "opencode#session-idle", line: 335, run: r_session_idle },
+        { rule: "opencode#session-idle", line: 348, run: r_session_idle },
       ],
       "session.error": [
-        { rule: "opencode#session-error-aborted", line: 357, run: r_session_error_aborted },
-        { rule: "opencode#session-error", line: 374, run: r_session_error },
+        { rule: "opencode#session-error-aborted", line: 370, run: r_session_error_aborted },
+        { rule: "opencode#session-error", line: 387, run: r_session_error },
       ],
       "session.compacted": [
-        { rule: "opencode#session-compacted", line: 396, run: r_session_compacted },
+        { rule: "opencode#session-compacted", line: 409, run: r_session_compacted },
       ],
       "session.diff": [
-        { rule: "opencode#session-diff", line: 408, run: r_session_diff },
+        { rule: "opencode#session-diff", line: 421, run: r_session_diff },
       ],
       "todo.updated": [
-        { rule: "opencode#todo-updated", line: 473, run: r_todo_updated },
+        { rule: "opencode#todo-updated", line: 486, run: r_todo_updated },
       ],
       "message.part.updated": [
-        { rule: "opencode#text-part-waits-for-role", line: 489, run: r_text_part_waits_for_role },
-        { rule: "opencode#user-text-part", line: 513, run: r_user_text_part },
-        { rule: "opencode#text-part-done", line: 536, run: r_text_part_done },
-        { rule: "opencode#text-part", line: 569, run: r_text_part },
-        { rule: "opencode#reasoning-part-done", line: 602, run: r_reasoning_part_done },
-        { rule: "opencode#reasoning-part", line: 624, run: r_reasoning_part },
-        { rule: "opencode#task-tool-completed", line: 675, run: r_task_tool_completed },
-        { rule: "opencode#task-tool", line: 710, run: r_task_tool },
-        { rule: "opencode#tool-completed", line: 736, run: r_tool_completed },
-        { rule: "opencode#tool-error", line: 763, run: r_tool_error },
-        { rule: "opencode#tool", line: 784, run: r_tool },
-        { rule: "opencode#step-start-part", line: 812, run: r_step_start_part },
-        { rule: "opencode#step-finish-part", line: 823, run: r_step_finish_part },
-        { rule: "opencode#patch-part", line: 841, run: r_patch_part },
-        { rule: "opencode#retry-part", line: 857, run: r_retry_part },
-        { rule: "opencode#compaction-part", line: 873, run: r_compaction_part },
-        { rule: "opencode#other-part", line: 896, run: r_other_part },
-        { rule: "opencode#snapshot-part", line: 924, run: r_snapshot_part },
+        { rule: "opencode#text-part-waits-for-role", line: 502, run: r_text_part_waits_for_role },
+        { rule: "opencode#user-text-part", line: 526, run: r_user_text_part },
+        { rule: "opencode#text-part-done", line: 549, run: r_text_part_done },
+        { rule: "opencode#text-part", line: 582, run: r_text_part },
+        { rule: "opencode#reasoning-part-done", line: 615, run: r_reasoning_part_done },
+        { rule: "opencode#reasoning-part", line: 637, run: r_reasoning_part },
+        { rule: "opencode#task-tool-completed", line: 688, run: r_task_tool_completed },
+        { rule: "opencode#task-tool", line: 723, run: r_task_tool },
+        { rule: "opencode#tool-completed", line: 749, run: r_tool_completed },
+        { rule: "opencode#tool-error", line: 776, run: r_tool_error },
+        { rule: "opencode#tool", line: 797, run: r_tool },
+        { rule: "opencode#step-start-part", line: 825, run: r_step_start_part },
+        { rule: "opencode#step-finish-part", line: 836, run: r_step_finish_part },
+        { rule: "opencode#patch-part", line: 854, run: r_patch_part },
+        { rule: "opencode#retry-part", line: 870, run: r_retry_part },
+        { rule: "opencode#compaction-part", line: 886, run: r_compaction_part },
+        { rule: "opencode#other-part", line: 909, run: r_other_part },
+        { rule: "opencode#snapshot-part", line: 937, run: r_snapshot_part },
       ],
       "message.part.delta": [
-        { rule: "opencode#delta-waits-for-part", line: 505, run: r_delta_waits_for_part },
-        { rule: "opencode#text-delta", line: 642, run: r_text_delta },
+        { rule: "opencode#delta-waits-for-part", line: 518, run: r_delta_waits_for_part },
+        { rule: "opencode#text-delta", line: 655, run: r_text_delta },
       ],
       "permission.asked": [
-        { rule: "opencode#permission-asked", line: 936, run: r_permission_asked },
+        { rule: "opencode#permission-asked", line: 949, run: r_permission_asked },
       ],
       "permission.updated": [
-        { rule: "opencode#permission-updated-v1", line: 960, run: r_permission_updated_v1 },
+        { rule: "opencode#permission-updated-v1", line: 973, run: r_permission_updated_v1 },
       ],
       "permission.v2.asked": [
-        { rule: "opencode#permission-v2-asked", line: 981, run: r_permission_v2_asked },
+        { rule: "opencode#permission-v2-asked", line: 994, run: r_permission_v2_asked },
       ],
       "permission.replied": [
-        { rule: "opencode#permission-replied", line: 1002, run: r_permission_replied },
+        { rule: "opencode#permission-replied", line: 1015, run: r_permission_replied },
       ],
       "permission.v2.replied": [
-        { rule: "opencode#permission-v2-replied", line: 1025, run: r_permission_v2_replied },
+        { rule: "opencode#permission-v2-replied", line: 1038, run: r_permission_v2_replied },
       ],
       "question.asked": [
-        { rule: "opencode#question-asked", line: 1043, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1056, run: r_question_asked },
       ],
       "question.v2.asked": [
-        { rule: "opencode#question-asked", line: 1043, run: r_question_asked },
+        { rule: "opencode#question-asked", line: 1056, run: r_question_asked },
       ],
       "question.replied": [
-        { rule: "opencode#question-replied", line: 1073, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1086, run: r_question_replied },
       ],
       "question.v2.replied": [
-        { rule: "opencode#question-replied", line: 1073, run: r_question_replied },
+        { rule: "opencode#question-replied", line: 1086, run: r_question_replied },
       ],
       "question.rejected": [
-        { rule: "opencode#question-rejected", line: 1095, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1108, run: r_question_rejected },
       ],
       "question.v2.rejected": [
-        { rule: "opencode#question-rejected", line: 1095, run: r_question_rejected },
+        { rule: "opencode#question-rejected", line: 1108, run: r_question_rejected },
       ],
     },
   },
@@ -1073,15 +1079,15 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1118)",
-    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1121)",
-    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1124)",
-    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1127)",
-    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1130)",
-    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1133)",
-    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1136)",
-    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1139)",
-    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1142)",
+    "opencode#ignored-event-1": "server lifecycle and self-update notices, not agent activity in a session (mappings/opencode.yaml:1131)",
+    "opencode#ignored-event-2": "catalogs of models, integrations, plugins, MCP tools and language servers (server configuration; 45 plugin.added at start-up) (mappings/opencode.yaml:1134)",
+    "opencode#ignored-event-3": "project, VCS branch, workspace and worktree state of the server, not of a session's turn (mappings/opencode.yaml:1137)",
+    "opencode#ignored-event-4": "file-system notifications; the edit itself is the tool item (with its diff) and session.diff/patch give the turn's diff (mappings/opencode.yaml:1140)",
+    "opencode#ignored-event-5": "interactive terminals the user opens in the app (not agent tool calls; agent commands are bash tool parts) (mappings/opencode.yaml:1143)",
+    "opencode#ignored-event-6": "instructions to the terminal UI (prompt editing, commands, toasts, session switching, opening a browser) (mappings/opencode.yaml:1146)",
+    "opencode#ignored-event-7": "a slash command was run; its prompt arrives as the user message (message.updated + parts), which opens the turn (mappings/opencode.yaml:1149)",
+    "opencode#ignored-event-8": "a message or part was deleted (revert/undo, compaction); the canonical stream has no retraction event (mappings/opencode.yaml:1152)",
+    "opencode#ignored-event-9": "the next API generation's durable session events (/api/session/{id}/event); the /event stream of 1.18.33 reports the same activity as the message/part events mapped here, so mapping both would duplicate it (mappings/opencode.yaml:1155)",
     "opencode#input-http-captured": "our recorder's HTTP exchanges with opencode serve (the prompt returns as message events, replies as permission.replied/question.replied, GET /session/{id}/message is restored history for opencode-history) (mappings/opencode.yaml:45)",
     "opencode#input-http-capture-line": "our recorder's HTTP exchanges with opencode serve (see http-captured) (mappings/opencode.yaml:48)",
   },

@@ -7,364 +7,364 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("codex-app-server: table examples (mappings/codex-app-server.yaml)", () => {
-  it("error #1 (mappings/codex-app-server.yaml:173)", () => {
+  it("error #1 (mappings/codex-app-server.yaml:181)", () => {
     check([], {"method":"error","params":{"threadId":"t1","turnId":"u1","willRetry":false,"error":{"message":"stream disconnected before completion","codexErrorInfo":"other"}}}, [{"type":"runtime.error","ids":["thread","turn"],"payload":{"class":"provider_error","message":"stream disconnected before completion","detail":{"willRetry":false,"error":{"codexErrorInfo":"other"}}}}]);
   });
-  it("thread-started #1 (mappings/codex-app-server.yaml:188)", () => {
+  it("thread-started #1 (mappings/codex-app-server.yaml:196)", () => {
     check([], {"method":"thread/started","params":{"thread":{"id":"019a0000-0000-7000-8000-000000000001"}}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"019a0000-0000-7000-8000-000000000001"}}]);
   });
-  it("thread-started #2 (mappings/codex-app-server.yaml:191)", () => {
+  it("thread-started #2 (mappings/codex-app-server.yaml:199)", () => {
     check([{"method":"thread/started","params":{"thread":{"id":"t1"}}}], {"method":"thread/started","params":{"thread":{"id":"t1"}}}, []);
   });
-  it("thread-status-changed #1 (mappings/codex-app-server.yaml:203)", () => {
+  it("thread-status-changed #1 (mappings/codex-app-server.yaml:211)", () => {
     check([], {"method":"thread/status/changed","params":{"threadId":"t1","status":{"type":"active","activeFlags":["waitingOnApproval"]}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"active","detail":{"type":"active","activeFlags":["waitingOnApproval"]}}}]);
   });
-  it("thread-status-changed #2 (mappings/codex-app-server.yaml:206)", () => {
+  it("thread-status-changed #2 (mappings/codex-app-server.yaml:214)", () => {
     check([], {"method":"thread/status/changed","params":{"threadId":"t1","status":{"type":"idle"}}}, [{"type":"thread.state.changed","payload":{"state":"idle","detail":{"type":"idle"}}}]);
   });
-  it("thread-status-changed #3 (mappings/codex-app-server.yaml:209)", () => {
+  it("thread-status-changed #3 (mappings/codex-app-server.yaml:217)", () => {
     check([], {"method":"thread/status/changed","params":{"threadId":"t1","status":{"type":"systemError"}}}, [{"type":"thread.state.changed","payload":{"state":"error"}}]);
   });
-  it("thread-status-changed #4 (mappings/codex-app-server.yaml:212)", () => {
+  it("thread-status-changed #4 (mappings/codex-app-server.yaml:220)", () => {
     check([], {"method":"thread/status/changed","params":{"threadId":"t1","status":{"type":"notLoaded"}}}, [{"type":"thread.state.changed","payload":{"state":"closed"}}]);
   });
-  it("thread-archived #1 (mappings/codex-app-server.yaml:223)", () => {
+  it("thread-archived #1 (mappings/codex-app-server.yaml:231)", () => {
     check([], {"method":"thread/archived","params":{"threadId":"t1"}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"archived"}}]);
   });
-  it("thread-deleted #1 (mappings/codex-app-server.yaml:237)", () => {
+  it("thread-deleted #1 (mappings/codex-app-server.yaml:245)", () => {
     check([], {"method":"thread/deleted","params":{"threadId":"t1"}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed","detail":"deleted"}}]);
   });
-  it("thread-unarchived #1 (mappings/codex-app-server.yaml:249)", () => {
+  it("thread-unarchived #1 (mappings/codex-app-server.yaml:257)", () => {
     check([], {"method":"thread/unarchived","params":{"threadId":"t1"}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"idle","detail":"unarchived"}}]);
   });
-  it("thread-closed #1 (mappings/codex-app-server.yaml:262)", () => {
+  it("thread-closed #1 (mappings/codex-app-server.yaml:270)", () => {
     check([{"method":"thread/started","params":{"thread":{"id":"t1"}}}], {"method":"thread/closed","params":{"threadId":"t1"}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed"}}]);
   });
-  it("thread-reverted #1 (mappings/codex-app-server.yaml:275)", () => {
+  it("thread-reverted #1 (mappings/codex-app-server.yaml:283)", () => {
     check([], {"method":"thread/reverted","params":{"threadId":"t1"}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"historyReverted":true}}}]);
   });
-  it("thread-name-updated #1 (mappings/codex-app-server.yaml:287)", () => {
+  it("thread-name-updated #1 (mappings/codex-app-server.yaml:295)", () => {
     check([], {"method":"thread/name/updated","params":{"threadId":"t1","threadName":"Fix greeting"}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"name":"Fix greeting"}}]);
   });
-  it("thread-name-updated #2 (mappings/codex-app-server.yaml:290)", () => {
+  it("thread-name-updated #2 (mappings/codex-app-server.yaml:298)", () => {
     check([], {"method":"thread/name/updated","params":{"threadId":"t1","threadName":null}}, [{"type":"thread.metadata.updated","payload":{"name":""}}]);
   });
-  it("thread-goal-updated #1 (mappings/codex-app-server.yaml:303)", () => {
+  it("thread-goal-updated #1 (mappings/codex-app-server.yaml:311)", () => {
     check([], {"method":"thread/goal/updated","params":{"threadId":"t1","turnId":"u1","goal":{"threadId":"t1","objective":"Ship v1","status":"active","createdAt":1,"updatedAt":1,"timeUsedSeconds":0,"tokensUsed":0}}}, [{"type":"thread.metadata.updated","ids":["thread","turn"],"payload":{"metadata":{"goal":{"objective":"Ship v1","status":"active"}}}}]);
   });
-  it("thread-goal-cleared #1 (mappings/codex-app-server.yaml:314)", () => {
+  it("thread-goal-cleared #1 (mappings/codex-app-server.yaml:322)", () => {
     check([], {"method":"thread/goal/cleared","params":{"threadId":"t1"}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"goal":null}}}]);
   });
-  it("thread-environment-connected #1 (mappings/codex-app-server.yaml:325)", () => {
+  it("thread-environment-connected #1 (mappings/codex-app-server.yaml:333)", () => {
     check([], {"method":"thread/environment/connected","params":{"threadId":"t1","environmentId":"local"}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"environment":{"environmentId":"local","connected":true}}}}]);
   });
-  it("thread-environment-disconnected #1 (mappings/codex-app-server.yaml:336)", () => {
+  it("thread-environment-disconnected #1 (mappings/codex-app-server.yaml:344)", () => {
     check([], {"method":"thread/environment/disconnected","params":{"threadId":"t1","environmentId":"remote-1"}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"environment":{"environmentId":"remote-1","connected":false}}}}]);
   });
-  it("thread-settings-updated #1 (mappings/codex-app-server.yaml:347)", () => {
+  it("thread-settings-updated #1 (mappings/codex-app-server.yaml:355)", () => {
     check([], {"method":"thread/settings/updated","params":{"threadId":"t1","threadSettings":{"model":"gpt-5.5","modelProvider":"openai","cwd":"/w","approvalPolicy":"on-request","approvalsReviewer":"user","collaborationMode":{"mode":"default","settings":{}},"sandboxPolicy":{"type":"readOnly"}}}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"metadata":{"settings":{"model":"gpt-5.5","approvalPolicy":"on-request"}}}}]);
   });
-  it("thread-token-usage-updated #1 (mappings/codex-app-server.yaml:361)", () => {
+  it("thread-token-usage-updated #1 (mappings/codex-app-server.yaml:369)", () => {
     check([], {"method":"thread/tokenUsage/updated","params":{"threadId":"t1","turnId":"u1","tokenUsage":{"total":{"totalTokens":1040,"inputTokens":1000,"cachedInputTokens":0,"outputTokens":40,"reasoningOutputTokens":12},"last":{"totalTokens":1040,"inputTokens":1000,"cachedInputTokens":0,"outputTokens":40,"reasoningOutputTokens":12},"modelContextWindow":258400}}}, [{"type":"thread.token-usage.updated","ids":["thread","turn"],"payload":{"usage":{"total":{"totalTokens":1040},"modelContextWindow":258400},"tokenUsage":{"inputTokens":1000,"outputTokens":40,"cachedInputTokens":0,"reasoningTokens":12,"totalTokens":1040,"contextWindow":258400}}}]);
   });
-  it("thread-compacted #1 (mappings/codex-app-server.yaml:374)", () => {
+  it("thread-compacted #1 (mappings/codex-app-server.yaml:382)", () => {
     check([], {"method":"thread/compacted","params":{"threadId":"t1","turnId":"u1"}}, [{"type":"thread.state.changed","ids":["thread","turn"],"payload":{"state":"compacted"}}]);
   });
-  it("turn-started #1 (mappings/codex-app-server.yaml:387)", () => {
+  it("turn-started #1 (mappings/codex-app-server.yaml:395)", () => {
     check([], {"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u1","items":[],"status":"inProgress"}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{}}]);
   });
-  it("turn-completed-in-progress #1 (mappings/codex-app-server.yaml:405)", () => {
+  it("turn-completed-in-progress #1 (mappings/codex-app-server.yaml:413)", () => {
     check([{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u1","items":[],"status":"inProgress"}}}], {"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","items":[],"status":"inProgress"}}}, [{"type":"thread.state.changed","ids":["thread","turn"],"payload":{"state":"active","detail":"turn in progress"}}]);
   });
-  it("turn-completed #1 (mappings/codex-app-server.yaml:424)", () => {
+  it("turn-completed #1 (mappings/codex-app-server.yaml:432)", () => {
     check([{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u1","items":[],"status":"inProgress"}}}], {"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u1","items":[],"status":"completed","error":null}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("turn-completed #2 (mappings/codex-app-server.yaml:428)", () => {
+  it("turn-completed #2 (mappings/codex-app-server.yaml:436)", () => {
     check([{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u2","items":[],"status":"inProgress"}}}], {"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u2","items":[],"status":"failed","error":{"message":"Reconnecting... 5/5"}}}}, [{"type":"turn.completed","payload":{"state":"failed","errorMessage":"Reconnecting... 5/5"}}]);
   });
-  it("turn-completed #3 (mappings/codex-app-server.yaml:432)", () => {
+  it("turn-completed #3 (mappings/codex-app-server.yaml:440)", () => {
     check([{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u3","items":[],"status":"inProgress"}}}], {"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u3","items":[],"status":"interrupted"}}}, [{"type":"turn.completed","payload":{"state":"interrupted"}}]);
   });
-  it("an interrupted command left open is completed as failed before the turn completes (mappings/codex-app-server.yaml:436)", () => {
+  it("an interrupted command left open is completed as failed before the turn completes (mappings/codex-app-server.yaml:444)", () => {
     check([{"method":"turn/started","params":{"threadId":"t1","turn":{"id":"u4","items":[],"status":"inProgress"}}},{"method":"item/started","params":{"threadId":"t1","turn":"u4","turnId":"u4","startedAtMs":1,"item":{"type":"commandExecution","id":"c9","command":"sleep 30","cwd":"/w","commandActions":[],"status":"inProgress"}}}], {"method":"turn/completed","params":{"threadId":"t1","turn":{"id":"u4","items":[],"status":"interrupted"}}}, [{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"failed","detail":"the turn ended before this item completed"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"interrupted"}}]);
   });
-  it("turn-diff-updated #1 (mappings/codex-app-server.yaml:454)", () => {
+  it("turn-diff-updated #1 (mappings/codex-app-server.yaml:462)", () => {
     check([], {"method":"turn/diff/updated","params":{"threadId":"t1","turnId":"u1","diff":"diff --git a/hello.py b/hello.py\n-print(1)\n+print(2)\n"}}, [{"type":"turn.diff.updated","ids":["thread","turn"],"payload":{"unifiedDiff":"diff --git a/hello.py b/hello.py\n-print(1)\n+print(2)\n"}}]);
   });
-  it("turn-plan-updated #1 (mappings/codex-app-server.yaml:493)", () => {
+  it("turn-plan-updated #1 (mappings/codex-app-server.yaml:501)", () => {
     check([], {"method":"turn/plan/updated","params":{"threadId":"t1","turnId":"u1","explanation":"Two steps","plan":[{"step":"Read hello.py","status":"completed"},{"step":"Edit greeting","status":"inProgress"}]}}, [{"type":"turn.plan.updated","ids":["thread","turn"],"payload":{"explanation":"Two steps","plan":[{"step":"Read hello.py","status":"completed"},{"step":"Edit greeting","status":"inProgress"}]}}]);
   });
-  it("hook-started #1 (mappings/codex-app-server.yaml:509)", () => {
+  it("hook-started #1 (mappings/codex-app-server.yaml:517)", () => {
     check([], {"method":"hook/started","params":{"threadId":"t1","turnId":"u1","run":{"id":"h1","eventName":"preToolUse","sourcePath":"/home/u/.codex/hooks.json","handlerType":"command","executionMode":"sync","scope":"turn","status":"running","displayOrder":0,"startedAt":1,"entries":[]}}}, [{"type":"hook.started","ids":["thread","turn"],"payload":{"hookId":"h1","hookName":"/home/u/.codex/hooks.json","hookEvent":"preToolUse"}}]);
   });
-  it("hook-completed #1 (mappings/codex-app-server.yaml:524)", () => {
+  it("hook-completed #1 (mappings/codex-app-server.yaml:532)", () => {
     check([], {"method":"hook/completed","params":{"threadId":"t1","turnId":"u1","run":{"id":"h1","eventName":"preToolUse","sourcePath":"/home/u/.codex/hooks.json","handlerType":"command","executionMode":"sync","scope":"turn","status":"blocked","statusMessage":"rm -rf is not allowed","displayOrder":0,"startedAt":1,"entries":[]}}}, [{"type":"hook.completed","ids":["thread","turn"],"payload":{"hookId":"h1","outcome":"error","output":"rm -rf is not allowed"}}]);
   });
-  it("hook-completed #2 (mappings/codex-app-server.yaml:527)", () => {
+  it("hook-completed #2 (mappings/codex-app-server.yaml:535)", () => {
     check([], {"method":"hook/completed","params":{"threadId":"t1","turnId":null,"run":{"id":"h2","eventName":"sessionStart","sourcePath":"/p/.codex/hooks.json","handlerType":"command","executionMode":"sync","scope":"thread","status":"completed","statusMessage":null,"displayOrder":0,"startedAt":1,"entries":[]}}}, [{"type":"hook.completed","payload":{"hookId":"h2","outcome":"success"}}]);
   });
-  it("item-started #1 (mappings/codex-app-server.yaml:558)", () => {
+  it("item-started #1 (mappings/codex-app-server.yaml:566)", () => {
     check([], {"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"commandExecution","id":"c1","command":"/bin/bash -lc 'python3 hello.py'","cwd":"/w","commandActions":[],"status":"inProgress"}}}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"inProgress","data":{"id":"c1","command":"/bin/bash -lc 'python3 hello.py'"}}}]);
   });
-  it("item-started #2 (mappings/codex-app-server.yaml:561)", () => {
+  it("item-started #2 (mappings/codex-app-server.yaml:569)", () => {
     check([], {"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"agentMessage","id":"m1","text":""}}}, [{"type":"item.started","payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("item-started #3 (mappings/codex-app-server.yaml:564)", () => {
+  it("item-started #3 (mappings/codex-app-server.yaml:572)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"reasoning","id":"r1","summary":[],"content":[]}}}], {"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":2,"item":{"type":"reasoning","id":"r1","summary":[],"content":[]}}}, []);
   });
-  it("item-completed-in-progress #1 (mappings/codex-app-server.yaml:597)", () => {
+  it("item-completed-in-progress #1 (mappings/codex-app-server.yaml:605)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"commandExecution","id":"c1","command":"sleep 5","cwd":"/w","commandActions":[],"status":"inProgress"}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"commandExecution","id":"c1","command":"sleep 5","cwd":"/w","commandActions":[],"status":"inProgress"}}}, [{"type":"item.updated","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"inProgress"}}]);
   });
-  it("item-completed-agent-message #1 (mappings/codex-app-server.yaml:620)", () => {
+  it("item-completed-agent-message #1 (mappings/codex-app-server.yaml:628)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"agentMessage","id":"m1","text":""}}},{"method":"item/agentMessage/delta","params":{"threadId":"t1","turnId":"u1","itemId":"m1","delta":"Hel"}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"agentMessage","id":"m1","text":"Hello"}}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"assistant_text","delta":"lo"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Hello"}}}]);
   });
-  it("item-completed-agent-message #2 (mappings/codex-app-server.yaml:627)", () => {
+  it("item-completed-agent-message #2 (mappings/codex-app-server.yaml:635)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"agentMessage","id":"m2","text":""}}},{"method":"item/agentMessage/delta","params":{"threadId":"t1","turnId":"u1","itemId":"m2","delta":"Done."}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"agentMessage","id":"m2","text":"Done."}}}, [{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("item-completed-reasoning #1 (mappings/codex-app-server.yaml:651)", () => {
+  it("item-completed-reasoning #1 (mappings/codex-app-server.yaml:659)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"reasoning","id":"r1","summary":[],"content":[]}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"reasoning","id":"r1","summary":["**Reading**\n\nLook first.","Then edit."],"content":[]}}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Reading**\n\nLook first."}},{"type":"content.delta","payload":{"streamKind":"reasoning_summary_text","summaryIndex":1,"delta":"Then edit."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("item-completed-reasoning #2 (mappings/codex-app-server.yaml:657)", () => {
+  it("item-completed-reasoning #2 (mappings/codex-app-server.yaml:665)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"reasoning","id":"r2","summary":[],"content":[]}}},{"method":"item/reasoning/textDelta","params":{"threadId":"t1","turnId":"u1","itemId":"r2","contentIndex":0,"delta":"raw "}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"reasoning","id":"r2","summary":[],"content":["raw thought"]}}}, [{"type":"content.delta","payload":{"streamKind":"reasoning_text","contentIndex":0,"delta":"thought"}},{"type":"item.completed","payload":{"itemType":"reasoning"}}]);
   });
-  it("item-completed-plan #1 (mappings/codex-app-server.yaml:681)", () => {
+  it("item-completed-plan #1 (mappings/codex-app-server.yaml:689)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"plan","id":"p1","text":""}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"plan","id":"p1","text":"1. Read\n2. Edit"}}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"plan_text","delta":"1. Read\n2. Edit"}},{"type":"item.completed","payload":{"itemType":"plan","status":"completed"}}]);
   });
-  it("item-completed-command-execution #1 (mappings/codex-app-server.yaml:709)", () => {
+  it("item-completed-command-execution #1 (mappings/codex-app-server.yaml:717)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"commandExecution","id":"c1","command":"python3 hello.py","cwd":"/w","commandActions":[],"status":"inProgress"}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"commandExecution","id":"c1","command":"python3 hello.py","cwd":"/w","commandActions":[],"status":"completed","exitCode":0,"aggregatedOutput":"Hello, world!\n"}}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"command_output","delta":"Hello, world!\n"}},{"type":"item.completed","payload":{"itemType":"command_execution","status":"completed","data":{"exitCode":0}}}]);
   });
-  it("item-completed-command-execution #2 (mappings/codex-app-server.yaml:714)", () => {
+  it("item-completed-command-execution #2 (mappings/codex-app-server.yaml:722)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"commandExecution","id":"c2","command":"python3 hello.py","cwd":"/w","commandActions":[],"status":"inProgress"}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"commandExecution","id":"c2","command":"python3 hello.py","cwd":"/w","commandActions":[],"status":"declined","aggregatedOutput":null}}}, [{"type":"item.completed","payload":{"itemType":"command_execution","status":"declined"}}]);
   });
-  it("item-completed #1 (mappings/codex-app-server.yaml:745)", () => {
+  it("item-completed #1 (mappings/codex-app-server.yaml:753)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"fileChange","id":"f1","changes":[{"path":"/w/hello.py","kind":{"type":"update"},"diff":"@@ -1 +1 @@"}],"status":"inProgress"}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"fileChange","id":"f1","changes":[{"path":"/w/hello.py","kind":{"type":"update"},"diff":"@@ -1 +1 @@"}],"status":"completed"}}}, [{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("item-completed #2 (mappings/codex-app-server.yaml:749)", () => {
+  it("item-completed #2 (mappings/codex-app-server.yaml:757)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"userMessage","id":"q1","content":[{"type":"text","text":"Hi"}]}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":1,"item":{"type":"userMessage","id":"q1","content":[{"type":"text","text":"Hi"}]}}}, [{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}}]);
   });
-  it("item-completed #3 (mappings/codex-app-server.yaml:753)", () => {
+  it("item-completed #3 (mappings/codex-app-server.yaml:761)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"collabAgentToolCall","id":"k1","tool":"spawnAgent","status":"inProgress","senderThreadId":"t1","receiverThreadIds":[],"agentsStates":{}}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"collabAgentToolCall","id":"k1","tool":"spawnAgent","status":"interrupted","senderThreadId":"t1","receiverThreadIds":[],"agentsStates":{}}}}, [{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","status":"failed"}}]);
   });
-  it("item-completed #4 (mappings/codex-app-server.yaml:758)", () => {
+  it("item-completed #4 (mappings/codex-app-server.yaml:766)", () => {
     check([{"method":"item/started","params":{"threadId":"t1","turnId":"u1","startedAtMs":1,"item":{"type":"webSearch","id":"w1","query":"codex"}}},{"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"webSearch","id":"w1","query":"codex"}}}], {"method":"item/completed","params":{"threadId":"t1","turnId":"u1","completedAtMs":2,"item":{"type":"webSearch","id":"w1","query":"codex"}}}, []);
   });
-  it("item-auto-approval-review-started #1 (mappings/codex-app-server.yaml:777)", () => {
+  it("item-auto-approval-review-started #1 (mappings/codex-app-server.yaml:785)", () => {
     check([], {"method":"item/autoApprovalReview/started","params":{"threadId":"t1","turnId":"u1","reviewId":"g1","startedAtMs":1,"targetItemId":"c1","review":{"status":"inProgress"},"action":{"type":"command","command":"rm -rf build","cwd":"/w","source":"shell"}}}, [{"type":"item.updated","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","data":{"autoApprovalReview":{"reviewId":"g1","review":{"status":"inProgress"}}}}}]);
   });
-  it("item-auto-approval-review-completed #1 (mappings/codex-app-server.yaml:793)", () => {
+  it("item-auto-approval-review-completed #1 (mappings/codex-app-server.yaml:801)", () => {
     check([], {"method":"item/autoApprovalReview/completed","params":{"threadId":"t1","turnId":"u1","reviewId":"g1","startedAtMs":1,"completedAtMs":2,"decisionSource":"agent","targetItemId":"f1","review":{"status":"denied","riskLevel":"high","rationale":"writes outside the workspace"},"action":{"type":"applyPatch","cwd":"/w","files":["/etc/hosts"]}}}, [{"type":"item.updated","ids":["thread","turn","item"],"payload":{"itemType":"file_change","data":{"autoApprovalReview":{"review":{"status":"denied"}}}}}]);
   });
-  it("item-agent-message-delta #1 (mappings/codex-app-server.yaml:809)", () => {
+  it("item-agent-message-delta #1 (mappings/codex-app-server.yaml:817)", () => {
     check([], {"method":"item/agentMessage/delta","params":{"threadId":"t1","turnId":"u1","itemId":"m1","delta":"Hel"}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("item-plan-delta #1 (mappings/codex-app-server.yaml:824)", () => {
+  it("item-plan-delta #1 (mappings/codex-app-server.yaml:832)", () => {
     check([], {"method":"item/plan/delta","params":{"threadId":"t1","turnId":"u1","itemId":"p1","delta":"1. Read"}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"plan_text","delta":"1. Read"}}]);
   });
-  it("item-command-execution-output-delta #1 (mappings/codex-app-server.yaml:839)", () => {
+  it("item-command-execution-output-delta #1 (mappings/codex-app-server.yaml:847)", () => {
     check([], {"method":"item/commandExecution/outputDelta","params":{"threadId":"t1","turnId":"u1","itemId":"c1","delta":"tick 1\n"}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"command_output","delta":"tick 1\n"}}]);
   });
-  it("item-command-execution-terminal-interaction #1 (mappings/codex-app-server.yaml:854)", () => {
+  it("item-command-execution-terminal-interaction #1 (mappings/codex-app-server.yaml:862)", () => {
     check([], {"method":"item/commandExecution/terminalInteraction","params":{"threadId":"t1","turnId":"u1","itemId":"c1","processId":"4242","stdin":"q\n"}}, [{"type":"item.updated","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","data":{"processId":"4242","stdin":"q\n"}}}]);
   });
-  it("item-file-change-output-delta #1 (mappings/codex-app-server.yaml:870)", () => {
+  it("item-file-change-output-delta #1 (mappings/codex-app-server.yaml:878)", () => {
     check([], {"method":"item/fileChange/outputDelta","params":{"threadId":"t1","turnId":"u1","itemId":"f1","delta":"Success. Updated the following files:\nM hello.py\n"}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"file_change_output","delta":"Success. Updated the following files:\nM hello.py\n"}}]);
   });
-  it("item-file-change-patch-updated #1 (mappings/codex-app-server.yaml:907)", () => {
+  it("item-file-change-patch-updated #1 (mappings/codex-app-server.yaml:915)", () => {
     check([], {"method":"item/fileChange/patchUpdated","params":{"threadId":"t1","turnId":"u1","itemId":"f1","changes":[{"path":"/w/hello.py","kind":{"type":"update"},"diff":"@@ -1 +1 @@\n-a\n+b\n"}]}}, [{"type":"item.updated","ids":["thread","turn","item"],"payload":{"itemType":"file_change","data":{"changes":[{"path":"/w/hello.py","kind":{"type":"update"},"diff":"@@ -1 +1 @@\n-a\n+b\n"}]}}}]);
   });
-  it("item-reasoning-summary-text-delta #1 (mappings/codex-app-server.yaml:923)", () => {
+  it("item-reasoning-summary-text-delta #1 (mappings/codex-app-server.yaml:931)", () => {
     check([], {"method":"item/reasoning/summaryTextDelta","params":{"threadId":"t1","turnId":"u1","itemId":"r1","summaryIndex":0,"delta":"**Reading the README**\n\n"}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"reasoning_summary_text","summaryIndex":0,"delta":"**Reading the README**\n\n"}}]);
   });
-  it("item-reasoning-summary-part-added #1 (mappings/codex-app-server.yaml:938)", () => {
+  it("item-reasoning-summary-part-added #1 (mappings/codex-app-server.yaml:946)", () => {
     check([], {"method":"item/reasoning/summaryPartAdded","params":{"threadId":"t1","turnId":"u1","itemId":"r1","summaryIndex":1}}, [{"type":"item.updated","ids":["thread","turn","item"],"payload":{"itemType":"reasoning","data":{"summaryIndex":1}}}]);
   });
-  it("item-reasoning-text-delta #1 (mappings/codex-app-server.yaml:954)", () => {
+  it("item-reasoning-text-delta #1 (mappings/codex-app-server.yaml:962)", () => {
     check([], {"method":"item/reasoning/textDelta","params":{"threadId":"t1","turnId":"u1","itemId":"r1","contentIndex":0,"delta":"raw "}}, [{"type":"content.delta","ids":["thread","turn","item"],"payload":{"streamKind":"reasoning_text","contentIndex":0,"delta":"raw "}}]);
   });
-  it("item-mcp-tool-call-progress #1 (mappings/codex-app-server.yaml:968)", () => {
+  it("item-mcp-tool-call-progress #1 (mappings/codex-app-server.yaml:976)", () => {
     check([], {"method":"item/mcpToolCall/progress","params":{"threadId":"t1","turnId":"u1","itemId":"x1","message":"indexed 40/100 files"}}, [{"type":"tool.progress","ids":["thread","turn","item"],"payload":{"summary":"indexed 40/100 files"}}]);
   });
-  it("server-request-resolved #1 (mappings/codex-app-server.yaml:984)", () => {
+  it("server-request-resolved #1 (mappings/codex-app-server.yaml:992)", () => {
     check([{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1}}], {"method":"serverRequest/resolved","params":{"threadId":"t1","requestId":0}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval"}}]);
   });
-  it("server-request-resolved #2 (mappings/codex-app-server.yaml:988)", () => {
+  it("server-request-resolved #2 (mappings/codex-app-server.yaml:996)", () => {
     check([{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1}},{"direction":"out","message":{"id":0,"result":{"decision":"decline"}}}], {"method":"serverRequest/resolved","params":{"threadId":"t1","requestId":0}}, []);
   });
-  it("command-approval-request #1 (mappings/codex-app-server.yaml:1010)", () => {
+  it("command-approval-request #1 (mappings/codex-app-server.yaml:1018)", () => {
     check([], {"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1,"command":"ls"}}, [{"type":"request.opened","ids":["request","item"],"payload":{"requestType":"command_execution_approval","detail":"ls"}}]);
   });
-  it("file-change-approval-request #1 (mappings/codex-app-server.yaml:1030)", () => {
+  it("file-change-approval-request #1 (mappings/codex-app-server.yaml:1038)", () => {
     check([], {"id":1,"method":"item/fileChange/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"f1","startedAtMs":1,"reason":null,"grantRoot":null}}, [{"type":"request.opened","ids":["thread","turn","item","request"],"payload":{"requestType":"file_change_approval","args":{"itemId":"f1"}}}]);
   });
-  it("tool-request-user-input #1 (mappings/codex-app-server.yaml:1056)", () => {
+  it("tool-request-user-input #1 (mappings/codex-app-server.yaml:1064)", () => {
     check([], {"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"},{"label":"Go","description":"go"}]}]}}, [{"type":"user-input.requested","ids":["thread","turn","item","request"],"payload":{"questions":[{"id":"lang","header":"Language","question":"Which language?","options":[{"label":"Python","description":"py"},{"label":"Go","description":"go"}]}]}},{"type":"request.opened","ids":["request"],"payload":{"requestType":"tool_user_input"}}]);
   });
-  it("mcp-elicitation-request #1 (mappings/codex-app-server.yaml:1085)", () => {
+  it("mcp-elicitation-request #1 (mappings/codex-app-server.yaml:1093)", () => {
     check([], {"id":3,"method":"mcpServer/elicitation/request","params":{"threadId":"t1","turnId":"u1","serverName":"files","mode":"form","message":"Allow delete_file on /w/a.txt?","requestedSchema":{"type":"object","properties":{}}}}, [{"type":"request.opened","ids":["request","thread","turn"],"payload":{"requestType":"unknown","detail":"mcp_elicitation","args":{"threadId":"t1","serverName":"files","message":"Allow delete_file on /w/a.txt?"}}}]);
   });
-  it("permissions-approval-request #1 (mappings/codex-app-server.yaml:1110)", () => {
+  it("permissions-approval-request #1 (mappings/codex-app-server.yaml:1118)", () => {
     check([], {"id":4,"method":"item/permissions/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1,"cwd":"/w","permissions":{"network":{"enabled":true}},"reason":"needs pip install"}}, [{"type":"request.opened","ids":["thread","turn","item","request"],"payload":{"requestType":"unknown","detail":"permissions_approval","args":{"permissions":{"network":{"enabled":true}}}}}]);
   });
-  it("dynamic-tool-call-request #1 (mappings/codex-app-server.yaml:1140)", () => {
+  it("dynamic-tool-call-request #1 (mappings/codex-app-server.yaml:1148)", () => {
     check([], {"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}, [{"type":"request.opened","ids":["thread","turn","request"],"payload":{"requestType":"dynamic_tool_call","detail":"lookup_ticket","args":{"tool":"lookup_ticket","arguments":{"id":42}}}}]);
   });
-  it("auth-tokens-refresh-request #1 (mappings/codex-app-server.yaml:1166)", () => {
+  it("auth-tokens-refresh-request #1 (mappings/codex-app-server.yaml:1174)", () => {
     check([], {"id":6,"method":"account/chatgptAuthTokens/refresh","params":{"reason":"unauthorized","previousAccountId":"acct_1"}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"auth_tokens_refresh","detail":"unauthorized"}}]);
   });
-  it("attestation-generate-request #1 (mappings/codex-app-server.yaml:1183)", () => {
+  it("attestation-generate-request #1 (mappings/codex-app-server.yaml:1191)", () => {
     check([], {"id":7,"method":"attestation/generate","params":{}}, [{"type":"request.opened","ids":["request"],"payload":{"requestType":"unknown","detail":"attestation"}}]);
   });
-  it("apply-patch-approval-request #1 (mappings/codex-app-server.yaml:1203)", () => {
+  it("apply-patch-approval-request #1 (mappings/codex-app-server.yaml:1211)", () => {
     check([], {"id":8,"method":"applyPatchApproval","params":{"conversationId":"t1","callId":"call_2","fileChanges":{"/w/hello.py":{"type":"update","unified_diff":"@@ -1 +1 @@","move_path":null}},"reason":"edit greeting"}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"apply_patch_approval","detail":"edit greeting"}}]);
   });
-  it("exec-command-approval-request #1 (mappings/codex-app-server.yaml:1222)", () => {
+  it("exec-command-approval-request #1 (mappings/codex-app-server.yaml:1230)", () => {
     check([], {"id":9,"method":"execCommandApproval","params":{"conversationId":"t1","callId":"call_3","command":["python3","hello.py"],"cwd":"/w","parsedCmd":[]}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"exec_command_approval","detail":"python3 hello.py","args":{"callId":"call_3"}}}]);
   });
-  it("server-request-error-response #1 (mappings/codex-app-server.yaml:1253)", () => {
+  it("server-request-error-response #1 (mappings/codex-app-server.yaml:1261)", () => {
     check([{"id":1,"method":"item/fileChange/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"f1","startedAtMs":1}}], {"direction":"out","message":{"id":1,"error":{"code":-32603,"message":"approval UI unavailable"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"file_change_approval","decision":"cancelled","resolution":{"code":-32603,"message":"approval UI unavailable"}}}]);
   });
-  it("server-request-error-response #2 (mappings/codex-app-server.yaml:1257)", () => {
+  it("server-request-error-response #2 (mappings/codex-app-server.yaml:1265)", () => {
     check([{"id":7,"method":"attestation/generate","params":{}}], {"direction":"out","message":{"id":7,"error":{"code":-32601,"message":"attestation not supported"}}}, [{"type":"request.resolved","payload":{"requestType":"unknown","decision":"cancelled"}}]);
   });
-  it("server-request-error-response #3 (mappings/codex-app-server.yaml:1261)", () => {
+  it("server-request-error-response #3 (mappings/codex-app-server.yaml:1269)", () => {
     check([{"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}], {"direction":"out","message":{"id":5,"error":{"code":-32603,"message":"tool crashed"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"dynamic_tool_call","decision":"failed"}}]);
   });
-  it("command-approval-response #1 (mappings/codex-app-server.yaml:1283)", () => {
+  it("command-approval-response #1 (mappings/codex-app-server.yaml:1291)", () => {
     check([{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1}}], {"direction":"out","message":{"id":0,"result":{"decision":"accept"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
-  it("command-approval-response #2 (mappings/codex-app-server.yaml:1287)", () => {
+  it("command-approval-response #2 (mappings/codex-app-server.yaml:1295)", () => {
     check([{"id":0,"method":"item/commandExecution/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1}}], {"direction":"out","message":{"id":0,"result":{"decision":{"acceptWithExecpolicyAmendment":{"execpolicy_amendment":["python3"]}}}}}, [{"type":"request.resolved","ids":["thread","turn","item","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_always"}}]);
   });
-  it("file-change-approval-response #1 (mappings/codex-app-server.yaml:1309)", () => {
+  it("file-change-approval-response #1 (mappings/codex-app-server.yaml:1317)", () => {
     check([{"id":1,"method":"item/fileChange/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"f1","startedAtMs":1}}], {"direction":"out","message":{"id":1,"result":{"decision":"acceptForSession"}}}, [{"type":"request.resolved","ids":["thread","turn","item","request"],"payload":{"requestType":"file_change_approval","decision":"allow_always","resolution":{"decision":"acceptForSession"}}}]);
   });
-  it("tool-request-user-input-response #1 (mappings/codex-app-server.yaml:1333)", () => {
+  it("tool-request-user-input-response #1 (mappings/codex-app-server.yaml:1341)", () => {
     check([{"id":2,"method":"item/tool/requestUserInput","params":{"threadId":"t1","turnId":"u1","itemId":"q1","isBlocking":true,"questions":[{"id":"lang","header":"Language","question":"Which language?"}]}}], {"direction":"out","message":{"id":2,"result":{"answers":{"lang":{"answers":["Python"]}}}}}, [{"type":"user-input.resolved","ids":["thread","turn","item","request"],"payload":{"answers":{"lang":{"answers":["Python"]}}}},{"type":"request.resolved","ids":["request"],"payload":{"requestType":"tool_user_input"}}]);
   });
-  it("mcp-elicitation-response #1 (mappings/codex-app-server.yaml:1355)", () => {
+  it("mcp-elicitation-response #1 (mappings/codex-app-server.yaml:1363)", () => {
     check([{"id":3,"method":"mcpServer/elicitation/request","params":{"threadId":"t1","turnId":"u1","serverName":"files","mode":"form","message":"Allow delete_file?","requestedSchema":{"type":"object","properties":{}}}}], {"direction":"out","message":{"id":3,"result":{"action":"decline"}}}, [{"type":"request.resolved","ids":["request","thread","turn"],"payload":{"requestType":"unknown","decision":"reject_once"}}]);
   });
-  it("permissions-approval-response #1 (mappings/codex-app-server.yaml:1376)", () => {
+  it("permissions-approval-response #1 (mappings/codex-app-server.yaml:1384)", () => {
     check([{"id":4,"method":"item/permissions/requestApproval","params":{"threadId":"t1","turnId":"u1","itemId":"c1","startedAtMs":1,"cwd":"/w","permissions":{"network":{"enabled":true}}}}], {"direction":"out","message":{"id":4,"result":{"permissions":{"network":{"enabled":true}},"scope":"turn"}}}, [{"type":"request.resolved","ids":["thread","turn","item","request"],"payload":{"requestType":"unknown","resolution":{"scope":"turn"}}}]);
   });
-  it("dynamic-tool-call-response #1 (mappings/codex-app-server.yaml:1397)", () => {
+  it("dynamic-tool-call-response #1 (mappings/codex-app-server.yaml:1405)", () => {
     check([{"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}], {"direction":"out","message":{"id":5,"result":{"success":true,"contentItems":[{"type":"inputText","text":"Ticket 42: open"}]}}}, [{"type":"request.resolved","ids":["thread","turn","request"],"payload":{"requestType":"dynamic_tool_call","decision":"completed","resolution":{"success":true}}}]);
   });
-  it("dynamic-tool-call-response #2 (mappings/codex-app-server.yaml:1401)", () => {
+  it("dynamic-tool-call-response #2 (mappings/codex-app-server.yaml:1409)", () => {
     check([{"id":5,"method":"item/tool/call","params":{"threadId":"t1","turnId":"u1","callId":"call_1","tool":"lookup_ticket","arguments":{"id":42}}}], {"direction":"out","message":{"id":5,"result":{"success":false,"contentItems":[{"type":"inputText","text":"no such ticket"}]}}}, [{"type":"request.resolved","ids":["thread","turn","request"],"payload":{"requestType":"dynamic_tool_call","decision":"failed"}}]);
   });
-  it("auth-tokens-refresh-response #1 (mappings/codex-app-server.yaml:1422)", () => {
+  it("auth-tokens-refresh-response #1 (mappings/codex-app-server.yaml:1430)", () => {
     check([{"id":6,"method":"account/chatgptAuthTokens/refresh","params":{"reason":"unauthorized"}}], {"direction":"out","message":{"id":6,"result":{"accessToken":"eyJ.secret","chatgptAccountId":"acct_1","chatgptPlanType":"plus"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"auth_tokens_refresh","decision":"completed","resolution":{"chatgptAccountId":"acct_1","chatgptPlanType":"plus"}}}]);
   });
-  it("attestation-generate-response #1 (mappings/codex-app-server.yaml:1441)", () => {
+  it("attestation-generate-response #1 (mappings/codex-app-server.yaml:1449)", () => {
     check([{"id":7,"method":"attestation/generate","params":{}}], {"direction":"out","message":{"id":7,"result":{"token":"att.secret"}}}, [{"type":"request.resolved","ids":["request"],"payload":{"requestType":"unknown"}}]);
   });
-  it("apply-patch-approval-response #1 (mappings/codex-app-server.yaml:1461)", () => {
+  it("apply-patch-approval-response #1 (mappings/codex-app-server.yaml:1469)", () => {
     check([{"id":8,"method":"applyPatchApproval","params":{"conversationId":"t1","callId":"call_2","fileChanges":{}}}], {"direction":"out","message":{"id":8,"result":{"decision":"approved"}}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"apply_patch_approval","decision":"allow_once"}}]);
   });
-  it("exec-command-approval-response #1 (mappings/codex-app-server.yaml:1481)", () => {
+  it("exec-command-approval-response #1 (mappings/codex-app-server.yaml:1489)", () => {
     check([{"id":9,"method":"execCommandApproval","params":{"conversationId":"t1","callId":"call_3","command":["rm","-rf","/"],"cwd":"/w","parsedCmd":[]}}], {"direction":"out","message":{"id":9,"result":{"decision":{"denied":{"rejection":"too dangerous"}}}}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"exec_command_approval","decision":"reject_once"}}]);
   });
-  it("mcp-oauth-login-completed #1 (mappings/codex-app-server.yaml:1496)", () => {
+  it("mcp-oauth-login-completed #1 (mappings/codex-app-server.yaml:1504)", () => {
     check([], {"method":"mcpServer/oauthLogin/completed","params":{"name":"linear","success":false,"error":"user denied access","threadId":null}}, [{"type":"mcp.oauth.completed","payload":{"success":false,"name":"linear","error":"user denied access"}}]);
   });
-  it("mcp-startup-status-updated #1 (mappings/codex-app-server.yaml:1507)", () => {
+  it("mcp-startup-status-updated #1 (mappings/codex-app-server.yaml:1515)", () => {
     check([], {"method":"mcpServer/startupStatus/updated","params":{"threadId":"t1","name":"files","status":"failed","error":"handshake timed out","failureReason":null}}, [{"type":"mcp.status.updated","ids":["thread"],"payload":{"status":{"name":"files","status":"failed","error":"handshake timed out"}}}]);
   });
-  it("account-updated #1 (mappings/codex-app-server.yaml:1520)", () => {
+  it("account-updated #1 (mappings/codex-app-server.yaml:1528)", () => {
     check([], {"method":"account/updated","params":{"authMode":"chatgpt","planType":"plus"}}, [{"type":"account.updated","payload":{"account":{"authMode":"chatgpt","planType":"plus"}}}]);
   });
-  it("account-gateway-oauth-changed #1 (mappings/codex-app-server.yaml:1533)", () => {
+  it("account-gateway-oauth-changed #1 (mappings/codex-app-server.yaml:1541)", () => {
     check([], {"method":"account/gatewayOAuth/changed","params":{"providerId":"corp-gateway","status":"started","authUrl":"https://login.example/authorize","error":null}}, [{"type":"auth.status","payload":{"isAuthenticating":true}}]);
   });
-  it("account-gateway-oauth-changed #2 (mappings/codex-app-server.yaml:1536)", () => {
+  it("account-gateway-oauth-changed #2 (mappings/codex-app-server.yaml:1544)", () => {
     check([], {"method":"account/gatewayOAuth/changed","params":{"providerId":"corp-gateway","status":"failed","error":"callback timed out"}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"callback timed out"}}]);
   });
-  it("account-rate-limits-updated #1 (mappings/codex-app-server.yaml:1548)", () => {
+  it("account-rate-limits-updated #1 (mappings/codex-app-server.yaml:1556)", () => {
     check([], {"method":"account/rateLimits/updated","params":{"rateLimits":{"limitId":"codex","primary":{"usedPercent":42,"windowDurationMins":300}}}}, [{"type":"account.rate-limits.updated","payload":{"rateLimits":{"limitId":"codex","primary":{"usedPercent":42}}}}]);
   });
-  it("account-login-completed #1 (mappings/codex-app-server.yaml:1561)", () => {
+  it("account-login-completed #1 (mappings/codex-app-server.yaml:1569)", () => {
     check([], {"method":"account/login/completed","params":{"loginId":"l1","success":true,"error":null}}, [{"type":"auth.status","payload":{"isAuthenticating":false}}]);
   });
-  it("account-login-completed #2 (mappings/codex-app-server.yaml:1564)", () => {
+  it("account-login-completed #2 (mappings/codex-app-server.yaml:1572)", () => {
     check([], {"method":"account/login/completed","params":{"loginId":"l1","success":false,"error":"login superseded"}}, [{"type":"auth.status","payload":{"isAuthenticating":false,"error":"login superseded"}}]);
   });
-  it("model-provider-auth-recovery-started #1 (mappings/codex-app-server.yaml:1578)", () => {
+  it("model-provider-auth-recovery-started #1 (mappings/codex-app-server.yaml:1586)", () => {
     check([], {"method":"modelProvider/authRecoveryStarted","params":{"threadId":"t1","turnId":"u1","provider":"openai","message":"Refreshing credentials"}}, [{"type":"auth.status","ids":["thread","turn"],"payload":{"isAuthenticating":true,"output":["Refreshing credentials"]}}]);
   });
-  it("model-provider-auth-recovery-completed #1 (mappings/codex-app-server.yaml:1592)", () => {
+  it("model-provider-auth-recovery-completed #1 (mappings/codex-app-server.yaml:1600)", () => {
     check([], {"method":"modelProvider/authRecoveryCompleted","params":{"threadId":"t1","turnId":"u1","provider":"openai","message":"Credentials refreshed"}}, [{"type":"auth.status","ids":["thread","turn"],"payload":{"isAuthenticating":false,"output":["Credentials refreshed"]}}]);
   });
-  it("model-rerouted #1 (mappings/codex-app-server.yaml:1608)", () => {
+  it("model-rerouted #1 (mappings/codex-app-server.yaml:1616)", () => {
     check([], {"method":"model/rerouted","params":{"threadId":"t1","turnId":"u1","fromModel":"gpt-5.5","toModel":"gpt-5.5-safe","reason":"highRiskCyberActivity"}}, [{"type":"model.rerouted","ids":["thread","turn"],"payload":{"fromModel":"gpt-5.5","toModel":"gpt-5.5-safe","reason":"highRiskCyberActivity"}}]);
   });
-  it("model-verification #1 (mappings/codex-app-server.yaml:1623)", () => {
+  it("model-verification #1 (mappings/codex-app-server.yaml:1631)", () => {
     check([], {"method":"model/verification","params":{"threadId":"t1","turnId":"u1","verifications":["trustedAccessForCyber"]}}, [{"type":"runtime.warning","ids":["thread","turn"],"payload":{"message":"the model backend requests additional account verification","detail":{"verifications":["trustedAccessForCyber"]}}}]);
   });
-  it("model-safety-buffering-updated #1 (mappings/codex-app-server.yaml:1639)", () => {
+  it("model-safety-buffering-updated #1 (mappings/codex-app-server.yaml:1647)", () => {
     check([], {"method":"model/safetyBuffering/updated","params":{"threadId":"t1","turnId":"u1","model":"gpt-5.5","useCases":["cyber"],"reasons":["running safety checks"],"showBufferingUi":true,"fasterModel":null}}, [{"type":"runtime.warning","ids":["thread","turn"],"payload":{"message":"model output is held for a safety review","detail":{"reasons":["running safety checks"]}}}]);
   });
-  it("model-safety-buffering-updated #2 (mappings/codex-app-server.yaml:1642)", () => {
+  it("model-safety-buffering-updated #2 (mappings/codex-app-server.yaml:1650)", () => {
     check([], {"method":"model/safetyBuffering/updated","params":{"threadId":"t1","turnId":"u1","model":"gpt-5.5","useCases":["cyber"],"reasons":[],"showBufferingUi":false}}, []);
   });
-  it("warning #1 (mappings/codex-app-server.yaml:1653)", () => {
+  it("warning #1 (mappings/codex-app-server.yaml:1661)", () => {
     check([], {"method":"warning","params":{"message":"Network is slow; the task is still running","threadId":"t1"}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"Network is slow; the task is still running"}}]);
   });
-  it("guardian-warning #1 (mappings/codex-app-server.yaml:1665)", () => {
+  it("guardian-warning #1 (mappings/codex-app-server.yaml:1673)", () => {
     check([], {"method":"guardianWarning","params":{"threadId":"t1","message":"Auto-review is unavailable; approvals fall back to the user"}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"Auto-review is unavailable; approvals fall back to the user","detail":{"source":"guardian"}}}]);
   });
-  it("deprecation-notice #1 (mappings/codex-app-server.yaml:1678)", () => {
+  it("deprecation-notice #1 (mappings/codex-app-server.yaml:1686)", () => {
     check([], {"method":"deprecationNotice","params":{"summary":"Full-history hydration is deprecated for paginated threads.","details":null}}, [{"type":"deprecation.notice","payload":{"summary":"Full-history hydration is deprecated for paginated threads."}}]);
   });
-  it("config-warning #1 (mappings/codex-app-server.yaml:1693)", () => {
+  it("config-warning #1 (mappings/codex-app-server.yaml:1701)", () => {
     check([], {"method":"configWarning","params":{"summary":"Codex could not find bubblewrap on PATH.","details":null}}, [{"type":"config.warning","payload":{"summary":"Codex could not find bubblewrap on PATH."}}]);
   });
-  it("config-warning #2 (mappings/codex-app-server.yaml:1696)", () => {
+  it("config-warning #2 (mappings/codex-app-server.yaml:1704)", () => {
     check([], {"method":"configWarning","params":{"summary":"Unknown key","details":"use approval_policy","path":"/home/u/.codex/config.toml","range":{"start":{"line":3,"column":1},"end":{"line":3,"column":12}}}}, [{"type":"config.warning","payload":{"summary":"Unknown key","details":"use approval_policy","path":"/home/u/.codex/config.toml","range":{"start":{"line":3}}}}]);
   });
-  it("app-list-updated #1 (mappings/codex-app-server.yaml:1711)", () => {
+  it("app-list-updated #1 (mappings/codex-app-server.yaml:1719)", () => {
     check([], {"method":"app/list/updated","params":{"data":[{"id":"github","name":"GitHub"}]}}, [{"type":"runtime.warning","payload":{"message":"the app/connector catalog changed","detail":{"apps":[{"id":"github"}]}}}]);
   });
-  it("windows-world-writable-warning #1 (mappings/codex-app-server.yaml:1724)", () => {
+  it("windows-world-writable-warning #1 (mappings/codex-app-server.yaml:1732)", () => {
     check([], {"method":"windows/worldWritableWarning","params":{"samplePaths":["C:\\Users\\Public"],"extraCount":2,"failedScan":false}}, [{"type":"runtime.warning","payload":{"message":"world-writable directories cannot be protected by the Windows sandbox","detail":{"extraCount":2}}}]);
   });
-  it("windows-sandbox-setup-succeeded #1 (mappings/codex-app-server.yaml:1744)", () => {
+  it("windows-sandbox-setup-succeeded #1 (mappings/codex-app-server.yaml:1752)", () => {
     check([], {"method":"windowsSandbox/setupCompleted","params":{"mode":"elevated","success":true,"error":null}}, [{"type":"session.state.changed","payload":{"state":"ready","reason":"windows-sandbox-setup","detail":"elevated"}},{"type":"runtime.warning","payload":{"message":"Windows sandbox setup completed","detail":{"mode":"elevated","success":true}}}]);
   });
-  it("windows-sandbox-setup-failed #1 (mappings/codex-app-server.yaml:1765)", () => {
+  it("windows-sandbox-setup-failed #1 (mappings/codex-app-server.yaml:1773)", () => {
     check([], {"method":"windowsSandbox/setupCompleted","params":{"mode":"unelevated","success":false,"error":"access denied creating sandbox user"}}, [{"type":"session.state.changed","payload":{"state":"error","reason":"windows-sandbox-setup","detail":"access denied creating sandbox user"}},{"type":"runtime.warning","payload":{"message":"access denied creating sandbox user","detail":{"success":false}}}]);
   });
-  it("thread-realtime-started #1 (mappings/codex-app-server.yaml:1778)", () => {
+  it("thread-realtime-started #1 (mappings/codex-app-server.yaml:1786)", () => {
     check([], {"method":"thread/realtime/started","params":{"threadId":"t1","realtimeSessionId":"sess_rt_1","version":"v2"}}, [{"type":"thread.realtime.started","ids":["thread"],"payload":{"realtimeSessionId":"sess_rt_1"}}]);
   });
-  it("thread-realtime-item-added #1 (mappings/codex-app-server.yaml:1789)", () => {
+  it("thread-realtime-item-added #1 (mappings/codex-app-server.yaml:1797)", () => {
     check([], {"method":"thread/realtime/itemAdded","params":{"threadId":"t1","item":{"type":"handoff_request","id":"h1"}}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"handoff_request","id":"h1"}}}]);
   });
-  it("thread-realtime-item-completed #1 (mappings/codex-app-server.yaml:1801)", () => {
+  it("thread-realtime-item-completed #1 (mappings/codex-app-server.yaml:1809)", () => {
     check([], {"method":"thread/realtime/item/completed","params":{"threadId":"t1","item":{"type":"transcriptSegment","role":"user","text":"What changed?"}}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"transcriptSegment","role":"user","text":"What changed?"}}}]);
   });
-  it("thread-realtime-transcript-done #1 (mappings/codex-app-server.yaml:1812)", () => {
+  it("thread-realtime-transcript-done #1 (mappings/codex-app-server.yaml:1820)", () => {
     check([], {"method":"thread/realtime/transcript/done","params":{"threadId":"t1","role":"assistant","text":"I updated hello.py."}}, [{"type":"thread.realtime.item-added","ids":["thread"],"payload":{"item":{"type":"transcript","role":"assistant","text":"I updated hello.py."}}}]);
   });
-  it("thread-realtime-output-audio-delta #1 (mappings/codex-app-server.yaml:1823)", () => {
+  it("thread-realtime-output-audio-delta #1 (mappings/codex-app-server.yaml:1831)", () => {
     check([], {"method":"thread/realtime/outputAudio/delta","params":{"threadId":"t1","audio":{"data":"AAAA","sampleRate":24000,"numChannels":1,"samplesPerChannel":2}}}, [{"type":"thread.realtime.audio.delta","ids":["thread"],"payload":{"audio":{"data":"AAAA","sampleRate":24000,"numChannels":1}}}]);
   });
-  it("thread-realtime-error #1 (mappings/codex-app-server.yaml:1834)", () => {
+  it("thread-realtime-error #1 (mappings/codex-app-server.yaml:1842)", () => {
     check([], {"method":"thread/realtime/error","params":{"threadId":"t1","message":"realtime websocket closed unexpectedly"}}, [{"type":"thread.realtime.error","ids":["thread"],"payload":{"message":"realtime websocket closed unexpectedly"}}]);
   });
-  it("thread-realtime-closed #1 (mappings/codex-app-server.yaml:1845)", () => {
+  it("thread-realtime-closed #1 (mappings/codex-app-server.yaml:1853)", () => {
     check([], {"method":"thread/realtime/closed","params":{"threadId":"t1","reason":"client stopped"}}, [{"type":"thread.realtime.closed","ids":["thread"],"payload":{"reason":"client stopped"}}]);
   });
-  it("client-request-failed #1 (mappings/codex-app-server.yaml:1864)", () => {
+  it("client-request-failed #1 (mappings/codex-app-server.yaml:1872)", () => {
     check([{"direction":"out","message":{"id":2,"method":"turn/start","params":{"threadId":"t1","input":[{"type":"text","text":"hi"}]}}}], {"direction":"in","message":{"id":2,"error":{"code":-32600,"message":"thread not found: t1"}}}, [{"type":"runtime.error","payload":{"class":"provider_error","message":"thread not found: t1","detail":{"code":-32600}}}]);
   });
-  it("initialize-response #1 (mappings/codex-app-server.yaml:1883)", () => {
+  it("initialize-response #1 (mappings/codex-app-server.yaml:1891)", () => {
     check([{"direction":"out","message":{"id":0,"method":"initialize","params":{"clientInfo":{"name":"recorder","title":"Recorder","version":"0.1.0"}}}}], {"direction":"in","message":{"id":0,"result":{"userAgent":"recorder/0.171.0 (Debian 12.0.0; x86_64)","codexHome":"/home/u/.codex","platformFamily":"unix","platformOs":"linux"}}}, [{"type":"session.started","payload":{"message":"recorder/0.171.0 (Debian 12.0.0; x86_64)"}},{"type":"session.configured","payload":{"config":{"codexHome":"/home/u/.codex","platformOs":"linux"}}}]);
   });
-  it("thread-history-replay #1 (mappings/codex-app-server.yaml:1910)", () => {
+  it("thread-history-replay #1 (mappings/codex-app-server.yaml:1918)", () => {
     check([{"direction":"out","message":{"id":3,"method":"thread/read","params":{"threadId":"t9","includeTurns":true}}}], {"direction":"in","message":{"id":3,"result":{"thread":{"id":"t9","status":{"type":"notLoaded"},"turns":[{"id":"u1","status":"completed","items":[{"type":"userMessage","id":"q1","content":[{"type":"text","text":"What is this repo?"}]},{"type":"agentMessage","id":"m1","text":"A tiny demo."}]}]}}}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"t9"}},{"type":"turn.started","ids":["thread","turn"]},{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"inProgress"}},{"type":"item.completed","payload":{"itemType":"user_message","status":"completed"}},{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"A tiny demo."}},{"type":"item.completed","payload":{"itemType":"assistant_message"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("thread-history-replay #2 (mappings/codex-app-server.yaml:1934)", () => {
+  it("thread-history-replay #2 (mappings/codex-app-server.yaml:1942)", () => {
     check([{"method":"thread/started","params":{"thread":{"id":"t9"}}},{"method":"turn/started","params":{"threadId":"t9","turn":{"id":"u1","items":[],"status":"inProgress"}}},{"method":"item/started","params":{"threadId":"t9","turnId":"u1","startedAtMs":1,"item":{"type":"agentMessage","id":"m1","text":""}}},{"method":"item/agentMessage/delta","params":{"threadId":"t9","turnId":"u1","itemId":"m1","delta":"A tiny demo."}},{"method":"item/completed","params":{"threadId":"t9","turnId":"u1","completedAtMs":2,"item":{"type":"agentMessage","id":"m1","text":"A tiny demo."}}},{"method":"turn/completed","params":{"threadId":"t9","turn":{"id":"u1","items":[],"status":"completed"}}},{"direction":"out","message":{"id":4,"method":"thread/resume","params":{"threadId":"t9"}}}], {"direction":"in","message":{"id":4,"result":{"thread":{"id":"t9","turns":[{"id":"u1","status":"completed","items":[{"type":"agentMessage","id":"m1","text":"A tiny demo."}]}]},"model":"gpt-5.5","modelProvider":"openai","cwd":"/w","approvalPolicy":"on-request","approvalsReviewer":"user","sandbox":{"type":"readOnly"}}}}, []);
   });
 });

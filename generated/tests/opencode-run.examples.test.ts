@@ -7,22 +7,22 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("opencode-run: table examples (mappings/opencode-run.yaml)", () => {
-  it("step-finish-last #1 (mappings/opencode-run.yaml:42)", () => {
+  it("step-finish-last #1 (mappings/opencode-run.yaml:45)", () => {
     check([{"type":"step_start","timestamp":1,"sessionID":"s1","part":{"id":"p0","sessionID":"s1","messageID":"a1","type":"step-start"}}], {"type":"step_finish","timestamp":2,"sessionID":"s1","part":{"id":"p9","sessionID":"s1","messageID":"a1","type":"step-finish","reason":"stop","cost":0.001,"tokens":{"input":5,"output":2,"reasoning":0,"cache":{"read":0,"write":0}}}}, [{"type":"thread.token-usage.updated","payload":{"usage":{"finish":"stop"}}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("part #1 (mappings/opencode-run.yaml:57)", () => {
+  it("part #1 (mappings/opencode-run.yaml:60)", () => {
     check([], {"type":"step_start","timestamp":1,"sessionID":"s1","part":{"id":"p0","sessionID":"s1","messageID":"a1","type":"step-start"}}, [{"type":"turn.started","ids":["thread","turn"]}]);
   });
-  it("part #2 (mappings/opencode-run.yaml:60)", () => {
+  it("part #2 (mappings/opencode-run.yaml:63)", () => {
     check([{"type":"step_start","timestamp":1,"sessionID":"s1","part":{"id":"p0","sessionID":"s1","messageID":"a1","type":"step-start"}}], {"type":"tool_use","timestamp":2,"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"completed","input":{"command":"echo hello"},"output":"hello\n","title":"echo hello","metadata":{"output":"hello\n","exit":0},"time":{"start":1,"end":2}}}}, [{"type":"item.started","payload":{"itemType":"command_execution"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"hello\n"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"command_execution","status":"completed","title":"echo hello","toolName":"shell","command":"echo hello","exitCode":0,"output":"hello\n"}}]);
   });
-  it("part #3 (mappings/opencode-run.yaml:66)", () => {
+  it("part #3 (mappings/opencode-run.yaml:69)", () => {
     check([{"type":"step_start","timestamp":1,"sessionID":"s1","part":{"id":"p0","sessionID":"s1","messageID":"a1","type":"step-start"}}], {"type":"text","timestamp":2,"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"text","text":"hello","time":{"start":1,"end":2}}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"hello"}},{"type":"item.completed","payload":{"itemType":"assistant_message","data":{"text":"hello"}}}]);
   });
-  it("error #1 (mappings/opencode-run.yaml:80)", () => {
+  it("error #1 (mappings/opencode-run.yaml:83)", () => {
     check([{"type":"step_start","timestamp":1,"sessionID":"s1","part":{"id":"p0","sessionID":"s1","messageID":"a1","type":"step-start"}}], {"type":"error","timestamp":2,"sessionID":"s1","error":{"name":"APIError","data":{"message":"rate limited","isRetryable":true}}}, [{"type":"runtime.error","payload":{"message":"rate limited","class":"provider_error"}},{"type":"turn.completed","payload":{"state":"failed","errorMessage":"rate limited"}}]);
   });
-  it("done #1 (mappings/opencode-run.yaml:93)", () => {
+  it("done #1 (mappings/opencode-run.yaml:96)", () => {
     check([{"type":"step_start","timestamp":1,"sessionID":"s1","part":{"id":"p0","sessionID":"s1","messageID":"a1","type":"step-start"}}], {"type":"done","timestamp":2,"sessionID":"s1","reason":"idle","rejected":[]}, [{"type":"turn.completed","payload":{"state":"completed"}}]);
   });
 });

@@ -7,184 +7,184 @@ import { expectExample, type ExpectedEvent } from "../../test/support/examples.j
 const check = (given: unknown[], input: unknown, out: ExpectedEvent[]) => expectExample(table, given, input, out);
 
 describe("opencode: table examples (mappings/opencode.yaml)", () => {
-  it("session-created #1 (mappings/opencode.yaml:190)", () => {
+  it("session-created #1 (mappings/opencode.yaml:203)", () => {
     check([], {"type":"session.created","properties":{"sessionID":"s1","info":{"id":"s1","slug":"x","projectID":"p","directory":"/w","title":"New session","version":"1.18.33","time":{"created":1,"updated":1}}}}, [{"type":"thread.started","ids":["thread"],"payload":{"providerThreadId":"s1"}},{"type":"thread.metadata.updated","payload":{"name":"New session","metadata":{"directory":"/w"}}}]);
   });
-  it("session-updated #1 (mappings/opencode.yaml:205)", () => {
+  it("session-updated #1 (mappings/opencode.yaml:218)", () => {
     check([], {"type":"session.updated","properties":{"sessionID":"s1","info":{"id":"s1","slug":"x","projectID":"p","directory":"/w","title":"Fix the bug","version":"1.18.33","time":{"created":1,"updated":2}}}}, [{"type":"thread.metadata.updated","ids":["thread"],"payload":{"name":"Fix the bug"}}]);
   });
-  it("session-deleted #1 (mappings/opencode.yaml:223)", () => {
+  it("session-deleted #1 (mappings/opencode.yaml:236)", () => {
     check([], {"type":"session.deleted","properties":{"sessionID":"s1","info":{"id":"s1","slug":"x","projectID":"p","directory":"/w","title":"t","version":"1","time":{"created":1,"updated":2}}}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"closed"}}]);
   });
-  it("session-deleted #2 (mappings/opencode.yaml:226)", () => {
+  it("session-deleted #2 (mappings/opencode.yaml:239)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"session.deleted","properties":{"sessionID":"s1","info":{"id":"s1","slug":"x","projectID":"p","directory":"/w","title":"t","version":"1","time":{"created":1,"updated":2}}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"cancelled"}},{"type":"thread.state.changed","payload":{"state":"closed"}}]);
   });
-  it("user-message #1 (mappings/opencode.yaml:254)", () => {
+  it("user-message #1 (mappings/opencode.yaml:267)", () => {
     check([], {"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}, [{"type":"turn.started","ids":["thread","turn"],"payload":{"model":"gpt"}}]);
   });
-  it("the user message repeated after its turn ended opens nothing (mappings/opencode.yaml:257)", () => {
+  it("the user message repeated after its turn ended opens nothing (mappings/opencode.yaml:270)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}},{"type":"session.idle","properties":{"sessionID":"s1"}}], {"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}, []);
   });
-  it("a second user message while the turn runs joins it (mappings/opencode.yaml:263)", () => {
+  it("a second user message while the turn runs joins it (mappings/opencode.yaml:276)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m2","sessionID":"s1","role":"user","time":{"created":2},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}, []);
   });
-  it("the role is remembered; usage once the message completes (mappings/opencode.yaml:282)", () => {
+  it("the role is remembered; usage once the message completes (mappings/opencode.yaml:295)", () => {
     check([], {"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1,"completed":2},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0.01,"tokens":{"input":10,"output":5,"reasoning":0,"cache":{"read":0,"write":0}},"finish":"stop"}}}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"usage":{"tokens":{"input":10,"output":5},"cost":0.01,"finish":"stop"},"tokenUsage":{"inputTokens":10,"outputTokens":5,"reasoningTokens":0,"cachedInputTokens":0,"cacheWriteTokens":0}}}]);
   });
-  it("assistant-message #2 (mappings/opencode.yaml:286)", () => {
+  it("assistant-message #2 (mappings/opencode.yaml:299)", () => {
     check([], {"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}}, []);
   });
-  it("status-idle #1 (mappings/opencode.yaml:301)", () => {
+  it("status-idle #1 (mappings/opencode.yaml:314)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"session.status","properties":{"sessionID":"s1","status":{"type":"idle"}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("idle without an open turn says nothing (mappings/opencode.yaml:305)", () => {
+  it("idle without an open turn says nothing (mappings/opencode.yaml:318)", () => {
     check([], {"type":"session.status","properties":{"sessionID":"s1","status":{"type":"idle"}}}, []);
   });
-  it("status-retry #1 (mappings/opencode.yaml:321)", () => {
+  it("status-retry #1 (mappings/opencode.yaml:334)", () => {
     check([], {"type":"session.status","properties":{"sessionID":"s1","status":{"type":"retry","attempt":2,"message":"rate limited","next":5}}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"rate limited","detail":{"attempt":2}}}]);
   });
-  it("status-busy #1 (mappings/opencode.yaml:332)", () => {
+  it("status-busy #1 (mappings/opencode.yaml:345)", () => {
     check([], {"type":"session.status","properties":{"sessionID":"s1","status":{"type":"busy"}}}, []);
   });
-  it("session-idle #1 (mappings/opencode.yaml:346)", () => {
+  it("session-idle #1 (mappings/opencode.yaml:359)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"session.idle","properties":{"sessionID":"s1"}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"completed"}}]);
   });
-  it("the second idle after an abort closes nothing (mappings/opencode.yaml:350)", () => {
+  it("the second idle after an abort closes nothing (mappings/opencode.yaml:363)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}},{"type":"session.idle","properties":{"sessionID":"s1"}}], {"type":"session.idle","properties":{"sessionID":"s1"}}, []);
   });
-  it("session-error-aborted #1 (mappings/opencode.yaml:369)", () => {
+  it("session-error-aborted #1 (mappings/opencode.yaml:382)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"session.error","properties":{"sessionID":"s1","error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}}}, [{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"interrupted"}}]);
   });
-  it("session-error #1 (mappings/opencode.yaml:390)", () => {
+  it("session-error #1 (mappings/opencode.yaml:403)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"session.error","properties":{"sessionID":"s1","error":{"name":"APIError","data":{"message":"upstream failure","isRetryable":true}}}}, [{"type":"runtime.error","ids":["thread","turn"],"payload":{"message":"upstream failure","class":"provider_error"}},{"type":"turn.completed","ids":["thread","turn"],"payload":{"state":"failed","errorMessage":"upstream failure"}}]);
   });
-  it("session-compacted #1 (mappings/opencode.yaml:404)", () => {
+  it("session-compacted #1 (mappings/opencode.yaml:417)", () => {
     check([], {"type":"session.compacted","properties":{"sessionID":"s1"}}, [{"type":"thread.state.changed","ids":["thread"],"payload":{"state":"compacted"}}]);
   });
-  it("session-diff #1 (mappings/opencode.yaml:420)", () => {
+  it("session-diff #1 (mappings/opencode.yaml:433)", () => {
     check([], {"type":"session.diff","properties":{"sessionID":"s1","diff":[{"file":"a.py","patch":"--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y","additions":1,"deletions":1}]}}, [{"type":"turn.diff.updated","ids":["thread"],"payload":{"unifiedDiff":"--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y"}}]);
   });
-  it("an empty diff says nothing (mappings/opencode.yaml:462)", () => {
+  it("an empty diff says nothing (mappings/opencode.yaml:475)", () => {
     check([], {"type":"session.diff","properties":{"sessionID":"s1","diff":[]}}, []);
   });
-  it("files already changed when the turn began are left out (mappings/opencode.yaml:465)", () => {
+  it("files already changed when the turn began are left out (mappings/opencode.yaml:478)", () => {
     check([{"type":"session.diff","properties":{"sessionID":"s1","diff":[{"file":"old.py","patch":"-a\n+b","additions":1,"deletions":1}]}},{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"session.diff","properties":{"sessionID":"s1","diff":[{"file":"old.py","patch":"-a\n+b","additions":1,"deletions":1},{"file":"new.py","patch":"+c","additions":1,"deletions":0}]}}, [{"type":"turn.diff.updated","ids":["thread","turn"],"payload":{"unifiedDiff":"+c"}}]);
   });
-  it("todo-updated #1 (mappings/opencode.yaml:483)", () => {
+  it("todo-updated #1 (mappings/opencode.yaml:496)", () => {
     check([], {"type":"todo.updated","properties":{"sessionID":"s1","todos":[{"content":"Read","status":"completed","priority":"high"},{"content":"Fix","status":"in_progress","priority":"medium"},{"content":"Test","status":"pending","priority":"low"}]}}, [{"type":"turn.plan.updated","ids":["thread"],"payload":{"plan":[{"step":"Read","status":"completed"},{"step":"Fix","status":"inProgress"},{"step":"Test","status":"pending"}]}}]);
   });
-  it("text-part-waits-for-role #1 (mappings/opencode.yaml:494)", () => {
+  it("text-part-waits-for-role #1 (mappings/opencode.yaml:507)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"m9","type":"text","text":"hello"},"time":1}}, []);
   });
-  it("held until the message says its role (user text is never assistant text) (mappings/opencode.yaml:496)", () => {
+  it("held until the message says its role (user text is never assistant text) (mappings/opencode.yaml:509)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"m1","type":"text","text":"Fix it"},"time":1}}], {"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}, [{"type":"turn.started"},{"type":"item.started","payload":{"itemType":"user_message"}},{"type":"item.completed","payload":{"itemType":"user_message","detail":"Fix it"}}]);
   });
-  it("delta-waits-for-part #1 (mappings/opencode.yaml:509)", () => {
+  it("delta-waits-for-part #1 (mappings/opencode.yaml:522)", () => {
     check([], {"type":"message.part.delta","properties":{"sessionID":"s1","messageID":"a1","partID":"p1","field":"text","delta":"Hel"}}, []);
   });
-  it("user-text-part #1 (mappings/opencode.yaml:530)", () => {
+  it("user-text-part #1 (mappings/opencode.yaml:543)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"m1","sessionID":"s1","role":"user","time":{"created":1},"agent":"build","model":{"providerID":"p","modelID":"gpt"}}}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"m1","type":"text","text":"Fix the bug"},"time":1}}, [{"type":"item.started","ids":["thread","turn","item"],"payload":{"itemType":"user_message"}},{"type":"item.completed","ids":["thread","turn","item"],"payload":{"itemType":"user_message","status":"completed","detail":"Fix the bug"}}]);
   });
-  it("the final snapshot adds only what deltas did not deliver (mappings/opencode.yaml:552)", () => {
+  it("the final snapshot adds only what deltas did not deliver (mappings/opencode.yaml:565)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}},{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"","time":{"start":1}},"time":1}},{"type":"message.part.delta","properties":{"sessionID":"s1","messageID":"a1","partID":"p1","field":"text","delta":"Hello "}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"Hello world","time":{"start":1,"end":2}},"time":2}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"assistant_text","delta":"world"}},{"type":"item.completed","payload":{"itemType":"assistant_message","status":"completed","data":{"text":"Hello world"}}}]);
   });
-  it("a part seen only finished (restored history) starts, streams and completes at once (mappings/opencode.yaml:561)", () => {
+  it("a part seen only finished (restored history) starts, streams and completes at once (mappings/opencode.yaml:574)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"Done.","time":{"start":1,"end":2}},"time":2}}, [{"type":"item.started","payload":{"itemType":"assistant_message"}},{"type":"content.delta","payload":{"streamKind":"assistant_text","delta":"Done."}},{"type":"item.completed","payload":{"itemType":"assistant_message"}}]);
   });
-  it("text-part #1 (mappings/opencode.yaml:583)", () => {
+  it("text-part #1 (mappings/opencode.yaml:596)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"","time":{"start":1}},"time":1}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"assistant_message","status":"inProgress"}}]);
   });
-  it("v1 servers stream a part as growing snapshots (message.part.updated with delta); only the new text is emitted (mappings/opencode.yaml:587)", () => {
+  it("v1 servers stream a part as growing snapshots (message.part.updated with delta); only the new text is emitted (mappings/opencode.yaml:600)", () => {
     check([{"type":"message.updated","properties":{"info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","path":{"cwd":"/w","root":"/w"},"system":[],"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}},{"type":"message.part.updated","properties":{"part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"Hel"},"delta":"Hel"}}], {"type":"message.part.updated","properties":{"part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"Hello"},"delta":"lo"}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"assistant_text","delta":"lo"}}]);
   });
-  it("a child session's parts nest under the task tool item that runs it (mappings/opencode.yaml:594)", () => {
+  it("a child session's parts nest under the task tool item that runs it (mappings/opencode.yaml:607)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"task","state":{"status":"running","input":{"description":"Explore","prompt":"look","subagent_type":"explore"},"metadata":{"sessionId":"child1"},"time":{"start":1}}},"time":1}},{"type":"message.updated","properties":{"sessionID":"child1","info":{"id":"a9","sessionID":"child1","role":"assistant","parentID":"m9","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"explore","agent":"explore","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}}], {"type":"message.part.updated","properties":{"sessionID":"child1","part":{"id":"p9","sessionID":"child1","messageID":"a9","type":"text","text":"","time":{"start":1}},"time":1}}, [{"type":"item.started","ids":["thread","item","parent"],"payload":{"itemType":"assistant_message"}}]);
   });
-  it("reasoning-part-done #1 (mappings/opencode.yaml:618)", () => {
+  it("reasoning-part-done #1 (mappings/opencode.yaml:631)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"r1","sessionID":"s1","messageID":"a1","type":"reasoning","text":"Think.","time":{"start":1,"end":2}},"time":2}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Think."}},{"type":"item.completed","payload":{"itemType":"reasoning","status":"completed"}}]);
   });
-  it("reasoning-part #1 (mappings/opencode.yaml:638)", () => {
+  it("reasoning-part #1 (mappings/opencode.yaml:651)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"r1","sessionID":"s1","messageID":"a1","type":"reasoning","text":"","time":{"start":1}},"time":1}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"reasoning"}}]);
   });
-  it("text-delta #1 (mappings/opencode.yaml:659)", () => {
+  it("text-delta #1 (mappings/opencode.yaml:672)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}},{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"p1","sessionID":"s1","messageID":"a1","type":"text","text":"","time":{"start":1}},"time":1}}], {"type":"message.part.delta","properties":{"sessionID":"s1","messageID":"a1","partID":"p1","field":"text","delta":"Hel"}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"assistant_text","delta":"Hel"}}]);
   });
-  it("a delta that arrived before its part is delivered after it (mappings/opencode.yaml:665)", () => {
+  it("a delta that arrived before its part is delivered after it (mappings/opencode.yaml:678)", () => {
     check([{"type":"message.updated","properties":{"sessionID":"s1","info":{"id":"a1","sessionID":"s1","role":"assistant","parentID":"m1","time":{"created":1},"modelID":"gpt","providerID":"p","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}}},{"type":"message.part.delta","properties":{"sessionID":"s1","messageID":"a1","partID":"r1","field":"text","delta":"Hmm"}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"r1","sessionID":"s1","messageID":"a1","type":"reasoning","text":"","time":{"start":1}},"time":1}}, [{"type":"item.started","payload":{"itemType":"reasoning"}},{"type":"content.delta","payload":{"streamKind":"reasoning_text","delta":"Hmm"}}]);
   });
-  it("task-tool-completed #1 (mappings/opencode.yaml:704)", () => {
+  it("task-tool-completed #1 (mappings/opencode.yaml:717)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"task","state":{"status":"running","input":{"description":"Explore","prompt":"look","subagent_type":"explore"},"metadata":{"sessionId":"child1"},"time":{"start":1}}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"task","state":{"status":"completed","input":{"description":"Explore"},"output":"found it","title":"Explore","metadata":{"sessionId":"child1"},"time":{"start":1,"end":2}}},"time":2}}, [{"type":"task.completed","payload":{"status":"completed","summary":"Explore"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call","status":"completed"}}]);
   });
-  it("the task tool is a collab item and a task; its child session's parts nest under it (mappings/opencode.yaml:730)", () => {
+  it("the task tool is a collab item and a task; its child session's parts nest under it (mappings/opencode.yaml:743)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"task","state":{"status":"running","input":{"description":"Explore","prompt":"look","subagent_type":"explore"},"metadata":{"sessionId":"child1"},"time":{"start":1}}},"time":1}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"collab_agent_tool_call"}},{"type":"task.started","payload":{"description":"Explore","taskType":"explore"}}]);
   });
-  it("tool-completed #1 (mappings/opencode.yaml:752)", () => {
+  it("tool-completed #1 (mappings/opencode.yaml:765)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"running","input":{"command":"ls"},"metadata":{"output":"a\n"},"time":{"start":1}}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a\nb\n","title":"ls","metadata":{"output":"a\nb\n","exit":0},"time":{"start":1,"end":2}}},"time":2}}, [{"type":"content.delta","ids":["thread","item"],"payload":{"streamKind":"command_output","delta":"b\n"}},{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"completed","title":"ls"}}]);
   });
-  it("a tool seen only completed starts and completes (mappings/opencode.yaml:757)", () => {
+  it("a tool seen only completed starts and completes (mappings/opencode.yaml:770)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t2","sessionID":"s1","messageID":"a1","type":"tool","callID":"c2","tool":"edit","state":{"status":"completed","input":{"filePath":"a.py"},"output":"ok","title":"a.py","metadata":{},"time":{"start":1,"end":2}}},"time":2}}, [{"type":"item.started","payload":{"itemType":"file_change"}},{"type":"item.completed","payload":{"itemType":"file_change","status":"completed"}}]);
   });
-  it("tool-error #1 (mappings/opencode.yaml:778)", () => {
+  it("tool-error #1 (mappings/opencode.yaml:791)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"error","input":{"command":false},"error":"exit 1","time":{"start":1,"end":2}}},"time":2}}, [{"type":"item.completed","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"failed","detail":"exit 1"}}]);
   });
-  it("tool #1 (mappings/opencode.yaml:801)", () => {
+  it("tool #1 (mappings/opencode.yaml:814)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}},"time":1}}, [{"type":"item.started","ids":["thread","item"],"payload":{"itemType":"command_execution","status":"inProgress","title":"bash"}}]);
   });
-  it("running updates the item and streams the command's output (mappings/opencode.yaml:804)", () => {
+  it("running updates the item and streams the command's output (mappings/opencode.yaml:817)", () => {
     check([{"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"pending","input":{},"raw":""}},"time":1}}], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"t1","sessionID":"s1","messageID":"a1","type":"tool","callID":"c1","tool":"bash","state":{"status":"running","input":{"command":"ls"},"metadata":{"output":"a\n"},"time":{"start":1}}},"time":2}}, [{"type":"item.updated","payload":{"itemType":"command_execution","status":"inProgress"}},{"type":"content.delta","payload":{"streamKind":"command_output","delta":"a\n"}}]);
   });
-  it("step-start-part #1 (mappings/opencode.yaml:820)", () => {
+  it("step-start-part #1 (mappings/opencode.yaml:833)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"s1p","sessionID":"s1","messageID":"a1","type":"step-start","snapshot":"abc"},"time":1}}, []);
   });
-  it("step-finish-part #1 (mappings/opencode.yaml:837)", () => {
+  it("step-finish-part #1 (mappings/opencode.yaml:850)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"f1","sessionID":"s1","messageID":"a1","type":"step-finish","reason":"stop","cost":0.002,"tokens":{"total":30,"input":20,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}},"time":1}}, [{"type":"thread.token-usage.updated","ids":["thread"],"payload":{"usage":{"tokens":{"total":30,"input":20},"cost":0.002,"finish":"stop","scope":"step"},"tokenUsage":{"inputTokens":20,"outputTokens":10,"totalTokens":30}}}]);
   });
-  it("patch-part #1 (mappings/opencode.yaml:853)", () => {
+  it("patch-part #1 (mappings/opencode.yaml:866)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"patch","hash":"abc","files":["/w/a.py","/w/a.py"]},"time":1}}, [{"type":"turn.diff.updated","ids":["thread"],"payload":{"unifiedDiff":"diff --git a/w/a.py b/w/a.py"}}]);
   });
-  it("retry-part #1 (mappings/opencode.yaml:869)", () => {
+  it("retry-part #1 (mappings/opencode.yaml:882)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"retry","attempt":1,"error":{"name":"APIError","data":{"message":"overloaded","isRetryable":true}},"time":{"created":1}},"time":1}}, [{"type":"runtime.warning","ids":["thread"],"payload":{"message":"overloaded"}}]);
   });
-  it("compaction-part #1 (mappings/opencode.yaml:889)", () => {
+  it("compaction-part #1 (mappings/opencode.yaml:902)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"compaction","auto":true},"time":1}}, [{"type":"item.started","payload":{"itemType":"context_compaction"}},{"type":"item.completed","payload":{"itemType":"context_compaction"}},{"type":"thread.state.changed","payload":{"state":"compacted"}}]);
   });
-  it("other-part #1 (mappings/opencode.yaml:914)", () => {
+  it("other-part #1 (mappings/opencode.yaml:927)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"m1","type":"subtask","prompt":"look","description":"Explore","agent":"explore"},"time":1}}, [{"type":"item.started","payload":{"itemType":"collab_agent_tool_call"}},{"type":"item.completed","payload":{"itemType":"collab_agent_tool_call","title":"Explore"}}]);
   });
-  it("other-part #2 (mappings/opencode.yaml:918)", () => {
+  it("other-part #2 (mappings/opencode.yaml:931)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x2","sessionID":"s1","messageID":"m1","type":"file","mime":"image/png","filename":"a.png","url":"file:///a.png"},"time":1}}, [{"type":"item.started","payload":{"itemType":"unknown"}},{"type":"item.completed","payload":{"itemType":"unknown","title":"a.png","data":{"mime":"image/png"}}}]);
   });
-  it("snapshot-part #1 (mappings/opencode.yaml:932)", () => {
+  it("snapshot-part #1 (mappings/opencode.yaml:945)", () => {
     check([], {"type":"message.part.updated","properties":{"sessionID":"s1","part":{"id":"x1","sessionID":"s1","messageID":"a1","type":"snapshot","snapshot":"abc"},"time":1}}, []);
   });
-  it("permission-asked #1 (mappings/opencode.yaml:953)", () => {
+  it("permission-asked #1 (mappings/opencode.yaml:966)", () => {
     check([], {"type":"permission.asked","properties":{"id":"per1","sessionID":"s1","permission":"bash","patterns":["rm README.md"],"metadata":{"command":"rm README.md"},"always":["rm *"],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","detail":"rm README.md","args":{"permission":"bash"}}}]);
   });
-  it("permission-asked #2 (mappings/opencode.yaml:956)", () => {
+  it("permission-asked #2 (mappings/opencode.yaml:969)", () => {
     check([], {"type":"permission.asked","properties":{"id":"per2","sessionID":"s1","permission":"external_directory","patterns":["/etc/*"],"metadata":{},"always":[]}}, [{"type":"request.opened","payload":{"requestType":"unknown","detail":"/etc/*"}}]);
   });
-  it("permission-updated-v1 #1 (mappings/opencode.yaml:977)", () => {
+  it("permission-updated-v1 #1 (mappings/opencode.yaml:990)", () => {
     check([], {"type":"permission.updated","properties":{"id":"per1","type":"edit","pattern":"a.py","sessionID":"s1","messageID":"a1","callID":"c1","title":"Edit a.py","metadata":{},"time":{"created":1}}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"file_change_approval","detail":"Edit a.py"}}]);
   });
-  it("permission-v2-asked #1 (mappings/opencode.yaml:997)", () => {
+  it("permission-v2-asked #1 (mappings/opencode.yaml:1010)", () => {
     check([], {"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}, [{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","detail":"ls"}}]);
   });
-  it("permission-replied #1 (mappings/opencode.yaml:1015)", () => {
+  it("permission-replied #1 (mappings/opencode.yaml:1028)", () => {
     check([{"type":"permission.asked","properties":{"id":"per1","sessionID":"s1","permission":"bash","patterns":["ls"],"metadata":{},"always":[]}}], {"type":"permission.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"once"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_once"}}]);
   });
-  it("v1 shape (mappings/opencode.yaml:1019)", () => {
+  it("v1 shape (mappings/opencode.yaml:1032)", () => {
     check([{"type":"permission.updated","properties":{"id":"per1","type":"bash","sessionID":"s1","messageID":"a1","title":"ls","metadata":{},"time":{"created":1}}}], {"type":"permission.replied","properties":{"sessionID":"s1","permissionID":"per1","response":"reject"}}, [{"type":"request.resolved","payload":{"requestType":"command_execution_approval","decision":"reject_once"}}]);
   });
-  it("permission-v2-replied #1 (mappings/opencode.yaml:1038)", () => {
+  it("permission-v2-replied #1 (mappings/opencode.yaml:1051)", () => {
     check([{"type":"permission.v2.asked","properties":{"id":"per1","sessionID":"s1","action":"bash","resources":["ls"]}}], {"type":"permission.v2.replied","properties":{"sessionID":"s1","requestID":"per1","reply":"always"}}, [{"type":"request.resolved","ids":["thread","request"],"payload":{"requestType":"command_execution_approval","decision":"allow_always"}}]);
   });
-  it("question-asked #1 (mappings/opencode.yaml:1068)", () => {
+  it("question-asked #1 (mappings/opencode.yaml:1081)", () => {
     check([], {"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which language?","header":"Lang","options":[{"label":"Python","description":"Python"}]}],"tool":{"messageID":"a1","callID":"c1"}}}, [{"type":"user-input.requested","ids":["thread","request"],"payload":{"questions":[{"question":"Which language?"}]}},{"type":"request.opened","ids":["thread","request"],"payload":{"requestType":"tool_user_input","detail":"Which language?"}}]);
   });
-  it("question-replied #1 (mappings/opencode.yaml:1089)", () => {
+  it("question-replied #1 (mappings/opencode.yaml:1102)", () => {
     check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.replied","properties":{"sessionID":"s1","requestID":"q1","answers":[["Python"]]}}, [{"type":"user-input.resolved","ids":["thread","request"],"payload":{"answers":[["Python"]]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"answered"}}]);
   });
-  it("question-rejected #1 (mappings/opencode.yaml:1111)", () => {
+  it("question-rejected #1 (mappings/opencode.yaml:1124)", () => {
     check([{"type":"question.asked","properties":{"id":"q1","sessionID":"s1","questions":[{"question":"Which?","header":"W","options":[]}]}}], {"type":"question.rejected","properties":{"sessionID":"s1","requestID":"q1"}}, [{"type":"user-input.resolved","payload":{"answers":[]}},{"type":"request.resolved","payload":{"requestType":"tool_user_input","decision":"cancelled"}}]);
   });
 });

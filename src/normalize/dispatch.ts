@@ -6,7 +6,10 @@
 import type { RuntimeEventSource } from "../../generated/canonical.gen.js";
 import type { Kind, Row, SurfaceTable } from "./table-types.js";
 import type { CanonicalEvent, Direction, NormalizerState } from "./state.js";
-import { emitRuntime, Scope, type MessageAt } from "./scope.js";
+import { ANSWERED_TWICE, emitRuntime, Scope, type MessageAt } from "./scope.js";
+import { Memory } from "./entities.js";
+import type { Partition } from "./sessions.js";
+import { MAX_SESSIONS } from "./sessions.js";
 import { varKey } from "./vars.js";
 
 /** A table prepared for dispatch (Maps, so method names like "constructor" or "__proto__" are just unknown). */
@@ -22,6 +25,8 @@ export interface Compiled {
 }
 
 const JSONRPC_KINDS: Kind[] = ["notification", "request", "response", "clientRequest", "clientNotification", "clientResponse"];
+/** The JSON-RPC kinds the client sends (a `response` answers the agent's request). */
+const CLIENT_KINDS: ReadonlySet<Kind> = new Set(["clientRequest", "clientNotification", "response"]);
 
 export function compileTable(t: SurfaceTable): Compiled {
   const kinds = t.protocol === "tagged" ? Object.keys(t.tags) : JSONRPC_KINDS;
@@ -37,13 +42,31 @@ export function compileTable(t: SurfaceTable): Compiled {
 }
 
 /** JSON-RPC calls awaiting their response, per side (the response is classified by the call it answers). */
-export interface Pending { method: string; message: any; order: number }
+export interface Pending {
+  method: string;
+  message: any;
+  order: number;
+  /** The session the call went to (a response naming no session goes there too). */
+  session?: Partition<Compiled>;
+}
+/** Answered calls remembered per side (a second answer is reported as such): at most this many. */
+const ANSWERED_LIMIT = 1024;
 export class PendingCalls {
   server = new Map<string, Pending>();
   client = new Map<string, Pending>();
+  /** Calls already answered (bounded): a response to one of these is a second answer, not an unknown id. */
+  answered = { server: new Memory<Pending>(ANSWERED_LIMIT), client: new Memory<Pending>(ANSWERED_LIMIT) };
   private order = 0;
-  add(side: "server" | "client", id: string, method: string, message: any): void {
-    (side === "server" ? this.server : this.client).set(id, { method, message, order: ++this.order });
+  add(side: "server" | "client", id: string, method: string, message: any): Pending {
+    const p: Pending = { method, message, order: ++this.order };
+    (side === "server" ? this.server : this.client).set(id, p);
+    this.answered[side].delete(id);
+    return p;
+  }
+  /** The call `id` of `side` is answered now. */
+  answer(side: "server" | "client", id: string, p: Pending): void {
+    (side === "server" ? this.server : this.client).delete(id);
+    this.answered[side].set(id, p);
   }
   get size(): number {
     return this.server.size + this.client.size;
@@ -65,9 +88,17 @@ export interface DispatchOptions {
   meta?: unknown;
   /** The capture wrapper pushLine removed. */
   capture?: unknown;
+  /**
+   * The message pushed (not one a row dispatched or a hold released): it is routed to its session (a table with
+   * `sessions:`) and its outcome is recorded (NormalizerState.outcome).
+   */
+  top?: boolean;
 }
 
-type Classified = { kind: Kind; method: string; request?: any; message?: any; meta?: any } | { error: string; warn?: boolean; rule?: string } | { ignored: string };
+type Classified =
+  | { kind: Kind; method: string; request?: any; message?: any; meta?: any; pending?: Pending; answers?: Pending }
+  | { error: string; warn?: boolean; rule?: string }
+  | { ignored: string };
 
 /** JSON-RPC: the kind from the message's structure; the direction (or what the table knows) decides sides. */
 function classify(rt: NormalizerState, known: Record<Kind, Set<string>>, m: any, direction: Direction | undefined): Classified {
@@ -77,8 +108,8 @@ function classify(rt: NormalizerState, known: Record<Kind, Set<string>>, m: any,
   const knows = (k: Kind, method: string) => known[k]?.has(method) ?? false;
   if (hasMethod && hasId) {
     const kind: Kind = direction === "in" ? "request" : direction === "out" ? "clientRequest" : knows("request", m.method) || !knows("clientRequest", m.method) ? "request" : "clientRequest";
-    rt.pending.add(kind === "request" ? "server" : "client", String(id), m.method, m);
-    return { kind, method: m.method };
+    const pending = rt.pending.add(kind === "request" ? "server" : "client", String(id), m.method, m);
+    return { kind, method: m.method, pending };
   }
   if (hasMethod) {
     const kind: Kind = direction === "in" ? "notification" : direction === "out" ? "clientNotification" : knows("notification", m.method) || !knows("clientNotification", m.method) ? "notification" : "clientNotification";
@@ -90,9 +121,16 @@ function classify(rt: NormalizerState, known: Record<Kind, Set<string>>, m: any,
     const c = rt.pending.client.get(key);
     const useServer = direction === "out" ? !!s : direction === "in" ? false : !!s && (!c || s.order > c.order);
     const p = useServer ? s : direction === "out" ? undefined : c;
-    if (!p) return { error: `response to unknown request id ${JSON.stringify(id)}`, warn: true, rule: "agentnorm#runtime" };
-    (useServer ? rt.pending.server : rt.pending.client).delete(key);
-    return { kind: useServer ? "response" : "clientResponse", method: p.method, request: p.message };
+    if (!p) {
+      // A call answered before: a second answer (said as such, naming the call), not an unknown id.
+      const as = rt.pending.answered.server.get(key);
+      const ac = rt.pending.answered.client.get(key);
+      const a = direction === "out" ? as : direction === "in" ? ac : as && (!ac || as.order > ac.order) ? as : ac;
+      if (a) return { error: `second answer to request id ${JSON.stringify(id)} (${a.method}): that request was already answered; this answer is not mapped`, warn: true, rule: ANSWERED_TWICE };
+      return { error: `response to unknown request id ${JSON.stringify(id)}`, warn: true, rule: "agentnorm#runtime" };
+    }
+    rt.pending.answer(useServer ? "server" : "client", key, p);
+    return { kind: useServer ? "response" : "clientResponse", method: p.method, request: p.message, answers: p };
   }
   return { error: "not a JSON-RPC message (no method, and no id with result or error)" };
 }
@@ -141,18 +179,26 @@ export function dispatch(rt: NormalizerState, m: unknown, o: DispatchOptions): v
     return;
   }
   const c = ct.table.protocol === "tagged" ? classifyTagged(ct, m, o.skipInput === true, o.capture) : classify(rt, ct.known, m, o.direction);
-  if ("ignored" in c) { bump(stats.ignored, c.ignored); return; }
+  if ("ignored" in c) { bump(stats.ignored, c.ignored); if (o.top) rt.outcome = "ignored"; return; }
   if ("error" in c) {
     if (c.warn) { stats.unknown++; emitRuntime(rt, { out, type: "runtime.warning", payload: { message: c.error }, raw, rule: c.rule ?? "agentnorm#unknown" }); }
     else { stats.invalid++; emitRuntime(rt, { out, type: "runtime.error", payload: { message: c.error, class: "validation_error" }, raw }); }
     return;
   }
   const { kind, method } = c;
+  if (o.top && ct.table.session) {
+    // The session the message belongs to (the table's `sessions:`): its state becomes the active one.
+    // the client's messages follow the sessions the agent's open (CLIENT_KINDS; tagged: those pushed as "out")
+    const fromClient = ct.table.protocol === "jsonrpc" ? CLIENT_KINDS.has(kind) : o.direction === "out";
+    rt.activate(rt.sessions.route(ct.table.session(c.message ?? m, { meta: c.meta ?? o.meta, method }), c.answers?.session, fromClient));
+    if (c.pending) c.pending.session = rt.sessions.current;
+    if (rt.sessions.dropped.length) forgotten(rt, out, rt.sessions.dropped);
+  }
   const own = ct.table.methodSources?.[kind];
   const source: RuntimeEventSource = (own && Object.hasOwn(own, method) ? own[method] : undefined) ?? ct.table.sources[kind] ?? "agentnorm.runtime";
   const at: MessageAt = {
     out, message: c.message ?? m, request: c.request, source, method, depth, ct, raw, direction: o.direction,
-    meta: c.meta ?? o.meta, line: o.line === undefined ? raw : o.line,
+    meta: c.meta ?? o.meta, line: o.line === undefined ? raw : o.line, top: o.top,
   };
   // Tables pinning several upstream versions: rows and ignore entries with `versions` apply to those only.
   const run = new MessageRun(rt, ct, at, ct.table.upstream.versions ? rt.versionOf(ct.table) : undefined);
@@ -228,15 +274,25 @@ function mapMessage(rt: NormalizerState, ct: Compiled, at: MessageAt, kind: Kind
   const byKind = ct.rowsOf.get(kind);
   if (run.tryRows(byKind?.get(method))) return;
   const ign = run.ignoredAt(ct.ignoredOf.get(kind)?.get(method), at.message);
-  if (ign) { bump(stats.ignored, ign); return; }
+  if (ign) { bump(stats.ignored, ign); if (at.top) rt.outcome = "ignored"; return; }
   for (const [prefix, rows] of ct.patternsOf.get(kind) ?? []) if (method.startsWith(prefix) && run.tryRows(rows)) return;
   if (kind === "response" || kind === "clientResponse") {
     const asked = run.ignoredAt(ct.ignoredOf.get(kind === "response" ? "request" : "clientRequest")?.get(method), at.request);
-    if (asked) { bump(stats.ignored, asked); return; }
+    if (asked) { bump(stats.ignored, asked); if (at.top) rt.outcome = "ignored"; return; }
   }
   stats.unknown++;
   const what = byKind?.has(method) || ct.ignoredOf.get(kind)?.has(method)
     ? `no row for ${kind} "${method}" matched this message${version !== undefined ? ` (at ${ct.table.upstream.package}@${version})` : ""}`
     : `unknown ${kind} ${ct.table.protocol === "tagged" ? "type" : "method"} "${method}"`;
   emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${ct.table.surface}: ${what}`, detail: { kind, method } }, raw, source, method, rule: "agentnorm#unknown" });
+}
+
+/** Sessions the bound (MAX_SESSIONS) made the runtime forget: said, with what was still open in them. */
+function forgotten(rt: NormalizerState, out: CanonicalEvent[], gone: Partition<Compiled>[]): void {
+  for (const p of gone) {
+    let open = 0;
+    for (const r of ["thread", "turn", "item", "request"] as const) for (const e of p.entities[r].live.values()) if (e.open) open++;
+    emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `more than ${MAX_SESSIONS} sessions in one stream: the least recently used one (${p.sessionId}, provider id ${p.keys[0] ?? "none"}) is forgotten${open ? ` with ${open} entities still open` : ""}; a later message of it starts a new session`, detail: { sessionId: p.sessionId, providerSessionIds: p.keys.slice(0, 8), open } }, raw: null, rule: "agentnorm#sessions" });
+  }
+  rt.sessions.dropped.length = 0;
 }

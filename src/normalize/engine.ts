@@ -12,13 +12,13 @@ import type { Role, SurfaceTable } from "./table-types.js";
 import { randomIds, type IdFactory } from "./ids.js";
 import { unwrap } from "../capture/unwrap.js";
 import { compileTable, dispatch, PendingCalls, type Compiled } from "./dispatch.js";
-import { createEntityStore, type Entity } from "./entities.js";
+import type { Entity } from "./entities.js";
 import { Envelope, SOURCE_TEXT } from "./envelope.js";
 import { ENVELOPE_FIELDS } from "../../generated/grammar.gen.js";
 import { article, REPORTED_OPEN } from "./lifecycle.js";
 import { emitRuntime } from "./scope.js";
 import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
-import { SessionVars } from "./vars.js";
+import { Sessions, type Partition } from "./sessions.js";
 import { selectPinned } from "./versions.js";
 import { UnknownSurfaceError } from "../errors.js";
 
@@ -137,10 +137,19 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     if (!c) compiledTables.set(t, (c = compileTable(t)));
     return c;
   };
-  const stats: Counters = { messages: 0, events: 0, ignored: {}, silent: {}, unknown: 0, invalid: 0, rules: {} };
+  const stats: Counters = { messages: 0, events: 0, ignored: {}, silent: {}, unknown: 0, invalid: 0, rules: {}, outcomes: { mapped: 0, ignored: 0, silent: 0, held: 0, unknown: 0, malformed: 0, blank: 0 } };
+  const sessions = new Sessions<Compiled>(() => envelope.mint("RuntimeSessionId") as RuntimeSessionId, sessionId);
+  const first = sessions.current;
   const rt: NormalizerState = {
-    entities: createEntityStore(),
-    vars: new SessionVars<Compiled>(),
+    entities: first.entities,
+    vars: first.vars,
+    sessions,
+    activate(p) {
+      rt.entities = p.entities;
+      rt.vars = p.vars;
+      rt.statedVersions = p.statedVersions;
+      envelope.sessionId = p.sessionId;
+    },
     pending: new PendingCalls(),
     envelope,
     stats,
@@ -151,7 +160,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       return compiled(t);
     },
     dispatch: (m, o) => dispatch(rt, m, o),
-    statedVersions: new Map(),
+    statedVersions: first.statedVersions,
     versionOf(t) {
       const versions = t.upstream.versions;
       if (!versions) return t.upstream.version;
@@ -162,7 +171,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
   if (options.upstreamVersion !== undefined && table.upstream.versions && selectPinned({ current: table.upstream.version, pinned: table.upstream.versions }, options.upstreamVersion) === undefined) {
     throw new Error(`upstreamVersion "${options.upstreamVersion}" is not a version of ${table.upstream.package} (pinned: ${table.upstream.versions.map((v) => v.version).join(", ")})`);
   }
-  const { entities, pending } = rt;
+  const { pending } = rt;
   /** pushLine already checked the nesting of the message it is pushing. */
   let depthChecked = false;
 
@@ -185,12 +194,15 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       stats.messages++;
       if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING)) {
         stats.invalid++;
+        stats.outcomes.malformed++;
         emitRuntime(rt, { out, type: "runtime.error", payload: { message: `message nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { maxNesting: MAX_NESTING } }, raw: null });
         stats.events += out.length;
         return out;
       }
+      const invalid = stats.invalid, unknown = stats.unknown;
+      rt.outcome = undefined;
       try {
-        dispatch(rt, message, { direction: opts?.direction, out, depth: 0, capture: opts?.capture });
+        dispatch(rt, message, { direction: opts?.direction, out, depth: 0, capture: opts?.capture, top: true });
       } catch (err) {
         stats.invalid++;
         emitRuntime(rt, { out, type: "runtime.error", payload: { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, raw: message });
@@ -202,11 +214,18 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
       }
       validateAll(out);
       stats.events += out.length;
+      // what became of the message, once (NormalizerStats.outcomes)
+      const o = stats.outcomes;
+      if (stats.invalid > invalid) o.malformed++;
+      else if (stats.unknown > unknown) o.unknown++;
+      else if (out.length) o.mapped++;
+      else if (rt.outcome) o[rt.outcome]++;
+      else o.silent++;
       return out;
     },
     pushLine(line, opts) {
       const text = line.trim();
-      if (text === "") return [];
+      if (text === "") { stats.outcomes.blank++; return []; }
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -216,9 +235,11 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
         const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
         if (table.nonJsonLines === "warning") {
           stats.unknown++;
+          stats.outcomes.unknown++;
           emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `${where}skipped a line that is not JSON`, detail: { line: opts?.lineNumber, nonJson: true } }, raw: text, rule: "agentnorm#non-json" });
         } else {
           stats.invalid++;
+          stats.outcomes.malformed++;
           emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${where}not valid JSON (${(err as Error).message})`, class: "validation_error", detail: { line: opts?.lineNumber } }, raw: text });
         }
         stats.events += out.length;
@@ -228,6 +249,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
         const out: CanonicalEvent[] = [];
         stats.messages++;
         stats.invalid++;
+        stats.outcomes.malformed++;
         const where = opts?.lineNumber !== undefined ? `line ${opts.lineNumber}: ` : "";
         emitRuntime(rt, { out, type: "runtime.error", payload: { message: `${where}JSON nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { line: opts?.lineNumber, maxNesting: MAX_NESTING, length: text.length, start: text.slice(0, 200) } }, raw: null });
         stats.events += out.length;
@@ -248,55 +270,70 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     },
     end() {
       const out: CanonicalEvent[] = [];
-      if (table.atEnd) {
-        // the table's own end-of-stream message (atEnd:), mapped before what is still open is reported
-        const m = { [table.tags[table.atEnd.kind]]: table.atEnd.method };
-        try {
-          dispatch(rt, m, { direction: "in", out, depth: 0 });
-        } catch (err) {
-          stats.invalid++;
-          emitRuntime(rt, { out, type: "runtime.error", payload: { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, raw: m });
+      // each session in the order the stream opened them: the table's end message, held messages, what is open
+      for (const p of sessions.all) {
+        rt.activate(p);
+        if (table.atEnd) {
+          // the table's own end-of-stream message (atEnd:), mapped before what is still open is reported
+          const m = { [table.tags[table.atEnd.kind]]: table.atEnd.method };
+          try {
+            dispatch(rt, m, { direction: "in", out, depth: 0 });
+          } catch (err) {
+            stats.invalid++;
+            emitRuntime(rt, { out, type: "runtime.error", payload: { message: `internal error: ${(err as Error)?.message ?? String(err)}`, class: "unknown" }, raw: m });
+          }
         }
-      }
-      for (const [k, list] of rt.vars.drain()) {
-        for (const h of list) emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with a message still waiting for ${k}`, detail: { key: k } }, raw: h.raw, rule: "agentnorm#end" });
-      }
-      for (const role of REPORTED_OPEN) {
-        for (const e of entities[role].live.values()) {
-          if (!e.open) continue;
-          const ids: Partial<Record<Role, Entity>> = { [role]: e };
-          emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with ${article(role)} still open`, detail: { role, providerId: e.providerId, state: e.state } }, raw: null, ids, rule: "agentnorm#end" });
+        for (const [k, list] of rt.vars.drain()) {
+          for (const h of list) emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with a message still waiting for ${k}`, detail: { key: k } }, raw: h.raw, rule: "agentnorm#end" });
+        }
+        for (const role of REPORTED_OPEN) {
+          for (const e of p.entities[role].live.values()) {
+            if (!e.open) continue;
+            const ids: Partial<Record<Role, Entity>> = { [role]: e };
+            emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended with ${article(role)} still open`, detail: { role, providerId: e.providerId, state: e.state } }, raw: null, ids, rule: "agentnorm#end" });
+          }
         }
       }
       for (const [space, m] of [["server", pending.server], ["client", pending.client]] as const) {
         for (const [id, p] of m) {
-          if (space === "server" && entities.request.live.get(`server:${id}`)?.open) continue;
+          const s = p.session && !p.session.gone ? p.session : sessions.current;
+          rt.activate(s);
+          if (space === "server" && s.entities.request.live.get(`server:${id}`)?.open) continue;
           emitRuntime(rt, { out, type: "runtime.warning", payload: { message: `stream ended before the ${space === "server" ? "client" : "agent"} answered ${p.method} (id ${id})`, detail: { method: p.method, id } }, raw: p.message, method: p.method, rule: "agentnorm#end" });
         }
         m.clear();
       }
-      for (const r of REPORTED_OPEN) entities[r].clear();
+      for (const p of sessions.all) for (const r of REPORTED_OPEN) p.entities[r].clear();
       validateAll(out);
       stats.events += out.length;
       return out;
     },
-    stats: () => ({
-      ...structuredCloneStats(stats),
-      held: {
-        threads: entities.thread.live.size,
-        turns: entities.turn.live.size,
-        items: entities.item.live.size,
-        requests: entities.request.live.size,
-        pendingCalls: pending.size,
-        remembered: (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + entities[r].recent.size + entities[r].idle.size, 0),
-        variables: rt.vars.size,
-        variablesDropped: rt.vars.dropped,
-      },
-    }),
+    stats: () => {
+      const held = { sessions: sessions.all.length, threads: 0, turns: 0, items: 0, requests: 0, pendingCalls: pending.size, remembered: 0, variables: 0, variablesDropped: 0 };
+      for (const { entities: t, vars } of sessions.all) {
+        held.threads += t.thread.live.size;
+        held.turns += t.turn.live.size;
+        held.items += t.item.live.size;
+        held.requests += t.request.live.size;
+        held.remembered += (["thread", "turn", "item", "request"] as Role[]).reduce((a, r) => a + t[r].recent.size + t[r].idle.size, 0);
+        held.variables += vars.size;
+        held.variablesDropped += vars.dropped;
+      }
+      return { ...structuredCloneStats(stats), held };
+    },
     upstreamVersion: () => rt.versionOf(table),
     hostEvent(h) {
       const out: CanonicalEvent[] = [];
       const ids: Partial<Record<Role, Entity>> = {};
+      // the session that holds the entities named (the current one when it names none it knows)
+      const named = ([["thread", h.threadId], ["turn", h.turnId], ["request", h.requestId]] as const).filter(([, id]) => id !== undefined);
+      const holds = (p: Partition<Compiled>) => named.some(([role, id]) => [...p.entities[role].live.values(), p.entities[role].lastOpened].some((e) => e !== undefined && e.id === id && e.open));
+      if (sessions.all.length > 1 && named.length && !holds(sessions.current)) {
+        const p = sessions.all.find(holds);
+        if (p) sessions.current = p;
+      }
+      rt.activate(sessions.current);
+      const entities = rt.entities;
       const find = (role: Role, id: string | undefined) => {
         if (id === undefined) return;
         for (const e of entities[role].live.values()) if (e.id === id && e.open) { ids[role] = e; return; }
@@ -427,5 +464,5 @@ function serializeAny(e: CanonicalEvent): string {
 }
 
 function structuredCloneStats(s: Counters): Counters {
-  return { ...s, ignored: { ...s.ignored }, silent: { ...s.silent }, rules: { ...s.rules } };
+  return { ...s, ignored: { ...s.ignored }, silent: { ...s.silent }, rules: { ...s.rules }, outcomes: { ...s.outcomes } };
 }

@@ -45,7 +45,8 @@ export interface EnvelopeInput {
 }
 
 export class Envelope {
-  readonly sessionId: RuntimeSessionId;
+  /** The canonical session of the events built now: the normalizer's own, or the session being mapped (sessions.ts). */
+  sessionId: RuntimeSessionId;
   private sequence = 0;
   private lastT?: number;
   private lastIso = "";

@@ -138,6 +138,12 @@ export function timeOf(x: unknown, numbers: "ms" | "s"): string | undefined {
   lastMs = ms;
   return (lastIso = isoTime(ms));
 }
+/** A session id (`sessions:`): the first value that is a non-empty string or a finite number; else undefined. */
+export function firstId(...xs: unknown[]): string | number | undefined {
+  for (const x of xs) if ((typeof x === "string" && x !== "") || (typeof x === "number" && Number.isFinite(x))) return x;
+  return undefined;
+}
+
 /** The last number and text converted (consecutive messages often carry the same time). */
 let lastMs = NaN;
 let lastIso: string | undefined;

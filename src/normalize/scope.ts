@@ -18,6 +18,8 @@ import { HOLD_LIMIT, varKey, type Held } from "./vars.js";
 export const RUNTIME_RULE = "agentnorm#runtime";
 /** raw.rule of the warning that replaces an event about an item or turn that already ended. */
 export const LATE = "agentnorm#late";
+/** raw.rule of the warning about a second answer to a request (the first one resolved it). */
+export const ANSWERED_TWICE = "agentnorm#answered-twice";
 /** raw.rule of an item.started the runtime synthesizes (an item's body came first). */
 export const IMPLICIT_START = "agentnorm#implicit-start";
 /** Ignore count: a provider's opening event for an entity the runtime had already started for it. */
@@ -43,6 +45,8 @@ export interface MessageAt {
   raw: unknown;
   meta: any;
   line: any;
+  /** The message pushed itself (not one a row dispatched or a hold released). */
+  top?: boolean;
 }
 
 export class Scope implements RowContext {
@@ -103,6 +107,18 @@ export class Scope implements RowContext {
       e.key = `${key}#${e.id}`;
       t.live.set(e.key, e);
       e = undefined;
+    } else if (e && role === "item" && !e.open && e.turn && this.ids.turn && this.ids.turn !== e.turn && t.recent.get(key) === e) {
+      // An item id seen again after its item ended, in another turn (a provider reusing ids across turns): the item
+      // of that turn if there was one (a replayed history), else a new item with a canonical id of its own. The ended
+      // one stays known under its turn, so a late or replayed message about it still finds it.
+      t.recent.delete(key);
+      t.recent.set(`${key}|${e.turn.id}`, e);
+      const earlier = t.recent.get(`${key}|${this.ids.turn.id}`);
+      if (earlier) {
+        t.recent.delete(`${key}|${this.ids.turn.id}`);
+        t.recent.set(key, earlier);
+      }
+      e = earlier;
     }
     if (!e) {
       e = { id: this.rt.envelope.mint(ROLE_KIND[role]), providerId: pid, open: false, state: {}, key, life: 0 };
@@ -358,6 +374,7 @@ export class Scope implements RowContext {
     }
     const at = this.at;
     vars.hold(k, { message: at.message, raw: at.raw, line: at.line, meta: at.meta, ct: at.ct });
+    if (at.top) this.rt.outcome = "held";
     return true;
   }
 

@@ -7,6 +7,7 @@ import type { Compiled, DispatchOptions, PendingCalls } from "./dispatch.js";
 import type { EntityStore } from "./entities.js";
 import type { Envelope } from "./envelope.js";
 import type { SurfaceTable } from "./table-types.js";
+import type { Partition, Sessions } from "./sessions.js";
 import type { SessionVars } from "./vars.js";
 
 export type Direction = "in" | "out";
@@ -27,17 +28,33 @@ export interface NormalizerStats {
   /** Events per rule. */
   rules: Record<string, number>;
   /**
-   * What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only
-   * named; bounded), session variables (bounded) and how many variables the bound has dropped so far.
+   * Every message pushed (and every blank line pushLine skipped), counted once by what became of it: `mapped` (it
+   * produced events), `ignored` (an ignore entry or input wrapper), `silent` (a row matched and had nothing new to
+   * emit: a repeated completion, a variable set), `held` (a hold row parked it: its events come with a later message),
+   * `unknown` (a runtime.warning says no row knows it, or that it repeats an answer), `malformed` (a runtime.error
+   * validation_error). The sum is the number of messages plus blank lines.
    */
-  held: { threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number; variables: number; variablesDropped: number };
+  outcomes: { mapped: number; ignored: number; silent: number; held: number; unknown: number; malformed: number; blank: number };
+  /**
+   * What the runtime holds now: open entities per role, pending JSON-RPC calls, remembered ids (closed or only
+   * named; bounded), session variables (bounded) and how many variables the bound has dropped so far, summed over
+   * the canonical sessions the runtime keeps apart (`sessions`: 1 unless the table routes by session id).
+   */
+  held: { sessions: number; threads: number; turns: number; items: number; requests: number; pendingCalls: number; remembered: number; variables: number; variablesDropped: number };
 }
 
 export type Counters = Omit<NormalizerStats, "held">;
 
 export interface NormalizerState {
+  /** The active session's state (sessions.ts): swapped when a message of another session is mapped. */
   entities: EntityStore;
   vars: SessionVars<Compiled>;
+  /** Every session's state, and which is active. */
+  sessions: Sessions<Compiled>;
+  /** Make a session's state the active one (its entities, variables, stated versions, canonical session id). */
+  activate(p: Partition<Compiled>): void;
+  /** The pushed message's outcome when it produced no event: ignored by an entry or wrapper, or held by a hold row. */
+  outcome?: "ignored" | "held";
   pending: PendingCalls;
   envelope: Envelope;
   stats: Counters;
@@ -47,7 +64,7 @@ export interface NormalizerState {
   table(surface: string): Compiled;
   /** The pinned upstream version of a table in effect now (the table's own unless forced or stated by the stream). */
   versionOf(t: SurfaceTable): string;
-  /** What streams stated as their upstream version, per upstream package (`upstreamVersion` steps). */
+  /** What the active session's stream stated as its upstream version, per upstream package (`upstreamVersion` steps). */
   statedVersions: Map<string, string>;
   /** Map a message through a table (rows dispatching again, held messages released). */
   dispatch(m: unknown, o: DispatchOptions): void;

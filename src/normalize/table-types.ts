@@ -119,6 +119,14 @@ type RowValue<V> =
  */
 export type Member<T, K extends PropertyKey, V> = Has<Extract<T, { readonly [P in K]?: V }>> extends true ? Extract<T, { readonly [P in K]?: V }> : T;
 
+/**
+ * Which provider session a message belongs to (a table's `sessions:`): its own session id, the session it belongs to
+ * when first named (a subagent's parent), a session it names as its child (a subagent's) — values read from the
+ * message, not yet checked: the runtime takes non-empty strings and finite numbers — and whether it says its session
+ * goes on under the next new id (`next`).
+ */
+export interface SessionRoute { key?: unknown; parent?: unknown; children?: unknown; next?: boolean }
+
 /** What a tagged table's input wrappers found in a line. */
 export type InputMatch = { wrapper: string; message: unknown; meta?: Record<string, unknown>; kind?: Kind; type?: string } | { ignore: string };
 
@@ -146,6 +154,11 @@ export interface SurfaceTable {
   nonJsonLines?: "error" | "warning";
   /** The table's own message mapped through its rows when the stream ends (`atEnd:`): its kind and tag value. */
   atEnd?: { kind: string; method: string };
+  /**
+   * The provider session a message belongs to (`sessions:`): the runtime keeps each session's state apart. Absent: the
+   * stream is one session. `method` is the message's type (tagged) or method (JSON-RPC; a response's: its request's).
+   */
+  session?: (message: any, cx: { readonly meta: any; readonly method: string }) => SessionRoute;
   /** The time a message carries (its events' createdAt), as an ISO date-time; undefined when it carries none. */
   time?: (message: any, cx: { readonly meta: any }) => string | undefined;
   /**

@@ -63,6 +63,8 @@ const CASES: Record<string, [string, string]> = {
   E312: ["maps:", "input:\n  - name: bare\n    message: \".\"\n    kind: nope\n\nmaps:"],
   E320: ["maps:", "time: { from: meta.ts }\n\nmaps:"],
   E321: ["maps:", "time: { from: [params.thing.id, params.nope] }\n\nmaps:"],
+  E322: ["maps:", "sessions: { key: [params.threadId, params.nope] }\n\nmaps:"],
+  E323: ["maps:", "sessions: { key: params.threadId, parent: { path: params.thing.id, match: thing/nope } }\n\nmaps:"],
 };
 
 function mutate(from: string, to: string): string {

@@ -145,8 +145,12 @@ export async function normalize(argv: string[]): Promise<number> {
   if (keep) warn("\n" + renderTranscript(keep));
   if (!quiet) {
     const s = n.stats();
-    const ignored = Object.values(s.ignored).reduce((a, b) => a + b, 0);
-    warn(`agentnorm: ${label}: ${s.messages} message(s) → ${s.events} event(s); ${ignored} ignored by rule, ${s.unknown} unknown, ${s.invalid} malformed${f.validate ? `, ${invalidOut} failed schema validation` : ""} (${Date.now() - started} ms)`);
+    // every input line once: it produced events, was ignored (by an ignore entry, held for later, or matched with
+    // nothing new to emit), or is unknown / malformed (a runtime event says so); blank lines apart
+    const o = s.outcomes;
+    const blank = Math.max(0, tally.lines - (o.mapped + o.ignored + o.held + o.silent + o.unknown + o.malformed));
+    const ignored = o.ignored + o.held + o.silent;
+    warn(`agentnorm: ${label}: ${s.messages} message(s) → ${s.events} event(s); ${tally.lines} line(s): ${o.mapped} mapped, ${ignored} ignored (${o.ignored} by an ignore entry, ${o.held} held, ${o.silent} with nothing new), ${o.unknown} unknown, ${o.malformed} malformed${blank ? `, ${blank} blank` : ""}${f.validate ? `, ${invalidOut} failed schema validation` : ""} (${Date.now() - started} ms)`);
   }
   return finish(tally, label, { ...f, quiet: true }, "normalize");
 }
