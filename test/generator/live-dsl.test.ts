@@ -25,6 +25,8 @@ live:
       cancel: turn/interrupt
       load: { none: "no history" }
       resume: thread/resume
+      mode: the approvalPolicy of the next turn/start
+      model: { none: "one model per process" }
 `;
 
 beforeAll(async () => {
@@ -47,13 +49,13 @@ describe("live: the DSL", () => {
     expect(r.diagnostics).toEqual([]);
     expect((r.table as any).live).toEqual([{
       agent: "mini", program: "mini-agent --stdio", transport: "JSON-RPC over stdio", line: lineOf(base, "- agent: mini"),
-      calls: { connect: "initialize", prompt: "turn/start", answer: "JSON-RPC result to the server request", cancel: "turn/interrupt", load: { none: "no history" }, resume: "thread/resume" },
+      calls: { connect: "initialize", prompt: "turn/start", answer: "JSON-RPC result to the server request", cancel: "turn/interrupt", load: { none: "no history" }, resume: "thread/resume", mode: "the approvalPolicy of the next turn/start", model: { none: "one model per process" } },
     }]);
   });
 
   // [code, from, to, the text of the line the diagnostic is on, message]
   const CASES: [string, string, string, string, RegExp][] = [
-    ["E340", "      cancel: turn/interrupt", "      cancel: turn/interrupt\n      interrupt: turn/interrupt", "interrupt: turn", /^live\[0\]: unknown call "interrupt" \(calls: connect, prompt, answer, cancel, load, resume\)$/],
+    ["E340", "      cancel: turn/interrupt", "      cancel: turn/interrupt\n      interrupt: turn/interrupt", "interrupt: turn", /^live\[0\]: unknown call "interrupt" \(calls: connect, prompt, answer, cancel, load, resume, mode, model\)$/],
     ["E341", "      resume: thread/resume\n", "", "    calls:", /^live\[0\]: call "resume" is missing/],
     ["E341", "      load: { none: \"no history\" }", "      load: { nope: \"no history\" }", "load: { nope", /^live\[0\]: call "load" is a text \(how the driver makes it\) or \{ none: REASON \}/],
     ["E341", "      load: { none: \"no history\" }", "      load: false", "load: false", /^live\[0\]: call "load" is a text/],
