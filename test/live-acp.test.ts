@@ -227,7 +227,7 @@ describe.runIf(posix)("ACP driver: client methods", () => {
   });
 
   it("the presets: each an ACP driver (surface acp), by its command line", () => {
-    for (const name of ["opencode-acp", "gemini", "codex-acp", "claude-code-acp", "claude-agent-acp", "cursor-acp"] as const) {
+    for (const name of ["opencode-acp", "gemini", "codex-acp", "claude-code-acp", "claude-agent-acp", "qwen-acp", "copilot-acp", "cline-acp", "cursor-acp"] as const) {
       expect(DRIVERS[name]).toMatchObject({ surface: "acp", provider: "acp" });
     }
     expect(DRIVERS["cursor-acp"].command).toBe("cursor-agent");

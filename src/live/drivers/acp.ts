@@ -1,6 +1,7 @@
 /**
  * Any agent that speaks ACP v1 (Agent Client Protocol: JSON-RPC 2.0, one message per line over stdio): presets for
- * the known ones (opencode, Gemini CLI, Codex ACP, Claude Code ACP, Claude Agent ACP, Cursor) and `{ acp: { command,
+ * the known ones (opencode, Gemini CLI, Codex ACP, Claude Code ACP, Claude Agent ACP, Qwen Code, GitHub Copilot CLI, Cline,
+ * Cursor) and `{ acp: { command,
  * args, env } }` for any other. One driver, the "acp" table.
  *
  * - initialize (protocolVersion 1; client capabilities only as the host opts in: `acp: { fs, terminal }`) →
@@ -32,6 +33,9 @@ export const ACP_PRESETS: Readonly<Record<AcpPreset, AcpCommand>> = {
   "codex-acp": { command: "codex-acp" },
   "claude-code-acp": { command: "claude-code-acp" },
   "claude-agent-acp": { command: "claude-agent-acp" },
+  "qwen-acp": { command: "qwen", args: ["--acp"] },
+  "copilot-acp": { command: "copilot", args: ["--acp"] },
+  "cline-acp": { command: "cline", args: ["--acp"] },
   "cursor-acp": { command: "cursor-agent", args: ["acp"] },
 };
 
