@@ -235,11 +235,15 @@ class AcpDriver implements Driver {
 
   /**
    * A mode or model the session offered: through its config option of that category (session/set_config_option)
-   * when it has one, else the dedicated method (session/set_mode, session/set_model) when it offered modes / models.
+   * when it has one (the one whose id is the category's name when it has several), else the dedicated method
+   * (session/set_mode, session/set_model) when it offered modes / models.
    * Neither: UNSUPPORTED (the agent has no such setting).
    */
   private async setting(sessionId: string, category: "mode" | "model", value: string): Promise<void> {
-    const option = (this.offers.configOptions ?? []).find((c) => c && c.category === category);
+    // of several options in the category, the one named after it (Cline 3.0.65 files its provider choice under
+    // `model` too, beside its `model` option)
+    const inCategory = (this.offers.configOptions ?? []).filter((c) => c && c.category === category);
+    const option = inCategory.find((c) => c.id === category) ?? inCategory[0];
     if (option) {
       const r = await this.peer.request<SessionOffers>("session/set_config_option", { sessionId, configId: option.id, value }, this.o.timeouts.requestMs);
       if (r?.configOptions) this.offers = { ...this.offers, configOptions: r.configOptions };
