@@ -19,7 +19,7 @@ import { gemini } from "../../fixtures/record/adapters/gemini.ts";
 import { anthropicMessages } from "../../fixtures/record/adapters/anthropic-messages.ts";
 import { qwenEntry, qwenOffline } from "../../fixtures/record/recorders/qwen-acp.ts";
 import { copilotBinary, copilotOfflineEnv } from "../../fixtures/record/recorders/copilot-acp.ts";
-import { clineBinary, clineOffline } from "../../fixtures/record/recorders/cline-acp.ts";
+import { clineBinary, clineOffline, stopHubDaemons } from "../../fixtures/record/recorders/cline-acp.ts";
 import { FAKE_KEY } from "../../fixtures/record/recorder.ts";
 import type { ConnectOptions } from "../../src/live/index.ts";
 import { installed, type Rig } from "./rig.ts";
@@ -133,6 +133,8 @@ export async function acpRig(agent: AcpTestAgent, s: Scenario, extra: Partial<Co
   return {
     sandbox, server, options, stderr,
     async dispose() {
+      // Cline's hub daemon outlives the agent's process group (fixtures/record/recorders/cline-acp.ts)
+      if (agent === "cline-acp") await stopHubDaemons(sandbox.root);
       await server.close();
       rmSync(sandbox.root, { recursive: true, force: true });
     },
