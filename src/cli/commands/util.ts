@@ -6,12 +6,13 @@
  *    2 = usage error, 128+n = stopped by signal n;
  *  - lines are split on "\n" only (a "\r" before it is dropped; a lone "\r" is text), so FILE:LINE is the same line
  *    in every command;
- *  - diagnostics escape control characters (src/render/terminal-safe.ts), so hostile input cannot drive the terminal.
+ *  - diagnostics escape control and invisible characters (src/render/terminal-safe.ts), so hostile input cannot drive
+ *    the terminal or hide text, and are cut at DIAGNOSTIC_WIDTH characters a line.
  */
 import { createReadStream, statSync, writeFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
-import { escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
+import { cutLines, escapeJsonOutput, escapeTerminal } from "../../render/terminal-safe.js";
 import { describeDetection, detectInput, DETECT_LINES, type Detection } from "../detect.js";
 
 export class UsageError extends Error {}
@@ -52,9 +53,12 @@ export function printHelp(text: string): number {
   return 0;
 }
 
-/** One diagnostic line on stderr, control characters escaped. */
+/** Characters per diagnostic line on stderr; a longer one (a quoted 200k-character value) is cut with a marker. */
+export const DIAGNOSTIC_WIDTH = 2000;
+
+/** One diagnostic line on stderr, control and invisible characters escaped, cut at DIAGNOSTIC_WIDTH. */
 export function warn(s: string): void {
-  process.stderr.write(escapeTerminal(s, { keepNewlines: true }) + "\n");
+  process.stderr.write(cutLines(escapeTerminal(s, { keepNewlines: true }), DIAGNOSTIC_WIDTH) + "\n");
 }
 
 /** An OS error → plain words. */
