@@ -31,7 +31,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   normalize: { synopsis: "normalize [FILE|-] [--from SURFACE] [options]", summary: "provider NDJSON (or a JSON array) → canonical NDJSON", run: normalize },
   render: { synopsis: "render [--from SURFACE] [FILE|-] [options]", summary: "the accumulated transcript (turns, text, tools, permissions, plans, diffs) of a stream", run: render },
-  view: { synopsis: "view [--from SURFACE] FILE [-o out.html]", summary: "a self-contained HTML viewer (transcript, timeline, native messages)", run: view },
+  view: { synopsis: "view [--from SURFACE] FILE [-o out.html] [--max-mb N] [--turns N]", summary: "a self-contained HTML viewer (transcript, timeline, native messages); a large stream: its last turns", run: view },
   project: { synopsis: "project [--from SURFACE] [FILE|-] [--format chat-event|legacy]", summary: "chat_event records (or the bridge's marker lines) of a stream", run: project },
   verify: { synopsis: "verify [FILE|-] [--from SURFACE] [--json]", summary: "check a canonical NDJSON stream against the grammar (exit 1 on a violation)", run: verify },
   bridge: { synopsis: "bridge --agent codex|opencode|claude|cursor [--cwd DIR] [options]", summary: "run an agent live for a host in another language: JSON commands in, [CHAT_EVENT] / [BRIDGE] lines out", run: bridge },

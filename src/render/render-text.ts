@@ -3,10 +3,15 @@
  * their lifecycle status, terminal output, diffs, permissions and questions, plans and todos, tasks, usage, mode and
  * status lines. Pure (no Node APIs); colour is an option (ANSI SGR), decided by the caller.
  * Every text from the stream is escaped first (src/render/terminal-safe.ts): control characters in agent text, tool
- * output or ids are shown (\e, \r, \x07…), never obeyed; with colour on, the SGR colour codes of tool output are kept.
+ * output or ids are shown (\e, \r, \x07…, and invisible characters as \u200b…), never obeyed; with colour on, the SGR
+ * colour / bold / dim / italic / underline codes of tool output are kept (no other SGR). Lines longer than `width` are
+ * cut with a marker.
  */
 import type { AccumulatorSnapshot, Block, Step, TokenUsage, Turn } from "./accumulator.js";
-import { escapeTerminalDeep } from "./terminal-safe.js";
+import { cutLine, escapeTerminalDeep } from "./terminal-safe.js";
+
+/** Default `width`: characters per output line before it is cut (a paragraph of prose fits; a minified file does not). */
+export const DEFAULT_RENDER_WIDTH = 1000;
 
 export interface RenderTextOptions {
   /** ANSI colours (default false). */
@@ -19,6 +24,11 @@ export interface RenderTextOptions {
   problems?: boolean;
   /** With colour: keep SGR colour sequences found in the stream's text (default true); false escapes them too. */
   keepSgr?: boolean;
+  /**
+   * Characters per output line (code points, after escaping; colour codes do not count): a longer line is cut and
+   * ends with `… (+N chars)` (default DEFAULT_RENDER_WIDTH, 1000).
+   */
+  width?: number;
 }
 
 type Paint = (s: string) => string;
@@ -160,7 +170,10 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
     for (const p of snap.problems.slice(0, 20)) out.push(st.dim(`  #${p.sequence ?? "?"} ${p.kind}: ${p.message}`));
     if (snap.problems.length > 20) out.push(st.dim(`  … ${snap.problems.length - 20} more`));
   }
-  return out.length ? out.join("\n") + "\n" : "";
+  if (!out.length) return "";
+  const width = options.width ?? DEFAULT_RENDER_WIDTH;
+  // an entry may hold several lines (a plan step, a permission's choices): each is cut on its own
+  return out.map((l) => (l.length > width ? l.split("\n").map((x) => cutLine(x, width)).join("\n") : l)).join("\n") + "\n";
 }
 
 function prefixed(prefix: string, text: string): string[] {
