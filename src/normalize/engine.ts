@@ -5,6 +5,7 @@
  * generated/grammar.gen.ts); envelope.ts builds the canonical envelope; entities.ts and vars.ts hold the state.
  * Memory is bounded by what is open, not by history. Uses no Node APIs, so it runs in a browser or webview too.
  */
+import { MAX_NESTING, textNestsDeeper, valueNestsDeeper } from "./nesting.js";
 import type { RuntimeSessionId } from "../../generated/canonical.gen.js";
 import type { SurfaceName } from "../../generated/surfaces.gen.js";
 import { validateCanonicalEvent } from "../../generated/validators/canonical-event.gen.js";
@@ -83,44 +84,9 @@ export interface HostEvent {
   rule?: string;
 }
 
-/** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
-export const MAX_NESTING = 1000;
-
-/** Does this JSON text nest deeper than `max`? (A scan that skips strings; no parsing.) */
-function textNestsDeeper(text: string, max: number): boolean {
-  // Fewer than `max` brackets in all can't nest deeper (native indexOf: most lines never reach the scan below).
-  let brackets = 0;
-  for (let i = text.indexOf("{"); i !== -1 && brackets <= max; i = text.indexOf("{", i + 1)) brackets++;
-  for (let i = text.indexOf("["); i !== -1 && brackets <= max; i = text.indexOf("[", i + 1)) brackets++;
-  if (brackets <= max) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped char
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) { if (++depth > max) return true; }
-    else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
-
-/** Does this value nest deeper than `max`? (Iterative: no recursion, so no stack to blow.) */
-function valueNestsDeeper(root: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  let seen = 0;
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (d >= max) return true;
-    if (++seen > 1_000_000) return false; // huge but shallow enough so far: let the mapping decide
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
-    else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
-  }
-  return false;
-}
+export { MAX_NESTING };
+/** Nodes the normalizer's depth check looks at before it lets a huge but so-far-shallow message through to the mapping. */
+const NESTING_BUDGET = 1_000_000;
 
 /**
  * A normalizer over the tables given (`surfaces`: the tables by name that `options.surface` and dispatch steps may
@@ -192,7 +158,7 @@ export function createNormalizerWith(options: NormalizerOptions, surfaces: Reado
     push(message, opts) {
       const out: CanonicalEvent[] = [];
       stats.messages++;
-      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING)) {
+      if (!depthChecked && message !== null && typeof message === "object" && valueNestsDeeper(message, MAX_NESTING, NESTING_BUDGET)) {
         stats.invalid++;
         stats.outcomes.malformed++;
         emitRuntime(rt, { out, type: "runtime.error", payload: { message: `message nests deeper than ${MAX_NESTING} levels: not mapped`, class: "validation_error", detail: { maxNesting: MAX_NESTING } }, raw: null });

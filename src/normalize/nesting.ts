@@ -4,9 +4,8 @@
  * a JSON-array input) uses the same limit and the same checks, so no input reaches a recursive walk
  * (JSON.stringify, a deep copy) that could overflow the stack. No Node APIs.
  */
-import { MAX_NESTING } from "./engine.js";
-
-export { MAX_NESTING };
+/** Deepest nesting of a provider message the runtime maps (deeper: a validation_error; its events could not be serialized). */
+export const MAX_NESTING = 1000;
 
 /** The message every reader gives for such a line (`line N: ` before it when the line is known). */
 export const TOO_DEEP = `JSON nests deeper than ${MAX_NESTING} levels: not mapped`;
@@ -37,16 +36,18 @@ export function textNestsDeeper(text: string, max = MAX_NESTING): boolean {
 }
 
 /**
- * Does this value nest deeper than `max`? Iterative (no stack to blow). Unlike the engine's check, which lets a
- * huge but so-far-shallow value through to the mapping, this one looks at every node: a reader that serializes the
- * value must know.
+ * Does this value nest deeper than `max`? Iterative (no stack to blow). By default it looks at every node (a reader
+ * that serializes the value must know); the normalizer gives a `budget` of nodes, past which a huge but so-far-shallow
+ * value is let through to the mapping.
  */
-export function valueNestsDeeper(root: unknown, max = MAX_NESTING): boolean {
+export function valueNestsDeeper(root: unknown, max = MAX_NESTING, budget = Infinity): boolean {
   const stack: [unknown, number][] = [[root, 0]];
+  let seen = 0;
   while (stack.length) {
     const [v, d] = stack.pop()!;
     if (v === null || typeof v !== "object") continue;
     if (d >= max) return true;
+    if (++seen > budget) return false;
     if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push([v[i], d + 1]);
     else for (const k in v) stack.push([(v as Record<string, unknown>)[k], d + 1]);
   }
