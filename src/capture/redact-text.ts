@@ -236,6 +236,10 @@ export function looksRandom(v: string): boolean {
   if (digit === 0 && !/[+/]/.test(v)) return false;
   if (trans / (v.length - 1) < 0.3) return false;
   if (entropy(v) < 3.5) return false;
+  // mostly words (camelCase, snake_case): an identifier
+  let wordy = 0;
+  for (const m of v.matchAll(/[A-Z]?[a-z]{3,}/g)) wordy += m[0].length;
+  if (wordy >= v.length * 0.6) return false;
   return v.split(/[-_.~]/).some((p) => p.length >= 16 && Number(/[a-z]/.test(p)) + Number(/[A-Z]/.test(p)) + Number(/[0-9]/.test(p)) >= 2);
 }
 
@@ -351,12 +355,14 @@ const SHAPES: Shape[] = [
   ["private_key", /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g],
   ["private_key", /PuTTY-User-Key-File-\d+:[\s\S]*?Private-Lines:\s*\d+(?:(?:\r?\n|\\[rn])+[A-Za-z0-9+/=]+)+/g],
   ["jwt", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
-  ["bearer", /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi],
+  // the credential must look like one (a digit, a symbol or mixed case): "token rotation" is prose
+  ["bearer", /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, (m) => { const c = m.replace(/^\S+\s+/, ""); return /[0-9._~+/=-]/.test(c) || mixed(c); }],
   ["api_key", /\bsk-ant-[A-Za-z0-9_-]{8,}/g],
   ["api_key", /\bsk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_-]{16,}/g],
   ["api_key", /\bsess-[A-Za-z0-9]{30,}/g],
   ["api_key", /\b(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{10,}/g],
   ["api_key", /\bwhsec_[A-Za-z0-9+/=_-]{16,}/g],
+  ["api_key", /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g],
   ["api_key", /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|APKA|ABIA|ACCA)[0-9A-Z]{16}\b/g],
   ["api_key", /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g],
   ["api_key", /\bgithub_pat_[A-Za-z0-9_]{20,}/g],

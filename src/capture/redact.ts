@@ -139,7 +139,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     knownRe: () => (known.size ? (knownRe ??= new RegExp([...known.keys()].sort((a, b) => b.length - a.length).map(escapeRe).join("|"), "g")) : undefined),
     knownKind: (s) => known.get(s) ?? "known_secret",
     learn,
-    namesRe: () => (names.size ? (namesRe ??= new RegExp(`(?<![A-Za-z0-9_])(?<!<REDACTED:)(?<!<)(?:${[...names].sort((a, b) => b.length - a.length).map(escapeRe).join("|")})(?![A-Za-z0-9_])`, "gi")) : undefined),
+    namesRe: () => (names.size ? (namesRe ??= new RegExp(`(?<![A-Za-z0-9_])(?<!<REDACTED:)(?:${[...names].sort((a, b) => b.length - a.length).map(escapeRe).join("|")})(?![A-Za-z0-9_])`, "gi")) : undefined),
     learnName,
     dirs,
     depth: 0,

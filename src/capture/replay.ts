@@ -673,7 +673,8 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
   if (legacy) {
     const want = sorted.filter((r) => r.stage === "legacy_out").map((r) => String(r.payload));
     const got = actual.flatMap((e) => legacy(e));
-    const d = diffLines(want, got, "legacy line");
+    // ids as they are, or renumbered on both sides in order of appearance (as for the events above)
+    const d = diffLines(want, got, "legacy line") && diffLines(renumberText(want), renumberText(got), "legacy line");
     if (d) diff += `legacy_out:\n${d}`;
   } else if (sorted.some((r) => r.stage === "legacy_out")) {
     notes.push("legacy_out records not checked: no legacy projection (legacy: false)");
@@ -693,6 +694,22 @@ export function replayFixture(records: FixtureRecord[], options: ReplayOptions =
     if (!relegacy) for (const l of g.oldLegacy) rebuilt.push({ ...l, sequence: ++seq });
   }
   return { mode, surface, ok: diff === "", compared: `${actual.length} events from ${natives.length} native_in records`, diff, updatedFixture: sanitizeCapture(rebuilt), notes };
+}
+
+/** Legacy lines with the canonical ids in them renumbered per prefix in order of appearance. */
+function renumberText(lines: string[]): string[] {
+  const map = new Map<string, string>();
+  const counters = new Map<string, number>();
+  return lines.map((l) => l.replace(CANONICAL_ID_IN_TEXT, (id) => {
+    let v = map.get(id);
+    if (!v) {
+      const prefix = id.slice(0, id.indexOf("_"));
+      const n = (counters.get(prefix) ?? 0) + 1;
+      counters.set(prefix, n);
+      map.set(id, (v = `${prefix}_${n}`));
+    }
+    return v;
+  }));
 }
 
 function snapshotLines(v: unknown): string[] {
