@@ -5,6 +5,9 @@
  * identifiers and code, hashes in git output, UUIDs, paths, versions, prose about secrets.
  * docs/capture.md lists each class with the test here that covers it.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CAPTURE_STAGES, createCaptureWriter, readCapture, serializeRecords } from "../src/capture/capture.js";
 import { createRedactor, looksRandom } from "../src/capture/redact.js";
@@ -144,5 +147,63 @@ describe("what redaction must NOT touch", () => {
   it("looksRandom: random tokens yes; words, identifiers, hex hashes, UUIDs, versions and paths no", () => {
     expect(["aZ3kQ9mP2xV7nB4cL8wR1tY6", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi"].every(looksRandom)).toBe(true);
     expect(["internationalization", "ThisIsAVeryLongCamelCaseIdentifierName2", "my_long_variable_name_2", "4f2a1b3c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a", "123e4567-e89b-12d3-a456-426614174000", "claude-sonnet-4-5-20250929", "/usr/local/lib/node_modules/x", "v1.2.3-beta.4+build.5"].filter(looksRandom)).toEqual([]);
+  });
+});
+
+describe("bounded time on hostile text", () => {
+  it("every rule stays linear: 200k characters of repeated rule openers each redact in well under a second", () => {
+    const N = 200_000;
+    const openers = ["mysql ", "ssh a ", 'a: "', "a=", "a://a:", "http://u:p", "Ab1+", "Cookie: ", "whoami ", "uid=1(a) ", "--password ", "-----BEGIN RSA PRIVATE KEY-----", "echo x | ", "/home/a", "  a: b\n", "-rw-r--r-- 1 a b 1 x\n", "1234567:", "?a=b&", "uabcdefg ", "\\\\", '\\"'];
+    const slow: string[] = [];
+    for (const o of openers) {
+      const text = (o.startsWith("  a:") ? "kind: Secret\ndata:\n" : "") + o.repeat(Math.ceil(N / o.length));
+      const t = performance.now();
+      createRedactor({ home: "/home/uabcdefg", user: "uabcdefg" }).redact(text);
+      createRedactor().redactTracked(text.slice(0, 20_000));
+      const ms = performance.now() - t;
+      if (ms > 1500) slow.push(`${JSON.stringify(o)}: ${Math.round(ms)} ms`);
+    }
+    expect(slow).toEqual([]);
+  });
+});
+
+describe("docs/capture.md", () => {
+  const root = fileURLToPath(new URL("../", import.meta.url));
+  const doc = readFileSync(join(root, "docs/capture.md"), "utf8");
+  /** The titles a test file declares: its literal it("…") titles, and the generated class titles of this file. */
+  const titles = (file: string): Set<string> => {
+    const src = readFileSync(join(root, "test", file), "utf8");
+    const out = new Set<string>();
+    for (const m of src.matchAll(/\bit(?:\.\w+)?\((?:"((?:[^"\\]|\\.)*)"|`([^`$]*)`)/g)) out.add(m[1] !== undefined ? JSON.parse(`"${m[1]}"`) : m[2]);
+    if (file === "redact-classes.test.ts") {
+      for (const c of SECRET_CLASSES) out.add(`class: ${c.name}`);
+      for (const how of LOGIN_KNOWN) out.add(`class: login name anywhere — ${how}`);
+    }
+    return out;
+  };
+
+  it("lists every secret class with a test that exists", () => {
+    const cited: string[] = [];
+    const missing: string[] = [];
+    for (const row of doc.split("\n").filter((l) => l.startsWith("| ") && /\.test\.ts "/.test(l))) {
+      const cell = row.split(" | ").pop()!;
+      const file = /([\w.-]+\.test\.ts) "/.exec(cell)![1];
+      const have = titles(file);
+      for (const m of cell.matchAll(/"((?:[^"]|"(?=[^|]*"))*?)"(?=,|\s*\|?\s*$)/g)) {
+        // markdown escapes a backslash in code spans the way the test source does
+        const t = m[1].replace(/\\\\/g, "\\");
+        cited.push(t);
+        if (!have.has(t)) missing.push(`${file}: ${t}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    for (const c of SECRET_CLASSES) expect(cited, c.name).toContain(`class: ${c.name}`);
+    for (const how of LOGIN_KNOWN) expect(cited).toContain(`class: login name anywhere — ${how}`);
+  });
+
+  it("names every redaction kind", () => {
+    const src = readFileSync(join(root, "src/capture/redact-text.ts"), "utf8");
+    const union = /export type RedactionKind =([^;]+);/.exec(src)![1];
+    for (const k of union.match(/"([a-z0-9_]+)"/g)!.map((x) => x.slice(1, -1))) expect(doc, k).toContain(`\`${k}\``);
   });
 });

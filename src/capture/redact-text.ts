@@ -353,7 +353,7 @@ type Shape = [RedactionKind, RegExp, ((m: string) => boolean)?];
 const mixed = (s: string) => /[a-z]/.test(s) && /[A-Z]/.test(s);
 const SHAPES: Shape[] = [
   ["private_key", /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g],
-  ["private_key", /PuTTY-User-Key-File-\d+:[\s\S]*?Private-Lines:\s*\d+(?:(?:\r?\n|\\[rn])+[A-Za-z0-9+/=]+)+/g],
+  ["private_key", /PuTTY-User-Key-File-\d+:[\s\S]{0,4096}?Private-Lines:\s*\d+(?:(?:\r?\n|\\[rn])+[A-Za-z0-9+/=]+)+/g],
   ["jwt", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
   // the credential must look like one (a digit, a symbol or mixed case): "token rotation" is prose
   ["bearer", /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, (m) => { const c = m.replace(/^\S+\s+/, ""); return /[0-9._~+/=-]/.test(c) || mixed(c); }],
@@ -428,7 +428,7 @@ const QUERY_SECRET = /^(?:sig|signature|x-amz-signature|x-amz-credential|x-amz-s
  * ends at its closing quote.
  */
 const HEADER = /\b((?:Set-)?Cookie|(?:Proxy-)?Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Amz-Security-Token|Private-Token|X-Goog-Api-Key|X-Access-Token|X-Vault-Token|Ocp-Apim-Subscription-Key)(\\*["']?\s*:\s*(\\*["'])?)(?!\s|<REDACTED:)([^\r\n\\]+)/gi;
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>\\]*):(?!<REDACTED:)([^\s/?#"'<>\\]*[^\s/?#@"'<>\\])@(?=[^\s/@"'<>\\?#]+(?:[:/?#\s"'<>\\]|$))/gi;
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s/:@"'<>\\]{0,256}):(?!<REDACTED:)([^\s/?#"'<>\\]{0,256}[^\s/?#@"'<>\\])@(?=[^\s/@"'<>\\?#]+(?:[:/?#\s"'<>\\]|$))/gi;
 /** `user:pass@host.tld` without a scheme (impacket, some CLIs): the host must look like a host name or address. */
 const BARE_CREDENTIALS = /(?<![A-Za-z0-9_.:/@-])([A-Za-z_][A-Za-z0-9._\\-]{0,63}):(?!<REDACTED:)([^\s/:@"'<>\\]{3,128})@(?=(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b|\d{1,3}(?:\.\d{1,3}){3}\b)/g;
 const NETRC = /\b((?:machine\s+[^\s"'\\]+|default)(?:\s+(?:login|account)\s+[^\s"'\\]+)*\s+password\s+)(?!<REDACTED:)([^\s"'\\]+)/g;
@@ -439,7 +439,7 @@ const FREE_HINT = /cookie|authori[sz]ation|api-key|auth-token|security-token|pri
 /** A flag's value: a quoted string or a word. */
 const VAL = String.raw`("[^"\r\n\\]*"|'[^'\r\n\\]*'|[^\s"'|;&<>()\\]+)`;
 /** The rest of the command line before a flag (same line, same command). */
-const CMDLINE = String.raw`\b[^\n|;&]*?[ \t]`;
+const CMDLINE = String.raw`\b[^\n|;&]{0,256}?[ \t]`;
 const cmdFlag = (cmds: string, flag: string, attached: boolean) =>
   new RegExp(String.raw`(\b(?:${cmds})${CMDLINE}${flag}${attached ? "" : String.raw`[ \t]*`})${attached ? String.raw`(?=[^\s-])` : ""}${VAL}`, "g");
 const COMMAND_FLAGS: RegExp[] = [
@@ -461,7 +461,7 @@ const LONG_FLAG = new RegExp(String.raw`(?<![\w-])(--?[A-Za-z][A-Za-z0-9_-]*[A-Z
 /** `curl -u user:pass`, `--user user:pass`, `smbclient -U user%pass`: the part after the separator. */
 const USER_PASS = new RegExp(String.raw`((?:\b(?:curl|http|https|xh|wget|httpie|grpcurl|hurl|smbclient|rpcclient|smbmap|smbget)${CMDLINE}(?:-u|-U|-a)|(?<![\w-])(?:--user|--proxy-user|--auth|--basic-auth|--http-user))(?:=|[ \t]*)(["']?)[^\s:%"']+[:%])(?!<REDACTED:)([^\s"']+)(?=\2)`, "g");
 const HTPASSWD = /(\bhtpasswd[ \t]+(-[A-Za-z]+[ \t]+)+)((?:[^\s-][^\s]*[ \t]+){1,2})(?!<REDACTED:)([^\s"'|;&]+)/g;
-const ECHO_STDIN = /(\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:'%s'[ \t]+|"%s"[ \t]+)?(["']?))(?!<REDACTED:)([^\s"'|]+)(?=\2[ \t]*\|[^\n|]*(?:--password-stdin|--token-stdin|passwd --stdin|chpasswd))/g;
+const ECHO_STDIN = /(\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?:'%s'[ \t]+|"%s"[ \t]+)?(["']?))(?!<REDACTED:)([^\s"'|]+)(?=\2[ \t]*\|[^\n|]{0,256}(?:--password-stdin|--token-stdin|passwd --stdin|chpasswd))/g;
 const FROM_LITERAL = /(--from-literal=[^=\s"']+=)(["']?)(?!<REDACTED:)([^\s"']+)/g;
 const CONFIG_SET = /(\b(?:(?:config(?:ure)?|secrets?|credentials?)[ \t]+set|(?:git|poetry|npm|pnpm|yarn|pip|conda|bundle|composer|gcloud[ \t]+config)[ \t]+(?:config|set))(?:[ \t]+--?[A-Za-z][\w-]*)*[ \t]+)([^\s=]+)([ \t]+)(["']?)(?!<REDACTED:)([^\s"'|;&]+)/g;
 const FLAG_HINT = /-[A-Za-z]|htpasswd|stdin|config|secret|credential|auth/;
@@ -471,7 +471,7 @@ const K8S_BLOCK = /((?:^|\n|\\n)([ \t]*)(?:data|stringData):[ \t]*(?:\r?\n|\\n))
 const K8S_LINE = /([ \t]+["']?[^\s:"']+["']?[ \t]*:[ \t]*(?:[|>][-+]?[ \t]*)?["']?)(?!<REDACTED:)([^\s"'\\]+)/g;
 
 /** `NAME=value`, `name: value`, `"name": "value"`, `name := value`, `name => value`. */
-const ASSIGNMENT = /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})(\\*["']?[ \t]*(?::=|=>|=|:)[ \t]*)(?:(\\*["'])([^"'\\\r\n]*)(?=\\*["'])|([^\s"'&,;}\])\\<>]+))/g;
+const ASSIGNMENT = /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})(\\{0,8}["']?[ \t]*(?::=|=>|=|:)[ \t]*)(?:(\\{0,8}["'])([^"'\\\r\n]{0,512})(?=\\{0,8}["'])|([^\s"'&,;}\])\\<>]+))/g;
 /** Names whose value is secret whatever it looks like (the narrow rule of before: any value of 3+ characters). */
 const STRONG_NAME = /token|secret|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth/i;
 
@@ -479,12 +479,12 @@ const B64_TOKEN = /(?<![A-Za-z0-9+/=_-])(?=[A-Za-z0-9+/_-]{0,4096}[A-Z])(?=[A-Za
 const CRED_PAIR = /^([^\s:{}"'[\],<>]{1,128}):(\S{1,256})$/;
 
 const USER_ASSIGN = /(?<![A-Za-z0-9_])((?:USER|LOGNAME|USERNAME|SUDO_USER|LOGIN_USER|GIT_AUTHOR_NAME|GIT_COMMITTER_NAME)[ \t]*[=:][ \t]*\\*["']?)([A-Za-z_][A-Za-z0-9._-]{0,31})(?![A-Za-z0-9_])/g;
-const ID_LINE = /\buid=\d+\([^)\n]*\)[^\n\\]*/g;
+const ID_LINE = /\buid=\d+\([^)\n]{0,64}\)[^\n\\]{0,512}/g;
 const ID_NAME = /(\d+\()([^)\s]+)(\))/g;
 const LS_LINE = /((?:^|\n|\\n|\r)[ \t]*[-dlcbpsD][rwxsStTl-]{9}[@+.]?[ \t]+\d+[ \t]+)([^\s\\]+)([ \t]+)([^\s\\]+)(?=[ \t]+\d)/g;
-const SSH_USER = /(\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh|sshfs|ssh-keyscan|rsh|telnet)\b[^\n|;&]*?[ \t]["']?)([A-Za-z_][A-Za-z0-9._-]{0,31})(?=@[A-Za-z0-9[])/g;
-const SSH_L = /(\b(?:ssh|autossh|mosh)\b[^\n|;&]*?[ \t]-l[ \t]*)([A-Za-z_][A-Za-z0-9._-]{0,31})(?![A-Za-z0-9_])/g;
-const WHOAMI = /(\bwhoami\b[^\n\\]*(?:\r?\n|\\n)(?:[^\n\\]*\$[ \t]*(?:\r?\n|\\n))?[ \t]*)([a-z_][a-z0-9._-]{2,31})(?=[ \t]*(?:\r?\n|\\[nr]|$))/g;
+const SSH_USER = /(\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh|sshfs|ssh-keyscan|rsh|telnet)\b[^\n|;&]{0,256}?[ \t]["']?)([A-Za-z_][A-Za-z0-9._-]{0,31})(?=@[A-Za-z0-9[])/g;
+const SSH_L = /(\b(?:ssh|autossh|mosh)\b[^\n|;&]{0,256}?[ \t]-l[ \t]*)([A-Za-z_][A-Za-z0-9._-]{0,31})(?![A-Za-z0-9_])/g;
+const WHOAMI = /(\bwhoami\b[^\n\\]{0,256}(?:\r?\n|\\n)(?:[^\n\\]{0,256}\$[ \t]*(?:\r?\n|\\n))?[ \t]*)([a-z_][a-z0-9._-]{2,31})(?=[ \t]*(?:\r?\n|\\[nr]|$))/g;
 
 /** What the text rules read and grow: the redactor's state. */
 export interface TextState {

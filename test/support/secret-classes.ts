@@ -256,14 +256,14 @@ export const SECRET_CLASSES: SecretClass[] = [
   {
     name: "base64: Kubernetes Secret `data:` values",
     make: (g) => {
-      const p = g.password();
-      const tok = g.pick(AN, 30);
-      const vp = btoa(p);
-      const vt = btoa(tok);
-      const yaml = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-${g.pick(LOWER, 4)}\ntype: Opaque\ndata:\n  username: ${btoa("admin")}\n  password: ${vp}\n  api-token: ${vt}\n`;
+      // keys that do not say "secret": only the manifest does
+      const url = btoa(`postgres://app:${g.password()}@db:5432/app`);
+      const conf = btoa(`endpoint: https://api.example.com\nclient: ${g.pick(AN, 24)}\n`);
+      const user = btoa(g.login());
+      const yaml = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-${g.pick(LOWER, 4)}\ntype: Opaque\ndata:\n  username: ${user}\n  db-url: ${url}\n  settings.yaml: ${conf}\n`;
       return g.one([
-        { text: yaml, secrets: [vp, vt, p, tok], keep: ["kind: Secret", "type: Opaque"] },
-        { text: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "app" }, data: { password: vp, token: vt } }, null, 2), secrets: [vp, vt], keep: ["metadata"] },
+        { text: yaml, secrets: [url, conf, user], keep: ["kind: Secret", "type: Opaque", "db-url:"] },
+        { text: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "app" }, data: { username: user, "db-url": url, "settings.yaml": conf } }, null, 2), secrets: [url, conf, user], keep: ["metadata", "db-url"] },
       ]);
     },
   },
