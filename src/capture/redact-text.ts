@@ -287,9 +287,13 @@ function isPlainWord(v: string): boolean {
 
 const B64_MAX = 1 << 20;
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** A base64 / base64url token → its text when it decodes to printable UTF-8, else undefined. */
 export function decodeBase64Text(tok: string): string | undefined {
   if (tok.length < 12 || tok.length > B64_MAX) return undefined;
+  // not base64: hex (hashes), a UUID, both alphabets at once
+  if (/^[0-9a-f-]+$/i.test(tok) || (/[-_]/.test(tok) && /[+/]/.test(tok))) return undefined;
   let s = tok.replace(/-/g, "+").replace(/_/g, "/");
   const pad = s.indexOf("=");
   if (pad >= 0 && (s.length % 4 !== 0 || !/^=+$/.test(s.slice(pad)))) return undefined;
@@ -297,18 +301,20 @@ export function decodeBase64Text(tok: string): string | undefined {
   while (s.length % 4) s += "=";
   let bin: string;
   try { bin = atob(s); } catch { return undefined; }
+  // printable text only: no control bytes but tab/newline/CR, mostly ASCII (checked on the bytes before decoding)
+  let ascii = 0;
+  for (let i = 0; i < bin.length; i++) {
+    const c = bin.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127) return undefined;
+    if (c < 128) ascii++;
+  }
+  if (ascii < bin.length * 0.9) return undefined;
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   let text: string;
-  try { text = new TextDecoder("utf-8", { fatal: true }).decode(bytes); } catch { return undefined; }
-  // printable: no control characters other than tab/newline/CR, mostly ASCII
-  let ascii = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127 || (c >= 0x80 && c < 0xa0)) return undefined;
-    if (c < 128) ascii++;
-  }
-  return ascii >= text.length * 0.9 ? text : undefined;
+  try { text = UTF8.decode(bytes); } catch { return undefined; }
+  for (let i = 0; i < text.length; i++) { const c = text.charCodeAt(i); if (c >= 0x80 && c < 0xa0) return undefined; }
+  return text;
 }
 
 function encodeBase64Like(text: string, like: string): string {

@@ -98,6 +98,8 @@ function escapeRe(s: string): string {
 }
 
 const MAX_KNOWN = 4096;
+const MEMO_MAX = 8192;
+const MEMO_MAX_LENGTH = 2048;
 const MAX_NAMES = 64;
 
 export function createRedactor(options: RedactOptions = {}): Redactor {
@@ -113,11 +115,17 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   /** Secrets removed by name, scrubbed wherever they reappear. Insertion-ordered, bounded. */
   const known = new Map<string, RedactionKind>();
   let knownRe: RegExp | undefined;
+  /** Text results by string, while nothing new is known (strings repeat: ids, types, paths). */
+  const memo = new Map<string, { s: string; kinds: RedactionKind[] }>();
+  /** Bumped whenever something new is known (the memo is then cleared). */
+  let version = 0;
   const learn = (s: string, kind: RedactionKind) => {
     if (s.length < 8 || IS_MARK.test(s) || s.includes("<REDACTED:") || known.has(s)) return;
     if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value!);
     known.set(s, kind);
     knownRe = undefined;
+    memo.clear();
+    version++;
   };
   for (const s of options.secrets ?? []) if (s) { known.set(s, "known_secret"); }
   /** The user's login names: given, or learned from home paths / USER= / whoami output / ls -l owners. */
@@ -128,6 +136,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     if (names.has(k) || names.size >= MAX_NAMES || !isPersonalName(n)) return;
     names.add(k);
     namesRe = undefined;
+    memo.clear();
+    version++;
   };
   for (const u of typeof options.user === "string" ? [options.user] : options.user ?? []) learnName(u);
   const homeName = /^(?:\/home\/|\/Users\/|[A-Za-z]:\\Users\\)([^/\\]+)$/.exec(options.home?.replace(/[/\\]+$/, "") ?? "");
@@ -221,11 +231,21 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
             }
           }
         }
+        if (s.length <= MEMO_MAX_LENGTH) {
+          const hit = memo.get(s);
+          if (hit) return { s: hit.s, kinds: new Set(hit.kinds) };
+        }
         const t = new Txt(s);
+        const v0 = version;
         scrubText(t, state);
         if (t.s.length > maxString) {
           const length = t.s.length;
           return { s: `${t.s.slice(0, maxString)}…<TRUNCATED:${length}>`, kinds: t.kinds, length };
+        }
+        // (not when this string taught something new: the memo was just cleared for it)
+        if (s.length <= MEMO_MAX_LENGTH && v0 === version) {
+          if (memo.size >= MEMO_MAX) memo.clear();
+          memo.set(s, { s: t.s, kinds: [...t.kinds] });
         }
         return { s: t.s, kinds: t.kinds };
       };
