@@ -32,7 +32,7 @@ export type RedactionKind =
   | "api_key" | "bearer" | "jwt" | "private_key" | "assignment" | "secret_field" | "auth_payload" | "env"
   | "home_path" | "project_path" | "tmp_path" | "known_secret" | "truncated"
   | "header" | "url_credentials" | "netrc" | "pgpass"
-  | "webhook" | "url_query" | "command_flag" | "k8s_secret" | "entropy" | "base64" | "user_name";
+  | "webhook" | "url_query" | "command_flag" | "k8s_secret" | "entropy" | "base64" | "user_name" | "password_hash" | "jwk";
 
 export const MARK = (kind: RedactionKind): string => `<REDACTED:${kind}>`;
 export const USER_MARK = "<USER>";
@@ -303,8 +303,11 @@ export function decodeBase64Text(tok: string): string | undefined {
   try { bin = atob(s); } catch { return undefined; }
   // printable text only: no control bytes but tab/newline/CR, mostly ASCII (checked on the bytes before decoding)
   let ascii = 0;
+  // SASL PLAIN (SMTP/IMAP `AUTH PLAIN …`): authzid NUL user NUL password
+  const sasl = /^[^\0]{0,128}\0[^\0]{1,128}\0[^\0]{1,256}$/.test(bin);
   for (let i = 0; i < bin.length; i++) {
     const c = bin.charCodeAt(i);
+    if (c === 0 && sasl) { ascii++; continue; }
     if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127) return undefined;
     if (c < 128) ascii++;
   }
@@ -361,6 +364,8 @@ const SHAPES: Shape[] = [
   ["private_key", /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g],
   ["private_key", /PuTTY-User-Key-File-\d+:[\s\S]{0,4096}?Private-Lines:\s*\d+(?:(?:\r?\n|\\[rn])+[A-Za-z0-9+/=]+)+/g],
   ["jwt", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
+  // crypt(3) / bcrypt / argon2 password hashes (/etc/shadow, htpasswd, database dumps)
+  ["password_hash", /\$(?:2[abxy]?|apr1|1|5|6|y|gy|7|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?)\$[./A-Za-z0-9$=,+-]{20,}/g],
   // the credential must look like one (a digit, a symbol or mixed case): "token rotation" is prose
   ["bearer", /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, (m) => { const c = m.replace(/^\S+\s+/, ""); return /[0-9._~+/=-]/.test(c) || mixed(c); }],
   ["api_key", /\bsk-ant-[A-Za-z0-9_-]{8,}/g],
@@ -422,7 +427,7 @@ const SHAPES: Shape[] = [
   ["api_key", /(?<![A-Za-z0-9_])(?:bot)?\d{6,12}:[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])/g, (m) => mixed(m.slice(m.indexOf(":")))],
 ];
 /** A superset of what SHAPES can match, tested first (one scan instead of sixty for plain strings). */
-const SHAPE_HINT = /sk-|sess-|[srp]k_|whsec_|A[KSGIRNBCP][A-Z]A|AKIA|gh[pousr]_|github_pat_|gl[a-z]{1,6}[-_]|GR1348941|xox|xapp-|AIza|GOCSPX|ya29\.|1\/\/0|hf_|npm_|pypi-|dckr_|gsk_|xai-|pplx-|r8_|lsv2_|lin_|ntn_|secret_|shp|ATATT|_v1_|dapi|sq0|pscale_|PMAK-|sntr|NRAK-|dp\.|pul-|atlasv1|hv[sbr]\.|AGE-SECRET|sbp_|sb_secret|ops_|HRKU-|key-|-us\d|SK[0-9a-fA-F]{8}|\dQ~|\.[A-Za-z0-9_-]{6}\.|k\.eyJ|EAA|AAAAAAAAAA|SG\.|\d{6}:|eyJ|bearer|basic|token|PRIVATE KEY|PuTTY/i;
+const SHAPE_HINT = /sk-|sess-|[srp]k_|whsec_|A[KSGIRNBCP][A-Z]A|AKIA|gh[pousr]_|github_pat_|gl[a-z]{1,6}[-_]|GR1348941|xox|xapp-|AIza|GOCSPX|ya29\.|1\/\/0|hf_|npm_|pypi-|dckr_|gsk_|xai-|pplx-|r8_|lsv2_|lin_|ntn_|secret_|shp|ATATT|_v1_|dapi|sq0|pscale_|PMAK-|sntr|NRAK-|dp\.|pul-|atlasv1|hv[sbr]\.|AGE-SECRET|sbp_|sb_secret|ops_|HRKU-|key-|-us\d|SK[0-9a-fA-F]{8}|\dQ~|\.[A-Za-z0-9_-]{6}\.|k\.eyJ|EAA|AAAAAAAAAA|SG\.|\d{6}:|eyJ|bearer|basic|token|PRIVATE KEY|PuTTY|\$[0-9a-z-]{1,12}\$/i;
 
 const WEBHOOK = /((?:https?:\/\/)?(?:hooks\.slack\.com\/(?:services|workflows|triggers|actions)\/|(?:[a-z0-9-]+\.)?discord(?:app)?\.com\/api\/webhooks\/|[a-z0-9-]+\.webhook\.office\.com\/webhookb2\/|outlook\.office\.com\/webhook\/|hooks\.zapier\.com\/hooks\/catch\/|maker\.ifttt\.com\/trigger\/[^\s/"'<>\\]+\/with\/key\/))(?!<REDACTED:)([^\s"'<>\\)\]]+)/gi;
 const URL_QUERY = /([?&])([A-Za-z][A-Za-z0-9_.\-[\]]{0,63})=(?!<REDACTED:)([^&#\s"'<>\\]+)/g;
@@ -451,6 +456,7 @@ const cmdFlag = (cmds: string, flag: string, attached: boolean) =>
 const COMMAND_FLAGS: RegExp[] = [
   cmdFlag(String.raw`mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mysqlbinlog|mariadb(?:-dump|-admin|-import|-show|-check)?|mycli`, "-p", true),
   cmdFlag("sshpass", "-p", false),
+  cmdFlag("curl|wget|http|https|xh", "-b", false),
   cmdFlag(String.raw`(?:docker|podman|nerdctl|buildah|skopeo|finch|oras|cosign|helm(?:[ \t]+registry)?|crane(?:[ \t]+auth)?|regctl(?:[ \t]+registry)?)[ \t]+login`, "-p", false),
   cmdFlag("redis-cli|valkey-cli|keydb-cli", "-a", false),
   cmdFlag("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop", "-p", false),
@@ -490,7 +496,7 @@ const ID_NAME = /(\d+\()([^)\s]+)(\))/g;
 const LS_LINE = /((?:^|\n|\\n|\r)[ \t]*[-dlcbpsD][rwxsStTl-]{9}[@+.]?[ \t]+\d+[ \t]+)([^\s\\]+)([ \t]+)([^\s\\]+)(?=[ \t]+\d)/g;
 const SSH_USER = /(\b(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh|sshfs|ssh-keyscan|rsh|telnet)\b[^\n|;&]{0,256}?[ \t]["']?)([A-Za-z_][A-Za-z0-9._-]{0,31})(?=@[A-Za-z0-9[])/g;
 const SSH_L = /(\b(?:ssh|autossh|mosh)\b[^\n|;&]{0,256}?[ \t]-l[ \t]*)([A-Za-z_][A-Za-z0-9._-]{0,31})(?![A-Za-z0-9_])/g;
-const WHOAMI = /(\bwhoami\b[^\n\\]{0,256}(?:\r?\n|\\n)(?:[^\n\\]{0,256}\$[ \t]*(?:\r?\n|\\n))?[ \t]*)([a-z_][a-z0-9._-]{2,31})(?=[ \t]*(?:\r?\n|\\[nr]|$))/g;
+const WHOAMI = /(\bwhoami\b[^\n\\]{0,256}(?:\r?\n|\\n)(?:[^\n\\]{0,256}\$[ \t]*(?:\r?\n|\\n))?[ \t]*(?:[A-Za-z0-9-]{1,63}\\{1,2})?)([a-z_][a-z0-9._-]{2,31})(?=[ \t]*(?:\r?\n|\\[nr]|$))/g;
 
 /** What the text rules read and grow: the redactor's state. */
 export interface TextState {
@@ -596,7 +602,8 @@ export function scrubText(t: Txt, st: TextState): void {
       if (text === undefined) return undefined;
       let red: string;
       const pair = CRED_PAIR.exec(text);
-      if (pair && !/^\d+$/.test(pair[2]) && !IS_MARK.test(pair[2]) && !/^https?$/i.test(pair[1]) && !/^\/\//.test(pair[2])) red = `${pair[1]}:${MARK("base64")}`;
+      if (text.includes("\0")) red = text.slice(0, text.lastIndexOf("\0") + 1) + MARK("base64");
+      else if (pair && !/^\d+$/.test(pair[2]) && !IS_MARK.test(pair[2]) && !/^https?$/i.test(pair[1]) && !/^\/\//.test(pair[2])) red = `${pair[1]}:${MARK("base64")}`;
       else {
         red = st.scrubInner(text);
         if (red === text) return undefined;

@@ -97,6 +97,7 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+const JWK_PRIVATE = new Set(["d", "p", "q", "dp", "dq", "qi", "k"]);
 const MAX_KNOWN = 4096;
 const MEMO_MAX = 8192;
 const MEMO_MAX_LENGTH = 2048;
@@ -337,6 +338,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         const authRequest = typeof o.method === "string" && AUTH_METHOD.test(o.method);
         // A Kubernetes Secret (kubectl get secret -o json): every value under data / stringData.
         const k8sSecret = o.kind === "Secret" && (typeof o.data === "object" || typeof o.stringData === "object");
+        // A JSON Web Key: its private members (RSA d p q dp dq qi, EC/OKP d, symmetric k)
+        const jwk = typeof o.kty === "string" && /^(?:RSA|EC|OKP|oct)$/.test(o.kty);
         whoamiOutputs(o);
         const out: Record<string, unknown> = {};
         for (const k of Object.keys(o)) {
@@ -346,6 +349,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           let y: unknown;
           if ((authRequest && k === "params") || (authResult && k === "result")) y = wipe(x, p, "auth_payload");
           else if (k8sSecret && (k === "data" || k === "stringData") && x !== null && typeof x === "object") y = wipe(x, p, "k8s_secret");
+          else if (jwk && typeof x === "string" && JWK_PRIVATE.has(k)) y = wipe(x, p, "jwk");
           else if (isSecretKey(k) && !isNameUnderBareKey(k, x) && (typeof x === "string" || (x !== null && typeof x === "object"))) y = wipeStrings(x, p);
           else if (ENV_KEYS.test(k)) y = env(x, p);
           else y = walk(x, p, k);

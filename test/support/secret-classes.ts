@@ -286,7 +286,45 @@ export const SECRET_CLASSES: SecretClass[] = [
         { text: `total 8\n-rw-r--r--  1 ${u} ${u}  220 Jan  1 10:00 .bashrc\ndrwxr-xr-x  2 root root 4096 Jan  1 10:00 bin`, secrets: [u], keep: [".bashrc", "root root"] },
         { text: `ssh ${u}@build-01.example.com 'uptime'`, secrets: [u], keep: ["build-01.example.com"] },
         { text: `uid=1000(${u}) gid=1000(${u}) groups=1000(${u}),27(sudo)`, secrets: [u], keep: ["27(sudo)"] },
+        { text: `PS C:\\> whoami\ndesktop-7k2\\${u}\n`, secrets: [u], keep: ["desktop-7k2"] },
       ]);
+    },
+  },
+  {
+    name: "password hashes (`$6$…`, `$2y$…`, `$apr1$…`, `$argon2id$…`)",
+    make: (g) => {
+      const salt = g.pick(AN, 8);
+      const h = g.one([`$6$${salt}$${g.pick(AN + "./", 86)}`, `$2y$10$${g.pick(AN + "./", 53)}`, `$apr1$${salt}$${g.pick(AN + "./", 22)}`, `$argon2id$v=19$m=65536,t=3,p=4$${g.pick(AN, 22)}$${g.pick(AN, 43)}`]);
+      const secret = h.slice(h.lastIndexOf("$") + 1);
+      return g.one([
+        { text: `${g.login()}:${h}:19000:0:99999:7:::`, secrets: [secret], keep: [":19000:0:99999:7:::"] },
+        { text: `INSERT INTO users (name, hash) VALUES ('bob', '${h}');`, secrets: [secret], keep: ["INSERT INTO users"] },
+      ]);
+    },
+  },
+  {
+    name: "JWK private key members",
+    make: (g) => {
+      const d = g.pick(B64U, 86);
+      return g.one([
+        { text: JSON.stringify({ kty: "EC", crv: "P-256", x: g.pick(B64U, 43), y: g.pick(B64U, 43), d, kid: "k1" }, null, 2), secrets: [d], keep: ["P-256"] },
+        { text: `cat signing.jwk\n${JSON.stringify({ kty: "OKP", crv: "Ed25519", x: g.pick(B64U, 43), d })}`, secrets: [d], keep: ["Ed25519"] },
+      ]);
+    },
+  },
+  {
+    name: "cookie as a command flag: `curl -b`",
+    make: (g) => {
+      const v = g.pick(AN, 32);
+      return { text: `curl -sS -b "sessionid=${v}" https://app.example.com/api/me`, secrets: [v], keep: ["app.example.com/api/me"] };
+    },
+  },
+  {
+    name: "SASL PLAIN blob (`AUTH PLAIN …`)",
+    make: (g) => {
+      const p = g.password();
+      const v = btoa(`\0${g.login()}\0${p}`);
+      return { text: `C: AUTH PLAIN ${v}\nS: 235 2.7.0 Authentication successful`, secrets: [v, p], keep: ["235 2.7.0"] };
     },
   },
   {
