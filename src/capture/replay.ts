@@ -12,6 +12,7 @@
  *    expected snapshot. Mismatches come with a readable line diff; `update` gives the rewritten fixture.
  * No Node APIs.
  */
+import type { HostEvent } from "../normalize/engine.js";
 import { ID_PREFIXES } from "../../generated/canonical.gen.js";
 import { SURFACE_NAMES } from "../../generated/surfaces.gen.js";
 import {
@@ -38,6 +39,11 @@ export interface CapturingNormalizer {
   pushUnparsed(line: string, lineNumber?: number): { events: CanonicalEvent[]; lines: string };
   /** The stream's end: its events, and every capture line still held. */
   end(): { events: CanonicalEvent[]; lines: string };
+  /**
+   * An event on the host's behalf (Normalizer.hostEvent: a live session's synthesized turn end, a settled request, a
+   * crash): its events captured (normalized_out) in order with the messages' lines, after what is still held.
+   */
+  host(h: HostEvent): { events: CanonicalEvent[]; lines: string };
 }
 
 /** At most this many messages wait behind held streamed text; more, and everything held is judged. */
@@ -49,7 +55,9 @@ const DELTA_KEYS = new Set(["delta", "text", "thinking", "content", "chunk", "ou
 
 interface Delta { piece: StreamPiece; paths: (string | number)[][]; event: number; field: "delta" | "partialJson" }
 interface Group {
-  kind: "native" | "unparsed" | "end";
+  kind: "native" | "unparsed" | "end" | "host";
+  /** kind host: the shadow's events for the same host event. */
+  shadowEvents?: CanonicalEvent[];
   message?: unknown;
   line?: string;
   meta: NativeMeta;
@@ -160,6 +168,10 @@ export function capturingNormalizer(n: Normalizer, writer: CaptureWriter, option
       const r = recorded(g, shadow?.end());
       return emitted(r.events, r.note);
     }
+    if (g.kind === "host") {
+      const r = recorded(g, g.shadowEvents);
+      return emitted(r.events, r.note);
+    }
     const source = options.surface || undefined;
     if (g.kind === "unparsed") {
       const rec = writer.record("native_in", "unparsed_line", g.line, { sessionId: g.sessionId, turnId: null, source });
@@ -220,6 +232,17 @@ export function capturingNormalizer(n: Normalizer, writer: CaptureWriter, option
     pushUnparsed(line, lineNumber) {
       const events = n.pushLine(line, { lineNumber });
       const lines = enqueue({ kind: "unparsed", line, meta: {}, sessionId: n.sessionId, turnId: null, events, deltas: [] });
+      return { events, lines };
+    },
+    host(h) {
+      const events = n.hostEvent(h);
+      // the shadow gets the same host event, in its own ids (so its state follows the session's)
+      let shadowEvents: CanonicalEvent[] | undefined;
+      if (shadow) {
+        const back = (id: string | undefined) => { if (id === undefined) return undefined; for (const [sid, rid] of idMap) if (rid === id) return sid; return id; };
+        shadowEvents = shadow.hostEvent({ ...h, threadId: back(h.threadId), turnId: back(h.turnId), requestId: back(h.requestId) });
+      }
+      const lines = enqueue({ kind: "host", meta: {}, sessionId: n.sessionId, turnId: turnOf(events), events, shadowEvents, deltas: [] });
       return { events, lines };
     },
     end() {

@@ -12,6 +12,7 @@ import { openSync, writeSync, closeSync } from "node:fs";
 import { createNormalizer, type CanonicalEvent, type Normalizer } from "../normalize/normalizer.js";
 import type { HostEvent } from "../normalize/engine.js";
 import { createCaptureWriter } from "../capture/capture.js";
+import { machineRedactOptions } from "../capture/machine.js";
 import { capturingNormalizer, type CapturingNormalizer } from "../capture/replay.js";
 import { answerRequest, type RequestReply } from "../answer/answer.js";
 import { InvalidOptionError } from "../errors.js";
@@ -54,7 +55,8 @@ export class Session implements LiveSession {
     });
     this.closed = new Promise((r) => (this.closedResolve = r));
     if (o.capture !== undefined) {
-      const writer = createCaptureWriter({ provider: factory.provider, source: factory.surface });
+      // redaction knows this machine: the home, the project (cwd), the temp dir and the login name
+      const writer = createCaptureWriter({ provider: factory.provider, source: factory.surface, redact: machineRedactOptions(o.cwd) });
       this.capture = capturingNormalizer(this.normalizer, writer, { surface: factory.surface });
       if (typeof o.capture === "string") {
         const fd = openSync(o.capture, "w");
@@ -64,16 +66,11 @@ export class Session implements LiveSession {
         const sink = o.capture;
         this.captureWrite = (s) => sink.write(s);
       }
-      this.hostLines = (events) => {
-        let s = "";
-        for (const e of events) s += writer.line("normalized_out", e.type, e, { sessionId: e.sessionId, turnId: e.turnId ?? null });
-        return s;
-      };
+
     }
     o.signal?.addEventListener("abort", () => void this.close(), { once: true });
   }
 
-  private hostLines: ((events: CanonicalEvent[]) => string) | undefined;
 
   get agent() { return this.factory.agent; }
   get surface() { return this.factory.surface; }
@@ -138,8 +135,13 @@ export class Session implements LiveSession {
   }
 
   private emitHost(h: HostEvent): CanonicalEvent[] {
-    const events = this.normalizer.hostEvent(h);
-    if (this.hostLines) this.writeCapture(this.hostLines(events));
+    let events: CanonicalEvent[];
+    // through the capture (in order with the messages' lines still held for redaction), or straight
+    if (this.capture && this.state !== "closed") {
+      const r = this.capture.host(h);
+      events = r.events;
+      this.writeCapture(r.lines);
+    } else events = this.normalizer.hostEvent(h);
     this.deliver(events);
     return events;
   }

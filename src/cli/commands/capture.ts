@@ -4,7 +4,7 @@
  *   capture check FILE                      validate every line (line number + field for each problem)
  *   capture convert [--from SURFACE] FILE   a recording ({seq, dir, channel?, message} lines) → capture envelopes
  */
-import { homedir, tmpdir, userInfo } from "node:os";
+import { machineRedactOptions } from "../../capture/machine.js";
 import { SURFACES, SURFACE_NAMES } from "../../../generated/surfaces.gen.js";
 import { CAPTURE_STAGES, createCaptureWriter, formatCaptureError, readCapture, serializeRecords, type CaptureReadResult } from "../../capture/capture.js";
 import type { RedactOptions } from "../../capture/redact.js";
@@ -30,10 +30,7 @@ base64-wrapped credentials, env values) in every stage and in free text, streame
 
 /** What the CLI redacts by default: the home, current and temp directories, and the login name. */
 export function cliRedactOptions(): RedactOptions {
-  const users: string[] = [];
-  try { users.push(userInfo().username); } catch { /* no passwd entry (a container): the environment's name, if any */ }
-  for (const k of ["USER", "LOGNAME", "USERNAME"]) { const v = process.env[k]; if (v && !users.includes(v)) users.push(v); }
-  return { home: homedir(), project: process.cwd(), tmp: tmpdir(), user: users };
+  return machineRedactOptions(process.cwd());
 }
 
 /**
