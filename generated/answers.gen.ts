@@ -314,50 +314,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:596",
     },
-    // mappings/claude-sdk.yaml:1861
+    // mappings/claude-sdk.yaml:1961
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:1878",
+      at: "mappings/claude-sdk.yaml:1978",
     },
-    // mappings/claude-sdk.yaml:1973
+    // mappings/claude-sdk.yaml:2073
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:1991",
+      at: "mappings/claude-sdk.yaml:2091",
     },
-    // mappings/claude-sdk.yaml:2023
+    // mappings/claude-sdk.yaml:2123
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2041",
+      at: "mappings/claude-sdk.yaml:2141",
     },
-    // mappings/claude-sdk.yaml:2141
+    // mappings/claude-sdk.yaml:2241
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2158",
+      at: "mappings/claude-sdk.yaml:2258",
     },
-    // mappings/claude-sdk.yaml:2165
+    // mappings/claude-sdk.yaml:2265
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2186",
+      at: "mappings/claude-sdk.yaml:2286",
     },
-    // mappings/claude-sdk.yaml:2193
+    // mappings/claude-sdk.yaml:2293
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2214",
+      at: "mappings/claude-sdk.yaml:2314",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

@@ -1651,6 +1651,7 @@ export const COMPATIBILITY = {
             "assistant": {
               "status": "mapped",
               "rules": [
+                "assistant-after-abandoned-stream",
                 "assistant-blocks",
                 "assistant-text",
                 "assistant-thinking",

@@ -39,7 +39,7 @@ const GAPS: Record<string, Check[]> = {
 };
 
 /** Superseded items per scenario (the abandoned partial text of a response cut off mid-stream). */
-const SUPERSEDED: Record<string, number> = { "stream-error": 1 };
+const SUPERSEDED: Record<string, number> = { "stream-error": 1, "stream-retry": 1 };
 
 function run(surface: string, file: string) {
   const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock() });

@@ -963,7 +963,36 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1293 — message assistant */
+/** mappings/claude-sdk.yaml:1301 — message assistant → item.completed */
+function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))));
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  if (cx.wasOpen("item") && m.error == null) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "superseded",
+    detail: "the response was cut off here and retried; the retry's message replaces this text",
+    data: {
+      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))),
+      retryMessageId: m.message?.id,
+    },
+  });
+  if (cx.wasOpen("item") && m.error != null) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "failed",
+    detail: concat("the response was cut off here: ", m.error),
+    data: { abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), error: m.error },
+  });
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
+  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
+  cx.replay(m);
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1364 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -972,7 +1001,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1314 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1385 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -997,7 +1026,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1357 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1428 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1018,7 +1047,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1402 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1473 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1051,7 +1080,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1450 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1521 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1077,7 +1106,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1472 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1543 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1096,9 +1125,24 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1491 — message stream_event */
+/** mappings/claude-sdk.yaml:1565 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  if (cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "superseded",
+    detail: "the response was cut off here and retried; the retry's message replaces this text",
+    data: {
+      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))),
+      retryMessageId: m.event?.message?.id,
+    },
+  });
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, m.event?.message?.id);
   cx.setVarAt(`messageInput:${m.parent_tool_use_id}`, m.event?.message?.usage?.input_tokens);
   cx.setVarAt(`messageCacheRead:${m.parent_tool_use_id}`, m.event?.message?.usage?.cache_read_input_tokens);
@@ -1106,7 +1150,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1506 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1599 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1122,7 +1166,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1525 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1618 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1136,11 +1180,12 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
     data: { abandonedBlocks: m.abandoned_blocks },
   });
   cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1553 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1647 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1152,11 +1197,12 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
     status: "completed",
   });
   cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1570 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1665 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1166,6 +1212,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, m.event?.content_block?.id);
   cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.content_block?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1176,7 +1223,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1599 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1696 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1195,7 +1242,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1617 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1714 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1206,6 +1253,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.event?.content_block?.type),
     status: "inProgress",
@@ -1213,7 +1261,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1639 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1737 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1224,7 +1272,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1656 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1754 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1235,14 +1283,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1676 — message stream_event */
+/** mappings/claude-sdk.yaml:1774 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1686 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1784 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1262,7 +1310,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1720 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1818 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1277,7 +1325,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1751 — message stream_event */
+/** mappings/claude-sdk.yaml:1849 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1287,11 +1335,12 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
   cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1770 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1869 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1300,6 +1349,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
@@ -1308,7 +1358,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1800 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1900 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1318,7 +1368,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1813 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1913 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1326,28 +1376,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1823 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1923 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1835 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1935 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1848 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1948 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1861 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1961 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1373,7 +1423,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1901 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2001 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1389,7 +1439,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1924 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2024 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1407,7 +1457,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1951 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2051 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1423,7 +1473,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1973 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2073 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1445,7 +1495,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1998 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2098 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1459,7 +1509,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2023 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2123 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1473,7 +1523,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2048 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2148 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1487,7 +1537,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2073 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2173 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1504,7 +1554,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2101 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2201 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_item_close_5, m.toolUseId);
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
@@ -1517,13 +1567,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2130 — control interrupt */
+/** mappings/claude-sdk.yaml:2230 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2141 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2241 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1549,7 +1599,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2165 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2265 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1582,7 +1632,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2193 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2293 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1597,21 +1647,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2221 — wire control_request */
+/** mappings/claude-sdk.yaml:2321 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2234 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2334 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2249 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2349 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1625,7 +1675,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2274 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2374 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1639,7 +1689,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2299 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2399 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1654,7 +1704,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2320 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2420 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1668,14 +1718,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2344 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2444 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2358 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2458 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1800,120 +1850,121 @@ export const table: SurfaceTable = {
         { rule: "claude-sdk#user-message", line: 1265, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 1293, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1314, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1357, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1402, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1450, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1472, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1301, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1364, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1385, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1428, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1473, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1521, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1543, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1491, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1506, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1525, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1553, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1570, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1599, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1617, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1639, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1656, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1676, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1686, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1720, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1751, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1770, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1565, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1599, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1618, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1647, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1665, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1696, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1714, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1737, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1754, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1774, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1784, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1818, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1849, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1869, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1800, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1900, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1813, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1913, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1823, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1923, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1835, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1935, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1848, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1948, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1861, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1961, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1901, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2001, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1924, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1951, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2024, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2051, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 1973, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2073, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 1998, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2098, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 1998, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2098, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 1998, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2098, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2023, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2123, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2048, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2148, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2048, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2148, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2073, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2173, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2101, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2201, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2130, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2230, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2141, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2165, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2193, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2221, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2234, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2241, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2265, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2293, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2321, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2334, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2249, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2274, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2299, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2320, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2344, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2349, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2374, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2399, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2420, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2444, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2358, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2458, run: r_wire_cancel },
       ],
     },
   },
@@ -1927,9 +1978,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2379)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2384)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2388)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2479)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2484)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2488)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],
