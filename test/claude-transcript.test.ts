@@ -11,8 +11,8 @@
  * - SDK-only messages: system/init (session.configured: the transcript version carries only cwd/version/branch),
  *   `result` (cost and usage of turn.completed), permission requests/answers (request.opened/resolved: the transcript
  *   records only the tool result), rate_limit_event / prompt_suggestion;
- * - event order: thread.started comes before the first turn (the live stream learns the session from init, after the
- *   prompt we sent opened the turn).
+ * - the thread's provider id: the live stream learns the session from init, after the prompt we sent opened the first
+ *   turn, so its thread.started (the runtime's, before that turn) carries none; the transcript's does.
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";

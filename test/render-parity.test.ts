@@ -158,6 +158,8 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
       const only = CLAUDE_LIVE_ONLY_STATUS[s] ?? [];
       const gone = removeBlocks(live, (b) => b.kind === "status" && only.includes(b.message));
       expect(gone.map((b: any) => b.message)).toEqual(only);
+      // a superseded step is hidden by every UI; the transcript keeps only the answer that replaced it
+      expect(dropSuperseded(live)).toEqual(CLAUDE_62_SUPERSEDED[s] ?? []);
       expect(view(restored, CLAUDE_OMIT)).toEqual(view(live, CLAUDE_OMIT));
     });
   }
@@ -188,7 +190,12 @@ function dropSuperseded(snap: AccumulatorSnapshot): string[] {
   for (const x of snap.sessions) { visit(x.steps); for (const t of x.turns) visit(t.steps); }
   return out;
 }
-const CLAUDE_333_SUPERSEDED: Record<string, string[]> = { "stream-error": ["text A retry repeats a request that failed. It succeeds"] };
+const CLAUDE_333_SUPERSEDED: Record<string, string[]> = {
+  "stream-error": ["text A retry repeats a request that failed. It succeeds"],
+  "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"],
+};
+/** Superseded steps of the 2.1.62 live streams (a response cut off mid-stream, retried without streaming). */
+const CLAUDE_62_SUPERSEDED: Record<string, string[]> = { "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"] };
 const retry = (b: any) => b.kind === "status" && /^the model call failed \(/.test(b.message);
 const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: AccumulatorSnapshot) => void> = {
   // the background subagent's own lines are in its own file (subagents/agent-*.jsonl), not in the session's transcript

@@ -27,7 +27,7 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | StepMessage | WireMessage;
 
-// map "decision" (mappings/claude-sdk.yaml:191)
+// map "decision" (mappings/claude-sdk.yaml:194)
 type V_decision = "allow_once" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow", "allow_once"],
@@ -42,7 +42,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/claude-sdk.yaml:198)
+// map "toolName" (mappings/claude-sdk.yaml:201)
 type V_toolName =
   | "shell"
   | "shell_output"
@@ -90,7 +90,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "blockItemType" (mappings/claude-sdk.yaml:222)
+// map "blockItemType" (mappings/claude-sdk.yaml:225)
 type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
@@ -106,7 +106,7 @@ function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/claude-sdk.yaml:231)
+// map "elicitationDecision" (mappings/claude-sdk.yaml:234)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -120,7 +120,7 @@ function map_elicitationDecision(v: unknown, d: unknown = "cancelled"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "dialogDecision" (mappings/claude-sdk.yaml:235)
+// map "dialogDecision" (mappings/claude-sdk.yaml:238)
 type V_dialogDecision = "answered" | "cancelled";
 const M_dialogDecision: ReadonlyMap<string, V_dialogDecision> = new Map([
   ["completed", "answered"],
@@ -133,7 +133,7 @@ function map_dialogDecision(v: unknown, d: unknown = "cancelled"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_dialogDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:239)
+// map "statusState" (mappings/claude-sdk.yaml:242)
 type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
@@ -146,7 +146,7 @@ function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-// map "sessionState" (mappings/claude-sdk.yaml:245)
+// map "sessionState" (mappings/claude-sdk.yaml:248)
 type V_sessionState = "ready" | "running" | "waiting";
 const M_sessionState: ReadonlyMap<string, V_sessionState> = new Map([
   ["idle", "ready"],
@@ -160,7 +160,7 @@ function map_sessionState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_sessionState.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:250)
+// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:253)
 type V_claudeBackgroundLaunch = "background";
 const M_claudeBackgroundLaunch: ReadonlyMap<string, V_claudeBackgroundLaunch> = new Map([
   ["async_launched", "background"],
@@ -172,7 +172,7 @@ function map_claudeBackgroundLaunch(v: unknown, d: unknown = undefined): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBackgroundLaunch.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskItemStatus" (mappings/claude-sdk.yaml:253)
+// map "taskItemStatus" (mappings/claude-sdk.yaml:256)
 type V_taskItemStatus = "completed" | "failed";
 const M_taskItemStatus: ReadonlyMap<string, V_taskItemStatus> = new Map([
   ["completed", "completed"],
@@ -187,7 +187,7 @@ function map_taskItemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskItemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskEndStatus" (mappings/claude-sdk.yaml:257)
+// map "taskEndStatus" (mappings/claude-sdk.yaml:260)
 type V_taskEndStatus = "completed" | "failed" | "stopped";
 const M_taskEndStatus: ReadonlyMap<string, V_taskEndStatus> = new Map([
   ["completed", "completed"],
@@ -201,7 +201,7 @@ function map_taskEndStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:261)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:264)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -213,7 +213,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:264)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:267)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -228,7 +228,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:267)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:270)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -263,7 +263,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:271)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:274)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -323,7 +323,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:363 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:366 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -353,7 +353,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:410 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:413 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -362,7 +362,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:427 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:430 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -372,7 +372,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:442 — message system → hook.started */
+/** mappings/claude-sdk.yaml:445 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -381,7 +381,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:453 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:456 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -390,7 +390,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:464 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:467 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -406,7 +406,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:479 — message system → task.started */
+/** mappings/claude-sdk.yaml:482 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -422,7 +422,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:495 — message system → task.progress */
+/** mappings/claude-sdk.yaml:498 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -438,7 +438,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:510 — message system → task.completed */
+/** mappings/claude-sdk.yaml:513 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -455,7 +455,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:527 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:530 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -467,7 +467,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:542 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:545 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -486,7 +486,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:558 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:561 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -495,7 +495,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:577 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:580 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -520,7 +520,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:604 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:607 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -542,7 +542,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:626 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:629 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -554,7 +554,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:641 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:644 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -566,7 +566,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:655 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:658 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -578,7 +578,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:669 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:672 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -587,7 +587,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:681 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:684 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -600,7 +600,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:696 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:699 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -609,7 +609,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:711 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:714 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -618,7 +618,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:726 — message system → task.completed */
+/** mappings/claude-sdk.yaml:729 — message system → task.completed */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -633,7 +633,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:742 — message system → task.progress */
+/** mappings/claude-sdk.yaml:745 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated")) return false;
   cx.ref(ID_thread_current);
@@ -648,7 +648,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:759 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:762 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -656,7 +656,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:774 — message system → session.configured */
+/** mappings/claude-sdk.yaml:777 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -664,7 +664,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:789 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:792 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -678,7 +678,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:814 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:817 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -687,7 +687,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:828 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:831 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -705,7 +705,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:843 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:846 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -713,7 +713,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:860 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:863 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -721,21 +721,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:881 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:884 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:896 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:899 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:911 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:914 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -754,7 +754,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:947 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:950 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -779,7 +779,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:980 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:983 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -798,7 +798,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1006 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1009 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -823,7 +823,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1045 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1048 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -847,7 +847,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1086 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1089 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -870,7 +870,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1110 — message user */
+/** mappings/claude-sdk.yaml:1113 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -879,7 +879,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1131 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1134 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -897,7 +897,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1163 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1166 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -931,7 +931,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1243 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1246 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -941,7 +941,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1265 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1268 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -963,7 +963,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1301 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1304 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
@@ -992,7 +992,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1364 — message assistant */
+/** mappings/claude-sdk.yaml:1367 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1001,7 +1001,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1385 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1388 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1026,7 +1026,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1428 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1431 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1047,7 +1047,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1473 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1476 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1080,7 +1080,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1521 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1524 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1106,7 +1106,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1543 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1546 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1125,7 +1125,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1565 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1568 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1150,7 +1150,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1599 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1602 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1166,7 +1166,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1618 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1621 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1185,7 +1185,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1647 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1650 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1202,7 +1202,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1665 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1668 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1223,7 +1223,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1696 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1699 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1242,7 +1242,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1714 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1717 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1261,7 +1261,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1737 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1740 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1272,7 +1272,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1754 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1757 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1283,14 +1283,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1774 — message stream_event */
+/** mappings/claude-sdk.yaml:1777 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1784 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1787 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1310,7 +1310,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1818 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1821 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1325,7 +1325,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1849 — message stream_event */
+/** mappings/claude-sdk.yaml:1852 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1340,7 +1340,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1869 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1872 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1358,7 +1358,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1900 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1903 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1368,7 +1368,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1913 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1916 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1376,28 +1376,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1923 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1926 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1935 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1938 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1948 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1951 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1961 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1964 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1423,7 +1423,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2001 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2004 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1439,7 +1439,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2024 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2027 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1457,7 +1457,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2051 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2054 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1473,7 +1473,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2073 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2076 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1495,7 +1495,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2098 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2101 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1509,7 +1509,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2123 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2126 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1523,7 +1523,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2148 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2151 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1537,7 +1537,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2173 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2176 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1554,7 +1554,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2201 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2204 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_item_close_5, m.toolUseId);
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
@@ -1567,13 +1567,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2230 — control interrupt */
+/** mappings/claude-sdk.yaml:2233 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2241 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2244 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1599,7 +1599,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2265 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2268 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1632,7 +1632,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2293 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2296 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1647,21 +1647,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2321 — wire control_request */
+/** mappings/claude-sdk.yaml:2324 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2334 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2337 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2349 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2352 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1675,7 +1675,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2374 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2377 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1689,7 +1689,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2399 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2402 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1704,7 +1704,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2420 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2423 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1718,14 +1718,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2444 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2447 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2458 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2461 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1738,45 +1738,45 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-sdk.yaml:87 — input wrapper "permission-request-captured"
+  // mappings/claude-sdk.yaml:90 — input wrapper "permission-request-captured"
   if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:92 — input wrapper "permission-request-capture-line"
+  // mappings/claude-sdk.yaml:95 — input wrapper "permission-request-capture-line"
   if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:98 — input wrapper "permission-request-bare"
+  // mappings/claude-sdk.yaml:101 — input wrapper "permission-request-bare"
   if (line?.toolName != null && line?.input != null && line?.options != null) return { wrapper: "permission-request-bare", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:104 — input wrapper "answered-elsewhere"
+  // mappings/claude-sdk.yaml:107 — input wrapper "answered-elsewhere"
   if (line?.seq != null && line?.dir === "out" && (line?.channel === "permission" || line?.channel === "elicitation" || line?.channel === "userDialog") && line?.message == null) return { wrapper: "answered-elsewhere", message: line, kind: "answeredElsewhere", type: "answer" };
-  // mappings/claude-sdk.yaml:111 — input wrapper "elicitation-request-captured"
+  // mappings/claude-sdk.yaml:114 — input wrapper "elicitation-request-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:116 — input wrapper "elicitation-result-captured"
+  // mappings/claude-sdk.yaml:119 — input wrapper "elicitation-result-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:120 — input wrapper "elicitation-request-capture-line"
+  // mappings/claude-sdk.yaml:123 — input wrapper "elicitation-request-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "in") return { wrapper: "elicitation-request-capture-line", message: line?.message, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:125 — input wrapper "elicitation-result-capture-line"
+  // mappings/claude-sdk.yaml:128 — input wrapper "elicitation-result-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "out") return { wrapper: "elicitation-result-capture-line", message: line?.message, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:129 — input wrapper "elicitation-request-bare"
+  // mappings/claude-sdk.yaml:132 — input wrapper "elicitation-request-bare"
   if (line?.request?.serverName != null && line?.request?.message != null && line?.options?.requestId != null) return { wrapper: "elicitation-request-bare", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:134 — input wrapper "user-dialog-request-bare"
+  // mappings/claude-sdk.yaml:137 — input wrapper "user-dialog-request-bare"
   if (line?.request?.dialogKind != null && line?.options?.requestId != null) return { wrapper: "user-dialog-request-bare", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:139 — input wrapper "user-dialog-request-captured"
+  // mappings/claude-sdk.yaml:142 — input wrapper "user-dialog-request-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:144 — input wrapper "user-dialog-result-captured"
+  // mappings/claude-sdk.yaml:147 — input wrapper "user-dialog-result-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:148 — input wrapper "user-dialog-request-capture-line"
+  // mappings/claude-sdk.yaml:151 — input wrapper "user-dialog-request-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "in") return { wrapper: "user-dialog-request-capture-line", message: line?.message, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:153 — input wrapper "user-dialog-result-capture-line"
+  // mappings/claude-sdk.yaml:156 — input wrapper "user-dialog-result-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "out") return { wrapper: "user-dialog-result-capture-line", message: line?.message, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:158 — input wrapper "wire-capture"
+  // mappings/claude-sdk.yaml:161 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line, meta: { dir: line?.dir } };
-  // mappings/claude-sdk.yaml:162 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:165 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
-  // mappings/claude-sdk.yaml:167 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:170 — input wrapper "timed-entry"
   if (line?.relativeTimestamp != null && line?.message?.type != null) return { wrapper: "timed-entry", message: line?.message };
-  // mappings/claude-sdk.yaml:170 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:173 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The provider session a message belongs to (mappings/claude-sdk.yaml:179). */
+/** The provider session a message belongs to (mappings/claude-sdk.yaml:182). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
   return { key: m?.session_id, next: cx.method === "conversation_reset" };
 }
@@ -1795,176 +1795,176 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 363, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 410, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 427, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 442, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 453, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 464, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 479, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 495, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 510, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 527, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 542, versions: ["0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 558, versions: ["0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 577, versions: ["0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 604, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 626, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 641, versions: ["0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 655, versions: ["0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 669, versions: ["0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 681, versions: ["0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 696, versions: ["0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 711, versions: ["0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 726, versions: ["0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 742, versions: ["0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 759, versions: ["0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 774, versions: ["0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 789, versions: ["0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 814, versions: ["0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 828, versions: ["0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 843, versions: ["0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-init", line: 366, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 413, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 430, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 445, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 456, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 467, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 482, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 498, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 513, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 530, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 545, versions: ["0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 561, versions: ["0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 580, versions: ["0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 607, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 629, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 644, versions: ["0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 658, versions: ["0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 672, versions: ["0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 684, versions: ["0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 699, versions: ["0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 714, versions: ["0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 729, versions: ["0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 745, versions: ["0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 762, versions: ["0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 777, versions: ["0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 792, versions: ["0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 817, versions: ["0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 831, versions: ["0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 846, versions: ["0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 860, versions: ["0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 863, versions: ["0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 881, versions: ["0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 884, versions: ["0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 896, versions: ["0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 899, versions: ["0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 911, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 947, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 980, versions: ["0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1006, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1045, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 914, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 950, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 983, versions: ["0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1009, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1048, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1086, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1110, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1131, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1163, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1243, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1265, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1089, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1113, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1134, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1166, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1246, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1268, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1301, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1364, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1385, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1428, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1473, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1521, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1543, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1304, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1367, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1388, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1431, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1476, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1524, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1546, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1565, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1599, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1618, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1647, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1665, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1696, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1714, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1737, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1754, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1774, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1784, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1818, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1849, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1869, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1568, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1602, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1621, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1650, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1668, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1699, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1717, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1740, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1757, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1777, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1787, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1821, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1852, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1872, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1900, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1903, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1913, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1916, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1923, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1926, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1935, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1938, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1948, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1951, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1961, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1964, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2001, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2004, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2024, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2051, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2027, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2054, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2073, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2076, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2098, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2101, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2098, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2101, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2098, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2101, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2123, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2126, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2148, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2151, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2148, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2151, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2173, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2176, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2201, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2204, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2230, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2233, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2241, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2265, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2293, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2321, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2334, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2244, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2268, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2296, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2324, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2337, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2349, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2374, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2399, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2420, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2444, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2352, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2377, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2402, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2423, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2447, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2458, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2461, run: r_wire_cancel },
       ],
     },
   },
@@ -1978,9 +1978,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2479)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2484)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2488)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2482)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2487)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2491)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],
