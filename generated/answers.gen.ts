@@ -167,7 +167,7 @@ const SET_opencode_permission: readonly AnswerCaseData[] = [
 /** How the requests each row opens are answered (mappings/README.md "Answers"), by the rows' raw.rule. */
 export const ANSWERS: AnswerTables = {
   surfaces: {
-    // mappings/acp.yaml:195
+    // mappings/acp.yaml:206
     "acp": {
       transports: [],
       envelopes: {
@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1276
+    // mappings/acp.yaml:1287
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1307",
+          at: "mappings/acp.yaml:1318",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1310",
+          at: "mappings/acp.yaml:1321",
         },
       ],
-      at: "mappings/acp.yaml:1307",
+      at: "mappings/acp.yaml:1318",
     },
-    // mappings/acp.yaml:1395
+    // mappings/acp.yaml:1406
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1410",
+          at: "mappings/acp.yaml:1421",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1413",
+          at: "mappings/acp.yaml:1424",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1415",
+          at: "mappings/acp.yaml:1426",
         },
       ],
-      at: "mappings/acp.yaml:1410",
+      at: "mappings/acp.yaml:1421",
     },
-    // mappings/acp.yaml:1484
+    // mappings/acp.yaml:1495
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -269,18 +269,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1502",
+          at: "mappings/acp.yaml:1513",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1505",
+          at: "mappings/acp.yaml:1516",
         },
       ],
-      at: "mappings/acp.yaml:1502",
+      at: "mappings/acp.yaml:1513",
     },
-    // mappings/acp.yaml:1545
+    // mappings/acp.yaml:1556
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,22 +289,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1565",
+          at: "mappings/acp.yaml:1576",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1567",
+          at: "mappings/acp.yaml:1578",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1569",
+          at: "mappings/acp.yaml:1580",
         },
       ],
-      at: "mappings/acp.yaml:1565",
+      at: "mappings/acp.yaml:1576",
     },
     // mappings/claude-sdk.yaml:580
     "claude-sdk#system-permission-denied": {

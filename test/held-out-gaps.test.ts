@@ -66,3 +66,67 @@ describe("1. Claude Code 2.1.62 retrying a stream that broke off mid-message (cl
     });
   }
 });
+
+/** Each item's fields as a UI knows them: its item.* payloads applied in order (later fields win). */
+function items(events: CanonicalEvent[]) {
+  const m = new Map<string, Record<string, any>>();
+  for (const e of events) if (e.type.startsWith("item.") && e.itemId) m.set(e.itemId, { ...m.get(e.itemId), ...Object.fromEntries(Object.entries(P(e)).filter(([, v]) => v !== undefined)) });
+  return [...m.values()];
+}
+/** The tool calls an ACP recording carries (tool_call / tool_call_update / a permission request's toolCall). */
+const acpCalls = (captures: any[]) => captures.filter((c) => c.dir === "in").map((c) => c.message?.params?.update ?? c.message?.params?.toolCall).filter((u) => u?.toolCallId !== undefined);
+
+describe("3. Gemini CLI over ACP: a shell call's command only in its title; an edit without a diff", () => {
+  for (const s of ["shell", "approval", "failing-tool", "interrupt"]) {
+    it(`gemini/${s}: every command item has its command — the title of a call that sends no rawInput`, () => {
+      const { events, captures } = run("acp", join(REC, `acp/gemini/${s}.ndjson`));
+      const execute = acpCalls(captures).filter((u) => u.kind === "execute");
+      expect(execute.length).toBeGreaterThan(0);
+      expect(execute.filter((u) => u.rawInput !== undefined)).toEqual([]); // the class: no rawInput, the command only in the title
+      const commands = items(events).filter((i) => i.itemType === "command_execution");
+      expect(commands.length).toBeGreaterThan(0);
+      for (const c of commands) {
+        expect(c.command, JSON.stringify(c.title)).toBeTypeOf("string");
+        expect(execute.map((u) => u.title)).toContain(c.command);
+      }
+      expect(violations(events)).toEqual([]);
+    });
+  }
+
+  it("gemini/shell.load: a replayed call's title names the tool (\"Shell\"), not the command: no command is made up", () => {
+    const { events, captures } = run("acp", join(REC, "acp/gemini/shell.load.ndjson"));
+    expect(acpCalls(captures).map((u) => [u.kind, u.title, u.rawInput])).toEqual([["execute", "Shell", undefined]]);
+    const [c] = items(events).filter((i) => i.itemType === "command_execution");
+    expect(c.title).toBe("Shell");
+    expect(c.command).toBeUndefined();
+  });
+
+  it("gemini/edit-miss: an edit that failed (no diff) names its file from the call's locations", () => {
+    const { events, captures } = run("acp", join(REC, "acp/gemini/edit-miss.ndjson"));
+    const edits = acpCalls(captures).filter((u) => u.kind === "edit");
+    // the class: no diff content anywhere, no rawInput; the file only in `locations`
+    expect(edits.flatMap((u) => (u.content ?? []).filter((x: any) => x.type === "diff"))).toEqual([]);
+    expect(edits.filter((u) => u.rawInput !== undefined)).toEqual([]);
+    expect(edits[0].locations).toEqual([{ path: "/sandbox/work/hello.py" }]);
+    const changes = items(events).filter((i) => i.itemType === "file_change");
+    expect(changes.map((i) => [i.status, i.files])).toEqual([["failed", [{ path: "/sandbox/work/hello.py", change: "update" }]]]);
+    const { text } = rendered(events);
+    expect(text).toContain("hello.py");
+    expect(violations(events)).toEqual([]);
+  });
+});
+
+describe("5. Codex ACP loaded sessions: a replayed tool call names no kind (acp/codex/*.load.ndjson)", () => {
+  for (const s of ["shell", "approval", "failing-tool", "interrupt", "plan"]) {
+    it(`codex/${s}.load: every dynamic tool call has a toolName (ACP's default kind, other)`, () => {
+      const { events, captures } = run("acp", join(REC, `acp/codex/${s}.load.ndjson`));
+      const kindless = acpCalls(captures).filter((u) => u.sessionUpdate === "tool_call" && u.kind === undefined);
+      expect(kindless.length).toBeGreaterThan(0);
+      const dynamic = items(events).filter((i) => i.itemType === "dynamic_tool_call");
+      expect(dynamic.length).toBe(kindless.length);
+      expect(dynamic.map((i) => i.toolName)).toEqual(kindless.map(() => "other"));
+      // the function the replay names stays the title
+      expect(dynamic.map((i) => i.title)).toEqual(kindless.map((u) => u.title));
+    });
+  }
+});

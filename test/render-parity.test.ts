@@ -360,7 +360,7 @@ const ACP_AGENTS: Record<string, { markers: RegExp; cards: (b: any) => unknown; 
     // every restored session begins with the session context; a tool's result is one more marker each
     diffs: {
       approval: { markers: 3, liveOnlyCards: ["declined rm README.md"] }, "approval-cancelled": { markers: 1, liveOnlyCards: ["declined rm README.md"] },
-      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
+      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "edit-miss": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
       "set-mode-model": { markers: 1, liveOnlyTurns: 1 }, shell: { markers: 2 }, "two-turn": { markers: 1 }, "model-error": { loadFails: true },
     },
   },

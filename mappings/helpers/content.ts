@@ -18,6 +18,11 @@ export function when<T>(a: unknown, b: unknown, v: T): T | undefined {
   return a === b ? v : undefined;
 }
 
+/** The value `v` unless a flag is set: undefined when any `flags` value is neither null nor undefined. */
+export function unless<T>(v: T, ...flags: unknown[]): T | undefined {
+  return flags.some((f) => f !== undefined && f !== null) ? undefined : v;
+}
+
 /** A field of a tool input object (`input[key]` for the first key it has as a string); undefined otherwise. */
 export function inputString(input: unknown, ...keys: unknown[]): string | undefined {
   if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
