@@ -306,58 +306,58 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1576",
     },
-    // mappings/claude-sdk.yaml:580
+    // mappings/claude-sdk.yaml:583
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:599",
+      at: "mappings/claude-sdk.yaml:602",
     },
-    // mappings/claude-sdk.yaml:1964
+    // mappings/claude-sdk.yaml:1973
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:1981",
+      at: "mappings/claude-sdk.yaml:1990",
     },
-    // mappings/claude-sdk.yaml:2076
+    // mappings/claude-sdk.yaml:2085
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2094",
+      at: "mappings/claude-sdk.yaml:2103",
     },
-    // mappings/claude-sdk.yaml:2126
+    // mappings/claude-sdk.yaml:2135
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2144",
+      at: "mappings/claude-sdk.yaml:2153",
     },
-    // mappings/claude-sdk.yaml:2244
+    // mappings/claude-sdk.yaml:2272
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2261",
+      at: "mappings/claude-sdk.yaml:2289",
     },
-    // mappings/claude-sdk.yaml:2268
+    // mappings/claude-sdk.yaml:2296
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2289",
+      at: "mappings/claude-sdk.yaml:2317",
     },
-    // mappings/claude-sdk.yaml:2296
+    // mappings/claude-sdk.yaml:2324
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2317",
+      at: "mappings/claude-sdk.yaml:2345",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

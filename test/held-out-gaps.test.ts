@@ -130,3 +130,49 @@ describe("5. Codex ACP loaded sessions: a replayed tool call names no kind (acp/
     });
   }
 });
+
+describe("6. Claude Code 2.1.333 subagent and tool-progress sessions: item events name their turn or parent (claude-sdk/2.1.333/subagent-progress)", () => {
+  const dir = join(REC, "claude-sdk/2.1.333");
+  const orphans = (events: CanonicalEvent[]) => events.filter((e) => (e.itemId !== undefined || e.type.startsWith("item.") || e.type.startsWith("task.") || e.type.startsWith("tool.")) && !e.turnId && !e.parentId).map((e) => `#${e.sequence} ${e.type} ${e.raw?.rule}`);
+
+  it("the recording has the class: foreground tasks (a subagent, its command, a main-thread command) whose notification comes before the call's tool_result; tool_progress", () => {
+    const msgs = run("claude-sdk", join(dir, "subagent-progress.ndjson")).captures.filter((c) => c.dir === "in" && !c.channel).map((c) => c.message);
+    const started = msgs.filter((m) => m.type === "system" && m.subtype === "task_started");
+    expect(started.map((m) => [m.task_type, m.is_backgrounded])).toEqual([["local_agent", false], ["local_bash", false], ["local_bash", false]]);
+    for (const t of started) {
+      const note = msgs.findIndex((m) => m.subtype === "task_notification" && m.tool_use_id === t.tool_use_id);
+      const result = msgs.findIndex((m) => m.type === "user" && m.message.content[0]?.tool_use_id === t.tool_use_id);
+      expect(note).toBeGreaterThan(-1);
+      expect(note).toBeLessThan(result);
+    }
+    expect(msgs.filter((m) => m.type === "tool_progress").length).toBeGreaterThan(0);
+  });
+
+  for (const [form, surface, file] of [["SDK stream", "claude-sdk", "subagent-progress.ndjson"], ["wire", "claude-sdk", "subagent-progress.wire.ndjson"], ["transcript", "claude-transcript", "subagent-progress.transcript.ndjson"]] as const) {
+    it(`${form}: no item, task or tool event lacks both turnId and parentId; each command completes with its own output`, () => {
+      const { events } = run(surface, join(dir, file));
+      expect(orphans(events)).toEqual([]);
+      const commands = items(events).filter((i) => i.itemType === "command_execution");
+      expect(commands.map((c) => [c.status, c.output])).toEqual(form === "transcript" ? [["completed", "build done"]] : [["completed", "check done"], ["completed", "build done"]]);
+      expect(violations(events)).toEqual([]);
+    });
+  }
+
+  it("the subagent's command completes under its Agent call, in the turn", () => {
+    const { events } = run("claude-sdk", join(dir, "subagent-progress.ndjson"));
+    const agent = events.find((e) => e.type === "item.started" && P(e).itemType === "collab_agent_tool_call")!;
+    const check = events.filter((e) => e.type === "item.completed" && P(e).itemType === "command_execution");
+    expect(check.map((e) => [e.parentId, e.turnId])).toEqual([[agent.itemId, agent.turnId], [undefined, agent.turnId]]);
+  });
+
+  for (const s of ["background-agent", "background-bash"]) {
+    it(`${s}: background work's completion names its thread and the turn that started it`, () => {
+      const { events } = run("claude-sdk", join(dir, `${s}.ndjson`));
+      expect(orphans(events)).toEqual([]);
+      const done = events.filter((e) => e.type === "item.completed" && e.raw?.rule === "claude-sdk#step-background-completed");
+      expect(done.length).toBe(1);
+      const started = events.find((e) => e.type === "item.started" && e.itemId === done[0].itemId)!;
+      expect([done[0].threadId, done[0].turnId]).toEqual([started.threadId, started.turnId]);
+    });
+  }
+});

@@ -202,6 +202,10 @@ const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: Acc
   "background-agent": (live) => {
     expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["tool ls", "terminal a.txt b.txt", "text The directory holds a.txt and b.txt."]);
   },
+  // the foreground subagent's own lines are in its own file too
+  "subagent-progress": (live) => {
+    expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["text Subagent task: run the slow check.", "tool timeout 33 tail -f /dev/null; echo check done", "permission ", "task ", "terminal check done"]);
+  },
   // the recorder elides Claude Code's own text in transcripts: the /context output
   "local-command": (live, restored) => {
     expect(take(live, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("## Context Usage"))).toEqual(["text ## Context Usage **Model:** claude-sonnet-4-6 **Tokens:** 20.2k / 200k (10%) ### Estimated"]);

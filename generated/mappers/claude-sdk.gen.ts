@@ -316,7 +316,6 @@ const ID_item_use_3: IdRef = { role: "item", op: "use", field: "tool_use_id", re
 const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "options.toolUseID" };
 const ID_item_use_4: IdRef = { role: "item", op: "use", field: "options.toolUseID" };
 const ID_request_open_2: IdRef = { role: "request", op: "open", space: "server", field: "options.requestId" };
-const ID_item_close_5: IdRef = { role: "item", op: "close", field: "toolUseId" };
 const ID_request_open_3: IdRef = { role: "request", op: "open", space: "server", field: "request_id", required: true };
 const ID_item_use_5: IdRef = { role: "item", op: "use", field: "request.tool_use_id" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "response.request_id", required: true };
@@ -414,6 +413,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   cx.ref(ID_task_open, m.task_id);
   cx.ref(ID_parent_use, m.tool_use_id);
   cx.setVarAt(`taskParent:${m.task_id}`, m.tool_use_id);
+  if (m.is_backgrounded === false) cx.setVarAt(`foregroundCall:${m.tool_use_id}`, true);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: m.description,
@@ -422,7 +422,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:498 — message system → task.progress */
+/** mappings/claude-sdk.yaml:501 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -438,7 +438,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:513 — message system → task.completed */
+/** mappings/claude-sdk.yaml:516 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -455,7 +455,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:530 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:533 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -467,7 +467,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:545 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:548 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -486,7 +486,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:561 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:564 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -495,7 +495,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:580 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:583 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -520,7 +520,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:607 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:610 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -542,7 +542,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:629 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:632 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -554,7 +554,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:644 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:647 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -566,7 +566,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:658 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:661 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -578,7 +578,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:672 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:675 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -587,7 +587,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:684 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:687 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -600,7 +600,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:699 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:702 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -609,7 +609,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:714 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:717 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -618,7 +618,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:729 — message system → task.completed */
+/** mappings/claude-sdk.yaml:732 — message system → task.completed */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -633,13 +633,15 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:745 — message system → task.progress */
+/** mappings/claude-sdk.yaml:748 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.subtype === "task_updated")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_use, m.task_id);
-  cx.ref(ID_parent_use_2, cx.varAt(`taskParent:${m.task_id}`));
+  cx.ref(ID_parent_use_2, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`taskParent:${m.task_id}`))));
+  if (m.patch?.is_backgrounded === true) cx.setVarAt(`foregroundCall:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`taskParent:${m.task_id}`))) ?? "none")}`, null);
   cx.emit("task.progress", {
     taskId: cx.id("task"),
     description: (m.patch?.description ?? m.patch?.status ?? ""),
@@ -648,7 +650,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:762 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:767 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -656,7 +658,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:777 — message system → session.configured */
+/** mappings/claude-sdk.yaml:782 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -664,7 +666,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:792 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:797 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -678,7 +680,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:817 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:822 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -687,7 +689,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:831 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:836 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -705,7 +707,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:846 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:851 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -713,7 +715,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:863 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:868 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -721,21 +723,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:884 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:889 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:899 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:904 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:914 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:919 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -754,7 +756,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:950 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:955 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -779,7 +781,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:983 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:988 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -798,7 +800,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1009 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1014 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -823,7 +825,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1048 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1053 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -847,7 +849,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1089 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1094 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -870,7 +872,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1113 — message user */
+/** mappings/claude-sdk.yaml:1118 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -879,13 +881,14 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1134 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1139 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.message?.content?.[0]?.tool_use_id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  cx.setVarAt(`foregroundCall:${m.message?.content?.[0]?.tool_use_id}`, null);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -897,7 +900,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1166 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1172 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -931,7 +934,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1246 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1252 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -941,7 +944,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1268 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1274 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -963,7 +966,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1304 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1310 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
@@ -992,7 +995,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1367 — message assistant */
+/** mappings/claude-sdk.yaml:1373 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1001,7 +1004,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1388 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1394 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1026,7 +1029,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1431 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1437 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1047,7 +1050,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1476 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1482 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1055,6 +1058,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1080,7 +1084,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1524 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1533 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1106,7 +1110,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1546 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1555 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1125,7 +1129,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1568 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1577 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1150,7 +1154,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1602 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1611 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1166,7 +1170,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1621 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1630 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1185,7 +1189,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1650 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1659 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1202,7 +1206,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1668 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1677 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1223,7 +1227,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1699 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1708 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1242,7 +1246,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1717 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1726 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1261,7 +1265,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1740 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1749 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1272,7 +1276,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1757 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1766 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1283,14 +1287,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1777 — message stream_event */
+/** mappings/claude-sdk.yaml:1786 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1787 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1796 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1310,7 +1314,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1821 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1830 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1325,7 +1329,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1852 — message stream_event */
+/** mappings/claude-sdk.yaml:1861 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1340,7 +1344,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1872 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1881 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1358,7 +1362,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1903 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1912 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1368,7 +1372,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1916 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1925 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1376,28 +1380,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1926 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1935 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1938 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1947 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1951 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1960 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1964 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1973 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1423,7 +1427,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2004 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2013 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1439,7 +1443,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2027 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2036 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1457,7 +1461,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2054 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2063 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1473,7 +1477,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2076 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2085 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1495,7 +1499,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2101 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2110 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1509,7 +1513,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2126 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2135 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1523,7 +1527,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2151 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2160 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1537,7 +1541,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2176 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2185 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1554,9 +1558,12 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2204 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2216 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
-  cx.ref(ID_item_close_5, m.toolUseId);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, h_content.unless(m.toolUseId, cx.varAt(`foregroundCall:${m.toolUseId}`)));
+  cx.ref(ID_parent_use_2, cx.varAt(`toolParent:${m.toolUseId}`));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: map_taskItemStatus(m.status),
@@ -1564,16 +1571,17 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
     data: m.notification,
     output: m.summary,
   });
+  cx.setVarAt(`foregroundCall:${m.toolUseId}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2233 — control interrupt */
+/** mappings/claude-sdk.yaml:2261 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2244 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2272 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1599,7 +1607,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2268 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2296 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1632,7 +1640,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2296 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2324 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1647,21 +1655,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2324 — wire control_request */
+/** mappings/claude-sdk.yaml:2352 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2337 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2365 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2352 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2380 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1675,7 +1683,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2377 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2405 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1689,7 +1697,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2402 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2430 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1704,7 +1712,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2423 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2451 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1718,14 +1726,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2447 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2475 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2461 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2489 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1802,169 +1810,169 @@ export const table: SurfaceTable = {
         { rule: "claude-sdk#system-hook-progress", line: 456, run: r_system_hook_progress },
         { rule: "claude-sdk#system-hook-response", line: 467, run: r_system_hook_response },
         { rule: "claude-sdk#system-task-started", line: 482, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 498, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 513, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 530, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 545, versions: ["0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 561, versions: ["0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 580, versions: ["0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 607, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 629, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 644, versions: ["0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 658, versions: ["0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 672, versions: ["0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 684, versions: ["0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 699, versions: ["0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 714, versions: ["0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 729, versions: ["0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 745, versions: ["0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 762, versions: ["0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 777, versions: ["0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 792, versions: ["0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 817, versions: ["0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 831, versions: ["0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 846, versions: ["0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-task-progress", line: 501, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 516, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 533, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 548, versions: ["0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 564, versions: ["0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 583, versions: ["0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 610, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 632, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 647, versions: ["0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 661, versions: ["0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 675, versions: ["0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 687, versions: ["0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 702, versions: ["0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 717, versions: ["0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 732, versions: ["0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 748, versions: ["0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 767, versions: ["0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 782, versions: ["0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 797, versions: ["0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 822, versions: ["0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 836, versions: ["0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 851, versions: ["0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 863, versions: ["0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 868, versions: ["0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 884, versions: ["0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 889, versions: ["0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 899, versions: ["0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 904, versions: ["0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 914, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 950, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 983, versions: ["0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1009, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1048, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 919, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 955, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 988, versions: ["0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1014, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1053, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1089, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1113, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1134, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1166, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1246, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1268, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1094, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1118, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1139, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1172, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1252, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1274, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1304, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1367, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1388, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1431, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1476, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1524, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1546, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1310, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1373, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1394, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1437, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1482, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1533, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1555, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1568, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1602, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1621, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1650, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1668, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1699, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1717, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1740, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1757, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1777, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1787, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1821, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1852, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1872, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1577, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1611, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1630, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1659, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1677, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1708, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1726, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1749, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1766, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1786, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1796, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1830, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1861, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1881, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1903, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1912, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1916, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1925, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1926, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1935, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1938, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1947, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1951, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1960, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1964, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1973, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2004, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2013, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2027, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2054, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2036, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2063, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2076, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2085, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2101, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2110, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2101, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2110, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2101, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2110, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2126, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2135, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2151, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2160, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2151, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2160, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2176, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2185, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2204, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2216, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2233, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2261, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2244, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2268, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2296, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2324, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2337, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2272, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2296, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2324, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2352, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2365, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2352, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2377, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2402, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2423, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2447, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2380, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2405, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2430, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2451, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2475, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2461, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2489, run: r_wire_cancel },
       ],
     },
   },
@@ -1978,9 +1986,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2482)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2487)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2491)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2510)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2515)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2519)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],
