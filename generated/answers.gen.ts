@@ -211,7 +211,7 @@ export const ANSWERS: AnswerTables = {
     },
   },
   rows: {
-    // mappings/acp.yaml:1287
+    // mappings/acp.yaml:1289
     "acp#request-permission": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["command_execution_approval", "file_change_approval", "unknown"],
@@ -221,18 +221,18 @@ export const ANSWERS: AnswerTables = {
           when: (a) => a.offered != null,
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "selected", optionId: a.offered }) }),
-          at: "mappings/acp.yaml:1318",
+          at: "mappings/acp.yaml:1320",
         },
         {
           decisions: ["allow_once", "allow_always", "reject_once", "reject_always", "cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled" }) }),
-          at: "mappings/acp.yaml:1321",
+          at: "mappings/acp.yaml:1323",
         },
       ],
-      at: "mappings/acp.yaml:1318",
+      at: "mappings/acp.yaml:1320",
     },
-    // mappings/acp.yaml:1406
+    // mappings/acp.yaml:1408
     "acp#elicitation-request": {
       surface: "acp", provider: "acp", source: "acp.request",
       requestTypes: ["tool_user_input"],
@@ -242,24 +242,24 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "object" },
           via: ["result"],
           body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-          at: "mappings/acp.yaml:1421",
+          at: "mappings/acp.yaml:1423",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ action: "decline" }),
-          at: "mappings/acp.yaml:1424",
+          at: "mappings/acp.yaml:1426",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ action: "cancel" }),
-          at: "mappings/acp.yaml:1426",
+          at: "mappings/acp.yaml:1428",
         },
       ],
-      at: "mappings/acp.yaml:1421",
+      at: "mappings/acp.yaml:1423",
     },
-    // mappings/acp.yaml:1495
+    // mappings/acp.yaml:1497
     "acp#cursor-ask-question": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -269,18 +269,18 @@ export const ANSWERS: AnswerTables = {
           reply: { answers: "array" },
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "answered", answers: a.reply?.answers }) }),
-          at: "mappings/acp.yaml:1513",
+          at: "mappings/acp.yaml:1515",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1516",
+          at: "mappings/acp.yaml:1518",
         },
       ],
-      at: "mappings/acp.yaml:1513",
+      at: "mappings/acp.yaml:1515",
     },
-    // mappings/acp.yaml:1556
+    // mappings/acp.yaml:1558
     "acp#cursor-create-plan": {
       surface: "acp", provider: "acp", source: "cursor.acp.request",
       requestTypes: ["tool_user_input"],
@@ -289,22 +289,22 @@ export const ANSWERS: AnswerTables = {
           decisions: ["allow_once", "allow_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "accepted" }) }),
-          at: "mappings/acp.yaml:1576",
+          at: "mappings/acp.yaml:1578",
         },
         {
           decisions: ["reject_once", "reject_always"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "rejected", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1578",
+          at: "mappings/acp.yaml:1580",
         },
         {
           decisions: ["cancelled"],
           via: ["result"],
           body: (a) => compact({ outcome: compact({ outcome: "cancelled", reason: a.reply?.message }) }),
-          at: "mappings/acp.yaml:1580",
+          at: "mappings/acp.yaml:1582",
         },
       ],
-      at: "mappings/acp.yaml:1576",
+      at: "mappings/acp.yaml:1578",
     },
     // mappings/claude-sdk.yaml:583
     "claude-sdk#system-permission-denied": {

@@ -176,3 +176,31 @@ describe("6. Claude Code 2.1.333 subagent and tool-progress sessions: item event
     });
   }
 });
+
+describe("4. ACP usage_update (used / size): a canonical context-window reading (acp/codex/*.ndjson)", () => {
+  it("codex/plain: the usage_update becomes context {usedTokens, windowTokens}; accumulator, chat events and the text render carry it", () => {
+    const { events, captures } = run("acp", join(REC, "acp/codex/plain.ndjson"));
+    const updates = captures.filter((c) => c.message?.params?.update?.sessionUpdate === "usage_update").map((c) => c.message.params.update);
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates.every((u) => typeof u.used === "number" && typeof u.size === "number" && u.inputTokens === undefined)).toBe(true);
+    const usage = events.filter((e) => e.type === "thread.token-usage.updated");
+    expect(usage.map((e) => P(e).context)).toEqual(updates.map((u) => ({ usedTokens: u.used, windowTokens: u.size })));
+    const last = updates.at(-1);
+    const { snap, text } = rendered(events);
+    expect(snap.sessions[0].context).toEqual({ usedTokens: last.used, windowTokens: last.size });
+    const block = snap.sessions.flatMap((s) => s.turns.flatMap((t) => t.steps.flatMap((st) => st.blocks))).find((b) => b.kind === "usage") as any;
+    expect(block.context).toEqual({ usedTokens: last.used, windowTokens: last.size });
+    expect(text).toContain(`context ${last.used} of ${last.size} tokens`);
+    expect(toChatEvents(events).filter((c) => c.kind === "usage").map((c) => c.context)).toEqual(usage.map((e) => P(e).context));
+    expect(violations(events)).toEqual([]);
+  });
+
+  it("a reading without a window, and values that are no token counts", () => {
+    const n = createNormalizer({ surface: "acp", ids: counterIds(), clock: steppingClock() });
+    const upd = (update: object) => n.push({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "usage_update", ...update } } }).find((e) => e.type === "thread.token-usage.updated")!;
+    expect(P(upd({ used: 900 })).context).toEqual({ usedTokens: 900 });
+    expect(P(upd({ used: 900, size: -1 })).context).toEqual({ usedTokens: 900 });
+    expect(P(upd({ used: "lots", size: 1000 })).context).toBeUndefined();
+    expect(P(upd({ used: 1.5, size: 1000 })).usage).toEqual({ used: 1.5, size: 1000 });
+  });
+});

@@ -732,11 +732,12 @@ function r_usage_update(m: View<Member<Notification, "method", "session/update">
   cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: { used: m.params?.update?.used, size: m.params?.update?.size, cost: m.params?.update?.cost },
+    context: h_content.contextUsage(m.params?.update?.used, m.params?.update?.size),
   });
   return true;
 }
 
-/** mappings/acp.yaml:1062 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1064 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -750,7 +751,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1091 — notification session/update → session.configured */
+/** mappings/acp.yaml:1093 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -760,7 +761,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1106 — notification session/update → session.configured */
+/** mappings/acp.yaml:1108 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -771,7 +772,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1122 — notification session/update → session.configured */
+/** mappings/acp.yaml:1124 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -781,7 +782,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1137 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1139 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -792,7 +793,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1153 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1155 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -801,7 +802,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1172 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1174 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -810,7 +811,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1191 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1193 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -825,7 +826,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1217 — notification session/update → item.completed */
+/** mappings/acp.yaml:1219 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -840,7 +841,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1238 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1240 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -859,7 +860,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1263 — notification session/update → content.delta */
+/** mappings/acp.yaml:1265 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -872,7 +873,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1287 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1289 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -900,7 +901,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1338 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1340 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -922,7 +923,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1377 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1379 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -936,7 +937,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1406 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1408 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -944,7 +945,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1434 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1436 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -957,7 +958,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1459 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1461 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -970,7 +971,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1495 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1497 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -985,7 +986,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1525 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1527 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1000,7 +1001,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1556 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1558 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1019,7 +1020,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1588 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1590 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1033,7 +1034,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1610 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1612 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1044,7 +1045,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1632 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1634 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1065,7 +1066,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1664 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1666 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1083,7 +1084,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1693 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1695 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1104,7 +1105,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1720 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1722 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1113,7 +1114,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1735 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1737 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1122,7 +1123,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1748 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1750 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1132,7 +1133,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1764 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1766 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1141,7 +1142,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1777 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1779 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1151,7 +1152,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1793 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1795 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1160,7 +1161,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1808 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1810 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1172,7 +1173,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1836 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1838 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1196,13 +1197,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1877 — clientRequest session/load */
+/** mappings/acp.yaml:1879 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:1891 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1893 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1210,7 +1211,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1908 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1910 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1224,7 +1225,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1927 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1929 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1232,13 +1233,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1949 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1951 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1962 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1964 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1259,7 +1260,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:2001 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2003 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1285,7 +1286,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2055 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2057 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1298,7 +1299,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2090 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2092 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1306,7 +1307,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2108 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2110 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1317,7 +1318,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2126 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2128 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1328,7 +1329,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2144 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2146 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1338,7 +1339,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2161 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2163 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1350,7 +1351,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2189 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2191 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1360,14 +1361,14 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2242 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2244 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2258 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2260 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
@@ -1416,151 +1417,151 @@ export const table: SurfaceTable = {
         { rule: "acp#tool-call-update", line: 989, run: r_tool_call_update },
         { rule: "acp#plan", line: 1025, run: r_plan },
         { rule: "acp#usage-update", line: 1041, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1062, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1091, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1106, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1122, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1137, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1153, run: r_notice_error },
-        { rule: "acp#notice", line: 1172, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1191, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1217, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1238, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1263, run: r_compaction_summary_chunk },
+        { rule: "acp#available-commands-update-ends-replay", line: 1064, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1093, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1108, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1124, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1139, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1155, run: r_notice_error },
+        { rule: "acp#notice", line: 1174, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1193, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1219, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1240, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1265, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1610, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1612, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1632, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1664, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1634, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1666, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1693, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1695, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1720, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1720, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1287, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1289, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1406, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1408, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1495, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1497, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1556, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1558, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1735, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1735, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1338, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1377, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1340, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1379, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1434, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1436, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1459, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1461, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1525, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1527, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1588, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1590, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1748, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1748, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1764, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1764, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1808, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1836, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1810, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1838, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1877, run: r_load },
+        { rule: "acp#load", line: 1879, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1777, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1777, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1908, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1910, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1927, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1949, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1929, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1951, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1962, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1964, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 2001, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2055, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2057, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 2001, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2090, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2090, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2108, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2110, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2126, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2128, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2144, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2146, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2161, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2189, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2163, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2191, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2242, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2258, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2244, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2260, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1793, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1793, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1891, run: r_cancel },
+        { rule: "acp#cancel", line: 1893, run: r_cancel },
       ],
     },
   },
@@ -1596,13 +1597,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2276)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2279)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2282)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2285)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2288)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2291)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2294)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2297)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2278)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2281)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2284)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2287)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2290)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2293)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2296)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2299)",
   },
 };
