@@ -204,3 +204,24 @@ describe("4. ACP usage_update (used / size): a canonical context-window reading 
     expect(P(upd({ used: 1.5, size: 1000 })).usage).toEqual({ used: 1.5, size: 1000 });
   });
 });
+
+describe("7. Cursor SDK shell-output-delta carrying stdout / stderr fields (fixtures/cursor-sdk/deltas/shell-fields.jsonl)", () => {
+  const file = join(ROOT, "fixtures/cursor-sdk/deltas/shell-fields.jsonl");
+  it("the fixture has the class: no event.case, the output in stdout / stderr fields", () => {
+    const shell = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).update).filter((u) => u.type === "shell-output-delta");
+    expect(shell.every((u) => u.event?.case === undefined)).toBe(true);
+    expect(shell.filter((u) => "stdout" in u || "stderr" in u || "stdout" in u.event || "stderr" in u.event).length).toBe(4);
+  });
+
+  it("every output field streams into the command (stdout, then stderr), nothing unknown; start and exit say nothing", () => {
+    const { events, stats } = run("cursor-sdk", file);
+    expect(stats.unknown).toBe(0);
+    expect(events.filter((e) => e.type.startsWith("runtime."))).toEqual([]);
+    const out = events.filter((e) => e.type === "content.delta" && P(e).streamKind === "command_output");
+    expect(out.map((e) => P(e).delta)).toEqual(["cc -o app main.c\n", "main.c:3: warning: unused variable\n", "built app\n", "1 warning\n"]);
+    const cmd = items(events).find((i) => i.itemType === "command_execution")!;
+    expect(out.every((e) => e.itemId === out[0].itemId)).toBe(true);
+    expect([cmd.command, cmd.exitCode, cmd.status]).toEqual(["make", 0, "completed"]);
+    expect(violations(events)).toEqual([]);
+  });
+});
