@@ -31,8 +31,8 @@ export type GuardKind = "once" | "open" | "notStale";
 export type LifecyclePhase = "opens" | "body" | "ends";
 export const LIFECYCLE_PHASES: readonly LifecyclePhase[] = ["opens", "body", "ends"];
 /** The verifier's findings per lifecycle part (values: VERIFY_RULES names). */
-export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened";
-export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded", "withinNotOpened"];
+export type VerifyFindingKind = "noId" | "notOpen" | "again" | "afterEnd" | "withinEnded" | "withinNotOpened" | "withinNoId";
+export const VERIFY_FINDINGS: readonly VerifyFindingKind[] = ["noId", "notOpen", "again", "afterEnd", "withinEnded", "withinNotOpened", "withinNoId"];
 export interface LifecycleVerify {
   opens: Partial<Record<VerifyFindingKind, string>>;
   body: Partial<Record<VerifyFindingKind, string>>;

@@ -33,13 +33,15 @@ type Check = "items" | "last" | "turns" | "errors" | "text";
 const GAPS: Record<string, Check[]> = {
   // the background agent's own items are in its own transcript file (subagents/agent-*.jsonl), not in the session's
   "background-agent": ["items"],
+  // so are a foreground subagent's (subagent-progress)
+  "subagent-progress": ["items"],
   // the /context turn's answer (a <synthetic> message with the command's output): the recorder elides Claude Code's
   // own text in transcripts ("[elided: … chars of Claude Code's own text]"), so the texts differ by construction
   "local-command": ["items", "last"],
 };
 
 /** Superseded items per scenario (the abandoned partial text of a response cut off mid-stream). */
-const SUPERSEDED: Record<string, number> = { "stream-error": 1 };
+const SUPERSEDED: Record<string, number> = { "stream-error": 1, "stream-retry": 1 };
 
 function run(surface: string, file: string) {
   const n = createNormalizer({ surface, ids: counterIds(), clock: steppingClock() });

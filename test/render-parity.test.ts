@@ -158,6 +158,8 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
       const only = CLAUDE_LIVE_ONLY_STATUS[s] ?? [];
       const gone = removeBlocks(live, (b) => b.kind === "status" && only.includes(b.message));
       expect(gone.map((b: any) => b.message)).toEqual(only);
+      // a superseded step is hidden by every UI; the transcript keeps only the answer that replaced it
+      expect(dropSuperseded(live)).toEqual(CLAUDE_62_SUPERSEDED[s] ?? []);
       expect(view(restored, CLAUDE_OMIT)).toEqual(view(live, CLAUDE_OMIT));
     });
   }
@@ -188,12 +190,21 @@ function dropSuperseded(snap: AccumulatorSnapshot): string[] {
   for (const x of snap.sessions) { visit(x.steps); for (const t of x.turns) visit(t.steps); }
   return out;
 }
-const CLAUDE_333_SUPERSEDED: Record<string, string[]> = { "stream-error": ["text A retry repeats a request that failed. It succeeds"] };
+const CLAUDE_333_SUPERSEDED: Record<string, string[]> = {
+  "stream-error": ["text A retry repeats a request that failed. It succeeds"],
+  "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"],
+};
+/** Superseded steps of the 2.1.62 live streams (a response cut off mid-stream, retried without streaming). */
+const CLAUDE_62_SUPERSEDED: Record<string, string[]> = { "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"] };
 const retry = (b: any) => b.kind === "status" && /^the model call failed \(/.test(b.message);
 const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: AccumulatorSnapshot) => void> = {
   // the background subagent's own lines are in its own file (subagents/agent-*.jsonl), not in the session's transcript
   "background-agent": (live) => {
     expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["tool ls", "terminal a.txt b.txt", "text The directory holds a.txt and b.txt."]);
+  },
+  // the foreground subagent's own lines are in its own file too
+  "subagent-progress": (live) => {
+    expect(take(live, (b) => b.kind !== "tool" || b.itemType !== "collab_agent_tool_call" ? isNested(live, b) : false)).toEqual(["text Subagent task: run the slow check.", "tool timeout 33 tail -f /dev/null; echo check done", "permission ", "task ", "terminal check done"]);
   },
   // the recorder elides Claude Code's own text in transcripts: the /context output
   "local-command": (live, restored) => {
@@ -353,7 +364,7 @@ const ACP_AGENTS: Record<string, { markers: RegExp; cards: (b: any) => unknown; 
     // every restored session begins with the session context; a tool's result is one more marker each
     diffs: {
       approval: { markers: 3, liveOnlyCards: ["declined rm README.md"] }, "approval-cancelled": { markers: 1, liveOnlyCards: ["declined rm README.md"] },
-      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
+      edit: { markers: 2 }, "edit-fs": { markers: 2 }, "edit-miss": { markers: 2 }, "failing-tool": { markers: 2 }, interrupt: { markers: 1 }, plain: { markers: 1 }, plan: { markers: 2 },
       "set-mode-model": { markers: 1, liveOnlyTurns: 1 }, shell: { markers: 2 }, "two-turn": { markers: 1 }, "model-error": { loadFails: true },
     },
   },

@@ -40,7 +40,7 @@ export type JsonRpcResponse = { id: string | number; result?: any; error?: { cod
 /** Any message of the acp surface (both directions). */
 export type Message = Notification | ServerRequestMessage | ClientRequestMessage | ClientNotificationMessage | JsonRpcResponse;
 
-// map "decision" (mappings/acp.yaml:83)
+// map "decision" (mappings/acp.yaml:88)
 type V_decision = "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow_once", "allow_once"],
@@ -57,7 +57,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/acp.yaml:92)
+// map "elicitationDecision" (mappings/acp.yaml:97)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled" | "allow_once";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -77,7 +77,7 @@ function map_elicitationDecision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKind" (mappings/acp.yaml:104)
+// map "toolKind" (mappings/acp.yaml:109)
 type V_toolKind = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKind: ReadonlyMap<string, V_toolKind> = new Map([
   ["execute", "command_execution"],
@@ -98,7 +98,7 @@ function map_toolKind(v: unknown, d: unknown = "dynamic_tool_call"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKind.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolKindKnown" (mappings/acp.yaml:118)
+// map "toolKindKnown" (mappings/acp.yaml:123)
 type V_toolKindKnown = "command_execution" | "file_change" | "web_search" | "dynamic_tool_call";
 const M_toolKindKnown: ReadonlyMap<string, V_toolKindKnown> = new Map([
   ["execute", "command_execution"],
@@ -119,7 +119,28 @@ function map_toolKindKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolKindKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolStatus" (mappings/acp.yaml:131)
+// map "executeToolLabel" (mappings/acp.yaml:139)
+type V_executeToolLabel = "tool";
+const M_executeToolLabel: ReadonlyMap<string, V_executeToolLabel> = new Map([
+  ["Shell", "tool"],
+  ["Terminal", "tool"],
+  ["bash", "tool"],
+  ["Bash", "tool"],
+  ["shell", "tool"],
+  ["sh", "tool"],
+  ["run_shell_command", "tool"],
+  ["exec_command", "tool"],
+  ["shell_command", "tool"],
+  ["execute", "tool"],
+]);
+
+function map_executeToolLabel(v: unknown): V_executeToolLabel | undefined;
+function map_executeToolLabel<const D>(v: unknown, d: D): V_executeToolLabel | D;
+function map_executeToolLabel(v: unknown, d: unknown = undefined): unknown {
+  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_executeToolLabel.get(String(v)) : undefined) ?? d;
+}
+
+// map "toolStatus" (mappings/acp.yaml:142)
 type V_toolStatus = "inProgress" | "completed" | "failed";
 const M_toolStatus: ReadonlyMap<string, V_toolStatus> = new Map([
   ["pending", "inProgress"],
@@ -134,7 +155,7 @@ function map_toolStatus(v: unknown, d: unknown = "inProgress"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "chunkItem" (mappings/acp.yaml:139)
+// map "chunkItem" (mappings/acp.yaml:150)
 type V_chunkItem = "assistant_message" | "reasoning";
 const M_chunkItem: ReadonlyMap<string, V_chunkItem> = new Map([
   ["agent_message_chunk", "assistant_message"],
@@ -147,7 +168,7 @@ function map_chunkItem(v: unknown, d: unknown = "assistant_message"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkItem.get(String(v)) : undefined) ?? d;
 }
 
-// map "chunkStream" (mappings/acp.yaml:142)
+// map "chunkStream" (mappings/acp.yaml:153)
 type V_chunkStream = "assistant_text" | "reasoning_text";
 const M_chunkStream: ReadonlyMap<string, V_chunkStream> = new Map([
   ["agent_message_chunk", "assistant_text"],
@@ -160,7 +181,7 @@ function map_chunkStream(v: unknown, d: unknown = "assistant_text"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_chunkStream.get(String(v)) : undefined) ?? d;
 }
 
-// map "historyMarker" (mappings/acp.yaml:148)
+// map "historyMarker" (mappings/acp.yaml:159)
 type V_historyMarker = "session-context" | "tool-result" | "interrupted";
 const M_historyMarker: ReadonlyMap<string, V_historyMarker> = new Map([
 ]);
@@ -178,7 +199,7 @@ function map_historyMarker(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "refused" (mappings/acp.yaml:155)
+// map "refused" (mappings/acp.yaml:166)
 type V_refused = "declined";
 const M_refused: ReadonlyMap<string, V_refused> = new Map([
   ["reject_once", "declined"],
@@ -192,7 +213,7 @@ function map_refused(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_refused.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionTypeKnown" (mappings/acp.yaml:158)
+// map "permissionTypeKnown" (mappings/acp.yaml:169)
 type V_permissionTypeKnown = "command_execution_approval" | "file_change_approval";
 const M_permissionTypeKnown: ReadonlyMap<string, V_permissionTypeKnown> = new Map([
   ["execute", "command_execution_approval"],
@@ -207,7 +228,7 @@ function map_permissionTypeKnown(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionTypeKnown.get(String(v)) : undefined) ?? d;
 }
 
-// map "permissionType" (mappings/acp.yaml:165)
+// map "permissionType" (mappings/acp.yaml:176)
 type V_permissionType = "command_execution_approval" | "file_change_approval";
 const M_permissionType: ReadonlyMap<string, V_permissionType> = new Map([
   ["execute", "command_execution_approval"],
@@ -222,7 +243,7 @@ function map_permissionType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_permissionType.get(String(v)) : undefined) ?? d;
 }
 
-// map "stopReason" (mappings/acp.yaml:173)
+// map "stopReason" (mappings/acp.yaml:184)
 type V_stopReason = "completed" | "failed" | "cancelled";
 const M_stopReason: ReadonlyMap<string, V_stopReason> = new Map([
   ["end_turn", "completed"],
@@ -238,7 +259,7 @@ function map_stopReason(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_stopReason.get(String(v)) : undefined) ?? d;
 }
 
-// map "planDone" (mappings/acp.yaml:182)
+// map "planDone" (mappings/acp.yaml:193)
 type V_planDone = "completed";
 const M_planDone: ReadonlyMap<string, V_planDone> = new Map([
   ["true", "completed"],
@@ -250,7 +271,7 @@ function map_planDone(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planDone.get(String(v)) : undefined) ?? d;
 }
 
-// map "planStatus" (mappings/acp.yaml:185)
+// map "planStatus" (mappings/acp.yaml:196)
 type V_planStatus = "completed" | "inProgress";
 const M_planStatus: ReadonlyMap<string, V_planStatus> = new Map([
   ["completed", "completed"],
@@ -264,7 +285,7 @@ function map_planStatus(v: unknown, d: unknown = "pending"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_planStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "todoStatus" (mappings/acp.yaml:189)
+// map "todoStatus" (mappings/acp.yaml:200)
 type V_todoStatus = "completed" | "inProgress";
 const M_todoStatus: ReadonlyMap<string, V_todoStatus> = new Map([
   ["completed", "completed"],
@@ -319,7 +340,7 @@ const ID_item_close_4: IdRef = { role: "item", op: "close", field: "params.toolC
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "result.sessionId" };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "request.params.sessionId" };
 
-/** mappings/acp.yaml:205 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
+/** mappings/acp.yaml:216 — notification session/update → turn.started, item.started, content.delta, item.completed, turn.completed */
 function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -336,7 +357,7 @@ function r_agent_chunk_outside_turn(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:267 — notification session/update → item.started, content.delta, item.completed */
+/** mappings/acp.yaml:278 — notification session/update → item.started, content.delta, item.completed */
 function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk") && m.params?.update?.content?.type === "text" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -351,7 +372,7 @@ function r_agent_chunk_replayed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:304 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:315 — notification session/update → item.started, content.delta */
 function r_agent_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_message_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -362,7 +383,7 @@ function r_agent_message_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:345 — notification session/update → item.started, content.delta */
+/** mappings/acp.yaml:356 — notification session/update → item.started, content.delta */
 function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "agent_thought_chunk" && m.params?.update?.content?.type === "text")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -373,7 +394,7 @@ function r_agent_thought_chunk(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:376 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:387 — notification session/update → item.started, item.completed */
 function r_agent_content_chunk_other(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!((m.params?.update?.sessionUpdate === "agent_message_chunk" || m.params?.update?.sessionUpdate === "agent_thought_chunk"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -389,7 +410,7 @@ function r_agent_content_chunk_other(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:406 — notification session/update → turn.completed */
+/** mappings/acp.yaml:417 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-user:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -402,7 +423,7 @@ function r_user_message_chunk_replayed_closes_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:446 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:457 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId != null && cx.varAt(`loading:${m.params?.sessionId}`) === true && cx.varAt(`replayed-turn:${m.params?.sessionId}:${m.params?.update?.messageId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -424,7 +445,7 @@ function r_user_message_chunk_replayed_opens_turn(m: View<Member<Notification, "
   return true;
 }
 
-/** mappings/acp.yaml:491 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:502 — notification session/update → item.started, item.completed */
 function r_user_message_chunk_history_marker(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && map_historyMarker(m.params?.update?.content?.text) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -441,7 +462,7 @@ function r_user_message_chunk_history_marker(m: View<Member<Notification, "metho
   return true;
 }
 
-/** mappings/acp.yaml:525 — notification session/update → turn.completed */
+/** mappings/acp.yaml:536 — notification session/update → turn.completed */
 function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -453,7 +474,7 @@ function r_user_message_chunk_replayed_ends_turn(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:556 — notification session/update → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:567 — notification session/update → turn.started, item.started, item.completed */
 function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk" && m.params?.update?.messageId == null && cx.varAt(`prompting:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -474,7 +495,7 @@ function r_user_message_chunk_replayed_starts_turn(m: View<Member<Notification, 
   return true;
 }
 
-/** mappings/acp.yaml:599 — notification session/update → item.started, item.completed */
+/** mappings/acp.yaml:610 — notification session/update → item.started, item.completed */
 function r_user_message_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "user_message_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -491,7 +512,7 @@ function r_user_message_chunk(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:635 — notification session/update → turn.diff.updated, item.started */
+/** mappings/acp.yaml:646 — notification session/update → turn.diff.updated, item.started */
 function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed") && cx.varAt(`prompting:${m.params?.sessionId}`) == null && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -508,18 +529,18 @@ function r_tool_call_replayed_finished(m: View<Member<Notification, "method", "s
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
   return true;
 }
 
-/** mappings/acp.yaml:693 — notification session/update → turn.diff.updated, item.started, item.completed */
+/** mappings/acp.yaml:704 — notification session/update → turn.diff.updated, item.started, item.completed */
 function r_tool_call_finished(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call" && (m.params?.update?.status === "completed" || m.params?.update?.status === "failed"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -535,12 +556,12 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
@@ -550,12 +571,12 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
     status: map_toolStatus(m.params?.update?.status),
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
     error: str(m.params?.update?.rawOutput?.error),
@@ -563,7 +584,7 @@ function r_tool_call_finished(m: View<Member<Notification, "method", "session/up
   return true;
 }
 
-/** mappings/acp.yaml:765 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:776 — notification session/update → item.started, item.updated */
 function r_tool_call(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -577,12 +598,12 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     status: "inProgress",
     title: m.params?.update?.title,
     data: m.params?.update,
-    toolName: m.params?.update?.kind,
+    toolName: (m.params?.update?.kind ?? "other"),
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
-    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
+    files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput) ?? h_acp.acpLocationFiles(m.params?.update?.locations, m.params?.update?.kind))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
     terminalId: h_acp.acpTerminalId(m.params?.update?.content),
   });
@@ -593,7 +614,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
     data: m.params?.update,
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when(map_toolKind(m.params?.update?.kind), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when(map_toolKind(m.params?.update?.kind), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when(map_toolKind(m.params?.update?.kind), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -602,7 +623,7 @@ function r_tool_call(m: View<Member<Notification, "method", "session/update">>, 
   return true;
 }
 
-/** mappings/acp.yaml:826 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
+/** mappings/acp.yaml:837 — notification session/update → turn.diff.updated, runtime.warning, item.completed */
 function r_tool_call_update_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "completed")) return false;
@@ -628,7 +649,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -637,7 +658,7 @@ function r_tool_call_update_completed(m: View<Member<Notification, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:941 — notification session/update → runtime.warning, item.completed */
+/** mappings/acp.yaml:952 — notification session/update → runtime.warning, item.completed */
 function r_tool_call_update_failed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update" && m.params?.update?.status === "failed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -656,7 +677,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -666,7 +687,7 @@ function r_tool_call_update_failed(m: View<Member<Notification, "method", "sessi
   return true;
 }
 
-/** mappings/acp.yaml:978 — notification session/update → runtime.warning, item.updated */
+/** mappings/acp.yaml:989 — notification session/update → runtime.warning, item.updated */
 function r_tool_call_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "tool_call_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -684,7 +705,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
     toolName: m.params?.update?.kind,
     input: m.params?.update?.rawInput,
     output: (h_content.outputText(m.params?.update?.content) ?? str(m.params?.update?.rawOutput?.output) ?? str(m.params?.update?.rawOutput)),
-    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_codex.argsCommand(m.params?.update?.rawInput)),
+    command: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", (h_codex.argsCommand(m.params?.update?.rawInput) ?? h_content.unless(str(m.params?.update?.title), m.params?.update?.rawInput, map_executeToolLabel(m.params?.update?.title)))),
     exitCode: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "command_execution", h_content.num(m.params?.update?.rawOutput?.metadata?.exit)),
     files: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "file_change", (h_acp.acpFiles(m.params?.update?.content) ?? h_claude.editFiles(m.params?.update?.rawInput))),
     query: h_content.when((map_toolKindKnown(m.params?.update?.kind) ?? cx.state("item", "itemType") ?? "dynamic_tool_call"), "web_search", h_content.inputString(m.params?.update?.rawInput, "query", "url")),
@@ -693,7 +714,7 @@ function r_tool_call_update(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1014 — notification session/update → turn.plan.updated */
+/** mappings/acp.yaml:1025 — notification session/update → turn.plan.updated */
 function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "plan")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -704,18 +725,19 @@ function r_plan(m: View<Member<Notification, "method", "session/update">>, cx: R
   return true;
 }
 
-/** mappings/acp.yaml:1030 — notification session/update → thread.token-usage.updated */
+/** mappings/acp.yaml:1041 — notification session/update → thread.token-usage.updated */
 function r_usage_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "usage_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
   cx.emit("thread.token-usage.updated", {
     usage: { used: m.params?.update?.used, size: m.params?.update?.size, cost: m.params?.update?.cost },
+    context: h_content.contextUsage(m.params?.update?.used, m.params?.update?.size),
   });
   return true;
 }
 
-/** mappings/acp.yaml:1051 — notification session/update → turn.completed, session.configured */
+/** mappings/acp.yaml:1064 — notification session/update → turn.completed, session.configured */
 function r_available_commands_update_ends_replay(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update" && cx.varAt(`replay-turn:${m.params?.sessionId}`) != null && cx.varAt(`loading:${m.params?.sessionId}`) == null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -729,7 +751,7 @@ function r_available_commands_update_ends_replay(m: View<Member<Notification, "m
   return true;
 }
 
-/** mappings/acp.yaml:1080 — notification session/update → session.configured */
+/** mappings/acp.yaml:1093 — notification session/update → session.configured */
 function r_available_commands_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "available_commands_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -739,7 +761,7 @@ function r_available_commands_update(m: View<Member<Notification, "method", "ses
   return true;
 }
 
-/** mappings/acp.yaml:1095 — notification session/update → session.configured */
+/** mappings/acp.yaml:1108 — notification session/update → session.configured */
 function r_current_mode_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "current_mode_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -750,7 +772,7 @@ function r_current_mode_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1111 — notification session/update → session.configured */
+/** mappings/acp.yaml:1124 — notification session/update → session.configured */
 function r_config_option_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "config_option_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -760,7 +782,7 @@ function r_config_option_update(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1126 — notification session/update → thread.metadata.updated */
+/** mappings/acp.yaml:1139 — notification session/update → thread.metadata.updated */
 function r_session_info_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "session_info_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -771,7 +793,7 @@ function r_session_info_update(m: View<Member<Notification, "method", "session/u
   return true;
 }
 
-/** mappings/acp.yaml:1142 — notification session/update → runtime.error */
+/** mappings/acp.yaml:1155 — notification session/update → runtime.error */
 function r_notice_error(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice" && m.params?.update?.severity === "error")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -780,7 +802,7 @@ function r_notice_error(m: View<Member<Notification, "method", "session/update">
   return true;
 }
 
-/** mappings/acp.yaml:1161 — notification session/update → runtime.warning */
+/** mappings/acp.yaml:1174 — notification session/update → runtime.warning */
 function r_notice(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "notice")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -789,7 +811,7 @@ function r_notice(m: View<Member<Notification, "method", "session/update">>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1180 — notification session/update → item.completed, thread.state.changed */
+/** mappings/acp.yaml:1193 — notification session/update → item.completed, thread.state.changed */
 function r_compaction_completed(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && m.params?.update?.status === "completed")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -804,7 +826,7 @@ function r_compaction_completed(m: View<Member<Notification, "method", "session/
   return true;
 }
 
-/** mappings/acp.yaml:1206 — notification session/update → item.completed */
+/** mappings/acp.yaml:1219 — notification session/update → item.completed */
 function r_compaction_ended(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update" && (m.params?.update?.status === "failed" || m.params?.update?.status === "cancelled"))) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -819,7 +841,7 @@ function r_compaction_ended(m: View<Member<Notification, "method", "session/upda
   return true;
 }
 
-/** mappings/acp.yaml:1227 — notification session/update → item.started, item.updated */
+/** mappings/acp.yaml:1240 — notification session/update → item.started, item.updated */
 function r_compaction_update(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_update")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -838,7 +860,7 @@ function r_compaction_update(m: View<Member<Notification, "method", "session/upd
   return true;
 }
 
-/** mappings/acp.yaml:1252 — notification session/update → content.delta */
+/** mappings/acp.yaml:1265 — notification session/update → content.delta */
 function r_compaction_summary_chunk(m: View<Member<Notification, "method", "session/update">>, cx: RowContext): boolean {
   if (!(m.params?.update?.sessionUpdate === "compaction_summary_chunk")) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -851,7 +873,7 @@ function r_compaction_summary_chunk(m: View<Member<Notification, "method", "sess
   return true;
 }
 
-/** mappings/acp.yaml:1276 — request session/request_permission → item.started, request.opened */
+/** mappings/acp.yaml:1289 — request session/request_permission → item.started, request.opened */
 function r_request_permission(m: View<Member<ServerRequestMessage, "method", "session/request_permission">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -867,8 +889,8 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
     data: m.params?.toolCall,
     toolName: m.params?.toolCall?.kind,
     input: m.params?.toolCall?.rawInput,
-    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", h_codex.argsCommand(m.params?.toolCall?.rawInput)),
-    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput))),
+    command: h_content.when(map_toolKind(m.params?.toolCall?.kind), "command_execution", (h_codex.argsCommand(m.params?.toolCall?.rawInput) ?? h_content.unless(str(m.params?.toolCall?.title), m.params?.toolCall?.rawInput, map_executeToolLabel(m.params?.toolCall?.title)))),
+    files: h_content.when(map_toolKind(m.params?.toolCall?.kind), "file_change", (h_acp.acpFiles(m.params?.toolCall?.content) ?? h_claude.editFiles(m.params?.toolCall?.rawInput) ?? h_acp.acpLocationFiles(m.params?.toolCall?.locations, m.params?.toolCall?.kind))),
   });
   cx.emit("request.opened", {
     requestType: (map_permissionTypeKnown(m.params?.toolCall?.kind) ?? map_permissionType(cx.state("item", "toolName"))),
@@ -879,7 +901,7 @@ function r_request_permission(m: View<Member<ServerRequestMessage, "method", "se
   return true;
 }
 
-/** mappings/acp.yaml:1327 — response session/request_permission → request.resolved, item.completed */
+/** mappings/acp.yaml:1340 — response session/request_permission → request.resolved, item.completed */
 function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.result != null && cx.varAt(`permission-opened:${cx.request?.params?.sessionId}:${cx.request?.params?.toolCall?.toolCallId}`) === true && map_refused(map_decision(h_acp.acpPermissionDecision(m.result?.outcome, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`permission-options:${m.id}`)))))) != null)) return false;
@@ -901,7 +923,7 @@ function r_request_permission_refused(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1366 — response session/request_permission → request.resolved */
+/** mappings/acp.yaml:1379 — response session/request_permission → request.resolved */
 function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -915,7 +937,7 @@ function r_request_permission_response(m: View<JsonRpcResponse>, cx: RowContext)
   return true;
 }
 
-/** mappings/acp.yaml:1395 — request elicitation/create → request.opened, user-input.requested */
+/** mappings/acp.yaml:1408 — request elicitation/create → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "elicitation/create">>, cx: RowContext): boolean {
   cx.ref(ID_request_open, m.id);
   cx.emit("request.opened", { requestType: "tool_user_input", detail: m.params?.message, args: m.params });
@@ -923,7 +945,7 @@ function r_elicitation_request(m: View<Member<ServerRequestMessage, "method", "e
   return true;
 }
 
-/** mappings/acp.yaml:1423 — response elicitation/create → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1436 — response elicitation/create → request.resolved, user-input.resolved */
 function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_request_close, m.id);
@@ -936,7 +958,7 @@ function r_elicitation_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1448 — response * → request.resolved, runtime.warning */
+/** mappings/acp.yaml:1461 — response * → request.resolved, runtime.warning */
 function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_request_close_2, m.id);
@@ -949,7 +971,7 @@ function r_agent_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1484 — request cursor/ask_question → request.opened, user-input.requested */
+/** mappings/acp.yaml:1497 — request cursor/ask_question → request.opened, user-input.requested */
 function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "cursor/ask_question">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -964,7 +986,7 @@ function r_cursor_ask_question(m: View<Member<ServerRequestMessage, "method", "c
   return true;
 }
 
-/** mappings/acp.yaml:1514 — response cursor/ask_question → request.resolved, user-input.resolved */
+/** mappings/acp.yaml:1527 — response cursor/ask_question → request.resolved, user-input.resolved */
 function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -979,7 +1001,7 @@ function r_cursor_ask_question_answer(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:1545 — request cursor/create_plan → turn.plan.updated, request.opened */
+/** mappings/acp.yaml:1558 — request cursor/create_plan → turn.plan.updated, request.opened */
 function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cursor/create_plan">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -998,7 +1020,7 @@ function r_cursor_create_plan(m: View<Member<ServerRequestMessage, "method", "cu
   return true;
 }
 
-/** mappings/acp.yaml:1577 — response cursor/create_plan → request.resolved */
+/** mappings/acp.yaml:1590 — response cursor/create_plan → request.resolved */
 function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_current);
@@ -1012,7 +1034,7 @@ function r_cursor_create_plan_answer(m: View<JsonRpcResponse>, cx: RowContext): 
   return true;
 }
 
-/** mappings/acp.yaml:1599 — notification cursor/update_todos → turn.plan.updated */
+/** mappings/acp.yaml:1612 — notification cursor/update_todos → turn.plan.updated */
 function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/update_todos">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1023,7 +1045,7 @@ function r_cursor_update_todos(m: View<Member<Notification, "method", "cursor/up
   return true;
 }
 
-/** mappings/acp.yaml:1621 — notification cursor/task → task.started, task.completed */
+/** mappings/acp.yaml:1634 — notification cursor/task → task.started, task.completed */
 function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   if (!(m.params?.durationMs != null)) return false;
   cx.ref(ID_thread_current);
@@ -1044,7 +1066,7 @@ function r_cursor_task_completed(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1653 — notification cursor/task → task.started, task.progress */
+/** mappings/acp.yaml:1666 — notification cursor/task → task.started, task.progress */
 function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1062,7 +1084,7 @@ function r_cursor_task(m: View<Member<Notification, "method", "cursor/task">>, c
   return true;
 }
 
-/** mappings/acp.yaml:1682 — notification cursor/generate_image → item.started, item.completed */
+/** mappings/acp.yaml:1695 — notification cursor/generate_image → item.started, item.completed */
 function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/generate_image">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1083,7 +1105,7 @@ function r_cursor_generate_image(m: View<Member<Notification, "method", "cursor/
   return true;
 }
 
-/** mappings/acp.yaml:1709 — notification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1722 — notification cursor/*, _* → runtime.warning */
 function r_extension_notification(m: View<Notification>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification agentnorm does not map (the raw message is kept)",
@@ -1092,7 +1114,7 @@ function r_extension_notification(m: View<Notification>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1724 — request cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1737 — request cursor/*, _* → runtime.warning */
 function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request agentnorm does not map (the raw message is kept)",
@@ -1101,7 +1123,7 @@ function r_extension_request(m: View<ServerRequestMessage>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:1737 — response cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1750 — response cursor/*, _* → runtime.warning */
 function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1111,7 +1133,7 @@ function r_extension_request_answer(m: View<JsonRpcResponse>, cx: RowContext): b
   return true;
 }
 
-/** mappings/acp.yaml:1753 — clientRequest cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1766 — clientRequest cursor/*, _* → runtime.warning */
 function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension request of the client agentnorm does not map (the raw message is kept)",
@@ -1120,7 +1142,7 @@ function r_client_extension_request(m: View<ClientRequestMessage>, cx: RowContex
   return true;
 }
 
-/** mappings/acp.yaml:1766 — clientResponse cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1779 — clientResponse cursor/*, _* → runtime.warning */
 function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("runtime.warning", {
@@ -1130,7 +1152,7 @@ function r_client_extension_answer(m: View<JsonRpcResponse>, cx: RowContext): bo
   return true;
 }
 
-/** mappings/acp.yaml:1782 — clientNotification cursor/*, _* → runtime.warning */
+/** mappings/acp.yaml:1795 — clientNotification cursor/*, _* → runtime.warning */
 function r_client_extension_notification(m: View<ClientNotificationMessage>, cx: RowContext): boolean {
   cx.emit("runtime.warning", {
     message: "an ACP extension notification of the client agentnorm does not map (the raw message is kept)",
@@ -1139,7 +1161,7 @@ function r_client_extension_notification(m: View<ClientNotificationMessage>, cx:
   return true;
 }
 
-/** mappings/acp.yaml:1797 — clientRequest session/prompt → turn.completed */
+/** mappings/acp.yaml:1810 — clientRequest session/prompt → turn.completed */
 function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   if (!(cx.varAt(`replay-turn:${m.params?.sessionId}`) != null)) return false;
   cx.ref(ID_thread_use, m.params?.sessionId);
@@ -1151,7 +1173,7 @@ function r_prompt_ends_replayed_turn(m: View<Member<ClientRequestMessage, "metho
   return true;
 }
 
-/** mappings/acp.yaml:1825 — clientRequest session/prompt → turn.started, item.started, item.completed */
+/** mappings/acp.yaml:1838 — clientRequest session/prompt → turn.started, item.started, item.completed */
 function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_mint);
@@ -1175,13 +1197,13 @@ function r_prompt(m: View<Member<ClientRequestMessage, "method", "session/prompt
   return true;
 }
 
-/** mappings/acp.yaml:1866 — clientRequest session/load */
+/** mappings/acp.yaml:1879 — clientRequest session/load */
 function r_load(m: View<Member<ClientRequestMessage, "method", "session/load">>, cx: RowContext): boolean {
   cx.setVarAt(`loading:${m.params?.sessionId}`, true);
   return true;
 }
 
-/** mappings/acp.yaml:1880 — clientNotification session/cancel → runtime.warning */
+/** mappings/acp.yaml:1893 — clientNotification session/cancel → runtime.warning */
 function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/cancel">>, cx: RowContext): boolean {
   cx.ref(ID_thread_use, m.params?.sessionId);
   cx.ref(ID_turn_current);
@@ -1189,7 +1211,7 @@ function r_cancel(m: View<Member<ClientNotificationMessage, "method", "session/c
   return true;
 }
 
-/** mappings/acp.yaml:1897 — clientResponse initialize → session.configured */
+/** mappings/acp.yaml:1910 — clientResponse initialize → session.configured */
 function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.emit("session.configured", {
@@ -1203,7 +1225,7 @@ function r_initialize_response(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1916 — clientResponse authenticate → auth.status, runtime.error */
+/** mappings/acp.yaml:1929 — clientResponse authenticate → auth.status, runtime.error */
 function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("auth.status", { isAuthenticating: false, error: m.error?.message });
@@ -1211,13 +1233,13 @@ function r_authenticate_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:1938 — clientResponse authenticate → auth.status */
+/** mappings/acp.yaml:1951 — clientResponse authenticate → auth.status */
 function r_authenticate_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.emit("auth.status", { isAuthenticating: false });
   return true;
 }
 
-/** mappings/acp.yaml:1951 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:1964 — clientResponse session/new → session.started, thread.started, session.configured, session.state.changed */
 function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open, m.result?.sessionId);
@@ -1238,7 +1260,7 @@ function r_session_new_response(m: View<JsonRpcResponse>, cx: RowContext): boole
   return true;
 }
 
-/** mappings/acp.yaml:1990 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
+/** mappings/acp.yaml:2003 — clientResponse session/load, session/resume → turn.completed, session.started, thread.started, session.configured, session.state.changed */
 function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_open_2, cx.request?.params?.sessionId);
@@ -1264,7 +1286,7 @@ function r_session_load_response(m: View<JsonRpcResponse>, cx: RowContext): bool
   return true;
 }
 
-/** mappings/acp.yaml:2044 — clientResponse session/load → runtime.error, turn.completed */
+/** mappings/acp.yaml:2057 — clientResponse session/load → runtime.error, turn.completed */
 function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1277,7 +1299,7 @@ function r_session_load_failed(m: View<JsonRpcResponse>, cx: RowContext): boolea
   return true;
 }
 
-/** mappings/acp.yaml:2079 — clientResponse session/close, session/delete → thread.state.changed */
+/** mappings/acp.yaml:2092 — clientResponse session/close, session/delete → thread.state.changed */
 function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1285,7 +1307,7 @@ function r_session_close_response(m: View<JsonRpcResponse>, cx: RowContext): boo
   return true;
 }
 
-/** mappings/acp.yaml:2097 — clientResponse session/set_mode → session.configured */
+/** mappings/acp.yaml:2110 — clientResponse session/set_mode → session.configured */
 function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1296,7 +1318,7 @@ function r_set_mode_response(m: View<JsonRpcResponse>, cx: RowContext): boolean 
   return true;
 }
 
-/** mappings/acp.yaml:2115 — clientResponse session/set_model → session.configured */
+/** mappings/acp.yaml:2128 — clientResponse session/set_model → session.configured */
 function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1307,7 +1329,7 @@ function r_set_model_response(m: View<JsonRpcResponse>, cx: RowContext): boolean
   return true;
 }
 
-/** mappings/acp.yaml:2133 — clientResponse session/set_config_option → session.configured */
+/** mappings/acp.yaml:2146 — clientResponse session/set_config_option → session.configured */
 function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.result != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1317,7 +1339,7 @@ function r_set_config_option_response(m: View<JsonRpcResponse>, cx: RowContext):
   return true;
 }
 
-/** mappings/acp.yaml:2150 — clientResponse session/prompt → runtime.error, turn.completed */
+/** mappings/acp.yaml:2163 — clientResponse session/prompt → runtime.error, turn.completed */
 function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
@@ -1329,7 +1351,7 @@ function r_prompt_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2178 — clientResponse session/prompt → turn.completed */
+/** mappings/acp.yaml:2191 — clientResponse session/prompt → turn.completed */
 function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   cx.ref(ID_thread_use_2, cx.request?.params?.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -1339,21 +1361,21 @@ function r_prompt_response(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   return true;
 }
 
-/** mappings/acp.yaml:2231 — clientResponse * → runtime.warning */
+/** mappings/acp.yaml:2244 — clientResponse * → runtime.warning */
 function r_client_request_unsupported(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!((m.error?.code === -32601 || m.error?.code === -32800))) return false;
   cx.emit("runtime.warning", { message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** mappings/acp.yaml:2247 — clientResponse * → runtime.error */
+/** mappings/acp.yaml:2260 — clientResponse * → runtime.error */
 function r_client_request_failed(m: View<JsonRpcResponse>, cx: RowContext): boolean {
   if (!(m.error != null)) return false;
   cx.emit("runtime.error", { class: "provider_error", message: m.error?.message, detail: m.error });
   return true;
 }
 
-/** The provider session a message belongs to (mappings/acp.yaml:78). */
+/** The provider session a message belongs to (mappings/acp.yaml:83). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
   return { key: firstId(m?.params?.sessionId, m?.result?.sessionId) };
 }
@@ -1376,170 +1398,170 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "session/update": [
-        { rule: "acp#agent-chunk-outside-turn", line: 205, run: r_agent_chunk_outside_turn },
-        { rule: "acp#agent-chunk-replayed", line: 267, run: r_agent_chunk_replayed },
-        { rule: "acp#agent-message-chunk", line: 304, run: r_agent_message_chunk },
-        { rule: "acp#agent-thought-chunk", line: 345, run: r_agent_thought_chunk },
-        { rule: "acp#agent-content-chunk-other", line: 376, run: r_agent_content_chunk_other },
-        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 406, run: r_user_message_chunk_replayed_closes_turn },
-        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 446, run: r_user_message_chunk_replayed_opens_turn },
-        { rule: "acp#user-message-chunk-history-marker", line: 491, run: r_user_message_chunk_history_marker },
-        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 525, run: r_user_message_chunk_replayed_ends_turn },
-        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 556, run: r_user_message_chunk_replayed_starts_turn },
-        { rule: "acp#user-message-chunk", line: 599, run: r_user_message_chunk },
-        { rule: "acp#tool-call-replayed-finished", line: 635, run: r_tool_call_replayed_finished },
-        { rule: "acp#tool-call-finished", line: 693, run: r_tool_call_finished },
-        { rule: "acp#tool-call", line: 765, run: r_tool_call },
-        { rule: "acp#tool-call-update-completed", line: 826, run: r_tool_call_update_completed },
-        { rule: "acp#tool-call-update-failed", line: 941, run: r_tool_call_update_failed },
-        { rule: "acp#tool-call-update", line: 978, run: r_tool_call_update },
-        { rule: "acp#plan", line: 1014, run: r_plan },
-        { rule: "acp#usage-update", line: 1030, run: r_usage_update },
-        { rule: "acp#available-commands-update-ends-replay", line: 1051, run: r_available_commands_update_ends_replay },
-        { rule: "acp#available-commands-update", line: 1080, run: r_available_commands_update },
-        { rule: "acp#current-mode-update", line: 1095, run: r_current_mode_update },
-        { rule: "acp#config-option-update", line: 1111, run: r_config_option_update },
-        { rule: "acp#session-info-update", line: 1126, run: r_session_info_update },
-        { rule: "acp#notice-error", line: 1142, run: r_notice_error },
-        { rule: "acp#notice", line: 1161, run: r_notice },
-        { rule: "acp#compaction-completed", line: 1180, run: r_compaction_completed },
-        { rule: "acp#compaction-ended", line: 1206, run: r_compaction_ended },
-        { rule: "acp#compaction-update", line: 1227, run: r_compaction_update },
-        { rule: "acp#compaction-summary-chunk", line: 1252, run: r_compaction_summary_chunk },
+        { rule: "acp#agent-chunk-outside-turn", line: 216, run: r_agent_chunk_outside_turn },
+        { rule: "acp#agent-chunk-replayed", line: 278, run: r_agent_chunk_replayed },
+        { rule: "acp#agent-message-chunk", line: 315, run: r_agent_message_chunk },
+        { rule: "acp#agent-thought-chunk", line: 356, run: r_agent_thought_chunk },
+        { rule: "acp#agent-content-chunk-other", line: 387, run: r_agent_content_chunk_other },
+        { rule: "acp#user-message-chunk-replayed-closes-turn", line: 417, run: r_user_message_chunk_replayed_closes_turn },
+        { rule: "acp#user-message-chunk-replayed-opens-turn", line: 457, run: r_user_message_chunk_replayed_opens_turn },
+        { rule: "acp#user-message-chunk-history-marker", line: 502, run: r_user_message_chunk_history_marker },
+        { rule: "acp#user-message-chunk-replayed-ends-turn", line: 536, run: r_user_message_chunk_replayed_ends_turn },
+        { rule: "acp#user-message-chunk-replayed-starts-turn", line: 567, run: r_user_message_chunk_replayed_starts_turn },
+        { rule: "acp#user-message-chunk", line: 610, run: r_user_message_chunk },
+        { rule: "acp#tool-call-replayed-finished", line: 646, run: r_tool_call_replayed_finished },
+        { rule: "acp#tool-call-finished", line: 704, run: r_tool_call_finished },
+        { rule: "acp#tool-call", line: 776, run: r_tool_call },
+        { rule: "acp#tool-call-update-completed", line: 837, run: r_tool_call_update_completed },
+        { rule: "acp#tool-call-update-failed", line: 952, run: r_tool_call_update_failed },
+        { rule: "acp#tool-call-update", line: 989, run: r_tool_call_update },
+        { rule: "acp#plan", line: 1025, run: r_plan },
+        { rule: "acp#usage-update", line: 1041, run: r_usage_update },
+        { rule: "acp#available-commands-update-ends-replay", line: 1064, run: r_available_commands_update_ends_replay },
+        { rule: "acp#available-commands-update", line: 1093, run: r_available_commands_update },
+        { rule: "acp#current-mode-update", line: 1108, run: r_current_mode_update },
+        { rule: "acp#config-option-update", line: 1124, run: r_config_option_update },
+        { rule: "acp#session-info-update", line: 1139, run: r_session_info_update },
+        { rule: "acp#notice-error", line: 1155, run: r_notice_error },
+        { rule: "acp#notice", line: 1174, run: r_notice },
+        { rule: "acp#compaction-completed", line: 1193, run: r_compaction_completed },
+        { rule: "acp#compaction-ended", line: 1219, run: r_compaction_ended },
+        { rule: "acp#compaction-update", line: 1240, run: r_compaction_update },
+        { rule: "acp#compaction-summary-chunk", line: 1265, run: r_compaction_summary_chunk },
       ],
       "cursor/update_todos": [
-        { rule: "acp#cursor-update-todos", line: 1599, run: r_cursor_update_todos },
+        { rule: "acp#cursor-update-todos", line: 1612, run: r_cursor_update_todos },
       ],
       "cursor/task": [
-        { rule: "acp#cursor-task-completed", line: 1621, run: r_cursor_task_completed },
-        { rule: "acp#cursor-task", line: 1653, run: r_cursor_task },
+        { rule: "acp#cursor-task-completed", line: 1634, run: r_cursor_task_completed },
+        { rule: "acp#cursor-task", line: 1666, run: r_cursor_task },
       ],
       "cursor/generate_image": [
-        { rule: "acp#cursor-generate-image", line: 1682, run: r_cursor_generate_image },
+        { rule: "acp#cursor-generate-image", line: 1695, run: r_cursor_generate_image },
       ],
       "cursor/*": [
-        { rule: "acp#extension-notification", line: 1709, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
       ],
       "_*": [
-        { rule: "acp#extension-notification", line: 1709, run: r_extension_notification },
+        { rule: "acp#extension-notification", line: 1722, run: r_extension_notification },
       ],
     },
     request: {
       "session/request_permission": [
-        { rule: "acp#request-permission", line: 1276, run: r_request_permission },
+        { rule: "acp#request-permission", line: 1289, run: r_request_permission },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-request", line: 1395, run: r_elicitation_request },
+        { rule: "acp#elicitation-request", line: 1408, run: r_elicitation_request },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question", line: 1484, run: r_cursor_ask_question },
+        { rule: "acp#cursor-ask-question", line: 1497, run: r_cursor_ask_question },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan", line: 1545, run: r_cursor_create_plan },
+        { rule: "acp#cursor-create-plan", line: 1558, run: r_cursor_create_plan },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request", line: 1724, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
       ],
       "_*": [
-        { rule: "acp#extension-request", line: 1724, run: r_extension_request },
+        { rule: "acp#extension-request", line: 1737, run: r_extension_request },
       ],
     },
     response: {
       "session/request_permission": [
-        { rule: "acp#request-permission-refused", line: 1327, run: r_request_permission_refused },
-        { rule: "acp#request-permission-response", line: 1366, run: r_request_permission_response },
+        { rule: "acp#request-permission-refused", line: 1340, run: r_request_permission_refused },
+        { rule: "acp#request-permission-response", line: 1379, run: r_request_permission_response },
       ],
       "elicitation/create": [
-        { rule: "acp#elicitation-response", line: 1423, run: r_elicitation_response },
+        { rule: "acp#elicitation-response", line: 1436, run: r_elicitation_response },
       ],
       "*": [
-        { rule: "acp#agent-request-failed", line: 1448, run: r_agent_request_failed },
+        { rule: "acp#agent-request-failed", line: 1461, run: r_agent_request_failed },
       ],
       "cursor/ask_question": [
-        { rule: "acp#cursor-ask-question-answer", line: 1514, run: r_cursor_ask_question_answer },
+        { rule: "acp#cursor-ask-question-answer", line: 1527, run: r_cursor_ask_question_answer },
       ],
       "cursor/create_plan": [
-        { rule: "acp#cursor-create-plan-answer", line: 1577, run: r_cursor_create_plan_answer },
+        { rule: "acp#cursor-create-plan-answer", line: 1590, run: r_cursor_create_plan_answer },
       ],
       "cursor/*": [
-        { rule: "acp#extension-request-answer", line: 1737, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
       ],
       "_*": [
-        { rule: "acp#extension-request-answer", line: 1737, run: r_extension_request_answer },
+        { rule: "acp#extension-request-answer", line: 1750, run: r_extension_request_answer },
       ],
     },
     clientRequest: {
       "cursor/*": [
-        { rule: "acp#client-extension-request", line: 1753, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
       ],
       "_*": [
-        { rule: "acp#client-extension-request", line: 1753, run: r_client_extension_request },
+        { rule: "acp#client-extension-request", line: 1766, run: r_client_extension_request },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-ends-replayed-turn", line: 1797, run: r_prompt_ends_replayed_turn },
-        { rule: "acp#prompt", line: 1825, run: r_prompt },
+        { rule: "acp#prompt-ends-replayed-turn", line: 1810, run: r_prompt_ends_replayed_turn },
+        { rule: "acp#prompt", line: 1838, run: r_prompt },
       ],
       "session/load": [
-        { rule: "acp#load", line: 1866, run: r_load },
+        { rule: "acp#load", line: 1879, run: r_load },
       ],
     },
     clientResponse: {
       "cursor/*": [
-        { rule: "acp#client-extension-answer", line: 1766, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
       ],
       "_*": [
-        { rule: "acp#client-extension-answer", line: 1766, run: r_client_extension_answer },
+        { rule: "acp#client-extension-answer", line: 1779, run: r_client_extension_answer },
       ],
       "initialize": [
-        { rule: "acp#initialize-response", line: 1897, run: r_initialize_response },
+        { rule: "acp#initialize-response", line: 1910, run: r_initialize_response },
       ],
       "authenticate": [
-        { rule: "acp#authenticate-failed", line: 1916, run: r_authenticate_failed },
-        { rule: "acp#authenticate-response", line: 1938, run: r_authenticate_response },
+        { rule: "acp#authenticate-failed", line: 1929, run: r_authenticate_failed },
+        { rule: "acp#authenticate-response", line: 1951, run: r_authenticate_response },
       ],
       "session/new": [
-        { rule: "acp#session-new-response", line: 1951, run: r_session_new_response },
+        { rule: "acp#session-new-response", line: 1964, run: r_session_new_response },
       ],
       "session/load": [
-        { rule: "acp#session-load-response", line: 1990, run: r_session_load_response },
-        { rule: "acp#session-load-failed", line: 2044, run: r_session_load_failed },
+        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
+        { rule: "acp#session-load-failed", line: 2057, run: r_session_load_failed },
       ],
       "session/resume": [
-        { rule: "acp#session-load-response", line: 1990, run: r_session_load_response },
+        { rule: "acp#session-load-response", line: 2003, run: r_session_load_response },
       ],
       "session/close": [
-        { rule: "acp#session-close-response", line: 2079, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
       ],
       "session/delete": [
-        { rule: "acp#session-close-response", line: 2079, run: r_session_close_response },
+        { rule: "acp#session-close-response", line: 2092, run: r_session_close_response },
       ],
       "session/set_mode": [
-        { rule: "acp#set-mode-response", line: 2097, run: r_set_mode_response },
+        { rule: "acp#set-mode-response", line: 2110, run: r_set_mode_response },
       ],
       "session/set_model": [
-        { rule: "acp#set-model-response", line: 2115, run: r_set_model_response },
+        { rule: "acp#set-model-response", line: 2128, run: r_set_model_response },
       ],
       "session/set_config_option": [
-        { rule: "acp#set-config-option-response", line: 2133, run: r_set_config_option_response },
+        { rule: "acp#set-config-option-response", line: 2146, run: r_set_config_option_response },
       ],
       "session/prompt": [
-        { rule: "acp#prompt-failed", line: 2150, run: r_prompt_failed },
-        { rule: "acp#prompt-response", line: 2178, run: r_prompt_response },
+        { rule: "acp#prompt-failed", line: 2163, run: r_prompt_failed },
+        { rule: "acp#prompt-response", line: 2191, run: r_prompt_response },
       ],
       "*": [
-        { rule: "acp#client-request-unsupported", line: 2231, run: r_client_request_unsupported },
-        { rule: "acp#client-request-failed", line: 2247, run: r_client_request_failed },
+        { rule: "acp#client-request-unsupported", line: 2244, run: r_client_request_unsupported },
+        { rule: "acp#client-request-failed", line: 2260, run: r_client_request_failed },
       ],
     },
     clientNotification: {
       "cursor/*": [
-        { rule: "acp#client-extension-notification", line: 1782, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
       ],
       "_*": [
-        { rule: "acp#client-extension-notification", line: 1782, run: r_client_extension_notification },
+        { rule: "acp#client-extension-notification", line: 1795, run: r_client_extension_notification },
       ],
       "session/cancel": [
-        { rule: "acp#cancel", line: 1880, run: r_cancel },
+        { rule: "acp#cancel", line: 1893, run: r_cancel },
       ],
     },
   },
@@ -1575,13 +1597,13 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2265)",
-    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2268)",
-    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2271)",
-    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2274)",
-    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2277)",
-    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2280)",
-    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2283)",
-    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2286)",
+    "acp#ignored-notification-1": "completion of a URL-mode elicitation out of band; the elicitation/create answer already resolved the request (mappings/acp.yaml:2278)",
+    "acp#ignored-notification-2": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2281)",
+    "acp#ignored-clientNotification-3": "protocol-level cancellation of a pending JSON-RPC request; the request's (error -32800) answer resolves it (mappings/acp.yaml:2284)",
+    "acp#ignored-request-4": "the client-side file access behind a tool call the agent already reports through session/update tool_call/tool_call_update (a failed answer is a runtime.warning, agent-request-failed) (mappings/acp.yaml:2287)",
+    "acp#ignored-request-5": "the client-side terminal behind an execute tool call the agent already reports through session/update (tool_call content `terminal` names the terminalId) (mappings/acp.yaml:2290)",
+    "acp#ignored-clientRequest-6": "the client's own requests; their answers are mapped (clientResponse rows), which carry what matters (mappings/acp.yaml:2293)",
+    "acp#ignored-clientRequest-7": "the client browsing stored sessions (catalog query); not runtime activity (mappings/acp.yaml:2296)",
+    "acp#ignored-clientRequest-8": "the client logging out of the agent; the answer carries nothing (a failure goes through client-request-failed) (mappings/acp.yaml:2299)",
   },
 };

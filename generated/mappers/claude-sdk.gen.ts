@@ -27,7 +27,7 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | StepMessage | WireMessage;
 
-// map "decision" (mappings/claude-sdk.yaml:191)
+// map "decision" (mappings/claude-sdk.yaml:194)
 type V_decision = "allow_once" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow", "allow_once"],
@@ -42,7 +42,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/claude-sdk.yaml:198)
+// map "toolName" (mappings/claude-sdk.yaml:201)
 type V_toolName =
   | "shell"
   | "shell_output"
@@ -90,7 +90,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "blockItemType" (mappings/claude-sdk.yaml:222)
+// map "blockItemType" (mappings/claude-sdk.yaml:225)
 type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
@@ -106,7 +106,7 @@ function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/claude-sdk.yaml:231)
+// map "elicitationDecision" (mappings/claude-sdk.yaml:234)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -120,7 +120,7 @@ function map_elicitationDecision(v: unknown, d: unknown = "cancelled"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "dialogDecision" (mappings/claude-sdk.yaml:235)
+// map "dialogDecision" (mappings/claude-sdk.yaml:238)
 type V_dialogDecision = "answered" | "cancelled";
 const M_dialogDecision: ReadonlyMap<string, V_dialogDecision> = new Map([
   ["completed", "answered"],
@@ -133,7 +133,7 @@ function map_dialogDecision(v: unknown, d: unknown = "cancelled"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_dialogDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:239)
+// map "statusState" (mappings/claude-sdk.yaml:242)
 type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
@@ -146,7 +146,7 @@ function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-// map "sessionState" (mappings/claude-sdk.yaml:245)
+// map "sessionState" (mappings/claude-sdk.yaml:248)
 type V_sessionState = "ready" | "running" | "waiting";
 const M_sessionState: ReadonlyMap<string, V_sessionState> = new Map([
   ["idle", "ready"],
@@ -160,7 +160,7 @@ function map_sessionState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_sessionState.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:250)
+// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:253)
 type V_claudeBackgroundLaunch = "background";
 const M_claudeBackgroundLaunch: ReadonlyMap<string, V_claudeBackgroundLaunch> = new Map([
   ["async_launched", "background"],
@@ -172,7 +172,7 @@ function map_claudeBackgroundLaunch(v: unknown, d: unknown = undefined): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBackgroundLaunch.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskItemStatus" (mappings/claude-sdk.yaml:253)
+// map "taskItemStatus" (mappings/claude-sdk.yaml:256)
 type V_taskItemStatus = "completed" | "failed";
 const M_taskItemStatus: ReadonlyMap<string, V_taskItemStatus> = new Map([
   ["completed", "completed"],
@@ -187,7 +187,7 @@ function map_taskItemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskItemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskEndStatus" (mappings/claude-sdk.yaml:257)
+// map "taskEndStatus" (mappings/claude-sdk.yaml:260)
 type V_taskEndStatus = "completed" | "failed" | "stopped";
 const M_taskEndStatus: ReadonlyMap<string, V_taskEndStatus> = new Map([
   ["completed", "completed"],
@@ -201,7 +201,7 @@ function map_taskEndStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskEndStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:261)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:264)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -213,7 +213,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:264)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:267)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -228,7 +228,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:267)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:270)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -263,7 +263,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:271)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:274)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -316,14 +316,13 @@ const ID_item_use_3: IdRef = { role: "item", op: "use", field: "tool_use_id", re
 const ID_request_open: IdRef = { role: "request", op: "open", space: "server", field: "options.toolUseID" };
 const ID_item_use_4: IdRef = { role: "item", op: "use", field: "options.toolUseID" };
 const ID_request_open_2: IdRef = { role: "request", op: "open", space: "server", field: "options.requestId" };
-const ID_item_close_5: IdRef = { role: "item", op: "close", field: "toolUseId" };
 const ID_request_open_3: IdRef = { role: "request", op: "open", space: "server", field: "request_id", required: true };
 const ID_item_use_5: IdRef = { role: "item", op: "use", field: "request.tool_use_id" };
 const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server", field: "response.request_id", required: true };
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:363 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:366 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -353,7 +352,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:410 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:413 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -362,7 +361,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:427 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:430 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -372,7 +371,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:442 — message system → hook.started */
+/** mappings/claude-sdk.yaml:445 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -381,7 +380,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:453 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:456 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -390,7 +389,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:464 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:467 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -406,7 +405,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:479 — message system → task.started */
+/** mappings/claude-sdk.yaml:482 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -414,6 +413,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   cx.ref(ID_task_open, m.task_id);
   cx.ref(ID_parent_use, m.tool_use_id);
   cx.setVarAt(`taskParent:${m.task_id}`, m.tool_use_id);
+  if (m.is_backgrounded === false) cx.setVarAt(`foregroundCall:${m.tool_use_id}`, true);
   if (cx.isNew("task")) cx.emit("task.started", {
     taskId: cx.id("task"),
     description: m.description,
@@ -422,7 +422,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:495 — message system → task.progress */
+/** mappings/claude-sdk.yaml:501 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -438,7 +438,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:510 — message system → task.completed */
+/** mappings/claude-sdk.yaml:516 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -455,7 +455,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:527 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:533 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -467,7 +467,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:542 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:548 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -486,7 +486,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:558 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:564 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -495,7 +495,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:577 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:583 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -520,7 +520,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:604 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:610 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -542,7 +542,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:626 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:632 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -554,7 +554,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:641 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:647 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -566,7 +566,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:655 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:661 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -578,7 +578,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:669 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:675 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -587,7 +587,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:681 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:687 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -600,7 +600,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:696 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:702 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -609,7 +609,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:711 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:717 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -618,7 +618,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:726 — message system → task.completed */
+/** mappings/claude-sdk.yaml:732 — message system → task.completed */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -633,13 +633,15 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:742 — message system → task.progress */
+/** mappings/claude-sdk.yaml:748 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.subtype === "task_updated")) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_task_use, m.task_id);
-  cx.ref(ID_parent_use_2, cx.varAt(`taskParent:${m.task_id}`));
+  cx.ref(ID_parent_use_2, (v1 !== UNSET ? v1 : (v1 = cx.varAt(`taskParent:${m.task_id}`))));
+  if (m.patch?.is_backgrounded === true) cx.setVarAt(`foregroundCall:${((v1 !== UNSET ? v1 : (v1 = cx.varAt(`taskParent:${m.task_id}`))) ?? "none")}`, null);
   cx.emit("task.progress", {
     taskId: cx.id("task"),
     description: (m.patch?.description ?? m.patch?.status ?? ""),
@@ -648,7 +650,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:759 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:767 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -656,7 +658,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:774 — message system → session.configured */
+/** mappings/claude-sdk.yaml:782 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -664,7 +666,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:789 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:797 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -678,7 +680,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:814 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:822 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -687,7 +689,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:828 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:836 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -705,7 +707,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:843 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:851 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -713,7 +715,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:860 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:868 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -721,21 +723,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:881 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:889 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:896 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:904 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:911 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:919 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -754,7 +756,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:947 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:955 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -779,7 +781,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:980 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:988 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -798,7 +800,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1006 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1014 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -823,7 +825,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1045 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1053 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -847,7 +849,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1086 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1094 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -870,7 +872,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1110 — message user */
+/** mappings/claude-sdk.yaml:1118 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -879,13 +881,14 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1131 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1139 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
   cx.ref(ID_item_open, m.message?.content?.[0]?.tool_use_id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  cx.setVarAt(`foregroundCall:${m.message?.content?.[0]?.tool_use_id}`, null);
   if (cx.isNew("item")) cx.emit("item.started", { itemType: "dynamic_tool_call", status: "inProgress" });
   cx.emit("item.updated", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
@@ -897,7 +900,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1163 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1172 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -931,7 +934,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1243 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1252 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -941,7 +944,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1265 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1274 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -963,7 +966,36 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1293 — message assistant */
+/** mappings/claude-sdk.yaml:1310 — message assistant → item.completed */
+function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
+  let v1: any = UNSET, v2: any = UNSET;
+  if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))));
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  if (cx.wasOpen("item") && m.error == null) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "superseded",
+    detail: "the response was cut off here and retried; the retry's message replaces this text",
+    data: {
+      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))),
+      retryMessageId: m.message?.id,
+    },
+  });
+  if (cx.wasOpen("item") && m.error != null) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "failed",
+    detail: concat("the response was cut off here: ", m.error),
+    data: { abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), error: m.error },
+  });
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
+  cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
+  cx.replay(m);
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1373 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -972,7 +1004,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1314 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1394 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -997,7 +1029,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1357 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1437 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1018,7 +1050,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1402 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1482 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1026,6 +1058,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   cx.ref(ID_item_open_2, m.message?.content?.[0]?.id);
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`toolTitle:${m.message?.content?.[0]?.id}`, h_claude.claudeToolTitle(m.message?.content?.[0]?.name, m.message?.content?.[0]?.input));
+  cx.setVarAt(`toolParent:${m.message?.content?.[0]?.id}`, m.parent_tool_use_id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.message?.content?.[0]?.type) ?? map_claudeServerToolType(joinKey(m.message?.content?.[0]?.type, m.message?.content?.[0]?.name)) ?? map_claudeToolItemType(m.message?.content?.[0]?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1051,7 +1084,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1450 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1533 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1077,7 +1110,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1472 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1555 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1096,9 +1129,24 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1491 — message stream_event */
+/** mappings/claude-sdk.yaml:1577 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
+  let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`));
+  cx.ref(ID_parent_use_3, m.parent_tool_use_id);
+  if (cx.wasOpen("item")) cx.emit("item.completed", {
+    itemType: (cx.state("item", "itemType") ?? "unknown"),
+    status: "superseded",
+    detail: "the response was cut off here and retried; the retry's message replaces this text",
+    data: {
+      abandonedMessageId: (v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))),
+      retryMessageId: m.event?.message?.id,
+    },
+  });
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, m.event?.message?.id);
   cx.setVarAt(`messageInput:${m.parent_tool_use_id}`, m.event?.message?.usage?.input_tokens);
   cx.setVarAt(`messageCacheRead:${m.parent_tool_use_id}`, m.event?.message?.usage?.cache_read_input_tokens);
@@ -1106,7 +1154,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1506 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1611 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1122,7 +1170,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1525 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1630 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1136,11 +1184,12 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
     data: { abandonedBlocks: m.abandoned_blocks },
   });
   cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1553 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1659 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1152,11 +1201,12 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
     status: "completed",
   });
   cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`message:${m.parent_tool_use_id}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1570 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1677 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1166,6 +1216,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, m.event?.content_block?.id);
   cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.content_block?.id);
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: (map_claudeBlockToolType(m.event?.content_block?.type) ?? map_claudeServerToolType(joinKey(m.event?.content_block?.type, m.event?.content_block?.name)) ?? map_claudeToolItemType(m.event?.content_block?.name, "dynamic_tool_call")),
     status: "inProgress",
@@ -1176,7 +1227,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1599 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1708 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1195,7 +1246,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1617 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1726 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1206,6 +1257,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   cx.setVarAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   cx.setVarAt(`lastBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, m.event?.index);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, joinKey((v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`))), m.event?.index));
   if (cx.isNew("item")) cx.emit("item.started", {
     itemType: map_blockItemType(m.event?.content_block?.type),
     status: "inProgress",
@@ -1213,7 +1265,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1639 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1749 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1224,7 +1276,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1656 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1766 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1235,14 +1287,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1676 — message stream_event */
+/** mappings/claude-sdk.yaml:1786 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1686 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1796 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1262,7 +1314,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1720 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1830 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1277,7 +1329,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1751 — message stream_event */
+/** mappings/claude-sdk.yaml:1861 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1287,11 +1339,12 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   if (cx.wasOpen("item")) cx.setVarAt(`unanswered:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, (v2 !== UNSET ? v2 : (v2 = cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`))));
   cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1770 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1881 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1300,6 +1353,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   cx.ref(ID_item_close_3, cx.varAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`));
   cx.ref(ID_parent_use_3, m.parent_tool_use_id);
   cx.setVarAt(`closeAtStop:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`, null);
+  cx.setVarAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`, null);
   cx.setVarAt(`json:${cx.varAt(`item:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}:${m.event?.index}`)}`, null);
   if (cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "unknown"),
@@ -1308,7 +1362,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1800 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1912 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1318,7 +1372,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1813 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1925 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1326,28 +1380,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1823 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1935 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1835 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1947 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1848 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1960 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1861 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:1973 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1373,7 +1427,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1901 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2013 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1389,7 +1443,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1924 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2036 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1407,7 +1461,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1951 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2063 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1423,7 +1477,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1973 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2085 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1445,7 +1499,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1998 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2110 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1459,7 +1513,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2023 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2135 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1473,7 +1527,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2048 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2160 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1487,7 +1541,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2073 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2185 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1504,9 +1558,12 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2101 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2216 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
-  cx.ref(ID_item_close_5, m.toolUseId);
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_item_close_3, h_content.unless(m.toolUseId, cx.varAt(`foregroundCall:${m.toolUseId}`)));
+  cx.ref(ID_parent_use_2, cx.varAt(`toolParent:${m.toolUseId}`));
   if (!cx.isStale("item") && cx.wasOpen("item")) cx.emit("item.completed", {
     itemType: (cx.state("item", "itemType") ?? "dynamic_tool_call"),
     status: map_taskItemStatus(m.status),
@@ -1514,16 +1571,17 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
     data: m.notification,
     output: m.summary,
   });
+  cx.setVarAt(`foregroundCall:${m.toolUseId}`, null);
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2130 — control interrupt */
+/** mappings/claude-sdk.yaml:2261 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2141 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2272 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1549,7 +1607,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2165 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2296 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1582,7 +1640,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2193 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2324 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1597,21 +1655,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2221 — wire control_request */
+/** mappings/claude-sdk.yaml:2352 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2234 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2365 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2249 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2380 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1625,7 +1683,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2274 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2405 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1639,7 +1697,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2299 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2430 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1654,7 +1712,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2320 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2451 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1668,14 +1726,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2344 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2475 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2358 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2489 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1688,45 +1746,45 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-sdk.yaml:87 — input wrapper "permission-request-captured"
+  // mappings/claude-sdk.yaml:90 — input wrapper "permission-request-captured"
   if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:92 — input wrapper "permission-request-capture-line"
+  // mappings/claude-sdk.yaml:95 — input wrapper "permission-request-capture-line"
   if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:98 — input wrapper "permission-request-bare"
+  // mappings/claude-sdk.yaml:101 — input wrapper "permission-request-bare"
   if (line?.toolName != null && line?.input != null && line?.options != null) return { wrapper: "permission-request-bare", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:104 — input wrapper "answered-elsewhere"
+  // mappings/claude-sdk.yaml:107 — input wrapper "answered-elsewhere"
   if (line?.seq != null && line?.dir === "out" && (line?.channel === "permission" || line?.channel === "elicitation" || line?.channel === "userDialog") && line?.message == null) return { wrapper: "answered-elsewhere", message: line, kind: "answeredElsewhere", type: "answer" };
-  // mappings/claude-sdk.yaml:111 — input wrapper "elicitation-request-captured"
+  // mappings/claude-sdk.yaml:114 — input wrapper "elicitation-request-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:116 — input wrapper "elicitation-result-captured"
+  // mappings/claude-sdk.yaml:119 — input wrapper "elicitation-result-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:120 — input wrapper "elicitation-request-capture-line"
+  // mappings/claude-sdk.yaml:123 — input wrapper "elicitation-request-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "in") return { wrapper: "elicitation-request-capture-line", message: line?.message, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:125 — input wrapper "elicitation-result-capture-line"
+  // mappings/claude-sdk.yaml:128 — input wrapper "elicitation-result-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "out") return { wrapper: "elicitation-result-capture-line", message: line?.message, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:129 — input wrapper "elicitation-request-bare"
+  // mappings/claude-sdk.yaml:132 — input wrapper "elicitation-request-bare"
   if (line?.request?.serverName != null && line?.request?.message != null && line?.options?.requestId != null) return { wrapper: "elicitation-request-bare", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:134 — input wrapper "user-dialog-request-bare"
+  // mappings/claude-sdk.yaml:137 — input wrapper "user-dialog-request-bare"
   if (line?.request?.dialogKind != null && line?.options?.requestId != null) return { wrapper: "user-dialog-request-bare", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:139 — input wrapper "user-dialog-request-captured"
+  // mappings/claude-sdk.yaml:142 — input wrapper "user-dialog-request-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:144 — input wrapper "user-dialog-result-captured"
+  // mappings/claude-sdk.yaml:147 — input wrapper "user-dialog-result-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:148 — input wrapper "user-dialog-request-capture-line"
+  // mappings/claude-sdk.yaml:151 — input wrapper "user-dialog-request-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "in") return { wrapper: "user-dialog-request-capture-line", message: line?.message, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:153 — input wrapper "user-dialog-result-capture-line"
+  // mappings/claude-sdk.yaml:156 — input wrapper "user-dialog-result-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "out") return { wrapper: "user-dialog-result-capture-line", message: line?.message, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:158 — input wrapper "wire-capture"
+  // mappings/claude-sdk.yaml:161 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line, meta: { dir: line?.dir } };
-  // mappings/claude-sdk.yaml:162 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:165 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
-  // mappings/claude-sdk.yaml:167 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:170 — input wrapper "timed-entry"
   if (line?.relativeTimestamp != null && line?.message?.type != null) return { wrapper: "timed-entry", message: line?.message };
-  // mappings/claude-sdk.yaml:170 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:173 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The provider session a message belongs to (mappings/claude-sdk.yaml:179). */
+/** The provider session a message belongs to (mappings/claude-sdk.yaml:182). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
   return { key: m?.session_id, next: cx.method === "conversation_reset" };
 }
@@ -1745,175 +1803,176 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 363, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 410, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 427, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 442, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 453, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 464, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 479, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 495, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 510, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 527, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 542, versions: ["0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 558, versions: ["0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 577, versions: ["0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 604, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 626, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 641, versions: ["0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 655, versions: ["0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 669, versions: ["0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 681, versions: ["0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 696, versions: ["0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 711, versions: ["0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 726, versions: ["0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 742, versions: ["0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 759, versions: ["0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 774, versions: ["0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 789, versions: ["0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 814, versions: ["0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 828, versions: ["0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 843, versions: ["0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-init", line: 366, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 413, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 430, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 445, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 456, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 467, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 482, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 501, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification", line: 516, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 533, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 548, versions: ["0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 564, versions: ["0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 583, versions: ["0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 610, versions: ["0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 632, versions: ["0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 647, versions: ["0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 661, versions: ["0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 675, versions: ["0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 687, versions: ["0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 702, versions: ["0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 717, versions: ["0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 732, versions: ["0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 748, versions: ["0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 767, versions: ["0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 782, versions: ["0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 797, versions: ["0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 822, versions: ["0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 836, versions: ["0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 851, versions: ["0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 860, versions: ["0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 868, versions: ["0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 881, versions: ["0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 889, versions: ["0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 896, versions: ["0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 904, versions: ["0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 911, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 947, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 980, versions: ["0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1006, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1045, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 919, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 955, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 988, versions: ["0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1014, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1053, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1086, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1110, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1131, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1163, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1243, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1265, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1094, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1118, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1139, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1172, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1252, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1274, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-blocks", line: 1293, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1314, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1357, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1402, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1450, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1472, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1310, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1373, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1394, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1437, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1482, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1533, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1555, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1491, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1506, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1525, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1553, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1570, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1599, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1617, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1639, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1656, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1676, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1686, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1720, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1751, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1770, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1577, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1611, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1630, versions: ["0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1659, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1677, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1708, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1726, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1749, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1766, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1786, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1796, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1830, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1861, versions: ["0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1881, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1800, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1912, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1813, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1925, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1823, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1935, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1835, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1947, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1848, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1960, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1861, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 1973, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 1901, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2013, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 1924, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 1951, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2036, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2063, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 1973, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2085, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 1998, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2110, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 1998, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2110, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 1998, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2110, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2023, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2135, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2048, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2160, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2048, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2160, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2073, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2185, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2101, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2216, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2130, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2261, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2141, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2165, versions: ["0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2193, versions: ["0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2221, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2234, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2272, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2296, versions: ["0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2324, versions: ["0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2352, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2365, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2249, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2274, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2299, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2320, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2344, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2380, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2405, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2430, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2451, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2475, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2358, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2489, run: r_wire_cancel },
       ],
     },
   },
@@ -1927,9 +1986,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2379)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2384)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2388)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2510)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2515)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2519)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.333"],

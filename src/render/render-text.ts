@@ -7,7 +7,7 @@
  * colour / bold / dim / italic / underline codes of tool output are kept (no other SGR). Lines longer than `width` are
  * cut with a marker.
  */
-import type { AccumulatorSnapshot, Block, Step, TokenUsage, Turn } from "./accumulator.js";
+import type { AccumulatorSnapshot, Block, ContextUsage, Step, TokenUsage, Turn } from "./accumulator.js";
 import { cutLine, escapeTerminalDeep } from "./terminal-safe.js";
 
 /** Default `width`: characters per output line before it is cut (a paragraph of prose fits; a minified file does not). */
@@ -133,7 +133,7 @@ export function renderSnapshotText(snapshot: AccumulatorSnapshot, options: Rende
         if (b.summary) body(b.summary, st.dim);
         return;
       case "usage":
-        line(st.dim(`usage: ${b.tokens ? tokensText(b.tokens) : usageText(b.usage)}`));
+        line(st.dim(`usage: ${[b.tokens ? tokensText(b.tokens) : undefined, b.context ? contextText(b.context) : undefined].filter((x) => x !== undefined).join("; ") || usageText(b.usage)}`));
         return;
       case "mode":
         line(st.dim(`mode: ${[b.mode, b.model && `model ${b.model}`].filter(Boolean).join(", ")}`));
@@ -218,6 +218,12 @@ function answerText(a: unknown): string {
 function tokensText(t: TokenUsage): string {
   const parts: [string, number | undefined][] = [["input", t.inputTokens], ["cached", t.cachedInputTokens], ["cache write", t.cacheWriteTokens], ["output", t.outputTokens], ["reasoning", t.reasoningTokens], ["total", t.totalTokens], ["context window", t.contextWindow]];
   return parts.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+/** A context-window reading as text: "context 1114 of 258400 tokens (0.4%)". */
+function contextText(c: ContextUsage): string {
+  if (c.windowTokens === undefined || c.windowTokens === 0) return `context ${c.usedTokens} tokens`;
+  return `context ${c.usedTokens} of ${c.windowTokens} tokens (${Math.round((c.usedTokens / c.windowTokens) * 1000) / 10}%)`;
 }
 
 /** A usage record without token counts (e.g. a context-window reading): its top-level numbers as `key value` pairs. */
