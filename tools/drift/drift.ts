@@ -13,6 +13,10 @@
  * followed by version (and, for agents, the ACP / Claude SDK they depend on); a package renamed (npm's deprecation
  * notice, or a known successor) whose successor nothing follows is drift.
  *
+ * Record mode (`--record`, tools/drift/record.ts): installs the newest version of every agent we drive, records
+ * scenarios with the recorders against the scripted model server, and reports what the tables do not account for
+ * in every recorded form. See docs/upstream-versions.md.
+ *
  * Options:
  *   --offline          no registry: the newest version as last fetched (the cache's registry.json), the installs
  *                      already in the cache
@@ -20,6 +24,7 @@
  *                      package's folder; no registry, no cache
  *   --package NAME     only this package (repeatable; `NAME@0.2` for one line of it)
  *   --json             the report as JSON
+ *   --record           the record mode (options of its own: --agent, --scenario, --all-scenarios, --keep)
  * Progress goes to stderr, the report to stdout. Exit: 0 no drift, 1 drift, 2 usage error, 3 could not check
  * (no network, a failed install or derivation) and no drift found in what could be checked.
  */
@@ -380,11 +385,15 @@ export function factGroups(facts: string[]): [string, string[]][] {
   return [...groups].sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)).map(([on, g]) => [on, [...[...g.values].map(([p, vs]) => `${p} = ${vs.join(" | ")}`), ...g.fields]]);
 }
 
-const USAGE = "usage: npm run drift -- [--offline] [--from DIR] [--package NAME]… [--json]";
+const USAGE = "usage: npm run drift -- [--offline] [--from DIR] [--package NAME]… [--json]\n       npm run drift -- --record [--agent NAME]… [--scenario NAME]… [--all-scenarios] [--keep] [--json]";
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const root = resolve(fileURLToPath(import.meta.url), "../../..");
+  if (args.includes("--record")) {
+    const { recordMain } = await import("./record.ts");
+    return recordMain(root, args.filter((a) => a !== "--record"), USAGE);
+  }
   const opts: Options = { root };
   let json = false;
   for (let i = 0; i < args.length; i++) {
