@@ -5,6 +5,7 @@
  * a transcript line of a new type (`api-request-route`), a new field on transcript user lines (`turnPromptId`) and a
  * new field on one system subtype of the SDK stream.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -174,5 +175,22 @@ describe("the record mode's report on a recording of a newer Claude Code (a fake
     expect(rep.agents[0].failed).toEqual(["plain"]);
     expect(formatRecordReport(rep)).toContain("FAILED: plain");
     expect(rep.exitCode).toBe(EXIT.unchecked);
+  });
+});
+
+describe("npm run drift -- --record: usage errors (nothing is installed or recorded)", () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), "--record", ...args], { cwd: root, encoding: "utf8" });
+
+  it("an option of the static check, an unknown agent, an unknown scenario: exit 2 with one line naming it", () => {
+    const offline = cli(["--offline"]);
+    expect(offline.status).toBe(EXIT.usage);
+    expect(offline.stderr.split("\n")[0]).toBe("drift: --offline is not an option of --record");
+    const agent = cli(["--agent", "nope"]);
+    expect(agent.status).toBe(EXIT.usage);
+    expect(agent.stderr).toMatch(/^drift: unknown agent nope \(recorders: .*claude-sdk-333.*\)\n$/);
+    const scenario = cli(["--scenario", "plain,nope"]);
+    expect(scenario.status).toBe(EXIT.usage);
+    expect(scenario.stderr).toMatch(/^drift: unknown scenario nope \(scenarios: /);
+    expect(agent.stdout + scenario.stdout).toBe("");
   });
 });

@@ -376,7 +376,7 @@ export function factGroups(facts: string[]): [string, string[]][] {
   for (const f of facts) {
     const [fact, q] = f.split(" @ ");
     const on = q ? q.replace(/ = "([^"]*)"/g, " $1") : "";
-    const g = groups.get(on) ?? { values: new Map(), fields: [] };
+    const g = groups.get(on) ?? { values: new Map<string, string[]>(), fields: [] as string[] };
     groups.set(on, g);
     const v = /^value (.*) = (".*")$/.exec(fact);
     if (v) g.values.set(v[1], [...(g.values.get(v[1]) ?? []), JSON.parse(v[2])]);
