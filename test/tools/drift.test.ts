@@ -479,6 +479,18 @@ describe("npm run drift (the CLI)", () => {
     expect(bad.stderr).toContain("unknown option --bogus");
   });
 
+  it("--offline checks a version-only package from the registry's last answers (the cache's registry.json)", () => {
+    const cache = join(scratch, "cache-with-registry");
+    mkdirSync(cache, { recursive: true });
+    const meta = { name: "@google/gemini-cli", versions: ["0.61.0", "0.62.0"], distTags: { latest: "0.62.0" }, time: { "0.62.0": "2026-11-30T10:00:00.000Z" }, dependencies: { "@agentclientprotocol/sdk": "^2.5.0" }, fetchedAt: "2026-12-01T08:00:00.000Z" };
+    writeFileSync(join(cache, "registry.json"), JSON.stringify({ [meta.name]: meta }));
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), "--offline", "--package", "@google/gemini-cli"], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTNORM_DRIFT_CACHE: cache } });
+    expect(r.status).toBe(EXIT.ok);
+    expect(r.stdout).toContain(`versions from the registry as fetched 2026-12-01 (${join(cache, "registry.json")})`);
+    expect(r.stdout).toContain("@google/gemini-cli: pinned 0.61.0 (recorders), newest 0.62.0 (2026-11-30) — newer version (version-only check)");
+    expect(r.stdout).toContain("0.62.0 depends on @agentclientprotocol/sdk ^2.5.0");
+  });
+
   it("--offline with an empty cache: could not check (exit 3), without touching the registry", () => {
     const cache = join(scratch, "cache");
     const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "tools/drift/drift.ts"), "--offline", "--package", "@openai/codex-sdk"], { cwd: root, encoding: "utf8", env: { ...process.env, AGENTNORM_DRIFT_CACHE: cache } });
