@@ -36,7 +36,7 @@ export interface FileStore {
   kind: "files";
   /** Session files under the root: `/`-separated segments; `*` in a segment matches any text. `archived`: sessions the agent archived. */
   files: readonly { pattern: string; archived?: true }[];
-  /** Bytes of a file read to list it (its head). */
+  /** Bytes of a file read to list it: its head, and its tail (`updated`). */
   headBytes: number;
   /** The provider session id: a group of the file name, else a head value. */
   id: { name?: RegExp; head?: readonly HeadValue[] };
@@ -54,6 +54,11 @@ export interface FileStore {
   };
   /** When the session started (a head value: an ISO time or epoch ms); else the file's birth/modification time. */
   started?: readonly HeadValue[];
+  /**
+   * The last activity: a value of the file's last lines (its tail, the last line that has one), else the file's
+   * modification time.
+   */
+  updated?: readonly HeadValue[];
   /** The title: the agent's own, else the first prompt. */
   title?: readonly HeadValue[];
   /** The agent version that wrote it. */
@@ -140,13 +145,18 @@ const GEMINI_NOT_PROMPT = ["<session_context>", "<hook_context>", "/", "?"];
 /** What Codex puts first in a thread as user input that is not the user's prompt. */
 const CODEX_NOT_PROMPT = ["<environment_context>", "<user_instructions>", "# AGENTS.md", "<INSTRUCTIONS>", "<turn_aborted>"];
 
+/** The store whose provider session ids a live agent resumes (undefined: none that agentnorm/sessions reads). */
+export function storeOfLiveAgent(agent: string): SessionAgent | undefined {
+  return SESSION_AGENTS.find((a) => STORES[a].liveAgents.includes(agent as LiveAgentName));
+}
+
 export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
   codex: {
     agent: "codex",
     product: "Codex",
     versions: ["0.171.0"],
     surface: "codex-rollout",
-    liveAgents: ["codex", "codex-acp"],
+    liveAgents: ["codex"],
     root: [{ env: "CODEX_HOME" }, { home: ".codex" }],
     store: {
       kind: "files",
@@ -158,6 +168,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
       },
       cwd: { head: [{ where: { type: "session_meta" }, path: "payload.cwd", prefix: true }] },
       started: [{ where: { type: "session_meta" }, path: "payload.timestamp", prefix: true }],
+      updated: [{ where: { timestamp: { exists: true } }, path: "timestamp" }],
       version: [{ where: { type: "session_meta" }, path: "payload.cli_version", prefix: true }],
       title: [
         { where: { type: "event_msg", "payload.type": "user_message" }, path: "payload.message", skipPrefixes: CODEX_NOT_PROMPT },
@@ -192,6 +203,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
         slug: { segment: 1, replace: /[^A-Za-z0-9]/g, with: "-" },
       },
       started: [{ where: { timestamp: { exists: true } }, path: "timestamp" }],
+      updated: [{ where: { timestamp: { exists: true } }, path: "timestamp" }],
       version: [{ where: { version: { exists: true } }, path: "version" }],
       title: [
         { where: { type: "custom-title" }, path: "customTitle" },
@@ -234,6 +246,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
       id: { head: [{ where: { projectHash: { exists: true } }, path: "sessionId", prefix: true }] },
       cwd: { projectFile: { segment: 1, file: ".project_root" }, projectHash: { segment: 1 } },
       started: [{ where: { projectHash: { exists: true } }, path: "startTime", prefix: true }],
+      updated: [{ where: { "$set.lastUpdated": { exists: true } }, path: "$set.lastUpdated" }, { where: { timestamp: { exists: true } }, path: "timestamp" }, { where: { lastUpdated: { exists: true } }, path: "lastUpdated" }],
       title: [
         { where: { type: "user" }, path: "content", text: true, skipPrefixes: GEMINI_NOT_PROMPT },
         { where: { "$set.summary": { exists: true } }, path: "$set.summary" },
