@@ -114,7 +114,7 @@ describe("listSessions on the recorded stores", () => {
     const problems = listed.filter((s) => s.problem).map((s) => [s.path.split("/").pop(), s.problem]);
     expect(problems.sort((x, y) => String(x[0]).localeCompare(String(y[0])))).toEqual([
       ["session-2026-01-01T10-00-dangling.jsonl", "cannot read: ENOENT"],
-      ["session-2026-01-01T10-00-garbage0.jsonl", "not a Gemini CLI session file (no session id in its first 64 KB)"],
+      ["session-2026-01-01T10-00-garbage0.jsonl", "not a Gemini CLI session file (no session id in its first 32 KB)"],
     ]);
     expect(listed.filter((s) => !s.problem).length).toBe(3);
     const o = join(tmp, "opencode-broken", "opencode");

@@ -310,6 +310,10 @@ function be32(b: Uint8Array, o: number): number {
 
 /** A big-endian two's-complement integer of `n` bytes (6 or 8): a number when exact, else a bigint. */
 function intBE(b: Uint8Array, o: number, n: number): number | bigint {
+  // the high part as a signed number, the low 32 bits unsigned: exact while the high part is within 2^21
+  const hi = n === 8 ? (be32(b, o) | 0) : ((b[o]! << 24) >> 16) | b[o + 1]!;
+  const lo = be32(b, o + n - 4);
+  if (hi >= -(1 << 21) && hi < 1 << 21) return hi * 4294967296 + lo;
   let v = 0n;
   for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(b[o + i]!);
   if (b[o]! & 0x80) v -= 1n << BigInt(8 * n);

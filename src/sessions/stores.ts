@@ -36,7 +36,7 @@ export interface FileStore {
   kind: "files";
   /** Session files under the root: `/`-separated segments; `*` in a segment matches any text. `archived`: sessions the agent archived. */
   files: readonly { pattern: string; archived?: true }[];
-  /** Bytes of a file read to list it: its head, and its tail (`updated`). */
+  /** Bytes of a file read to list it: its head (and a quarter of that of its tail, for `updated`). */
   headBytes: number;
   /** The provider session id: a group of the file name, else a head value. */
   id: { name?: RegExp; head?: readonly HeadValue[] };
@@ -196,7 +196,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
     store: {
       kind: "files",
       files: [{ pattern: "projects/*/*.jsonl" }],
-      headBytes: 64 * 1024,
+      headBytes: 16 * 1024,
       id: { name: /^([0-9a-fA-F-]{36})\.jsonl$/ },
       cwd: {
         head: [{ where: { cwd: { exists: true } }, path: "cwd" }],
@@ -242,7 +242,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
     store: {
       kind: "files",
       files: [{ pattern: "tmp/*/chats/session-*.jsonl" }],
-      headBytes: 64 * 1024,
+      headBytes: 32 * 1024,
       id: { head: [{ where: { projectHash: { exists: true } }, path: "sessionId", prefix: true }] },
       cwd: { projectFile: { segment: 1, file: ".project_root" }, projectHash: { segment: 1 } },
       started: [{ where: { projectHash: { exists: true } }, path: "startTime", prefix: true }],
