@@ -86,7 +86,7 @@ describe("SqliteReader", () => {
   });
 
   it("reads what the bench's writer writes (thousands of rows, overflow chains, an empty table); sqlite3 finds it intact", () => {
-    const rows = Array.from({ length: 5000 }, (_, i) => [`id${i}`, i * 1000, i % 3 === 0 ? "x".repeat(i % 10000) : `t${i}`, i % 5 ? null : 2.5, -i]);
+    const rows = Array.from({ length: 5000 }, (_, i) => [`id${i}`, i * 1000, i % 3 === 0 ? "x".repeat(i % 10000) : `t${i}`, i % 5 ? null : 2.5, -i - 1]);
     const file = join(tmp, "written.db");
     writeSqlite(file, [
       { name: "t", sql: "CREATE TABLE t (id text, n integer, s text, f real, neg integer)", columns: ["id", "n", "s", "f", "neg"], rows },
