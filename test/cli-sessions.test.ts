@@ -77,6 +77,21 @@ describe.skipIf(!existsSync(DIST))("agentnorm sessions", () => {
     expect(html).toContain("Ask an agent to list the files here.");
   });
 
+  it("docs/sessions.md: its first example runs on the stores (the built package)", () => {
+    const doc = readFileSync(join(ROOT, "docs/sessions.md"), "utf8");
+    const code = /```js\n([\s\S]*?)```/.exec(doc)![1]!.replace(/"agentnorm\/(\w+)"/g, (_, e) => JSON.stringify(join(ROOT, "dist/pkg", `${e}.js`)));
+    writeFileSync(join(TMP, "doc-example.mjs"), code);
+    const r = spawnSync(process.execPath, [join(TMP, "doc-example.mjs"), "/sandbox/alpha"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...STORES } });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`2026-01-01T09:00:39.000Z gemini  Change the greeting in hello.py to "Hello, agentnorm!".
+2026-01-01T07:00:38.000Z gemini  Remember the number 42.
+2026-01-01T05:02:25.000Z opencode 2 Recorded session
+2026-01-01T03:02:24.000Z claude  Remember the number 42.
+2026-01-01T01:01:13.000Z codex  Remember the number 42.
+gemini 00000000-0000-4000-8000-000000002329: 1 turn(s)
+`);
+  });
+
   it("errors: one line, the exit code the CLI's table says", () => {
     const missing = run(["sessions", "show", "ses_ffffffffffffffff"]);
     expect([missing.status, missing.stderr]).toEqual([1, "agentnorm: ses_ffffffffffffffff: no stored session has this id (agentnorm sessions lists them)\n"]);

@@ -104,6 +104,18 @@ describe("listSessions on the recorded stores", () => {
     expect(await listSessions({ env: { HOME: join(tmp, "nobody") } })).toEqual([]);
   });
 
+  it("Claude Code: a project folder cut at 200 characters and hashed (a long working directory) is still that project's", async () => {
+    const long = "/sandbox/" + "deep/".repeat(50) + "project";
+    const folder = long.replace(/[^A-Za-z0-9]/g, "-").slice(0, 200) + "-1x2y3z";
+    const dir = join(tmp, "claude-long", "projects", folder);
+    mkdirSync(dir, { recursive: true });
+    const src = join(F, "claude/home/.claude/projects/-sandbox-alpha/00000000-0000-4000-8000-000000000bb9.jsonl");
+    writeFileSync(join(dir, "00000000-0000-4000-8000-000000000bb9.jsonl"), readFileSync(src, "utf8").split("/sandbox/alpha").join(long));
+    const env = { HOME: "/nonexistent", CLAUDE_CONFIG_DIR: join(tmp, "claude-long") };
+    expect((await listSessions({ env, cwd: long })).map((s) => [s.cwd, s.title])).toEqual([[long, "Remember the number 42."]]);
+    expect(await listSessions({ env, cwd: long + "2" })).toEqual([]);
+  });
+
   it("a file that is not the agent's, a dangling link and a damaged database are listed with a problem, never thrown", async () => {
     const g = join(tmp, "gemini-broken");
     cpSync(`${F}/gemini/home`, g, { recursive: true });

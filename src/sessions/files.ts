@@ -39,6 +39,30 @@ export function readHead(path: string, maxBytes: number): Head {
   }
 }
 
+/**
+ * The whole lines of the last `maxBytes` of a file (the first, cut, line of the window left out; a last line without
+ * a newline too: it is being written).
+ */
+export function readTail(path: string, size: number, maxBytes: number): string[] {
+  const fd = openSync(path, "r");
+  try {
+    const start = Math.max(0, size - maxBytes);
+    const buf = Buffer.allocUnsafe(size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    const lines = buf.toString("utf8", 0, got).split("\n");
+    lines.pop(); // after the last newline: nothing, or a line being written
+    if (start > 0) lines.shift();
+    return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export interface LineRef { text: string; offset: number; length: number }
 
 /**

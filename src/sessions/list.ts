@@ -10,7 +10,7 @@ import { basename, join, resolve } from "node:path";
 import { storedSessionId } from "../normalize/ids.js";
 import { InvalidOptionError } from "../errors.js";
 import type { LiveAgentName } from "../live/types.js";
-import { prefixScalars, readHead } from "./files.js";
+import { prefixScalars, readHead, readTail } from "./files.js";
 import { SqliteReader, type SqlValue } from "./sqlite.js";
 import { SESSION_AGENTS, STORES, type FieldTest, type FileStore, type HeadValue, type SessionAgent, type SqliteStore, type StoreSpec } from "./stores.js";
 
@@ -206,17 +206,18 @@ class HeadLines {
     }
     return this.parsed.get(i);
   }
-  /** The first value a rule gives (rules in order). */
-  value(rules: readonly HeadValue[] | undefined): unknown {
-    for (const r of rules ?? []) {
-      const v = this.one(r);
+  /** The first value a rule gives (rules in order); `fromEnd`: the last line's that has one. */
+  value(rules: readonly HeadValue[] | undefined, fromEnd = false): unknown {
+    for (let i = 0; i < (rules?.length ?? 0); i++) {
+      const v = this.one(rules![i]!, fromEnd);
       if (v !== undefined) return v;
     }
     return undefined;
   }
-  private one(r: HeadValue): unknown {
+  private one(r: HeadValue, fromEnd: boolean): unknown {
     const need = needles(r.where);
-    for (let i = 0; i < this.lines.length; i++) {
+    for (let k = 0; k < this.lines.length; k++) {
+      const i = fromEnd ? this.lines.length - 1 - k : k;
       const text = this.lines[i]!;
       if (!need.every((n) => text.includes(n))) continue;
       const line = this.get(i);
@@ -328,7 +329,10 @@ function listFiles(spec: StoreSpec, store: FileStore, root: string, o: Checked, 
   // prune project folders that cannot be the requested directory's
   const filter = o.cwd === undefined || projectSegment === undefined ? undefined : (seg: number, name: string, path: string) => {
     if (seg !== projectSegment) return true;
-    if (slugs) return slugs.includes(name);
+    if (slugs) {
+      const max = store.cwd.slug!.max;
+      return slugs.some((s) => s === name || (max !== undefined && s.length > max && name.startsWith(s.slice(0, max) + "-")));
+    }
     const dir = projectDir(path);
     if (dir !== undefined) return matchesCwd(o, dir);
     return store.cwd.projectHash !== undefined && hashes!.includes(name);
@@ -356,7 +360,7 @@ function listFile(spec: StoreSpec, store: FileStore, root: string, path: string,
   let stat;
   try { stat = statSync(path); } catch (e) { return problem(`cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
   if (!stat.isFile()) return undefined;
-  const lastActivityAt = new Date(stat.mtimeMs).toISOString();
+  let lastActivityAt = new Date(stat.mtimeMs).toISOString();
   // the agent's index knows it: no head to read
   const known = nameId !== undefined ? index?.get(nameId) : undefined;
   if (known && known.cwd !== undefined) {
@@ -366,7 +370,7 @@ function listFile(spec: StoreSpec, store: FileStore, root: string, path: string,
       providerSessionId: nameId!, sessionId: storedSessionId(spec.agent, nameId!), path, cwd: known.cwd,
       ...(known.title !== undefined ? { title: titleText(known.title) } : {}),
       ...(known.startedAt ? { startedAt: known.startedAt } : {}),
-      lastActivityAt,
+      lastActivityAt: known.updatedAt ?? lastActivityAt,
       ...(known.version ? { version: known.version } : {}),
       ...(known.archived ? { archived: true } : {}),
     };
@@ -395,6 +399,12 @@ function listFile(spec: StoreSpec, store: FileStore, root: string, path: string,
   const started = isoTime(head.value(store.started));
   const title = titleText(known?.title ?? head.value(store.title));
   if (store.skipUntitled && whole && title === undefined) return undefined;
+  if (store.updated) {
+    let tail: HeadLines = head;
+    if (!whole) { try { tail = new HeadLines(readTail(path, stat.size, store.headBytes / 4), undefined); } catch { /* the modification time, then */ } }
+    const updated = isoTime(tail.value(store.updated, true));
+    if (updated) lastActivityAt = updated;
+  }
   const version = head.value(store.version);
   return {
     providerSessionId: id,

@@ -44,13 +44,14 @@ export interface FileStore {
    * The session's project directory: a head value; else a file in the project folder (`projectFile.segment` is the
    * segment of `files` that is the project folder) holding it; else that folder's name is the hash of it
    * (`projectHash`: sha256 hex of the directory). `slug`: the folder name is the directory with every character
-   * matching `replace` made `with` — a cheap pre-filter for `cwd` (slugs are lossy: the head's cwd decides).
+   * matching `replace` made `with` — a cheap pre-filter for `cwd` (slugs are lossy: the head's cwd decides); one
+   * longer than `max` is cut there and given a hash of the agent's own after a `-` (any hash matches).
    */
   cwd: {
     head?: readonly HeadValue[];
     projectFile?: { segment: number; file: string };
     projectHash?: { segment: number };
-    slug?: { segment: number; replace: RegExp; with: string };
+    slug?: { segment: number; replace: RegExp; with: string; max?: number };
   };
   /** When the session started (a head value: an ISO time or epoch ms); else the file's birth/modification time. */
   started?: readonly HeadValue[];
@@ -176,7 +177,8 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
         { where: { type: "response_item", "payload.type": "message", "payload.role": "user" }, path: "payload.content", text: true, skipPrefixes: CODEX_NOT_PROMPT },
       ],
       // a thread a subagent runs (spawned by another thread) is its parent's, not a session of its own
-      skip: [{ where: { type: "session_meta" }, path: "payload.source.subagent", prefix: true }],
+      // (the core protocol's name, `subagent`; the app-server API's, `subAgent`)
+      skip: [{ where: { type: "session_meta" }, path: "payload.source.subagent", prefix: true }, { where: { type: "session_meta" }, path: "payload.source.subAgent", prefix: true }],
       framing: { kind: "lines" },
       order: { kind: "file" },
       index: {
@@ -200,7 +202,7 @@ export const STORES: Readonly<Record<SessionAgent, StoreSpec>> = {
       id: { name: /^([0-9a-fA-F-]{36})\.jsonl$/ },
       cwd: {
         head: [{ where: { cwd: { exists: true } }, path: "cwd" }],
-        slug: { segment: 1, replace: /[^A-Za-z0-9]/g, with: "-" },
+        slug: { segment: 1, replace: /[^A-Za-z0-9]/g, with: "-", max: 200 },
       },
       started: [{ where: { timestamp: { exists: true } }, path: "timestamp" }],
       updated: [{ where: { timestamp: { exists: true } }, path: "timestamp" }],
