@@ -16,6 +16,7 @@ import { listSessions, openSession, type StoredSession } from "../src/sessions/i
 import { readTranscript } from "../src/live/drivers/claude.js";
 import { defaultBlockFields, renderView } from "./support/render-view.js";
 import { verifyEvents, formatFinding } from "../src/verify/verify.js";
+import { detectInput } from "../src/cli/detect.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const F = join(ROOT, "fixtures", "sessions");
@@ -344,4 +345,19 @@ describe("Gemini CLI: a saved chat renders as its session/load replay", () => {
       expect(view(stored)).toEqual(view(load));
     });
   }
+});
+
+describe("gemini-chat fed raw (agentnorm normalize --from gemini-chat FILE)", () => {
+  it("a chat file is told apart by the CLI's detection; any other JSON is not taken for a chat", () => {
+    const chat = lines(join(F, "gemini/home/.gemini/tmp/beta/chats/session-2026-01-01T08-00-00001f41.jsonl"));
+    expect(detectInput(chat)).toMatchObject({ kind: "native", surface: "gemini-chat" });
+    expect(detectInput(['{"foo":1}', '{"bar":2,"id":"x"}', '{"$set":{"a":1}}'])).toMatchObject({ kind: "unknown" });
+  });
+  it("its messages map in file order; the log's $set records are reported, not applied", () => {
+    const file = join(F, "gemini/home/.gemini/tmp/beta/chats/session-2026-01-01T08-00-00001f41.jsonl");
+    const events = normalizeFile("gemini-chat", file);
+    const sets = lines(file).filter((l) => l.startsWith('{"$set"')).length;
+    expect(events.filter((e) => e.type === "runtime.warning" && /no input wrapper/.test((e.payload as any).message))).toHaveLength(sets);
+    expect(events.filter((e) => e.type === "item.completed").map((e) => (e.payload as any).itemType)).toEqual(["user_message", "reasoning", "assistant_message", "command_execution"]);
+  });
 });

@@ -196,14 +196,13 @@ function r_end(m: View<Member<StepMessage, "step", "end">>, cx: RowContext): boo
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/gemini-chat.yaml:40 — input wrapper "header"
+  // mappings/gemini-chat.yaml:42 — input wrapper "header"
   if (line?.sessionId != null && line?.projectHash != null) return { wrapper: "header", message: line, kind: "record", type: "header" };
-  // mappings/gemini-chat.yaml:45 — input wrapper "message"
+  // mappings/gemini-chat.yaml:47 — input wrapper "message"
   if (line?.id != null && line?.type != null) return { wrapper: "message", message: line };
-  // mappings/gemini-chat.yaml:48 — input wrapper "step"
+  // mappings/gemini-chat.yaml:50 — input wrapper "step"
   if (line?.step != null) return { wrapper: "step", message: line };
-  // mappings/gemini-chat.yaml:51 — input wrapper "log-record"
-  return { ignore: "gemini-chat#input-log-record" };
+  return undefined;
 }
 
 /** The time a message carries (mappings/gemini-chat.yaml:55), as an ISO date-time; undefined when it carries none. */
@@ -278,7 +277,6 @@ export const table: SurfaceTable = {
     "gemini-chat#ignored-step-3": "the end of a chat with no turn open (mappings/gemini-chat.yaml:448)",
     "gemini-chat#ignored-step-4": "a model message without text (only thoughts or tool calls) (mappings/gemini-chat.yaml:452)",
     "gemini-chat#ignored-step-5": "a part of a model message that is no text, thought or call (inline data, a file): not shown live either (mappings/gemini-chat.yaml:456)",
-    "gemini-chat#input-log-record": "a record of the chat log that is not a message or the header ($set, $rewindTo): agentnorm/sessions' openSession replays the log before mapping it; fed raw, it is not applied (mappings/gemini-chat.yaml:51)",
   },
   ignoreWhen: {
     "gemini-chat#ignored-record-1": (m: any, cx: { getVar(key: unknown[]): any; varAt(key: string): any }) => m?.type === "user",
