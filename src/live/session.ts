@@ -17,6 +17,8 @@ import { capturingNormalizer, type CapturingNormalizer } from "../capture/replay
 import { answerRequest, type RequestReply } from "../answer/answer.js";
 import { InvalidOptionError } from "../errors.js";
 import { EventQueue } from "./queue.js";
+import { storedSessionIds } from "../normalize/ids.js";
+import { storeOfLiveAgent } from "../sessions/stores.js";
 import { describeExit, findOnPath, type ExitInfo } from "./process.js";
 import { LiveError, LIVE_ERROR_CODES } from "./errors.js";
 import type { ConnectOptions, Driver, LiveAgent, DriverFactory, DriverHost, Frame, LiveSession, PromptInput, PromptResult, RequestRef, ResolvedOptions } from "./types.js";
@@ -47,7 +49,10 @@ export class Session implements LiveSession {
   private lastExit: ExitInfo | undefined;
 
   constructor(private readonly factory: DriverFactory, private readonly o: ResolvedOptions) {
-    this.normalizer = createNormalizer({ surface: factory.surface, ids: o.ids });
+    // a resumed session is the stored session (agentnorm/sessions): the same canonical session and thread ids
+    const store = o.resume !== undefined && typeof factory.agent === "string" ? storeOfLiveAgent(factory.agent) : undefined;
+    const ids = o.ids ?? (store ? storedSessionIds(store, o.resume!) : undefined);
+    this.normalizer = createNormalizer({ surface: factory.surface, ids, ...(o.sequenceAfter !== undefined ? { sequenceAfter: o.sequenceAfter } : {}) });
     this.events = new EventQueue<CanonicalEvent>({
       highWater: o.highWater,
       onHigh: () => this.driver?.pause(),

@@ -21,7 +21,7 @@ import { emitRuntime } from "./scope.js";
 import type { CanonicalEvent, Counters, Direction, NormalizerState, NormalizerStats } from "./state.js";
 import { Sessions, type Partition } from "./sessions.js";
 import { selectPinned } from "./versions.js";
-import { UnknownSurfaceError } from "../errors.js";
+import { InvalidOptionError, UnknownSurfaceError } from "../errors.js";
 
 export type { CanonicalEvent, Direction, NormalizerStats } from "./state.js";
 export { IMPLICIT_START, LATE } from "./scope.js";
@@ -43,6 +43,12 @@ export interface NormalizerOptions {
    * what the stream says (claude-sdk: `claude_code_version` of system/init), else the table's newest pinned version.
    */
   upstreamVersion?: string;
+  /**
+   * The first event's sequence is this + 1 (default 0): a stream that continues canonical events the host already
+   * holds — a stored session's history (agentnorm/sessions' openSession), then the live session resuming it
+   * (agentnorm/live's connect({ resume, sequenceAfter })) — so the accumulator sees one growing sequence.
+   */
+  sequenceAfter?: number;
 }
 
 export interface PushOptions {
@@ -95,7 +101,10 @@ const NESTING_BUDGET = 1_000_000;
 export function createNormalizerWith(options: NormalizerOptions, surfaces: Readonly<Record<string, SurfaceTable>>): Normalizer {
   const table = typeof options.surface === "string" ? (Object.hasOwn(surfaces, options.surface) ? surfaces[options.surface] : undefined) : options.surface;
   if (!table) throw new UnknownSurfaceError(String(options.surface), Object.keys(surfaces));
-  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), checkIds: options.ids !== undefined, includeRaw: options.includeRaw !== false });
+  if (options.sequenceAfter !== undefined && !(Number.isSafeInteger(options.sequenceAfter) && options.sequenceAfter >= 0)) {
+    throw new InvalidOptionError("sequenceAfter", `sequenceAfter must be an integer ≥ 0, got ${JSON.stringify(options.sequenceAfter)}`);
+  }
+  const envelope = new Envelope({ clock: options.clock ?? Date.now, ids: options.ids ?? randomIds(), checkIds: options.ids !== undefined, includeRaw: options.includeRaw !== false, sequenceAfter: options.sequenceAfter });
   const sessionId = envelope.sessionId;
   const compiledTables = new Map<SurfaceTable, Compiled>();
   const compiled = (t: SurfaceTable): Compiled => {
