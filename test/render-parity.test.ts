@@ -165,10 +165,10 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
   }
 });
 
-// ─────────────── Claude Code 2.1.333: SDK stream vs wire vs transcript of the same sessions ───────────────
+// ─────────────── Claude Code 2.1.333 and 2.1.337: SDK stream vs wire vs transcript of the same sessions ───────────────
 
 /**
- * fixtures/recorded/claude-sdk/2.1.333: each session as SDK stream, wire (the stream-json lines between SDK and CLI)
+ * fixtures/recorded/claude-sdk/2.1.333 and 2.1.337: each session as SDK stream, wire (the stream-json lines between SDK and CLI)
  * and transcript. SDK stream and wire render the same groups, side channels included. Against the transcript, the
  * side channels the transcript does not have are left out as for 2.1.62 (CLAUDE_OMIT), and the background tasks'
  * cards (`task`: task_started/progress/notification are SDK messages; the transcript has the tool call and its
@@ -176,7 +176,6 @@ describe("render parity: claude-sdk live stream vs claude-transcript of the same
  * live view (the transcript does not keep it), each one asserted. What else differs, per scenario, is removed by
  * CLAUDE_333_DIFFS — each removal asserts what it removes, so a new difference (or a fixed one) fails the test.
  */
-const DIR_333 = join(REC, "claude-sdk/2.1.333");
 const CLAUDE_333_OMIT = [...CLAUDE_OMIT, "task"];
 const line = (b: any) => `${b.kind} ${String(b.text ?? b.message ?? b.title ?? "").replace(/\s+/g, " ").trim().slice(0, 90)}`;
 /** Remove the blocks `pick` selects from a snapshot; returns them as lines (kind and text). */
@@ -197,6 +196,7 @@ const CLAUDE_333_SUPERSEDED: Record<string, string[]> = {
 /** Superseded steps of the 2.1.62 live streams (a response cut off mid-stream, retried without streaming). */
 const CLAUDE_62_SUPERSEDED: Record<string, string[]> = { "stream-retry": ["text An overloaded API rejects work it has no capacity for, so the failure is usually"] };
 const retry = (b: any) => b.kind === "status" && /^the model call failed \(/.test(b.message);
+/** (2.1.337, the same scenarios, shows the same differences with the same texts: ids and times are pinned by the recorder.) */
 const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: AccumulatorSnapshot) => void> = {
   // the background subagent's own lines are in its own file (subagents/agent-*.jsonl), not in the session's transcript
   "background-agent": (live) => {
@@ -235,38 +235,41 @@ function isNested(snap: AccumulatorSnapshot, b: Block): boolean {
   return found;
 }
 
-describe("render parity: Claude Code 2.1.333 — SDK stream vs wire vs transcript of the same session", () => {
-  const scenarios = existsSync(DIR_333) ? readdirSync(DIR_333).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
-  it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(26));
-  it("the differences name recorded scenarios only", () => {
-    expect([...Object.keys(CLAUDE_333_DIFFS), ...Object.keys(CLAUDE_333_SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
+for (const version of ["2.1.333", "2.1.337"]) {
+  const DIR_333 = join(REC, "claude-sdk", version);
+  describe(`render parity: Claude Code ${version} — SDK stream vs wire vs transcript of the same session`, () => {
+    const scenarios = existsSync(DIR_333) ? readdirSync(DIR_333).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
+    it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(26));
+    it("the differences name recorded scenarios only", () => {
+      expect([...Object.keys(CLAUDE_333_DIFFS), ...Object.keys(CLAUDE_333_SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
+    });
+    for (const s of scenarios) {
+      it(`${s}: the wire renders as the SDK stream (side channels included)`, () => {
+        const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
+        const wire = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.wire.ndjson`)));
+        // a request's `resolution` is the answer as each transport carries it (the SDK adds the tool use id to canUseTool's
+        // result): the provider's own object, left out; the canonical decision is compared
+        const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; return f; } });
+        expect(wireView(live).length).toBeGreaterThan(0);
+        expect(wireView(wire)).toEqual(wireView(live));
+        // and the text render, line for line (repairs included)
+        expect(renderSnapshotText(wire)).toBe(renderSnapshotText(live));
+      });
+      it(`${s}: the transcript renders as the SDK stream`, () => {
+        const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
+        const restored = accumulateLines("claude-transcript", readLines(join(DIR_333, `${s}.transcript.ndjson`)));
+        expect(dropSuperseded(live)).toEqual(CLAUDE_333_SUPERSEDED[s] ?? []);
+        CLAUDE_333_DIFFS[s]?.(live, restored);
+        expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
+        // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
+        // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
+        for (const x of [live, restored]) removeBlocks(x, (b) => CLAUDE_333_OMIT.includes(b.kind));
+        const text = (x: AccumulatorSnapshot) => renderSnapshotText(x, { problems: false }).split("\n").filter((l) => !l.startsWith("── turn "));
+        expect(text(restored)).toEqual(text(live));
+      });
+    }
   });
-  for (const s of scenarios) {
-    it(`${s}: the wire renders as the SDK stream (side channels included)`, () => {
-      const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
-      const wire = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.wire.ndjson`)));
-      // a request's `resolution` is the answer as each transport carries it (the SDK adds the tool use id to canUseTool's
-      // result): the provider's own object, left out; the canonical decision is compared
-      const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; return f; } });
-      expect(wireView(live).length).toBeGreaterThan(0);
-      expect(wireView(wire)).toEqual(wireView(live));
-      // and the text render, line for line (repairs included)
-      expect(renderSnapshotText(wire)).toBe(renderSnapshotText(live));
-    });
-    it(`${s}: the transcript renders as the SDK stream`, () => {
-      const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
-      const restored = accumulateLines("claude-transcript", readLines(join(DIR_333, `${s}.transcript.ndjson`)));
-      expect(dropSuperseded(live)).toEqual(CLAUDE_333_SUPERSEDED[s] ?? []);
-      CLAUDE_333_DIFFS[s]?.(live, restored);
-      expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
-      // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
-      // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
-      for (const x of [live, restored]) removeBlocks(x, (b) => CLAUDE_333_OMIT.includes(b.kind));
-      const text = (x: AccumulatorSnapshot) => renderSnapshotText(x, { problems: false }).split("\n").filter((l) => !l.startsWith("── turn "));
-      expect(text(restored)).toEqual(text(live));
-    });
-  }
-});
+}
 
 // ───────────────────────────── Codex rollout: live EventMsg stream vs the rollout file ─────────────────────────────
 
