@@ -13,13 +13,13 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:296",
+    at: "mappings/claude-sdk.yaml:292",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "canUseTool",
-    at: "mappings/claude-sdk.yaml:299",
+    at: "mappings/claude-sdk.yaml:295",
   },
   {
     decisions: ["answered"],
@@ -27,42 +27,42 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:302",
+    at: "mappings/claude-sdk.yaml:298",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:307",
+    at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:311",
+    at: "mappings/claude-sdk.yaml:307",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_permanent") }),
-    at: "mappings/claude-sdk.yaml:315",
+    at: "mappings/claude-sdk.yaml:311",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:323",
+    at: "mappings/claude-sdk.yaml:319",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:327",
+    at: "mappings/claude-sdk.yaml:323",
   },
 ];
 
@@ -72,32 +72,32 @@ const SET_claude_sdk_elicitation: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:333",
+    at: "mappings/claude-sdk.yaml:329",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onElicitation",
-    at: "mappings/claude-sdk.yaml:336",
+    at: "mappings/claude-sdk.yaml:332",
   },
   {
     decisions: ["answered"],
     reply: { answers: "object" },
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:339",
+    at: "mappings/claude-sdk.yaml:335",
   },
   {
     decisions: ["reject_once", "reject_always"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "decline" }),
-    at: "mappings/claude-sdk.yaml:343",
+    at: "mappings/claude-sdk.yaml:339",
   },
   {
     decisions: ["cancelled"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "cancel" }),
-    at: "mappings/claude-sdk.yaml:346",
+    at: "mappings/claude-sdk.yaml:342",
   },
 ];
 
@@ -107,26 +107,26 @@ const SET_claude_sdk_dialog: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:351",
+    at: "mappings/claude-sdk.yaml:347",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onUserDialog",
-    at: "mappings/claude-sdk.yaml:354",
+    at: "mappings/claude-sdk.yaml:350",
   },
   {
     decisions: ["answered"],
     reply: { answers: "any" },
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "completed", result: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:357",
+    at: "mappings/claude-sdk.yaml:353",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "cancelled" }),
-    at: "mappings/claude-sdk.yaml:361",
+    at: "mappings/claude-sdk.yaml:357",
   },
 ];
 
@@ -174,7 +174,7 @@ export const ANSWERS: AnswerTables = {
         result: { kind: "jsonrpc" satisfies Kind, answer: (a) => compact({ message: compact({ jsonrpc: "2.0", id: numeric(a.requestId), result: a.body }) }) },
       },
     },
-    // mappings/claude-sdk.yaml:284
+    // mappings/claude-sdk.yaml:280
     "claude-sdk": {
       option: "claude",
       transports: ["sdk", "wire"],
@@ -306,58 +306,58 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1578",
     },
-    // mappings/claude-sdk.yaml:584
+    // mappings/claude-sdk.yaml:611
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:603",
+      at: "mappings/claude-sdk.yaml:630",
     },
-    // mappings/claude-sdk.yaml:1974
+    // mappings/claude-sdk.yaml:2006
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:1991",
+      at: "mappings/claude-sdk.yaml:2023",
     },
-    // mappings/claude-sdk.yaml:2086
+    // mappings/claude-sdk.yaml:2118
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2104",
+      at: "mappings/claude-sdk.yaml:2136",
     },
-    // mappings/claude-sdk.yaml:2136
+    // mappings/claude-sdk.yaml:2168
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2154",
+      at: "mappings/claude-sdk.yaml:2186",
     },
-    // mappings/claude-sdk.yaml:2273
+    // mappings/claude-sdk.yaml:2305
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2290",
+      at: "mappings/claude-sdk.yaml:2322",
     },
-    // mappings/claude-sdk.yaml:2297
+    // mappings/claude-sdk.yaml:2329
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2318",
+      at: "mappings/claude-sdk.yaml:2350",
     },
-    // mappings/claude-sdk.yaml:2325
+    // mappings/claude-sdk.yaml:2357
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2346",
+      at: "mappings/claude-sdk.yaml:2378",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

@@ -472,6 +472,8 @@ taskId: RuntimeTaskId
 status: ("completed" | "failed" | "stopped")
 summary?: string
 usage?: unknown
+durationMs?: number
+reason?: string
 }
 /** The payload of `hook.started` events. */
 export interface HookStartedPayload {

@@ -1876,6 +1876,7 @@ export const COMPATIBILITY = {
                 "system-hook-response",
                 "system-task-started",
                 "system-task-progress",
+                "system-task-notification-unfinished",
                 "system-task-notification",
                 "system-files-persisted",
                 "system-api-retry",

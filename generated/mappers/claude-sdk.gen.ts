@@ -190,21 +190,7 @@ function map_taskItemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskItemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskEndStatus" (mappings/claude-sdk.yaml:261)
-type V_taskEndStatus = "completed" | "failed" | "stopped";
-const M_taskEndStatus: ReadonlyMap<string, V_taskEndStatus> = new Map([
-  ["completed", "completed"],
-  ["failed", "failed"],
-  ["killed", "stopped"],
-]);
-
-function map_taskEndStatus(v: unknown): V_taskEndStatus;
-function map_taskEndStatus<const D>(v: unknown, d: D): V_taskEndStatus | D;
-function map_taskEndStatus(v: unknown, d: unknown = "completed"): unknown {
-  return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskEndStatus.get(String(v)) : undefined) ?? d;
-}
-
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:265)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:261)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -216,7 +202,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:268)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:264)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -231,7 +217,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:271)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:267)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -266,7 +252,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:275)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:271)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -325,7 +311,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:367 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:363 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -355,7 +341,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:414 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:410 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -364,7 +350,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:431 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:427 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -374,7 +360,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:446 — message system → hook.started */
+/** mappings/claude-sdk.yaml:442 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -383,7 +369,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:457 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:453 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -392,7 +378,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:468 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:464 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -408,7 +394,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:483 — message system → task.started */
+/** mappings/claude-sdk.yaml:479 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -425,7 +411,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:502 — message system → task.progress */
+/** mappings/claude-sdk.yaml:498 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -441,7 +427,30 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:517 — message system → task.completed */
+/** mappings/claude-sdk.yaml:516 — message system → task.started, task.completed */
+function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "task_notification" && m.reason === "unfinished_at_resume")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_task_close, m.task_id);
+  cx.ref(ID_parent_use, m.tool_use_id);
+  if (!cx.wasOpen("task") && !cx.isStale("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: m.summary,
+    taskType: m.task_type,
+  });
+  if (!cx.isStale("task")) cx.emit("task.completed", {
+    taskId: cx.id("task"),
+    status: m.status,
+    summary: m.summary,
+    usage: m.usage,
+    durationMs: m.duration_ms,
+    reason: m.reason,
+  });
+  cx.replay({ agentnormStep: "background-completed", toolUseId: m.tool_use_id, status: m.status, summary: m.summary, notification: m });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:538 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -453,12 +462,14 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
     status: m.status,
     summary: m.summary,
     usage: m.usage,
+    durationMs: m.duration_ms,
+    reason: m.reason,
   });
   cx.replay({ agentnormStep: "background-completed", toolUseId: m.tool_use_id, status: m.status, summary: m.summary, notification: m });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:534 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:561 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -470,7 +481,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:549 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:576 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -489,7 +500,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:565 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:592 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -498,7 +509,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:584 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:611 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -523,7 +534,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:611 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:638 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -545,7 +556,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:633 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:660 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -557,7 +568,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:648 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:675 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -569,7 +580,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:662 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:689 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -581,7 +592,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:676 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:703 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -590,7 +601,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:688 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:715 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -603,7 +614,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:703 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:730 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -612,7 +623,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:718 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:745 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -621,22 +632,18 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:733 — message system → task.completed */
+/** mappings/claude-sdk.yaml:763 — message system → task.progress */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
-  cx.ref(ID_task_close, m.task_id);
+  cx.ref(ID_task_use, m.task_id);
   cx.ref(ID_parent_use_2, cx.varAt(`taskParent:${m.task_id}`));
-  if (!cx.isStale("task")) cx.emit("task.completed", {
-    taskId: cx.id("task"),
-    status: map_taskEndStatus(m.patch?.status),
-    summary: m.patch?.error,
-  });
+  cx.emit("task.progress", { taskId: cx.id("task"), description: (m.patch?.error ?? m.patch?.status) });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:749 — message system → task.progress */
+/** mappings/claude-sdk.yaml:781 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.subtype === "task_updated")) return false;
@@ -653,7 +660,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:768 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:800 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -661,7 +668,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:783 — message system → session.configured */
+/** mappings/claude-sdk.yaml:815 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -669,7 +676,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:798 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:830 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -683,7 +690,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:823 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:855 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -692,7 +699,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:837 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:869 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -710,7 +717,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:852 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:884 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -718,7 +725,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:869 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:901 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -726,21 +733,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:890 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:922 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:905 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:937 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:920 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:952 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -759,7 +766,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:956 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:988 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -784,7 +791,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:989 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1021 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -803,7 +810,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1015 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1047 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -828,7 +835,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1054 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1086 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -852,7 +859,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1095 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1127 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -875,7 +882,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1119 — message user */
+/** mappings/claude-sdk.yaml:1151 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -884,7 +891,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1140 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1172 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -903,7 +910,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1173 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1205 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -937,7 +944,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1253 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1285 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -947,7 +954,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1275 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1307 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -969,7 +976,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1311 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1343 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
@@ -998,7 +1005,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1374 — message assistant */
+/** mappings/claude-sdk.yaml:1406 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1007,7 +1014,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1395 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1427 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1032,7 +1039,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1438 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1470 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1053,7 +1060,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1483 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1515 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1087,7 +1094,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1534 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1566 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1113,7 +1120,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1556 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1588 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1132,7 +1139,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1578 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1610 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1157,7 +1164,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1612 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1644 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1173,7 +1180,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1631 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1663 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1192,7 +1199,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1660 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1692 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1209,7 +1216,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1678 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1710 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1230,7 +1237,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1709 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1741 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1249,7 +1256,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1727 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1759 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1268,7 +1275,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1750 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1782 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1279,7 +1286,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1767 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1799 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1290,14 +1297,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1787 — message stream_event */
+/** mappings/claude-sdk.yaml:1819 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1797 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1829 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1317,7 +1324,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1831 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1863 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1332,7 +1339,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1862 — message stream_event */
+/** mappings/claude-sdk.yaml:1894 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1347,7 +1354,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1882 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1914 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1365,7 +1372,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1913 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1945 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1375,7 +1382,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1926 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:1958 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1383,28 +1390,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1936 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:1968 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1948 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:1980 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1961 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1993 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1974 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2006 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1430,7 +1437,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2014 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2046 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1446,7 +1453,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2037 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2069 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1464,7 +1471,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2064 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2096 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1480,7 +1487,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2086 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2118 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1502,7 +1509,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2111 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2143 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1516,7 +1523,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2136 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2168 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1530,7 +1537,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2161 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2193 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1544,7 +1551,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2186 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2218 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1561,7 +1568,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2217 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2249 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1578,13 +1585,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2262 — control interrupt */
+/** mappings/claude-sdk.yaml:2294 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2273 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2305 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1610,7 +1617,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2297 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2329 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1643,7 +1650,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2325 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2357 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1658,21 +1665,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2353 — wire control_request */
+/** mappings/claude-sdk.yaml:2385 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2366 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2398 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2381 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2413 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1686,7 +1693,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2406 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2438 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1700,7 +1707,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2431 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2463 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1715,7 +1722,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2452 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2484 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1729,14 +1736,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2476 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2508 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2490 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2522 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1806,176 +1813,177 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 367, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 414, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 431, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 446, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 457, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 468, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 483, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 502, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification", line: 517, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 534, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 549, versions: ["0.3.337","0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 565, versions: ["0.3.337","0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 584, versions: ["0.3.337","0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 611, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 633, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 648, versions: ["0.3.337","0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 662, versions: ["0.3.337","0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 676, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 688, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 703, versions: ["0.3.337","0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 718, versions: ["0.3.337","0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 733, versions: ["0.3.337","0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 749, versions: ["0.3.337","0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 768, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 783, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 798, versions: ["0.3.337","0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 823, versions: ["0.3.337","0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 837, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 852, versions: ["0.3.337","0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-init", line: 363, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 410, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 427, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 442, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 453, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 464, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 479, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 498, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification-unfinished", line: 516, versions: ["0.3.337"], run: r_system_task_notification_unfinished },
+        { rule: "claude-sdk#system-task-notification", line: 538, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 561, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 576, versions: ["0.3.337","0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 592, versions: ["0.3.337","0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 611, versions: ["0.3.337","0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 638, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 660, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 675, versions: ["0.3.337","0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 703, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 715, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 730, versions: ["0.3.337","0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 745, versions: ["0.3.337","0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 763, versions: ["0.3.337","0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 781, versions: ["0.3.337","0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 800, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 815, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 830, versions: ["0.3.337","0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 855, versions: ["0.3.337","0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 869, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 884, versions: ["0.3.337","0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 869, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 901, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 890, versions: ["0.3.337","0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 922, versions: ["0.3.337","0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 905, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 937, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 920, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 956, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 989, versions: ["0.3.337","0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1015, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1054, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 952, run: r_result_success },
+        { rule: "claude-sdk#result-success-error", line: 988, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 1021, versions: ["0.3.337","0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1047, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1086, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1095, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1119, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1140, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1173, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1253, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1275, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1127, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1151, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1172, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1205, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1285, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1307, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1311, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1374, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1395, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1438, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1483, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1534, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1556, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1343, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1406, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1427, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1470, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1515, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1566, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1588, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1578, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1612, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1631, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1660, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1678, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1709, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1727, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1750, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1767, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1787, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1797, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1831, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1862, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1882, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1610, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1644, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1663, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1692, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1710, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1741, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1759, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1782, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1799, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1819, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1829, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1863, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1894, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1914, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1913, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1945, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1926, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 1958, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1936, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 1968, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1948, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 1980, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1961, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 1993, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 1974, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 2006, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2014, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2046, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2037, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2064, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2069, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2096, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2086, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2118, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2111, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2143, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2111, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2143, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2111, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2143, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2136, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2168, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2161, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2193, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2161, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2193, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2186, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2218, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2217, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2249, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2262, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2294, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2273, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2297, versions: ["0.3.337","0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2325, versions: ["0.3.337","0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2353, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2366, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2305, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2329, versions: ["0.3.337","0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2357, versions: ["0.3.337","0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2385, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2398, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2381, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2406, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2431, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2452, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2476, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2413, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2438, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2463, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2484, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2508, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2490, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2522, run: r_wire_cancel },
       ],
     },
   },
@@ -1989,9 +1997,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2511)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2516)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2520)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2543)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2548)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2552)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333"],
