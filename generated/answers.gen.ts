@@ -314,50 +314,50 @@ export const ANSWERS: AnswerTables = {
       cases: [],
       at: "mappings/claude-sdk.yaml:630",
     },
-    // mappings/claude-sdk.yaml:2006
+    // mappings/claude-sdk.yaml:2054
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2023",
+      at: "mappings/claude-sdk.yaml:2071",
     },
-    // mappings/claude-sdk.yaml:2118
+    // mappings/claude-sdk.yaml:2166
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2136",
+      at: "mappings/claude-sdk.yaml:2184",
     },
-    // mappings/claude-sdk.yaml:2168
+    // mappings/claude-sdk.yaml:2216
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2186",
+      at: "mappings/claude-sdk.yaml:2234",
     },
-    // mappings/claude-sdk.yaml:2305
+    // mappings/claude-sdk.yaml:2353
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2322",
+      at: "mappings/claude-sdk.yaml:2370",
     },
-    // mappings/claude-sdk.yaml:2329
+    // mappings/claude-sdk.yaml:2377
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2350",
+      at: "mappings/claude-sdk.yaml:2398",
     },
-    // mappings/claude-sdk.yaml:2357
+    // mappings/claude-sdk.yaml:2405
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2378",
+      at: "mappings/claude-sdk.yaml:2426",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

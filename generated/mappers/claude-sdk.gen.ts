@@ -766,7 +766,32 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:988 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:990 — message result → turn.completed, runtime.warning */
+function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
+  if (!(m.subtype === "success" && m.is_error === true && (objects(m.permission_denials).filter((s_d: any) => s_d?.auto_mode_unchecked != null).map((s_d: any) => (s_d?.tool_use_id)) as any)?.[0] != null)) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_closeCurrent);
+  cx.setVarAt(`endState`, (cx.varAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`) ?? "failed"));
+  cx.setVarAt(`lastResult`, (m.uuid ?? joinKey(m.session_id, m.duration_ms)));
+  cx.closeOpen("failed", "the turn ended before this tool reported a result");
+  if (cx.wasOpen("turn")) cx.emit("turn.completed", {
+    state: "completed",
+    stopReason: m.stop_reason,
+    usage: m.usage,
+    tokenUsage: h_content.tokenUsage({ inputTokens: m.usage?.input_tokens, outputTokens: m.usage?.output_tokens, cachedInputTokens: m.usage?.cache_read_input_tokens, cacheWriteTokens: m.usage?.cache_creation_input_tokens }),
+    modelUsage: m.modelUsage,
+    totalCostUsd: m.total_cost_usd,
+  });
+  cx.emit("runtime.warning", {
+    message: "auto mode refused actions without a safety check (permission_denials[].auto_mode_unchecked)",
+    detail: {
+      autoModeUnchecked: objects(m.permission_denials).filter((s_d: any) => s_d?.auto_mode_unchecked != null).map((s_d: any) => ({ toolName: s_d?.tool_name, toolUseId: s_d?.tool_use_id, reason: s_d?.auto_mode_unchecked })),
+    },
+  });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:1030 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -791,7 +816,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1021 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1063 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -810,7 +835,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1047 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1089 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -830,12 +855,12 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   cx.emit("runtime.error", {
     class: "provider_error",
     message: (text(m.errors, "\n\n", "strings", false) ?? m.subtype),
-    detail: { subtype: m.subtype, errors: m.errors },
+    detail: { subtype: m.subtype, errors: m.errors, startupFailureReason: m.startup_failure_reason },
   });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1086 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1134 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -859,7 +884,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1127 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1175 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -882,7 +907,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1151 — message user */
+/** mappings/claude-sdk.yaml:1199 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -891,7 +916,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1172 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1220 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -910,7 +935,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1205 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1253 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -944,7 +969,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1285 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1333 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -954,7 +979,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1307 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1355 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -976,7 +1001,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1343 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1391 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
@@ -1005,7 +1030,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1406 — message assistant */
+/** mappings/claude-sdk.yaml:1454 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1014,7 +1039,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1427 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1475 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1039,7 +1064,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1470 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1518 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1060,7 +1085,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1515 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1563 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1094,7 +1119,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1566 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1614 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1120,7 +1145,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1588 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1636 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1139,7 +1164,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1610 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1658 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1164,7 +1189,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1644 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1692 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1180,7 +1205,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1663 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1711 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1199,7 +1224,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1692 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1740 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1216,7 +1241,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1710 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1758 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1237,7 +1262,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1741 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1789 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1256,7 +1281,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1759 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1807 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1275,7 +1300,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1782 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1830 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1286,7 +1311,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1799 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1847 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1297,14 +1322,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1819 — message stream_event */
+/** mappings/claude-sdk.yaml:1867 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1829 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1877 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1324,7 +1349,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1863 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1911 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1339,7 +1364,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1894 — message stream_event */
+/** mappings/claude-sdk.yaml:1942 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1354,7 +1379,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1914 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1962 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1372,7 +1397,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1945 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1993 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1382,7 +1407,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1958 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2006 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1390,28 +1415,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1968 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2016 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1980 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2028 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1993 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2041 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2006 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2054 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1437,7 +1462,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2046 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2094 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1453,7 +1478,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2069 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2117 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1471,7 +1496,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2096 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2144 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1487,7 +1512,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2118 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2166 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1509,7 +1534,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2143 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2191 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1523,7 +1548,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2168 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2216 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1537,7 +1562,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2193 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2241 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1551,7 +1576,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2218 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2266 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1568,7 +1593,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2249 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2297 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1585,13 +1610,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2294 — control interrupt */
+/** mappings/claude-sdk.yaml:2342 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2305 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2353 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1617,7 +1642,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2329 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2377 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1650,7 +1675,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2357 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2405 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1665,21 +1690,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2385 — wire control_request */
+/** mappings/claude-sdk.yaml:2433 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2398 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2446 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2413 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2461 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1693,7 +1718,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2438 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2486 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1707,7 +1732,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2463 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2511 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1722,7 +1747,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2484 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2532 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1736,14 +1761,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2508 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2556 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2522 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2570 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1855,135 +1880,136 @@ export const table: SurfaceTable = {
       ],
       "result": [
         { rule: "claude-sdk#result-success", line: 952, run: r_result_success },
-        { rule: "claude-sdk#result-success-error", line: 988, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 1021, versions: ["0.3.337","0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1047, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1086, run: r_result_error },
+        { rule: "claude-sdk#result-auto-mode-unchecked", line: 990, versions: ["0.3.337"], run: r_result_auto_mode_unchecked },
+        { rule: "claude-sdk#result-success-error", line: 1030, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 1063, versions: ["0.3.337","0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1089, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1134, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1127, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1151, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1172, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1205, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1285, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1307, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1175, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1199, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1220, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1253, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1333, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1355, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1343, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1406, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1427, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1470, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1515, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1566, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1588, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1391, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1454, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1475, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1518, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1563, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1614, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1636, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1610, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1644, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1663, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1692, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1710, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1741, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1759, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1782, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1799, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1819, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1829, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1863, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1894, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1914, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1658, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1692, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1711, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1740, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1758, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1789, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1807, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1830, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1847, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1867, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1877, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1911, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1942, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1962, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1945, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1993, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 1958, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 2006, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 1968, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 2016, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 1980, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 2028, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 1993, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 2041, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 2006, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 2054, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2046, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2094, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2069, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2096, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2117, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2144, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2118, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2166, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2143, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2191, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2143, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2191, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2143, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2191, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2168, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2216, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2193, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2241, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2193, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2241, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2218, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2266, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2249, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2297, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2294, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2342, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2305, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2329, versions: ["0.3.337","0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2357, versions: ["0.3.337","0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2385, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2398, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2353, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2377, versions: ["0.3.337","0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2405, versions: ["0.3.337","0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2433, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2446, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2413, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2438, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2463, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2484, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2508, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2461, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2486, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2511, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2532, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2556, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2522, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2570, run: r_wire_cancel },
       ],
     },
   },
@@ -1997,9 +2023,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2543)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2548)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2552)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2591)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2596)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2600)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333"],
