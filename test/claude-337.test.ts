@@ -128,6 +128,30 @@ describe("the Interrupt hook event (0.3.337) and decisionClassification config",
   });
 });
 
+describe("answering with decisionClassification config (0.3.337): the host decided on its own (reply decidedBy: host)", () => {
+  const canUseTool = { toolName: "Bash", input: { command: "ls" }, options: { toolUseID: "toolu_1", requestId: "req-1" } };
+  const opened = (m: unknown) => run([m]).events.find((e) => e.type === "request.opened")!;
+  it("canUseTool and the wire: allow and deny say config; a person's answer (the default) says user_*", async () => {
+    const { answerRequest } = await import("../src/answer/answer.js");
+    const o = opened(canUseTool);
+    expect(answerRequest(o, { decision: "allow_once", decidedBy: "host" }, { claude: "sdk" })).toEqual({ kind: "claude-can-use-tool", result: { behavior: "allow", updatedInput: { command: "ls" }, decisionClassification: "config" } });
+    expect(answerRequest(o, { decision: "reject_once", decidedBy: "host", message: "Policy." }, { claude: "sdk" })).toMatchObject({ result: { behavior: "deny", decisionClassification: "config" } });
+    expect(answerRequest(o, { decision: "allow_once", decidedBy: "user" }, { claude: "sdk" })).toMatchObject({ result: { decisionClassification: "user_temporary" } });
+    const w = opened({ type: "control_request", request_id: "r7", request: { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" }, tool_use_id: "toolu_1", permission_suggestions: [] } });
+    const a = answerRequest(w, { decision: "allow_once", decidedBy: "host" }, { claude: "wire" }) as any;
+    expect(a.message.response.response).toMatchObject({ behavior: "allow", decisionClassification: "config" });
+    // 0.2.62's canUseTool passes no requestId: no classification at all, host or not
+    const old = opened({ toolName: "Bash", input: { command: "ls" }, options: { toolUseID: "toolu_1" } });
+    expect((answerRequest(old, { decision: "allow_once", decidedBy: "host" }, { claude: "sdk" }) as any).result).not.toHaveProperty("decisionClassification");
+  });
+  it("toClaudePermissionResult: decidedBy host → config", async () => {
+    const { toClaudePermissionResult } = await import("../src/answer/claude-permission.js");
+    expect(toClaudePermissionResult({ decision: "allow", input: {}, classify: true, decidedBy: "host" })).toEqual({ behavior: "allow", updatedInput: {}, decisionClassification: "config" });
+    expect(toClaudePermissionResult({ decision: "deny", input: {}, classify: true, decidedBy: "host" })).toMatchObject({ behavior: "deny", decisionClassification: "config" });
+    expect(toClaudePermissionResult({ decision: "allow_always", input: {}, classify: true })).toMatchObject({ decisionClassification: "user_permanent" });
+  });
+});
+
 const scenarios = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
 describe("the 2.1.337 recordings: every form of every scenario normalizes with no unknown line, no warning of ours and a clean verifier", () => {
   it("has the 26 scenarios of 2.1.333", () => {

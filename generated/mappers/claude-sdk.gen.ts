@@ -30,7 +30,7 @@ export type WireMessage = U.ClaudeControlMessage;
 /** Any message of the claude-sdk surface. */
 export type Message = MessageMessage | PermissionResultMessage | PermissionRequestMessage | ElicitationRequestMessage | ElicitationResultMessage | UserDialogRequestMessage | UserDialogResultMessage | AnsweredElsewhereMessage | ControlMessage | StepMessage | WireMessage;
 
-// map "decision" (mappings/claude-sdk.yaml:195)
+// map "decision" (mappings/claude-sdk.yaml:197)
 type V_decision = "allow_once" | "reject_once" | "cancelled";
 const M_decision: ReadonlyMap<string, V_decision> = new Map([
   ["allow", "allow_once"],
@@ -45,7 +45,7 @@ function map_decision(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_decision.get(String(v)) : undefined) ?? d;
 }
 
-// map "toolName" (mappings/claude-sdk.yaml:202)
+// map "toolName" (mappings/claude-sdk.yaml:204)
 type V_toolName =
   | "shell"
   | "shell_output"
@@ -93,7 +93,7 @@ function map_toolName(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_toolName.get(String(v)) : undefined) ?? d;
 }
 
-// map "blockItemType" (mappings/claude-sdk.yaml:226)
+// map "blockItemType" (mappings/claude-sdk.yaml:228)
 type V_blockItemType = "assistant_message" | "reasoning" | "context_compaction" | "image_view";
 const M_blockItemType: ReadonlyMap<string, V_blockItemType> = new Map([
   ["text", "assistant_message"],
@@ -109,7 +109,7 @@ function map_blockItemType(v: unknown, d: unknown = "unknown"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_blockItemType.get(String(v)) : undefined) ?? d;
 }
 
-// map "elicitationDecision" (mappings/claude-sdk.yaml:235)
+// map "elicitationDecision" (mappings/claude-sdk.yaml:237)
 type V_elicitationDecision = "answered" | "reject_once" | "cancelled";
 const M_elicitationDecision: ReadonlyMap<string, V_elicitationDecision> = new Map([
   ["accept", "answered"],
@@ -123,7 +123,7 @@ function map_elicitationDecision(v: unknown, d: unknown = "cancelled"): unknown 
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_elicitationDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "dialogDecision" (mappings/claude-sdk.yaml:239)
+// map "dialogDecision" (mappings/claude-sdk.yaml:241)
 type V_dialogDecision = "answered" | "cancelled";
 const M_dialogDecision: ReadonlyMap<string, V_dialogDecision> = new Map([
   ["completed", "answered"],
@@ -136,7 +136,7 @@ function map_dialogDecision(v: unknown, d: unknown = "cancelled"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_dialogDecision.get(String(v)) : undefined) ?? d;
 }
 
-// map "statusState" (mappings/claude-sdk.yaml:243)
+// map "statusState" (mappings/claude-sdk.yaml:245)
 type V_statusState = "running";
 const M_statusState: ReadonlyMap<string, V_statusState> = new Map([
   ["compacting", "running"],
@@ -149,7 +149,7 @@ function map_statusState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_statusState.get(String(v)) : undefined) ?? d;
 }
 
-// map "sessionState" (mappings/claude-sdk.yaml:249)
+// map "sessionState" (mappings/claude-sdk.yaml:251)
 type V_sessionState = "ready" | "running" | "waiting";
 const M_sessionState: ReadonlyMap<string, V_sessionState> = new Map([
   ["idle", "ready"],
@@ -163,7 +163,7 @@ function map_sessionState(v: unknown, d: unknown = "ready"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_sessionState.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:254)
+// map "claudeBackgroundLaunch" (mappings/claude-sdk.yaml:256)
 type V_claudeBackgroundLaunch = "background";
 const M_claudeBackgroundLaunch: ReadonlyMap<string, V_claudeBackgroundLaunch> = new Map([
   ["async_launched", "background"],
@@ -175,7 +175,7 @@ function map_claudeBackgroundLaunch(v: unknown, d: unknown = undefined): unknown
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBackgroundLaunch.get(String(v)) : undefined) ?? d;
 }
 
-// map "taskItemStatus" (mappings/claude-sdk.yaml:257)
+// map "taskItemStatus" (mappings/claude-sdk.yaml:259)
 type V_taskItemStatus = "completed" | "failed";
 const M_taskItemStatus: ReadonlyMap<string, V_taskItemStatus> = new Map([
   ["completed", "completed"],
@@ -190,7 +190,7 @@ function map_taskItemStatus(v: unknown, d: unknown = "completed"): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_taskItemStatus.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeBlockToolType" (mappings/claude-sdk.yaml:261)
+// map "claudeBlockToolType" (mappings/claude-sdk.yaml:263)
 type V_claudeBlockToolType = "mcp_tool_call";
 const M_claudeBlockToolType: ReadonlyMap<string, V_claudeBlockToolType> = new Map([
   ["mcp_tool_use", "mcp_tool_call"],
@@ -202,7 +202,7 @@ function map_claudeBlockToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeBlockToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeServerToolType" (mappings/claude-sdk.yaml:264)
+// map "claudeServerToolType" (mappings/claude-sdk.yaml:266)
 type V_claudeServerToolType = "web_search" | "command_execution";
 const M_claudeServerToolType: ReadonlyMap<string, V_claudeServerToolType> = new Map([
   ["server_tool_use:web_search", "web_search"],
@@ -217,7 +217,7 @@ function map_claudeServerToolType(v: unknown, d: unknown = undefined): unknown {
   return (typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? M_claudeServerToolType.get(String(v)) : undefined) ?? d;
 }
 
-// map "claudeToolItemType" (mappings/claude-sdk.yaml:267)
+// map "claudeToolItemType" (mappings/claude-sdk.yaml:269)
 type V_claudeToolItemType =
   | "command_execution"
   | "file_change"
@@ -252,7 +252,7 @@ function map_claudeToolItemType(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "claudeToolRequestType" (mappings/claude-sdk.yaml:271)
+// map "claudeToolRequestType" (mappings/claude-sdk.yaml:273)
 type V_claudeToolRequestType = "command_execution_approval" | "file_change_approval" | "tool_user_input" | "unknown";
 const M_claudeToolRequestType: ReadonlyMap<string, V_claudeToolRequestType> = new Map([
   ["Bash", "command_execution_approval"],
@@ -311,7 +311,7 @@ const ID_request_close_2: IdRef = { role: "request", op: "close", space: "server
 const ID_item_use_6: IdRef = { role: "item", op: "use", field: "response.response.toolUseID" };
 const ID_request_close_3: IdRef = { role: "request", op: "close", space: "server", field: "request_id", required: true };
 
-/** mappings/claude-sdk.yaml:363 — message system → thread.started, turn.started, session.configured */
+/** mappings/claude-sdk.yaml:366 — message system → thread.started, turn.started, session.configured */
 function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "init")) return false;
   cx.ref(ID_thread_open, m.session_id);
@@ -341,7 +341,7 @@ function r_system_init(m: View<Member<MessageMessage, "type", "system">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-sdk.yaml:410 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:413 — message system → session.state.changed */
 function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "status")) return false;
   cx.ref(ID_thread_current);
@@ -350,7 +350,7 @@ function r_system_status(m: View<Member<MessageMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:427 — message system → thread.state.changed */
+/** mappings/claude-sdk.yaml:430 — message system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -360,7 +360,7 @@ function r_system_compact_boundary(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:442 — message system → hook.started */
+/** mappings/claude-sdk.yaml:445 — message system → hook.started */
 function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_started")) return false;
   cx.ref(ID_thread_current);
@@ -369,7 +369,7 @@ function r_system_hook_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:453 — message system → hook.progress */
+/** mappings/claude-sdk.yaml:456 — message system → hook.progress */
 function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_progress")) return false;
   cx.ref(ID_thread_current);
@@ -378,7 +378,7 @@ function r_system_hook_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:464 — message system → hook.completed */
+/** mappings/claude-sdk.yaml:467 — message system → hook.completed */
 function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "hook_response")) return false;
   cx.ref(ID_thread_current);
@@ -394,7 +394,7 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:479 — message system → task.started */
+/** mappings/claude-sdk.yaml:482 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -411,7 +411,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:498 — message system → task.progress */
+/** mappings/claude-sdk.yaml:501 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -427,7 +427,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:516 — message system → task.started, task.completed */
+/** mappings/claude-sdk.yaml:519 — message system → task.started, task.completed */
 function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification" && m.reason === "unfinished_at_resume")) return false;
   cx.ref(ID_thread_current);
@@ -450,7 +450,7 @@ function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "t
   return true;
 }
 
-/** mappings/claude-sdk.yaml:538 — message system → task.completed */
+/** mappings/claude-sdk.yaml:541 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -469,7 +469,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:561 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:564 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -481,7 +481,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:576 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:579 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -500,7 +500,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:592 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:595 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -509,7 +509,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:611 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:614 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -534,7 +534,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:638 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:641 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -556,7 +556,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:660 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:663 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -568,7 +568,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:675 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:678 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -580,7 +580,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:689 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:692 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -592,7 +592,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:703 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:706 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -601,7 +601,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:715 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:718 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -614,7 +614,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:730 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:733 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -623,7 +623,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:745 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:748 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -632,7 +632,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:763 — message system → task.progress */
+/** mappings/claude-sdk.yaml:766 — message system → task.progress */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -643,7 +643,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:781 — message system → task.progress */
+/** mappings/claude-sdk.yaml:784 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.subtype === "task_updated")) return false;
@@ -660,7 +660,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:800 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:803 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -668,7 +668,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:815 — message system → session.configured */
+/** mappings/claude-sdk.yaml:818 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -676,7 +676,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:830 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:833 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -690,7 +690,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:855 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:858 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -699,7 +699,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:869 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:872 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -717,7 +717,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:884 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:887 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -725,7 +725,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:901 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:904 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -733,21 +733,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:922 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:925 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:937 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:940 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:952 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:955 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -766,7 +766,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:990 — message result → turn.completed, runtime.warning */
+/** mappings/claude-sdk.yaml:993 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === true && (objects(m.permission_denials).filter((s_d: any) => s_d?.auto_mode_unchecked != null).map((s_d: any) => (s_d?.tool_use_id)) as any)?.[0] != null)) return false;
   cx.ref(ID_thread_current);
@@ -791,7 +791,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1030 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1033 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -816,7 +816,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1063 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1066 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -835,7 +835,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1089 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1092 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -860,7 +860,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1134 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1137 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -884,7 +884,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1175 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1178 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -907,7 +907,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1199 — message user */
+/** mappings/claude-sdk.yaml:1202 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -916,7 +916,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1220 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1223 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -935,7 +935,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1253 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1256 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -969,7 +969,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1333 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1336 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -979,7 +979,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1355 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1358 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -1001,7 +1001,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1391 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1394 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
@@ -1030,7 +1030,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1454 — message assistant */
+/** mappings/claude-sdk.yaml:1457 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1039,7 +1039,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1475 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1478 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1064,7 +1064,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1518 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1521 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1085,7 +1085,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1563 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1566 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1119,7 +1119,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1614 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1617 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1145,7 +1145,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1636 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1639 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1164,7 +1164,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1658 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1661 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1189,7 +1189,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1692 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1695 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1205,7 +1205,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1711 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1714 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1224,7 +1224,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1740 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1743 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1241,7 +1241,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1758 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1761 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1262,7 +1262,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1789 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1792 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1281,7 +1281,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1807 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1810 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1300,7 +1300,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1830 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1833 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1311,7 +1311,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1847 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1850 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1322,14 +1322,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1867 — message stream_event */
+/** mappings/claude-sdk.yaml:1870 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1877 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1880 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1349,7 +1349,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1911 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1914 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1364,7 +1364,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1942 — message stream_event */
+/** mappings/claude-sdk.yaml:1945 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1379,7 +1379,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1962 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1965 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1397,7 +1397,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1993 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:1996 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1407,7 +1407,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2006 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2009 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1415,28 +1415,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2016 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2019 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2028 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2031 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2041 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2044 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2054 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2057 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1462,7 +1462,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2094 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2097 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1478,7 +1478,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2117 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2120 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1496,7 +1496,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2144 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2147 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1512,7 +1512,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2166 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2169 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1534,7 +1534,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2191 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2194 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1548,7 +1548,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2216 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2219 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_2, m.options?.requestId);
@@ -1562,7 +1562,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2241 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2244 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1576,7 +1576,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2266 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2269 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1593,7 +1593,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2297 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2300 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1610,13 +1610,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2342 — control interrupt */
+/** mappings/claude-sdk.yaml:2345 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2353 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2356 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1642,7 +1642,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2377 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2380 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1675,7 +1675,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2405 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2408 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1690,21 +1690,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2433 — wire control_request */
+/** mappings/claude-sdk.yaml:2436 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2446 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2449 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2461 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2464 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1718,7 +1718,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2486 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2489 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1732,7 +1732,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2511 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2514 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1747,7 +1747,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2532 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2535 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1761,14 +1761,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2556 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2559 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2570 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2573 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1781,45 +1781,45 @@ function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_reque
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-sdk.yaml:91 — input wrapper "permission-request-captured"
+  // mappings/claude-sdk.yaml:93 — input wrapper "permission-request-captured"
   if (capture?.channel === "permission" && capture?.dir === "in") return { wrapper: "permission-request-captured", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:96 — input wrapper "permission-request-capture-line"
+  // mappings/claude-sdk.yaml:98 — input wrapper "permission-request-capture-line"
   if (line?.seq != null && line?.channel === "permission" && line?.dir === "in") return { wrapper: "permission-request-capture-line", message: line?.message, meta: { dir: line?.dir, channel: line?.channel }, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:102 — input wrapper "permission-request-bare"
+  // mappings/claude-sdk.yaml:104 — input wrapper "permission-request-bare"
   if (line?.toolName != null && line?.input != null && line?.options != null) return { wrapper: "permission-request-bare", message: line, kind: "permissionRequest", type: "request" };
-  // mappings/claude-sdk.yaml:108 — input wrapper "answered-elsewhere"
+  // mappings/claude-sdk.yaml:110 — input wrapper "answered-elsewhere"
   if (line?.seq != null && line?.dir === "out" && (line?.channel === "permission" || line?.channel === "elicitation" || line?.channel === "userDialog") && line?.message == null) return { wrapper: "answered-elsewhere", message: line, kind: "answeredElsewhere", type: "answer" };
-  // mappings/claude-sdk.yaml:115 — input wrapper "elicitation-request-captured"
+  // mappings/claude-sdk.yaml:117 — input wrapper "elicitation-request-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "in") return { wrapper: "elicitation-request-captured", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:120 — input wrapper "elicitation-result-captured"
+  // mappings/claude-sdk.yaml:122 — input wrapper "elicitation-result-captured"
   if (capture?.channel === "elicitation" && capture?.dir === "out") return { wrapper: "elicitation-result-captured", message: line, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:124 — input wrapper "elicitation-request-capture-line"
+  // mappings/claude-sdk.yaml:126 — input wrapper "elicitation-request-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "in") return { wrapper: "elicitation-request-capture-line", message: line?.message, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:129 — input wrapper "elicitation-result-capture-line"
+  // mappings/claude-sdk.yaml:131 — input wrapper "elicitation-result-capture-line"
   if (line?.seq != null && line?.channel === "elicitation" && line?.dir === "out") return { wrapper: "elicitation-result-capture-line", message: line?.message, kind: "elicitationResult" };
-  // mappings/claude-sdk.yaml:133 — input wrapper "elicitation-request-bare"
+  // mappings/claude-sdk.yaml:135 — input wrapper "elicitation-request-bare"
   if (line?.request?.serverName != null && line?.request?.message != null && line?.options?.requestId != null) return { wrapper: "elicitation-request-bare", message: line, kind: "elicitationRequest", type: "request" };
-  // mappings/claude-sdk.yaml:138 — input wrapper "user-dialog-request-bare"
+  // mappings/claude-sdk.yaml:140 — input wrapper "user-dialog-request-bare"
   if (line?.request?.dialogKind != null && line?.options?.requestId != null) return { wrapper: "user-dialog-request-bare", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:143 — input wrapper "user-dialog-request-captured"
+  // mappings/claude-sdk.yaml:145 — input wrapper "user-dialog-request-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "in") return { wrapper: "user-dialog-request-captured", message: line, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:148 — input wrapper "user-dialog-result-captured"
+  // mappings/claude-sdk.yaml:150 — input wrapper "user-dialog-result-captured"
   if (capture?.channel === "userDialog" && capture?.dir === "out") return { wrapper: "user-dialog-result-captured", message: line, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:152 — input wrapper "user-dialog-request-capture-line"
+  // mappings/claude-sdk.yaml:154 — input wrapper "user-dialog-request-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "in") return { wrapper: "user-dialog-request-capture-line", message: line?.message, kind: "userDialogRequest", type: "request" };
-  // mappings/claude-sdk.yaml:157 — input wrapper "user-dialog-result-capture-line"
+  // mappings/claude-sdk.yaml:159 — input wrapper "user-dialog-result-capture-line"
   if (line?.seq != null && line?.channel === "userDialog" && line?.dir === "out") return { wrapper: "user-dialog-result-capture-line", message: line?.message, kind: "userDialogResult" };
-  // mappings/claude-sdk.yaml:162 — input wrapper "wire-capture"
+  // mappings/claude-sdk.yaml:164 — input wrapper "wire-capture"
   if (line?.line?.type != null && line?.dir != null) return { wrapper: "wire-capture", message: line?.line, meta: { dir: line?.dir } };
-  // mappings/claude-sdk.yaml:166 — input wrapper "capture"
+  // mappings/claude-sdk.yaml:168 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir, channel: line?.channel } };
-  // mappings/claude-sdk.yaml:171 — input wrapper "timed-entry"
+  // mappings/claude-sdk.yaml:173 — input wrapper "timed-entry"
   if (line?.relativeTimestamp != null && line?.message?.type != null) return { wrapper: "timed-entry", message: line?.message };
-  // mappings/claude-sdk.yaml:174 — input wrapper "bare"
+  // mappings/claude-sdk.yaml:176 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The provider session a message belongs to (mappings/claude-sdk.yaml:183). */
+/** The provider session a message belongs to (mappings/claude-sdk.yaml:185). */
 function session(m: any, cx: { readonly meta: any; readonly method: string }): SessionRoute {
   return { key: m?.session_id, next: cx.method === "conversation_reset" };
 }
@@ -1838,178 +1838,178 @@ export const table: SurfaceTable = {
   rows: {
     message: {
       "system": [
-        { rule: "claude-sdk#system-init", line: 363, run: r_system_init },
-        { rule: "claude-sdk#system-status", line: 410, run: r_system_status },
-        { rule: "claude-sdk#system-compact-boundary", line: 427, run: r_system_compact_boundary },
-        { rule: "claude-sdk#system-hook-started", line: 442, run: r_system_hook_started },
-        { rule: "claude-sdk#system-hook-progress", line: 453, run: r_system_hook_progress },
-        { rule: "claude-sdk#system-hook-response", line: 464, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 479, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 498, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification-unfinished", line: 516, versions: ["0.3.337"], run: r_system_task_notification_unfinished },
-        { rule: "claude-sdk#system-task-notification", line: 538, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 561, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 576, versions: ["0.3.337","0.3.333"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 592, versions: ["0.3.337","0.3.333"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 611, versions: ["0.3.337","0.3.333"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 638, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 660, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 675, versions: ["0.3.337","0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 703, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 715, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 730, versions: ["0.3.337","0.3.333"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 745, versions: ["0.3.337","0.3.333"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 763, versions: ["0.3.337","0.3.333"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 781, versions: ["0.3.337","0.3.333"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 800, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 815, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 830, versions: ["0.3.337","0.3.333"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 855, versions: ["0.3.337","0.3.333"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 869, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 884, versions: ["0.3.337","0.3.333"], run: r_system_summary },
+        { rule: "claude-sdk#system-init", line: 366, run: r_system_init },
+        { rule: "claude-sdk#system-status", line: 413, run: r_system_status },
+        { rule: "claude-sdk#system-compact-boundary", line: 430, run: r_system_compact_boundary },
+        { rule: "claude-sdk#system-hook-started", line: 445, run: r_system_hook_started },
+        { rule: "claude-sdk#system-hook-progress", line: 456, run: r_system_hook_progress },
+        { rule: "claude-sdk#system-hook-response", line: 467, run: r_system_hook_response },
+        { rule: "claude-sdk#system-task-started", line: 482, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 501, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification-unfinished", line: 519, versions: ["0.3.337"], run: r_system_task_notification_unfinished },
+        { rule: "claude-sdk#system-task-notification", line: 541, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 564, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 579, versions: ["0.3.337","0.3.333"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 595, versions: ["0.3.337","0.3.333"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 614, versions: ["0.3.337","0.3.333"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 641, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 663, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 678, versions: ["0.3.337","0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 692, versions: ["0.3.337","0.3.333"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 706, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 718, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 733, versions: ["0.3.337","0.3.333"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 748, versions: ["0.3.337","0.3.333"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 766, versions: ["0.3.337","0.3.333"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 784, versions: ["0.3.337","0.3.333"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 803, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 818, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 833, versions: ["0.3.337","0.3.333"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 858, versions: ["0.3.337","0.3.333"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 872, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 887, versions: ["0.3.337","0.3.333"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 901, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 904, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 922, versions: ["0.3.337","0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 925, versions: ["0.3.337","0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 937, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 940, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 952, run: r_result_success },
-        { rule: "claude-sdk#result-auto-mode-unchecked", line: 990, versions: ["0.3.337"], run: r_result_auto_mode_unchecked },
-        { rule: "claude-sdk#result-success-error", line: 1030, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 1063, versions: ["0.3.337","0.3.333"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1089, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1134, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 955, run: r_result_success },
+        { rule: "claude-sdk#result-auto-mode-unchecked", line: 993, versions: ["0.3.337"], run: r_result_auto_mode_unchecked },
+        { rule: "claude-sdk#result-success-error", line: 1033, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 1066, versions: ["0.3.337","0.3.333"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1092, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1137, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1175, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1199, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1220, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1253, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1333, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1355, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1178, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1202, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1223, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1256, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1336, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1358, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1391, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1454, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1475, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1518, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1563, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1614, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1636, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1394, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1457, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1478, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1521, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1566, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1617, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1639, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1658, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1692, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1711, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1740, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1758, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1789, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1807, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1830, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1847, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1867, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1877, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1911, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1942, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1962, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1661, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1695, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1714, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1743, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1761, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1792, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1810, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1833, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1850, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1870, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1880, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1914, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1945, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1965, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1993, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 1996, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 2006, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 2009, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 2016, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 2019, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 2028, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 2031, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 2041, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 2044, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 2054, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 2057, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2094, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2097, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2117, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2144, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2120, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2147, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2166, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2169, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2191, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2194, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2191, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2194, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2191, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2194, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2216, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2219, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2241, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2244, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2241, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2244, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2266, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2269, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2297, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2300, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2342, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2345, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2353, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2377, versions: ["0.3.337","0.3.333"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2405, versions: ["0.3.337","0.3.333"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2433, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2446, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2356, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2380, versions: ["0.3.337","0.3.333"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2408, versions: ["0.3.337","0.3.333"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2436, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2449, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2461, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2486, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2511, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2532, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2556, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2464, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2489, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2514, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2535, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2559, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2570, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2573, run: r_wire_cancel },
       ],
     },
   },
@@ -2023,9 +2023,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2591)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2596)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2600)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2594)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2599)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2603)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333"],

@@ -14,7 +14,7 @@ export type NotificationMessage = { method: string; [key: string]: any };
 /** Any message of the claude-transcript surface. */
 export type Message = LineMessage | NotificationMessage;
 
-// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:85)
+// map "claudeSyntheticNote" (mappings/claude-transcript.yaml:86)
 type V_claudeSyntheticNote = "note";
 const M_claudeSyntheticNote: ReadonlyMap<string, V_claudeSyntheticNote> = new Map([
 ]);
@@ -32,7 +32,7 @@ function map_claudeSyntheticNote(v: unknown, d: unknown = undefined): unknown {
   return d;
 }
 
-// map "localCommandLine" (mappings/claude-transcript.yaml:89)
+// map "localCommandLine" (mappings/claude-transcript.yaml:90)
 type V_localCommandLine = "stdout" | "command";
 const M_localCommandLine: ReadonlyMap<string, V_localCommandLine> = new Map([
 ]);
@@ -58,26 +58,26 @@ const ID_turn_current: IdRef = { role: "turn", op: "current" };
 const ID_thread_open: IdRef = { role: "thread", op: "open", field: "sessionId", required: true };
 const ID_thread_open_2: IdRef = { role: "thread", op: "open", field: "sessionId" };
 
-/** mappings/claude-transcript.yaml:94 — notification sdk */
+/** mappings/claude-transcript.yaml:95 — notification sdk */
 function r_step_sdk(m: View<Member<NotificationMessage, "method", "sdk">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", m.params);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:105 — notification local-command-output */
+/** mappings/claude-transcript.yaml:106 — notification local-command-output */
 function r_step_local_command_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   if (!(h_claude.claudeLocalCommandText(m.params?.content) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: { id: m.params?.uuid, role: "assistant", model: "<synthetic>", content: [{ type: "text", text: h_claude.claudeLocalCommandText(m.params?.content) }] }, parent_tool_use_id: null, uuid: m.params?.uuid, session_id: m.params?.sessionId } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:127 — notification local-command-output */
+/** mappings/claude-transcript.yaml:128 — notification local-command-output */
 function r_step_local_command_no_output(m: View<Member<NotificationMessage, "method", "local-command-output">>, cx: RowContext): boolean {
   cx.setVarAt(`localCommandOutput`, null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:137 — notification turn-started → turn.started */
+/** mappings/claude-transcript.yaml:138 — notification turn-started → turn.started */
 function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn-started">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", m.params?.uuid));
@@ -85,7 +85,7 @@ function r_step_turn_started(m: View<Member<NotificationMessage, "method", "turn
   return true;
 }
 
-/** mappings/claude-transcript.yaml:154 — notification end → turn.completed */
+/** mappings/claude-transcript.yaml:155 — notification end → turn.completed */
 function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!((v1 !== UNSET ? v1 : (v1 = cx.varAt(`pendingEnd`))) != null)) return false;
@@ -99,13 +99,13 @@ function r_step_end(m: View<Member<NotificationMessage, "method", "end">>, cx: R
   return true;
 }
 
-/** mappings/claude-transcript.yaml:178 — notification end */
+/** mappings/claude-transcript.yaml:179 — notification end */
 function r_step_end_nothing(m: View<Member<NotificationMessage, "method", "end">>, cx: RowContext): boolean {
   cx.setVarAt(`pendingStop`, null);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:187 — notification turn-completed → turn.completed */
+/** mappings/claude-transcript.yaml:188 — notification turn-completed → turn.completed */
 function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "turn-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -116,7 +116,7 @@ function r_step_turn_completed(m: View<Member<NotificationMessage, "method", "tu
   return true;
 }
 
-/** mappings/claude-transcript.yaml:205 — notification turn-failed → turn.completed, runtime.error */
+/** mappings/claude-transcript.yaml:206 — notification turn-failed → turn.completed, runtime.error */
 function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-failed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -136,7 +136,7 @@ function r_step_turn_failed(m: View<Member<NotificationMessage, "method", "turn-
   return true;
 }
 
-/** mappings/claude-transcript.yaml:229 — notification turn-interrupted → turn.completed */
+/** mappings/claude-transcript.yaml:230 — notification turn-interrupted → turn.completed */
 function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "turn-interrupted">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -147,7 +147,7 @@ function r_step_turn_interrupted(m: View<Member<NotificationMessage, "method", "
   return true;
 }
 
-/** mappings/claude-transcript.yaml:249 — line user */
+/** mappings/claude-transcript.yaml:250 — line user */
 function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.ref(ID_turn_current);
@@ -158,21 +158,21 @@ function r_user_sidechain(m: View<Member<LineMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:276 — line user */
+/** mappings/claude-transcript.yaml:277 — line user */
 function r_user_synthetic_note(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true && map_claudeSyntheticNote(text(m.message?.content, "", "blocks", false)) != null)) return false;
   cx.delegate("claude-sdk", { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:296 — line user */
+/** mappings/claude-transcript.yaml:297 — line user */
 function r_user_meta(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isMeta === true)) return false;
   cx.setVarAt(`metaLine`, m.uuid);
   return true;
 }
 
-/** mappings/claude-transcript.yaml:307 — line user */
+/** mappings/claude-transcript.yaml:308 — line user */
 function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
   if (m.toolUseResult?.agentId != null) cx.setVarAt(`agentParent:${m.toolUseResult?.agentId}`, m.message?.content?.[0]?.tool_use_id);
@@ -180,14 +180,14 @@ function r_user_tool_result(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:325 — line user → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:326 — line user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isCompactSummary === true)) return false;
   cx.emit("thread.metadata.updated", { metadata: { compactSummary: text(m.message?.content, "\n", "blocks", false) } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:339 — line user */
+/** mappings/claude-transcript.yaml:340 — line user */
 function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(map_localCommandLine(text(m.message?.content, "", "blocks", false)) === "stdout")) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -195,7 +195,7 @@ function r_user_local_command_output(m: View<Member<LineMessage, "type", "user">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:356 — line user */
+/** mappings/claude-transcript.yaml:357 — line user */
 function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.text === "[Request interrupted by user for tool use]" || m.message?.content?.[0]?.text === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -203,7 +203,7 @@ function r_user_interrupted(m: View<Member<LineMessage, "type", "user">>, cx: Ro
   return true;
 }
 
-/** mappings/claude-transcript.yaml:370 — line user */
+/** mappings/claude-transcript.yaml:371 — line user */
 function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!((m.message?.content === "[Request interrupted by user for tool use]" || m.message?.content === "[Request interrupted by user]"))) return false;
   cx.replay({ method: "sdk", params: { type: "user", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId } });
@@ -211,7 +211,7 @@ function r_user_interrupted_string(m: View<Member<LineMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:387 — line user → turn.completed */
+/** mappings/claude-transcript.yaml:388 — line user → turn.completed */
 function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(h_claude.claudeTaskNotificationTag(m.message?.content, "tool-use-id") != null)) return false;
   cx.ref(ID_thread_open, m.sessionId);
@@ -227,7 +227,7 @@ function r_user_task_notification(m: View<Member<LineMessage, "type", "user">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:427 — line user → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:428 — line user → turn.completed, thread.started, session.configured */
 function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_open, m.sessionId);
   cx.ref(ID_turn_closeCurrent);
@@ -246,7 +246,7 @@ function r_user_prompt(m: View<Member<LineMessage, "type", "user">>, cx: RowCont
   return true;
 }
 
-/** mappings/claude-transcript.yaml:479 — line assistant */
+/** mappings/claude-transcript.yaml:480 — line assistant */
 function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true && (m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && cx.varAt(`sidechainTurn:${m.agentId}`) != null)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -255,14 +255,14 @@ function r_assistant_sidechain_end(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:505 — line assistant */
+/** mappings/claude-transcript.yaml:506 — line assistant */
 function r_assistant_sidechain(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isSidechain === true)) return false;
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: (cx.varAt(`agentParent:${m.agentId}`) ?? cx.varAt(`sidechainParent`)), uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:521 — line assistant */
+/** mappings/claude-transcript.yaml:522 — line assistant */
 function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.isApiErrorMessage === true)) return false;
   cx.replay({ method: "sdk", params: { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error } });
@@ -270,7 +270,7 @@ function r_assistant_api_error(m: View<Member<LineMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-transcript.yaml:538 — line assistant */
+/** mappings/claude-transcript.yaml:539 — line assistant */
 function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_use" && (m.message?.content?.[0]?.name === "Task" || m.message?.content?.[0]?.name === "Agent"))) return false;
   cx.setVarAt(`sidechainParent`, m.message?.content?.[0]?.id);
@@ -278,7 +278,7 @@ function r_assistant_task_tool_use(m: View<Member<LineMessage, "type", "assistan
   return true;
 }
 
-/** mappings/claude-transcript.yaml:555 — line assistant */
+/** mappings/claude-transcript.yaml:556 — line assistant */
 function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.stop_reason === "end_turn" || m.message?.stop_reason === "stop_sequence" || m.message?.stop_reason === "refusal") && m.message?.content?.[0]?.type !== "thinking")) return false;
   cx.setVarAt(`pendingEnd`, m.uuid);
@@ -287,20 +287,20 @@ function r_assistant_end_turn(m: View<Member<LineMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:580 — line assistant */
+/** mappings/claude-transcript.yaml:581 — line assistant */
 function r_assistant_block(m: View<Member<LineMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.delegate("claude-sdk", { type: "assistant", message: m.message, parent_tool_use_id: null, uuid: m.uuid, session_id: m.sessionId, error: m.error });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:600 — line summary → thread.metadata.updated */
+/** mappings/claude-transcript.yaml:601 — line summary → thread.metadata.updated */
 function r_summary(m: View<Member<LineMessage, "type", "summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { name: m.summary, metadata: { summary: m.summary, leafUuid: m.leafUuid } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:614 — line system → thread.state.changed */
+/** mappings/claude-transcript.yaml:615 — line system → thread.state.changed */
 function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "compact_boundary")) return false;
   cx.ref(ID_thread_current);
@@ -309,7 +309,7 @@ function r_system_compact_boundary(m: View<Member<LineMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-transcript.yaml:631 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:632 — line system → runtime.warning */
 function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_error")) return false;
   cx.ref(ID_thread_current);
@@ -327,7 +327,7 @@ function r_system_api_error(m: View<Member<LineMessage, "type", "system">>, cx: 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:650 — line system */
+/** mappings/claude-transcript.yaml:651 — line system */
 function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command")) return false;
   cx.ref(ID_thread_current);
@@ -337,7 +337,7 @@ function r_system_local_command(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:676 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:677 — line system → runtime.warning */
 function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -349,7 +349,7 @@ function r_system_model_refusal(m: View<Member<LineMessage, "type", "system">>, 
   return true;
 }
 
-/** mappings/claude-transcript.yaml:694 — line system → hook.completed */
+/** mappings/claude-transcript.yaml:695 — line system → hook.completed */
 function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.subtype === "stop_hook_summary")) return false;
@@ -364,7 +364,7 @@ function r_system_stop_hook_summary(m: View<Member<LineMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-transcript.yaml:725 — line system → turn.completed, thread.started, session.configured */
+/** mappings/claude-transcript.yaml:726 — line system → turn.completed, thread.started, session.configured */
 function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational" && (m as any)?.promptSubmitEnding?.ending?.kind === "blocked_by_hook" && h_claude.claudeBlockedPrompt(m.content) != null)) return false;
   cx.ref(ID_thread_open_2, m.sessionId);
@@ -385,7 +385,7 @@ function r_system_prompt_blocked(m: View<Member<LineMessage, "type", "system">>,
   return true;
 }
 
-/** mappings/claude-transcript.yaml:764 — line system → runtime.warning */
+/** mappings/claude-transcript.yaml:765 — line system → runtime.warning */
 function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -396,7 +396,7 @@ function r_system_other(m: View<Member<LineMessage, "type", "system">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-transcript.yaml:780 — line attachment → hook.completed */
+/** mappings/claude-transcript.yaml:781 — line attachment → hook.completed */
 function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "hook_blocking_error")) return false;
   cx.ref(ID_thread_current);
@@ -410,14 +410,14 @@ function r_attachment_hook_blocking_error(m: View<Member<LineMessage, "type", "a
   return true;
 }
 
-/** mappings/claude-transcript.yaml:801 — line attachment */
+/** mappings/claude-transcript.yaml:802 — line attachment */
 function r_attachment_max_turns_reached(m: View<Member<LineMessage, "type", "attachment">>, cx: RowContext): boolean {
   if (!(m.attachment?.type === "max_turns_reached")) return false;
   cx.replay({ method: "turn-failed", params: { uuid: m.uuid, errorMessage: "error_max_turns", error: m.attachment } });
   return true;
 }
 
-/** mappings/claude-transcript.yaml:818 — line mode → session.configured */
+/** mappings/claude-transcript.yaml:819 — line mode → session.configured */
 function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { mode: m.mode, config: { mode: m.mode } });
@@ -426,13 +426,13 @@ function r_mode(m: View<Member<LineMessage, "type", "mode">>, cx: RowContext): b
 
 /** Finds the message inside an input line: the input wrappers of the table, in order. `capture` is the capture wrapper pushLine removed, if any. */
 function input(line: any, capture?: any): InputMatch | undefined {
-  // mappings/claude-transcript.yaml:65 — input wrapper "capture"
+  // mappings/claude-transcript.yaml:66 — input wrapper "capture"
   if (line?.seq != null && line?.message != null) return { wrapper: "capture", message: line?.message, meta: { dir: line?.dir } };
-  // mappings/claude-transcript.yaml:69 — input wrapper "bare"
+  // mappings/claude-transcript.yaml:70 — input wrapper "bare"
   return { wrapper: "bare", message: line };
 }
 
-/** The time a message carries (mappings/claude-transcript.yaml:77), as an ISO date-time; undefined when it carries none. */
+/** The time a message carries (mappings/claude-transcript.yaml:78), as an ISO date-time; undefined when it carries none. */
 function time(m: any, cx: { readonly meta: any }): string | undefined {
   return timeOf(m?.timestamp, "ms");
 }
@@ -452,68 +452,68 @@ export const table: SurfaceTable = {
   rows: {
     notification: {
       "sdk": [
-        { rule: "claude-transcript#step-sdk", line: 94, run: r_step_sdk },
+        { rule: "claude-transcript#step-sdk", line: 95, run: r_step_sdk },
       ],
       "local-command-output": [
-        { rule: "claude-transcript#step-local-command-output", line: 105, run: r_step_local_command_output },
-        { rule: "claude-transcript#step-local-command-no-output", line: 127, run: r_step_local_command_no_output },
+        { rule: "claude-transcript#step-local-command-output", line: 106, run: r_step_local_command_output },
+        { rule: "claude-transcript#step-local-command-no-output", line: 128, run: r_step_local_command_no_output },
       ],
       "turn-started": [
-        { rule: "claude-transcript#step-turn-started", line: 137, run: r_step_turn_started },
+        { rule: "claude-transcript#step-turn-started", line: 138, run: r_step_turn_started },
       ],
       "end": [
-        { rule: "claude-transcript#step-end", line: 154, run: r_step_end },
-        { rule: "claude-transcript#step-end-nothing", line: 178, run: r_step_end_nothing },
+        { rule: "claude-transcript#step-end", line: 155, run: r_step_end },
+        { rule: "claude-transcript#step-end-nothing", line: 179, run: r_step_end_nothing },
       ],
       "turn-completed": [
-        { rule: "claude-transcript#step-turn-completed", line: 187, run: r_step_turn_completed },
+        { rule: "claude-transcript#step-turn-completed", line: 188, run: r_step_turn_completed },
       ],
       "turn-failed": [
-        { rule: "claude-transcript#step-turn-failed", line: 205, run: r_step_turn_failed },
+        { rule: "claude-transcript#step-turn-failed", line: 206, run: r_step_turn_failed },
       ],
       "turn-interrupted": [
-        { rule: "claude-transcript#step-turn-interrupted", line: 229, run: r_step_turn_interrupted },
+        { rule: "claude-transcript#step-turn-interrupted", line: 230, run: r_step_turn_interrupted },
       ],
     },
     line: {
       "user": [
-        { rule: "claude-transcript#user-sidechain", line: 249, run: r_user_sidechain },
-        { rule: "claude-transcript#user-synthetic-note", line: 276, run: r_user_synthetic_note },
-        { rule: "claude-transcript#user-meta", line: 296, run: r_user_meta },
-        { rule: "claude-transcript#user-tool-result", line: 307, run: r_user_tool_result },
-        { rule: "claude-transcript#user-compact-summary", line: 325, run: r_user_compact_summary },
-        { rule: "claude-transcript#user-local-command-output", line: 339, run: r_user_local_command_output },
-        { rule: "claude-transcript#user-interrupted", line: 356, run: r_user_interrupted },
-        { rule: "claude-transcript#user-interrupted-string", line: 370, run: r_user_interrupted_string },
-        { rule: "claude-transcript#user-task-notification", line: 387, run: r_user_task_notification },
-        { rule: "claude-transcript#user-prompt", line: 427, run: r_user_prompt },
+        { rule: "claude-transcript#user-sidechain", line: 250, run: r_user_sidechain },
+        { rule: "claude-transcript#user-synthetic-note", line: 277, run: r_user_synthetic_note },
+        { rule: "claude-transcript#user-meta", line: 297, run: r_user_meta },
+        { rule: "claude-transcript#user-tool-result", line: 308, run: r_user_tool_result },
+        { rule: "claude-transcript#user-compact-summary", line: 326, run: r_user_compact_summary },
+        { rule: "claude-transcript#user-local-command-output", line: 340, run: r_user_local_command_output },
+        { rule: "claude-transcript#user-interrupted", line: 357, run: r_user_interrupted },
+        { rule: "claude-transcript#user-interrupted-string", line: 371, run: r_user_interrupted_string },
+        { rule: "claude-transcript#user-task-notification", line: 388, run: r_user_task_notification },
+        { rule: "claude-transcript#user-prompt", line: 428, run: r_user_prompt },
       ],
       "assistant": [
-        { rule: "claude-transcript#assistant-sidechain-end", line: 479, versions: ["0.3.337","0.3.333"], run: r_assistant_sidechain_end },
-        { rule: "claude-transcript#assistant-sidechain", line: 505, run: r_assistant_sidechain },
-        { rule: "claude-transcript#assistant-api-error", line: 521, run: r_assistant_api_error },
-        { rule: "claude-transcript#assistant-task-tool-use", line: 538, run: r_assistant_task_tool_use },
-        { rule: "claude-transcript#assistant-end-turn", line: 555, run: r_assistant_end_turn },
-        { rule: "claude-transcript#assistant-block", line: 580, run: r_assistant_block },
+        { rule: "claude-transcript#assistant-sidechain-end", line: 480, versions: ["0.3.337","0.3.333"], run: r_assistant_sidechain_end },
+        { rule: "claude-transcript#assistant-sidechain", line: 506, run: r_assistant_sidechain },
+        { rule: "claude-transcript#assistant-api-error", line: 522, run: r_assistant_api_error },
+        { rule: "claude-transcript#assistant-task-tool-use", line: 539, run: r_assistant_task_tool_use },
+        { rule: "claude-transcript#assistant-end-turn", line: 556, run: r_assistant_end_turn },
+        { rule: "claude-transcript#assistant-block", line: 581, run: r_assistant_block },
       ],
       "summary": [
-        { rule: "claude-transcript#summary", line: 600, run: r_summary },
+        { rule: "claude-transcript#summary", line: 601, run: r_summary },
       ],
       "system": [
-        { rule: "claude-transcript#system-compact-boundary", line: 614, run: r_system_compact_boundary },
-        { rule: "claude-transcript#system-api-error", line: 631, versions: ["0.3.337","0.3.333"], run: r_system_api_error },
-        { rule: "claude-transcript#system-local-command", line: 650, versions: ["0.3.337","0.3.333"], run: r_system_local_command },
-        { rule: "claude-transcript#system-model-refusal", line: 676, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal },
-        { rule: "claude-transcript#system-stop-hook-summary", line: 694, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary },
-        { rule: "claude-transcript#system-prompt-blocked", line: 725, versions: ["0.3.337","0.3.333"], run: r_system_prompt_blocked },
-        { rule: "claude-transcript#system-other", line: 764, run: r_system_other },
+        { rule: "claude-transcript#system-compact-boundary", line: 615, run: r_system_compact_boundary },
+        { rule: "claude-transcript#system-api-error", line: 632, versions: ["0.3.337","0.3.333"], run: r_system_api_error },
+        { rule: "claude-transcript#system-local-command", line: 651, versions: ["0.3.337","0.3.333"], run: r_system_local_command },
+        { rule: "claude-transcript#system-model-refusal", line: 677, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal },
+        { rule: "claude-transcript#system-stop-hook-summary", line: 695, versions: ["0.3.337","0.3.333"], run: r_system_stop_hook_summary },
+        { rule: "claude-transcript#system-prompt-blocked", line: 726, versions: ["0.3.337","0.3.333"], run: r_system_prompt_blocked },
+        { rule: "claude-transcript#system-other", line: 765, run: r_system_other },
       ],
       "attachment": [
-        { rule: "claude-transcript#attachment-hook-blocking-error", line: 780, versions: ["0.3.337","0.3.333"], run: r_attachment_hook_blocking_error },
-        { rule: "claude-transcript#attachment-max-turns-reached", line: 801, versions: ["0.3.337","0.3.333"], run: r_attachment_max_turns_reached },
+        { rule: "claude-transcript#attachment-hook-blocking-error", line: 781, versions: ["0.3.337","0.3.333"], run: r_attachment_hook_blocking_error },
+        { rule: "claude-transcript#attachment-max-turns-reached", line: 802, versions: ["0.3.337","0.3.333"], run: r_attachment_max_turns_reached },
       ],
       "mode": [
-        { rule: "claude-transcript#mode", line: 818, versions: ["0.3.337","0.3.333"], run: r_mode },
+        { rule: "claude-transcript#mode", line: 819, versions: ["0.3.337","0.3.333"], run: r_mode },
       ],
     },
   },
@@ -533,11 +533,11 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:834)",
-    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:837)",
-    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:840)",
-    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:845)",
-    "claude-transcript#ignored-line-5": "Claude Code 2.1.337's record of where each model request went (one line per request: the API provider and the kind of credential — login, key, token…, never the credential itself); session bookkeeping with no conversation content, which the live stream does not report either. Not passed on: a kind of credential is not activity, and capture redaction removes the value under `credential` as it does any credential-named field (mappings/claude-transcript.yaml:849)",
+    "claude-transcript#ignored-line-1": "Claude Code's backups of edited files for its rewind feature (checkpoints keyed by message id); not conversation activity, and the live stream has no counterpart (mappings/claude-transcript.yaml:835)",
+    "claude-transcript#ignored-line-2": "Claude Code's input-queue bookkeeping (a prompt enqueued / dequeued); the prompt itself is the user line that follows, which the live stream also reports once (mappings/claude-transcript.yaml:838)",
+    "claude-transcript#ignored-line-3": "context Claude Code attaches for the model (environment, date, model identity, tool/skill/agent listings, the system prompt snapshot, token reminders, file contents); not conversation activity, and the live stream does not show it (mappings/claude-transcript.yaml:841)",
+    "claude-transcript#ignored-line-4": "Claude Code's session bookkeeping (an internal latch, the last prompt for resuming, the model requests it sent and their stored parts, running cost totals, the tools used so far); the conversation lines carry the activity (mappings/claude-transcript.yaml:846)",
+    "claude-transcript#ignored-line-5": "Claude Code 2.1.337's record of where each model request went (one line per request: the API provider and the kind of credential — login, key, token…, never the credential itself); session bookkeeping with no conversation content, which the live stream does not report either. Not passed on: a kind of credential is not activity, and capture redaction removes the value under `credential` as it does any credential-named field (mappings/claude-transcript.yaml:850)",
   },
   ignoreVersions: {
     "claude-transcript#ignored-line-3": ["0.3.337","0.3.333"],
