@@ -95,7 +95,9 @@ describe.skipIf(!dts62)("our Claude SDKMessage schema vs the installed @anthropi
  * options and PermissionResult's fields, and (`literals`) string-literal unions whose values must all be in an enum
  * of ours.
  */
-function describe03(version: string, dts: string | undefined, where: string, literals: [alias: string, enums: (schemas: (file: string) => any) => string[][]][] = []) {
+interface Shape { members: number; controls: number; extra: string[]; requestId: boolean }
+const SHAPE_03: Shape = { members: 40, controls: 41, extra: ["SDKActiveGoalMessage"], requestId: true };
+function describe03(version: string, dts: string | undefined, where: string, literals: [alias: string, enums: (schemas: (file: string) => any) => string[][]][] = [], shape: Shape = SHAPE_03) {
   describe.skipIf(!dts)(`our Claude schemas vs the @anthropic-ai/claude-agent-sdk@${version} typings (${where})`, () => {
     const r = reader(dts ?? "");
     const union = dts ? r.union("SDKMessage") : [];
@@ -103,17 +105,17 @@ function describe03(version: string, dts: string | undefined, where: string, lit
     const mine = (file: string) => ours(version, file);
 
     it(`the package read is ${version}`, () => expect(dts).toMatch(new RegExp(`^// version ${version.replace(/\./g, "\\.")}\n`)));
-    it("the union has the 40 members we describe, all declared", () => {
-      expect(union).toHaveLength(40);
+    it(`the union has the ${shape.members} members we describe, all declared`, () => {
+      expect(union).toHaveLength(shape.members);
       expect(union.filter((n) => !r.declaration(n))).toEqual([]);
     });
     // SDKActiveGoalMessage is declared beside the union (the SDK passes it on): our schema has it too
-    checkMembers(mine("SDKMessage.json"), [...union, "SDKActiveGoalMessage"].flatMap((n) => r.members(n, none)));
+    checkMembers(mine("SDKMessage.json"), [...union, ...shape.extra].flatMap((n) => r.members(n, none)));
 
-    it("every control_request subtype (41) is in our Control.json, and no other", () => {
+    it(`every control_request subtype (${shape.controls}) is in our Control.json, and no other`, () => {
       const inner = dts ? r.union("SDKControlRequestInner") : [];
       const subtypes = inner.flatMap((n) => r.members(n, none)).flatMap((m) => m.subtypes);
-      expect(subtypes).toHaveLength(41);
+      expect(subtypes).toHaveLength(shape.controls);
       const request = mine("Control.json").oneOf.find((v: any) => v.properties.type.enum.includes("control_request"));
       expect([...request.properties.request.properties.subtype.enum].sort()).toEqual([...subtypes].sort());
     });
@@ -131,7 +133,8 @@ function describe03(version: string, dts: string | undefined, where: string, lit
       const perm = mine("Permission.json");
       const decl = /export declare type CanUseTool = \(toolName: string, input: Record<string, unknown>, options: \{([\s\S]*?)\n\}\) =>/.exec(dts!)![1];
       const options = [...decl.matchAll(/^ {4}([a-zA-Z]+)\??:/gm)].map((m) => m[1]).filter((f) => f !== "signal");
-      expect(options).toContain("requestId");
+      if (shape.requestId) expect(options).toContain("requestId");
+      else expect(options).not.toContain("requestId");
       const own = new Set(Object.keys(perm.definitions.PermissionRequest.properties.options.properties));
       expect(options.filter((f) => !own.has(f))).toEqual([]);
       const result = /export declare type PermissionResult = ([\s\S]*?\n\});/.exec(dts!)![1];
@@ -167,25 +170,27 @@ const variant = (doc: any, type: string) => doc.oneOf.find((v: any) => (v.proper
 describe03("0.3.333", typings("claude-agent-sdk-0.3"), "the devDependency alias claude-agent-sdk-0.3");
 
 /**
- * 0.3.337 (the tables' own pin) is not a devDependency (the alias stays at 0.3.333, one install for everyone): its
- * typings are read from `$AGENTNORM_CLAUDE_SDK_0337` (the package folder) or from the recorder's cache
- * (`npm run record -- --agent claude-sdk-337` installs it there); skipped with a notice when neither has it.
+ * 0.3.337 (the tables' own pin) and 0.2.141 (the 0.2 line's last) are not devDependencies (the alias stays at 0.3.333,
+ * one install for everyone): their typings are read from `$AGENTNORM_CLAUDE_SDK_0337` / `$AGENTNORM_CLAUDE_SDK_0141`
+ * (the package folder) or from the recorder's cache (`npm run record -- --agent claude-sdk-337` / `claude-sdk-141`
+ * installs them there); skipped with a notice when neither has it.
  */
-function typings0337(): string | undefined {
+function cachedTypings(version: string): string | undefined {
+  const env = `AGENTNORM_CLAUDE_SDK_${version.split(".").slice(1).map((p) => p.padStart(2, "0")).join("")}`;
   const cache = process.env.AGENTNORM_RECORD_CACHE ?? join(homedir(), ".cache", "agentnorm-record");
   const candidates = [
-    ...(process.env.AGENTNORM_CLAUDE_SDK_0337 ? [process.env.AGENTNORM_CLAUDE_SDK_0337] : []),
-    ...(existsSync(cache) ? readdirSync(cache).filter((d) => d.includes("@anthropic-ai_claude-agent-sdk@0.3.337")).sort().map((d) => join(cache, d, "node_modules/@anthropic-ai/claude-agent-sdk")) : []),
+    ...(process.env[env] ? [process.env[env]!] : []),
+    ...(existsSync(cache) ? readdirSync(cache).filter((d) => d.includes(`@anthropic-ai_claude-agent-sdk@${version}`)).sort().map((d) => join(cache, d, "node_modules/@anthropic-ai/claude-agent-sdk")) : []),
   ];
   const dir = candidates.find((d) => existsSync(join(d, "sdk.d.ts")) && existsSync(join(d, "package.json")));
   if (!dir) {
-    console.warn("claude-schema-vs-sdk: @anthropic-ai/claude-agent-sdk@0.3.337 not found (AGENTNORM_CLAUDE_SDK_0337, or the recorder's cache); skipped");
+    console.warn(`claude-schema-vs-sdk: @anthropic-ai/claude-agent-sdk@${version} not found (${env}, or the recorder's cache); skipped`);
     return undefined;
   }
   return `// version ${JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version}\n${readFileSync(join(dir, "sdk.d.ts"), "utf8")}`;
 }
 
-const dts0337 = typings0337();
+const dts0337 = cachedTypings("0.3.337");
 describe03("0.3.337", dts0337, "the recorder's cache or AGENTNORM_CLAUDE_SDK_0337", [
   ["SDKStartupFailureReason", (s) => [variant(s("SDKMessage.json"), "result").properties.startup_failure_reason.enum]],
   ["PermissionDecisionClassification", (s) => [...decisionEnums(s("Permission.json")), ...decisionEnums(s("Control.json"))]],
@@ -213,3 +218,7 @@ describe("our 0.3.337 schemas: the fields 0.3.337 adds (names read from its typi
     expect(variant(ours("0.3.333", "TranscriptLine.json"), "api-request-route")).toBeUndefined();
   });
 });
+
+describe03("0.2.141", cachedTypings("0.2.141"), "the recorder's cache or AGENTNORM_CLAUDE_SDK_0141", [
+  ["PermissionDecisionClassification", (s) => [...decisionEnums(s("Permission.json")), ...decisionEnums(s("Control.json"))]],
+], { members: 30, controls: 30, extra: [], requestId: false });
