@@ -13,13 +13,13 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:295",
+    at: "mappings/claude-sdk.yaml:297",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "canUseTool",
-    at: "mappings/claude-sdk.yaml:298",
+    at: "mappings/claude-sdk.yaml:300",
   },
   {
     decisions: ["answered"],
@@ -27,42 +27,42 @@ const SET_claude_sdk_canUseTool: readonly AnswerCaseData[] = [
     reply: { answers: "object" },
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: merge(a.args?.input, compact({ answers: a.reply?.answers })), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_temporary") }),
-    at: "mappings/claude-sdk.yaml:301",
+    at: "mappings/claude-sdk.yaml:303",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     when: (a) => a.payload?.requestType === "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: "The user dismissed the question.", decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", "user_reject") }),
-    at: "mappings/claude-sdk.yaml:306",
+    at: "mappings/claude-sdk.yaml:308",
   },
   {
     decisions: ["allow_once"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_temporary")) }),
-    at: "mappings/claude-sdk.yaml:310",
+    at: "mappings/claude-sdk.yaml:312",
   },
   {
     decisions: ["allow_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input" && a.choice === "allow",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "allow", updatedInput: (a.reply?.updatedInput ?? a.args?.input ?? {}), updatedPermissions: h_content.when(typeOf(a.args?.suggestions), "array", a.args?.suggestions), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_permanent")) }),
-    at: "mappings/claude-sdk.yaml:314",
+    at: "mappings/claude-sdk.yaml:316",
   },
   {
     decisions: ["reject_once", "reject_always"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
-    at: "mappings/claude-sdk.yaml:322",
+    at: "mappings/claude-sdk.yaml:324",
   },
   {
     decisions: ["cancelled"],
     when: (a) => a.payload?.requestType !== "tool_user_input",
     via: ["canUseTool", "wire"],
     body: (a) => compact({ behavior: "deny", message: (a.reply?.message ?? "The user declined this tool use."), interrupt: true, decisionClassification: h_content.when(typeOf(a.args?.requestId), "string", (h_content.when(a.reply?.decidedBy, "host", "config") ?? "user_reject")) }),
-    at: "mappings/claude-sdk.yaml:326",
+    at: "mappings/claude-sdk.yaml:328",
   },
 ];
 
@@ -72,32 +72,32 @@ const SET_claude_sdk_elicitation: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:332",
+    at: "mappings/claude-sdk.yaml:334",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onElicitation",
-    at: "mappings/claude-sdk.yaml:335",
+    at: "mappings/claude-sdk.yaml:337",
   },
   {
     decisions: ["answered"],
     reply: { answers: "object" },
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "accept", content: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:338",
+    at: "mappings/claude-sdk.yaml:340",
   },
   {
     decisions: ["reject_once", "reject_always"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "decline" }),
-    at: "mappings/claude-sdk.yaml:342",
+    at: "mappings/claude-sdk.yaml:344",
   },
   {
     decisions: ["cancelled"],
     via: ["onElicitation", "wire"],
     body: (a) => compact({ action: "cancel" }),
-    at: "mappings/claude-sdk.yaml:345",
+    at: "mappings/claude-sdk.yaml:347",
   },
 ];
 
@@ -107,26 +107,26 @@ const SET_claude_sdk_dialog: readonly AnswerCaseData[] = [
     decisions: ["answered_elsewhere"],
     transport: "wire",
     fail: { code: "unsupported_request", message: "a request answered elsewhere gets no control_response on the wire" },
-    at: "mappings/claude-sdk.yaml:350",
+    at: "mappings/claude-sdk.yaml:352",
   },
   {
     decisions: ["answered_elsewhere"],
     via: ["elsewhere"],
     body: (a) => "onUserDialog",
-    at: "mappings/claude-sdk.yaml:353",
+    at: "mappings/claude-sdk.yaml:355",
   },
   {
     decisions: ["answered"],
     reply: { answers: "any" },
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "completed", result: a.reply?.answers }),
-    at: "mappings/claude-sdk.yaml:356",
+    at: "mappings/claude-sdk.yaml:358",
   },
   {
     decisions: ["reject_once", "reject_always", "cancelled"],
     via: ["onUserDialog", "wire"],
     body: (a) => compact({ behavior: "cancelled" }),
-    at: "mappings/claude-sdk.yaml:360",
+    at: "mappings/claude-sdk.yaml:362",
   },
 ];
 
@@ -174,7 +174,7 @@ export const ANSWERS: AnswerTables = {
         result: { kind: "jsonrpc" satisfies Kind, answer: (a) => compact({ message: compact({ jsonrpc: "2.0", id: numeric(a.requestId), result: a.body }) }) },
       },
     },
-    // mappings/claude-sdk.yaml:283
+    // mappings/claude-sdk.yaml:285
     "claude-sdk": {
       option: "claude",
       transports: ["sdk", "wire"],
@@ -306,58 +306,58 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1578",
     },
-    // mappings/claude-sdk.yaml:614
+    // mappings/claude-sdk.yaml:616
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:633",
+      at: "mappings/claude-sdk.yaml:635",
     },
-    // mappings/claude-sdk.yaml:2057
+    // mappings/claude-sdk.yaml:2059
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2074",
+      at: "mappings/claude-sdk.yaml:2076",
     },
-    // mappings/claude-sdk.yaml:2169
+    // mappings/claude-sdk.yaml:2173
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2187",
+      at: "mappings/claude-sdk.yaml:2192",
     },
-    // mappings/claude-sdk.yaml:2219
+    // mappings/claude-sdk.yaml:2229
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2237",
+      at: "mappings/claude-sdk.yaml:2247",
     },
-    // mappings/claude-sdk.yaml:2356
+    // mappings/claude-sdk.yaml:2366
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2373",
+      at: "mappings/claude-sdk.yaml:2383",
     },
-    // mappings/claude-sdk.yaml:2380
+    // mappings/claude-sdk.yaml:2390
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2401",
+      at: "mappings/claude-sdk.yaml:2411",
     },
-    // mappings/claude-sdk.yaml:2408
+    // mappings/claude-sdk.yaml:2418
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2429",
+      at: "mappings/claude-sdk.yaml:2439",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

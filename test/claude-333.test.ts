@@ -62,7 +62,7 @@ describe("which pinned version a stream is", () => {
     const r = run([init("2.1.333")], { upstreamVersion: "0.2.62" });
     expect(r.n.upstreamVersion()).toBe("0.2.62");
     expect(run([init("2.1.333")], { upstreamVersion: "2.1.62" }).n.upstreamVersion()).toBe("0.2.62");
-    expect(() => createNormalizer({ surface: "claude-sdk", upstreamVersion: "newest" })).toThrow(/upstreamVersion "newest" is not a version of @anthropic-ai\/claude-agent-sdk \(pinned: 0\.3\.337, 0\.3\.333, 0\.2\.62\)/);
+    expect(() => createNormalizer({ surface: "claude-sdk", upstreamVersion: "newest" })).toThrow(/upstreamVersion "newest" is not a version of @anthropic-ai\/claude-agent-sdk \(pinned: 0\.3\.337, 0\.3\.333, 0\.2\.141, 0\.2\.62\)/);
   });
 
   it("rows of one version only: a 0.3 message in a stream forced to 0.2.62 is a warning naming the version", () => {
@@ -248,19 +248,21 @@ describe("answering Claude SDK 0.3 requests (answerRequest)", () => {
 });
 
 describe("the compatibility matrix per version", () => {
-  it("claude-sdk and claude-transcript: every type and subtype of the three pinned versions mapped or ignored, counted per version", () => {
+  it("claude-sdk and claude-transcript: every type and subtype of the four pinned versions mapped or ignored, counted per version", () => {
     const c = JSON.parse(readFileSync(join(import.meta.dirname, "../generated/compatibility.json"), "utf8"));
     const sdk = c.surfaces["claude-sdk"];
-    expect(sdk.upstream).toMatchObject({ version: "0.3.337", reports: "2.1.337", versions: [{ version: "0.3.333", reports: "2.1.333" }, { version: "0.2.62", reports: "2.1.62" }] });
-    expect(sdk.kinds.message.versions).toEqual({ "0.3.337": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.3.333": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.2.62": { total: 10, mapped: 10, ignored: 0, missing: 0 } });
+    expect(sdk.upstream).toMatchObject({ version: "0.3.337", reports: "2.1.337", versions: [{ version: "0.3.333", reports: "2.1.333" }, { version: "0.2.141", reports: "2.1.141" }, { version: "0.2.62", reports: "2.1.62" }] });
+    expect(sdk.kinds.message.versions).toEqual({ "0.3.337": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.3.333": { total: 13, mapped: 13, ignored: 0, missing: 0 }, "0.2.141": { total: 10, mapped: 10, ignored: 0, missing: 0 }, "0.2.62": { total: 10, mapped: 10, ignored: 0, missing: 0 } });
+    expect(sdk.kinds.message.subtypes["0.2.141"]).toEqual({ total: 27, mapped: 26, ignored: 1, missing: 0 });
     expect(sdk.kinds.message.subtypes["0.3.337"]).toMatchObject({ total: 37, missing: 0 });
     expect(sdk.kinds.message.subtypes["0.3.333"]).toMatchObject({ total: 37, missing: 0 });
     expect(sdk.kinds.message.subtypes["0.2.62"]).toEqual({ total: 15, mapped: 15, ignored: 0, missing: 0 });
-    expect(sdk.kinds.wire.subtypes).toEqual({ "0.3.337": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.3.333": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.2.62": { total: 17, mapped: 17, ignored: 0, missing: 0 } });
+    expect(sdk.kinds.wire.subtypes).toEqual({ "0.3.337": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.3.333": { total: 41, mapped: 41, ignored: 0, missing: 0 }, "0.2.141": { total: 30, mapped: 30, ignored: 0, missing: 0 }, "0.2.62": { total: 17, mapped: 17, ignored: 0, missing: 0 } });
     expect(sdk.kinds.message.methods.conversation_reset).toMatchObject({ status: "mapped", versions: ["0.3.337", "0.3.333"] });
     const tr = c.surfaces["claude-transcript"].kinds.line.versions;
     expect(tr["0.3.337"]).toMatchObject({ total: 16, missing: 0 });
     expect(tr["0.3.333"]).toMatchObject({ total: 15, missing: 0 });
+    expect(tr["0.2.141"]).toMatchObject({ total: 8, missing: 0 });
     expect(tr["0.2.62"]).toMatchObject({ total: 6, missing: 0 });
   });
 });

@@ -226,6 +226,31 @@ const CLAUDE_333_DIFFS: Record<string, (live: AccumulatorSnapshot, restored: Acc
     expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("hook "))).toEqual(["status hook 00000000-0000-4000-8000-000000000027 failed: Say that the checks passed before stoppi"]);
   },
 };
+/** Claude Code 2.1.141 (the 0.2 line's last; not background-agent or clear): its own differences. */
+const CLAUDE_141_DIFFS: typeof CLAUDE_333_DIFFS = {
+  // the recorder elides Claude Code's own text in transcripts: the /context output
+  "local-command": (live, restored) => {
+    expect(take(live, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("## Context Usage"))).toEqual(["text ## Context Usage **Model:** claude-sonnet-4-6 **Tokens:** 783 / 200k (0%) ### Estimated us"]);
+    expect(take(restored, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("[elided"))).toEqual(["text [elided: 781 chars of Claude Code's own text]"]);
+  },
+  // the prompt a hook blocked: 2.1.141 says nothing live (a result with no turn of the model's); its transcript has the notice
+  "prompt-hook": (_live, restored) => {
+    expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("UserPromptSubmit operation blocked"))).toEqual(["status UserPromptSubmit operation blocked by hook: Prompts must not mention secrets. Original pro"]);
+  },
+  // retries: live, the SDK's api_retry; 2.1.141's transcript writes no line for them
+  "retry-529": (live) => {
+    expect(take(live, retry)).toEqual(["status the model call failed (529); retrying, attempt 1 of 3 in 0 ms", "status the model call failed (529); retrying, attempt 2 of 3 in 0 ms"]);
+  },
+  // the Stop hook that blocked: live, Claude Code's notification; the transcript, the hook's error
+  "stop-hook": (live, restored) => {
+    expect(take(live, (b) => b.kind === "status" && b.message.startsWith("Stop hook"))).toEqual(["status Stop hook error occurred"]);
+    expect(take(restored, (b) => b.kind === "status" && b.message.startsWith("hook "))).toEqual(["status hook 00000000-0000-4000-8000-00000000001a failed: Say that the checks passed before stoppi"]);
+  },
+  // a stream broken mid-answer (no retry at 2.1.141): live, the partial text (failed); the transcript has only the error
+  "stream-error": (live) => {
+    expect(take(live, (b) => b.kind === "text" && b.role === "assistant" && b.text.startsWith("A retry repeats"))).toEqual(["text A retry repeats a request that failed. It succeeds"]);
+  },
+};
 function isNested(snap: AccumulatorSnapshot, b: Block): boolean {
   let found = false;
   const visit = (steps: AccumulatorSnapshot["sessions"][number]["steps"], nested: boolean) => {
@@ -235,13 +260,16 @@ function isNested(snap: AccumulatorSnapshot, b: Block): boolean {
   return found;
 }
 
-for (const version of ["2.1.333", "2.1.337"]) {
+for (const version of ["2.1.141", "2.1.333", "2.1.337"]) {
   const DIR_333 = join(REC, "claude-sdk", version);
+  const old = version === "2.1.141";
+  const DIFFS = old ? CLAUDE_141_DIFFS : CLAUDE_333_DIFFS;
+  const SUPERSEDED = old ? {} : CLAUDE_333_SUPERSEDED;
   describe(`render parity: Claude Code ${version} — SDK stream vs wire vs transcript of the same session`, () => {
     const scenarios = existsSync(DIR_333) ? readdirSync(DIR_333).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
-    it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(26));
+    it("has the recorded sessions", () => expect(scenarios.length).toBeGreaterThanOrEqual(old ? 24 : 26));
     it("the differences name recorded scenarios only", () => {
-      expect([...Object.keys(CLAUDE_333_DIFFS), ...Object.keys(CLAUDE_333_SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
+      expect([...Object.keys(DIFFS), ...Object.keys(SUPERSEDED)].filter((s) => !scenarios.includes(s))).toEqual([]);
     });
     for (const s of scenarios) {
       it(`${s}: the wire renders as the SDK stream (side channels included)`, () => {
@@ -249,7 +277,8 @@ for (const version of ["2.1.333", "2.1.337"]) {
         const wire = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.wire.ndjson`)));
         // a request's `resolution` is the answer as each transport carries it (the SDK adds the tool use id to canUseTool's
         // result): the provider's own object, left out; the canonical decision is compared
-        const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; return f; } });
+        // (2.1.141: the SDK's canUseTool gets no request id, the wire's request has one: args.requestId left out too)
+        const wireView = (snap: AccumulatorSnapshot) => renderView(snap, { blockFields: (b) => { const f = fields(b); delete f.resolution; if (old && f.args && typeof f.args === "object") { f.args = { ...(f.args as object) }; delete (f.args as any).requestId; } return f; } });
         expect(wireView(live).length).toBeGreaterThan(0);
         expect(wireView(wire)).toEqual(wireView(live));
         // and the text render, line for line (repairs included)
@@ -258,8 +287,8 @@ for (const version of ["2.1.333", "2.1.337"]) {
       it(`${s}: the transcript renders as the SDK stream`, () => {
         const live = accumulateLines("claude-sdk", readLines(join(DIR_333, `${s}.ndjson`)));
         const restored = accumulateLines("claude-transcript", readLines(join(DIR_333, `${s}.transcript.ndjson`)));
-        expect(dropSuperseded(live)).toEqual(CLAUDE_333_SUPERSEDED[s] ?? []);
-        CLAUDE_333_DIFFS[s]?.(live, restored);
+        expect(dropSuperseded(live)).toEqual(SUPERSEDED[s] ?? []);
+        DIFFS[s]?.(live, restored);
         expect(view(restored, CLAUDE_333_OMIT)).toEqual(view(live, CLAUDE_333_OMIT));
         // the text render of what both forms have: the same lines (a turn's model and stop reason come from the SDK's
         // init and result messages, which the transcript does not have: the turn header and footer lines are left out)
