@@ -306,58 +306,58 @@ export const ANSWERS: AnswerTables = {
       ],
       at: "mappings/acp.yaml:1578",
     },
-    // mappings/claude-sdk.yaml:616
+    // mappings/claude-sdk.yaml:640
     "claude-sdk#system-permission-denied": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.message",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       none: "a rule or the permission mode refused the tool use without asking: the request opens already answered",
       cases: [],
-      at: "mappings/claude-sdk.yaml:635",
+      at: "mappings/claude-sdk.yaml:659",
     },
-    // mappings/claude-sdk.yaml:2059
+    // mappings/claude-sdk.yaml:2083
     "claude-sdk#permission-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2076",
+      at: "mappings/claude-sdk.yaml:2100",
     },
-    // mappings/claude-sdk.yaml:2173
+    // mappings/claude-sdk.yaml:2197
     "claude-sdk#elicitation-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2192",
+      at: "mappings/claude-sdk.yaml:2216",
     },
-    // mappings/claude-sdk.yaml:2229
+    // mappings/claude-sdk.yaml:2253
     "claude-sdk#user-dialog-request": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2247",
+      at: "mappings/claude-sdk.yaml:2271",
     },
-    // mappings/claude-sdk.yaml:2366
+    // mappings/claude-sdk.yaml:2390
     "claude-sdk#wire-can-use-tool": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["command_execution_approval", "file_change_approval", "tool_user_input", "unknown"],
       transport: "wire",
       cases: [...SET_claude_sdk_canUseTool],
-      at: "mappings/claude-sdk.yaml:2383",
+      at: "mappings/claude-sdk.yaml:2407",
     },
-    // mappings/claude-sdk.yaml:2390
+    // mappings/claude-sdk.yaml:2414
     "claude-sdk#wire-elicitation": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_elicitation],
-      at: "mappings/claude-sdk.yaml:2411",
+      at: "mappings/claude-sdk.yaml:2435",
     },
-    // mappings/claude-sdk.yaml:2418
+    // mappings/claude-sdk.yaml:2442
     "claude-sdk#wire-user-dialog": {
       surface: "claude-sdk", provider: "claude", source: "claude.sdk.permission",
       requestTypes: ["tool_user_input"],
       transport: "wire",
       cases: [...SET_claude_sdk_dialog],
-      at: "mappings/claude-sdk.yaml:2439",
+      at: "mappings/claude-sdk.yaml:2463",
     },
     // mappings/codex-app-server.yaml:1002
     "codex-app-server#command-approval-request": {

@@ -1929,6 +1929,7 @@ export const COMPATIBILITY = {
                 "system-hook-started",
                 "system-hook-progress",
                 "system-hook-response",
+                "system-task-started-unflagged",
                 "system-task-started",
                 "system-task-progress",
                 "system-task-notification-unfinished",

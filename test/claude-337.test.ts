@@ -154,10 +154,10 @@ describe("answering with decisionClassification config (0.3.337): the host decid
 
 const scenarios = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort() : [];
 describe("the 2.1.337 recordings: every form of every scenario normalizes with no unknown line, no warning of ours and a clean verifier", () => {
-  it("has the 26 scenarios of 2.1.333", () => {
+  it("has the scenarios of 2.1.333", () => {
     const of333 = readdirSync(join(DIR, "../2.1.333")).filter((f) => f.endsWith(".transcript.ndjson")).map((f) => f.replace(/\.transcript\.ndjson$/, "")).sort();
     expect(scenarios).toEqual(of333);
-    expect(scenarios).toHaveLength(26);
+    expect(scenarios.length).toBeGreaterThanOrEqual(28);
   });
   for (const s of scenarios) {
     it(s, () => {
@@ -169,7 +169,7 @@ describe("the 2.1.337 recordings: every form of every scenario normalizes with n
         const ev = [...lines.flatMap((l, i) => n.pushLine(l, { lineNumber: i + 1 })), ...n.end()];
         expect(n.upstreamVersion(), file).toBe("0.3.337");
         expect(n.stats().unknown, file).toBe(0);
-        expect(ev.filter((e) => e.raw?.rule?.startsWith("agentnorm#") || (e.type === "runtime.error" && P(e).class === "validation_error")).map((e) => P(e).message), file).toEqual([]);
+        expect(ev.filter((e) => (e.type === "runtime.warning" && e.raw?.rule?.startsWith("agentnorm#")) || (e.type === "runtime.error" && P(e).class === "validation_error")).map((e) => P(e).message), file).toEqual([]);
         expect(verifyEvents(ev).violations.map(formatFinding), file).toEqual([]);
         if (file.endsWith(".transcript.ndjson")) routes.push(lines.filter((l) => JSON.parse(l).message?.type === "api-request-route").length);
       }

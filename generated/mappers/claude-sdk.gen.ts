@@ -398,7 +398,24 @@ function r_system_hook_response(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:484 — message system → task.started */
+/** mappings/claude-sdk.yaml:487 — message system → task.started */
+function r_system_task_started_unflagged(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
+  if (!(m.subtype === "task_started")) return false;
+  cx.ref(ID_thread_current);
+  cx.ref(ID_turn_current);
+  cx.ref(ID_task_open, m.task_id);
+  cx.ref(ID_parent_use, m.tool_use_id);
+  cx.setVarAt(`taskParent:${m.task_id}`, m.tool_use_id);
+  cx.setVarAt(`foregroundCall:${m.tool_use_id}`, true);
+  if (cx.isNew("task")) cx.emit("task.started", {
+    taskId: cx.id("task"),
+    description: m.description,
+    taskType: m.task_type,
+  });
+  return true;
+}
+
+/** mappings/claude-sdk.yaml:508 — message system → task.started */
 function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_started")) return false;
   cx.ref(ID_thread_current);
@@ -415,7 +432,7 @@ function r_system_task_started(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:503 — message system → task.progress */
+/** mappings/claude-sdk.yaml:527 — message system → task.progress */
 function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_progress")) return false;
   cx.ref(ID_thread_current);
@@ -431,7 +448,7 @@ function r_system_task_progress(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:521 — message system → task.started, task.completed */
+/** mappings/claude-sdk.yaml:545 — message system → task.started, task.completed */
 function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification" && m.reason === "unfinished_at_resume")) return false;
   cx.ref(ID_thread_current);
@@ -454,7 +471,7 @@ function r_system_task_notification_unfinished(m: View<Member<MessageMessage, "t
   return true;
 }
 
-/** mappings/claude-sdk.yaml:543 — message system → task.completed */
+/** mappings/claude-sdk.yaml:567 — message system → task.completed */
 function r_system_task_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_notification")) return false;
   cx.ref(ID_thread_current);
@@ -473,7 +490,7 @@ function r_system_task_notification(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:566 — message system → files.persisted */
+/** mappings/claude-sdk.yaml:590 — message system → files.persisted */
 function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "files_persisted")) return false;
   cx.ref(ID_thread_current);
@@ -485,7 +502,7 @@ function r_system_files_persisted(m: View<Member<MessageMessage, "type", "system
   return true;
 }
 
-/** mappings/claude-sdk.yaml:581 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:605 — message system → runtime.warning */
 function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -504,7 +521,7 @@ function r_system_api_retry(m: View<Member<MessageMessage, "type", "system">>, c
   return true;
 }
 
-/** mappings/claude-sdk.yaml:597 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:621 — message system → session.state.changed */
 function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_state_changed")) return false;
   cx.ref(ID_thread_current);
@@ -513,7 +530,7 @@ function r_system_session_state_changed(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:616 — message system → request.opened, request.resolved */
+/** mappings/claude-sdk.yaml:640 — message system → request.opened, request.resolved */
 function r_system_permission_denied(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "permission_denied")) return false;
   cx.ref(ID_thread_current);
@@ -538,7 +555,7 @@ function r_system_permission_denied(m: View<Member<MessageMessage, "type", "syst
   return true;
 }
 
-/** mappings/claude-sdk.yaml:643 — message system → model.rerouted, runtime.warning */
+/** mappings/claude-sdk.yaml:667 — message system → model.rerouted, runtime.warning */
 function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -560,7 +577,7 @@ function r_system_model_refusal_fallback(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:665 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:689 — message system → runtime.warning */
 function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "model_refusal_no_fallback")) return false;
   cx.ref(ID_thread_current);
@@ -572,7 +589,7 @@ function r_system_model_refusal_no_fallback(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:680 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:704 — message system → runtime.warning */
 function r_system_informational(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "informational")) return false;
   cx.ref(ID_thread_current);
@@ -584,7 +601,7 @@ function r_system_informational(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:694 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:718 — message system → runtime.warning */
 function r_system_notification(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "notification")) return false;
   cx.ref(ID_thread_current);
@@ -596,7 +613,7 @@ function r_system_notification(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:708 — message system → session.state.changed */
+/** mappings/claude-sdk.yaml:732 — message system → session.state.changed */
 function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "worker_shutting_down")) return false;
   cx.ref(ID_thread_current);
@@ -605,7 +622,7 @@ function r_system_worker_shutting_down(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:720 — message system → runtime.error */
+/** mappings/claude-sdk.yaml:744 — message system → runtime.error */
 function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "session_writes_lost")) return false;
   cx.ref(ID_thread_current);
@@ -618,7 +635,7 @@ function r_system_session_writes_lost(m: View<Member<MessageMessage, "type", "sy
   return true;
 }
 
-/** mappings/claude-sdk.yaml:735 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:759 — message system → runtime.warning */
 function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "mirror_error")) return false;
   cx.ref(ID_thread_current);
@@ -627,7 +644,7 @@ function r_system_mirror_error(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:750 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:774 — message system → runtime.warning */
 function r_system_local_command_output(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "local_command_output")) return false;
   cx.ref(ID_thread_current);
@@ -636,7 +653,7 @@ function r_system_local_command_output(m: View<Member<MessageMessage, "type", "s
   return true;
 }
 
-/** mappings/claude-sdk.yaml:768 — message system → task.progress */
+/** mappings/claude-sdk.yaml:792 — message system → task.progress */
 function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "task_updated" && (m.patch?.status === "completed" || m.patch?.status === "failed" || m.patch?.status === "killed"))) return false;
   cx.ref(ID_thread_current);
@@ -647,7 +664,7 @@ function r_system_task_updated_end(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:786 — message system → task.progress */
+/** mappings/claude-sdk.yaml:810 — message system → task.progress */
 function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.subtype === "task_updated")) return false;
@@ -664,7 +681,7 @@ function r_system_task_updated(m: View<Member<MessageMessage, "type", "system">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:805 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:829 — message system → thread.metadata.updated */
 function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "background_tasks_changed")) return false;
   cx.ref(ID_thread_current);
@@ -672,7 +689,7 @@ function r_system_background_tasks_changed(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:820 — message system → session.configured */
+/** mappings/claude-sdk.yaml:844 — message system → session.configured */
 function r_system_commands_changed(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "commands_changed")) return false;
   cx.ref(ID_thread_current);
@@ -680,7 +697,7 @@ function r_system_commands_changed(m: View<Member<MessageMessage, "type", "syste
   return true;
 }
 
-/** mappings/claude-sdk.yaml:835 — message system → runtime.warning, session.configured */
+/** mappings/claude-sdk.yaml:859 — message system → runtime.warning, session.configured */
 function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "plugin_install")) return false;
   cx.ref(ID_thread_current);
@@ -694,7 +711,7 @@ function r_system_plugin_install(m: View<Member<MessageMessage, "type", "system"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:860 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:884 — message system → thread.metadata.updated */
 function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "memory_recall")) return false;
   cx.ref(ID_thread_current);
@@ -703,7 +720,7 @@ function r_system_memory_recall(m: View<Member<MessageMessage, "type", "system">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:874 — message system → runtime.warning */
+/** mappings/claude-sdk.yaml:898 — message system → runtime.warning */
 function r_system_control_request_progress(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!(m.subtype === "control_request_progress" && m.status === "api_retry")) return false;
   cx.ref(ID_thread_current);
@@ -721,7 +738,7 @@ function r_system_control_request_progress(m: View<Member<MessageMessage, "type"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:889 — message system → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:913 — message system → thread.metadata.updated */
 function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx: RowContext): boolean {
   if (!((m.subtype === "post_turn_summary" || m.subtype === "task_summary" || m.subtype === "session_metadata"))) return false;
   cx.ref(ID_thread_current);
@@ -729,7 +746,7 @@ function r_system_summary(m: View<Member<MessageMessage, "type", "system">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:906 — message conversation_reset → thread.metadata.updated, session.state.changed */
+/** mappings/claude-sdk.yaml:930 — message conversation_reset → thread.metadata.updated, session.state.changed */
 function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversation_reset">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { conversationId: m.new_conversation_id, resetBy: m.trigger } });
@@ -737,21 +754,21 @@ function r_conversation_reset(m: View<Member<MessageMessage, "type", "conversati
   return true;
 }
 
-/** mappings/claude-sdk.yaml:927 — message active_goal → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:951 — message active_goal → thread.metadata.updated */
 function r_active_goal(m: View<Member<MessageMessage, "type", "active_goal">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { activeGoal: m.value } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:942 — message autocompact_state → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:966 — message autocompact_state → thread.metadata.updated */
 function r_autocompact_state(m: View<Member<MessageMessage, "type", "autocompact_state">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { autocompact: m } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:957 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:981 — message result → turn.completed */
 function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === false)) return false;
   cx.ref(ID_thread_current);
@@ -770,7 +787,7 @@ function r_result_success(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:995 — message result → turn.completed, runtime.warning */
+/** mappings/claude-sdk.yaml:1019 — message result → turn.completed, runtime.warning */
 function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success" && m.is_error === true && (objects(m.permission_denials).filter((s_d: any) => s_d?.auto_mode_unchecked != null).map((s_d: any) => (s_d?.tool_use_id)) as any)?.[0] != null)) return false;
   cx.ref(ID_thread_current);
@@ -795,7 +812,7 @@ function r_result_auto_mode_unchecked(m: View<Member<MessageMessage, "type", "re
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1035 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1059 — message result → turn.completed, runtime.error */
 function r_result_success_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "success")) return false;
   cx.ref(ID_thread_current);
@@ -820,7 +837,7 @@ function r_result_success_error(m: View<Member<MessageMessage, "type", "result">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1068 — message result → turn.completed */
+/** mappings/claude-sdk.yaml:1092 — message result → turn.completed */
 function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!((m.terminal_reason === "aborted_tools" || m.terminal_reason === "aborted_streaming"))) return false;
   cx.ref(ID_thread_current);
@@ -839,7 +856,7 @@ function r_result_aborted(m: View<Member<MessageMessage, "type", "result">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1094 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1118 — message result → turn.completed, runtime.error */
 function r_result_error_during_execution(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   if (!(m.subtype === "error_during_execution")) return false;
   cx.ref(ID_thread_current);
@@ -864,7 +881,7 @@ function r_result_error_during_execution(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1139 — message result → turn.completed, runtime.error */
+/** mappings/claude-sdk.yaml:1163 — message result → turn.completed, runtime.error */
 function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_closeCurrent);
@@ -888,7 +905,7 @@ function r_result_error(m: View<Member<MessageMessage, "type", "result">>, cx: R
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1180 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1204 — message user → turn.started, item.started, item.completed */
 function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isReplay === true)) return false;
   cx.ref(ID_thread_current);
@@ -911,7 +928,7 @@ function r_user_replay(m: View<Member<MessageMessage, "type", "user">>, cx: RowC
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1204 — message user */
+/** mappings/claude-sdk.yaml:1228 — message user */
 function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m, "tool_result"))) {
@@ -920,7 +937,7 @@ function r_user_tool_results(m: View<Member<MessageMessage, "type", "user">>, cx
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1225 — message user → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1249 — message user → item.started, item.updated */
 function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "tool_result" && m.message?.content?.[0]?.is_error !== true && (m.tool_use_result?.backgroundTaskId ?? map_claudeBackgroundLaunch(m.tool_use_result?.status)) != null)) return false;
   cx.ref(ID_thread_current);
@@ -939,7 +956,7 @@ function r_user_tool_result_background(m: View<Member<MessageMessage, "type", "u
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1258 — message user → item.started, item.completed, turn.plan.updated */
+/** mappings/claude-sdk.yaml:1282 — message user → item.started, item.completed, turn.plan.updated */
 function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.message?.content?.[0]?.type === "tool_result")) return false;
@@ -973,7 +990,7 @@ function r_user_tool_result(m: View<Member<MessageMessage, "type", "user">>, cx:
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1338 — message user → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:1362 — message user → thread.metadata.updated */
 function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   if (!(m.isSynthetic === true && cx.varAt(`compactSummaryNext`) != null)) return false;
   cx.ref(ID_thread_current);
@@ -983,7 +1000,7 @@ function r_user_compact_summary(m: View<Member<MessageMessage, "type", "user">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1360 — message user → turn.started, item.started, item.completed */
+/** mappings/claude-sdk.yaml:1384 — message user → turn.started, item.started, item.completed */
 function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_open, joinKey("turn", (cx.varAt(`lastResult`) ?? "start")));
@@ -1005,7 +1022,7 @@ function r_user_message(m: View<Member<MessageMessage, "type", "user">>, cx: Row
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1396 — message assistant → item.completed */
+/** mappings/claude-sdk.yaml:1420 — message assistant → item.completed */
 function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!((v2 !== UNSET ? v2 : (v2 = cx.varAt(`openBlock:${(v1 !== UNSET ? v1 : (v1 = cx.varAt(`message:${m.parent_tool_use_id}`)))}`))) != null && cx.varAt(`lastBlock:${m.message?.id}`) == null)) return false;
@@ -1034,7 +1051,7 @@ function r_assistant_after_abandoned_stream(m: View<Member<MessageMessage, "type
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1459 — message assistant */
+/** mappings/claude-sdk.yaml:1483 — message assistant */
 function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[1] != null && m.agentnormBlock == null)) return false;
   for (const s_block of arr(h_claude.claudeBlockMessages(m))) {
@@ -1043,7 +1060,7 @@ function r_assistant_blocks(m: View<Member<MessageMessage, "type", "assistant">>
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1480 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1504 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.type === "text")) return false;
   cx.ref(ID_thread_current);
@@ -1068,7 +1085,7 @@ function r_assistant_text(m: View<Member<MessageMessage, "type", "assistant">>, 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1523 — message assistant → item.started, content.delta, item.completed */
+/** mappings/claude-sdk.yaml:1547 — message assistant → item.started, content.delta, item.completed */
 function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "thinking" || m.message?.content?.[0]?.type === "redacted_thinking"))) return false;
   cx.ref(ID_thread_current);
@@ -1089,7 +1106,7 @@ function r_assistant_thinking(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1568 — message assistant → item.started, item.updated */
+/** mappings/claude-sdk.yaml:1592 — message assistant → item.started, item.updated */
 function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!((m.message?.content?.[0]?.type === "tool_use" || m.message?.content?.[0]?.type === "server_tool_use" || m.message?.content?.[0]?.type === "mcp_tool_use"))) return false;
   cx.ref(ID_thread_current);
@@ -1123,7 +1140,7 @@ function r_assistant_tool_use(m: View<Member<MessageMessage, "type", "assistant"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1619 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1643 — message assistant → item.started, item.completed */
 function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   if (!(m.message?.content?.[0]?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1149,7 +1166,7 @@ function r_assistant_server_tool_result(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1641 — message assistant → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1665 — message assistant → item.started, item.completed */
 function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1168,7 +1185,7 @@ function r_assistant_other(m: View<Member<MessageMessage, "type", "assistant">>,
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1663 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1687 — message stream_event → item.completed */
 function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_start")) return false;
@@ -1193,7 +1210,7 @@ function r_stream_message_start(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1697 — message stream_event → thread.token-usage.updated */
+/** mappings/claude-sdk.yaml:1721 — message stream_event → thread.token-usage.updated */
 function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "message_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1209,7 +1226,7 @@ function r_stream_message_delta(m: View<Member<MessageMessage, "type", "stream_e
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1716 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1740 — message stream_event → item.completed */
 function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop" && m.abandoned_blocks != null)) return false;
@@ -1228,7 +1245,7 @@ function r_stream_message_stop_abandoned(m: View<Member<MessageMessage, "type", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1745 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1769 — message stream_event → item.completed */
 function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "message_stop")) return false;
@@ -1245,7 +1262,7 @@ function r_stream_message_stop(m: View<Member<MessageMessage, "type", "stream_ev
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1763 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1787 — message stream_event → item.started */
 function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start" && (m.event?.content_block?.type === "tool_use" || m.event?.content_block?.type === "server_tool_use" || m.event?.content_block?.type === "mcp_tool_use"))) return false;
@@ -1266,7 +1283,7 @@ function r_stream_block_start_tool(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1794 — message stream_event → item.started, item.completed */
+/** mappings/claude-sdk.yaml:1818 — message stream_event → item.started, item.completed */
 function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_start" && m.event?.content_block?.tool_use_id != null)) return false;
   cx.ref(ID_thread_current);
@@ -1285,7 +1302,7 @@ function r_stream_block_start_tool_result(m: View<Member<MessageMessage, "type",
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1812 — message stream_event → item.started */
+/** mappings/claude-sdk.yaml:1836 — message stream_event → item.started */
 function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_start")) return false;
@@ -1304,7 +1321,7 @@ function r_stream_block_start(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1835 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1859 — message stream_event → content.delta */
 function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "text_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1315,7 +1332,7 @@ function r_stream_text_delta(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1852 — message stream_event → content.delta */
+/** mappings/claude-sdk.yaml:1876 — message stream_event → content.delta */
 function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "thinking_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1326,14 +1343,14 @@ function r_stream_thinking_delta(m: View<Member<MessageMessage, "type", "stream_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1872 — message stream_event */
+/** mappings/claude-sdk.yaml:1896 — message stream_event */
 function r_stream_input_json_delta_empty(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta" && m.event?.delta?.partial_json === "")) return false;
   cx.setVarAt(`json:${cx.varAt(`item:${cx.varAt(`message:${m.parent_tool_use_id}`)}:${m.event?.index}`)}`, "");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1882 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1906 — message stream_event → item.updated */
 function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_delta" && m.event?.delta?.type === "input_json_delta")) return false;
@@ -1353,7 +1370,7 @@ function r_stream_input_json_delta(m: View<Member<MessageMessage, "type", "strea
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1916 — message stream_event → item.updated */
+/** mappings/claude-sdk.yaml:1940 — message stream_event → item.updated */
 function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   if (!(m.event?.type === "content_block_delta")) return false;
   cx.ref(ID_thread_current);
@@ -1368,7 +1385,7 @@ function r_stream_other_delta(m: View<Member<MessageMessage, "type", "stream_eve
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1947 — message stream_event */
+/** mappings/claude-sdk.yaml:1971 — message stream_event */
 function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1383,7 +1400,7 @@ function r_stream_block_stop_unanswered(m: View<Member<MessageMessage, "type", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1967 — message stream_event → item.completed */
+/** mappings/claude-sdk.yaml:1991 — message stream_event → item.completed */
 function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_event">>, cx: RowContext): boolean {
   let v1: any = UNSET;
   if (!(m.event?.type === "content_block_stop")) return false;
@@ -1401,7 +1418,7 @@ function r_stream_block_stop(m: View<Member<MessageMessage, "type", "stream_even
   return true;
 }
 
-/** mappings/claude-sdk.yaml:1998 — message tool_progress → tool.progress */
+/** mappings/claude-sdk.yaml:2022 — message tool_progress → tool.progress */
 function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1411,7 +1428,7 @@ function r_tool_progress(m: View<Member<MessageMessage, "type", "tool_progress">
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2011 — message tool_use_summary → tool.summary */
+/** mappings/claude-sdk.yaml:2035 — message tool_use_summary → tool.summary */
 function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_summary">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1419,28 +1436,28 @@ function r_tool_use_summary(m: View<Member<MessageMessage, "type", "tool_use_sum
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2021 — message auth_status → auth.status */
+/** mappings/claude-sdk.yaml:2045 — message auth_status → auth.status */
 function r_auth_status(m: View<Member<MessageMessage, "type", "auth_status">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("auth.status", { isAuthenticating: m.isAuthenticating, output: m.output, error: m.error });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2033 — message rate_limit_event → account.rate-limits.updated */
+/** mappings/claude-sdk.yaml:2057 — message rate_limit_event → account.rate-limits.updated */
 function r_rate_limit_event(m: View<Member<MessageMessage, "type", "rate_limit_event">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("account.rate-limits.updated", { rateLimits: m.rate_limit_info });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2046 — message prompt_suggestion → thread.metadata.updated */
+/** mappings/claude-sdk.yaml:2070 — message prompt_suggestion → thread.metadata.updated */
 function r_prompt_suggestion(m: View<Member<MessageMessage, "type", "prompt_suggestion">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("thread.metadata.updated", { metadata: { promptSuggestion: m.suggestion } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2059 — permissionRequest request → request.opened */
+/** mappings/claude-sdk.yaml:2083 — permissionRequest request → request.opened */
 function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1466,7 +1483,7 @@ function r_permission_request(m: View<Member<PermissionRequestMessage, "toolName
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2099 — permissionResult allow → request.resolved */
+/** mappings/claude-sdk.yaml:2123 — permissionResult allow → request.resolved */
 function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", "allow">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1482,7 +1499,7 @@ function r_permission_allow(m: View<Member<PermissionResultMessage, "behavior", 
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2122 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2146 — permissionResult deny → request.resolved */
 function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   if (!(m.interrupt === true)) return false;
@@ -1500,7 +1517,7 @@ function r_permission_deny_interrupt(m: View<Member<PermissionResultMessage, "be
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2149 — permissionResult deny → request.resolved */
+/** mappings/claude-sdk.yaml:2173 — permissionResult deny → request.resolved */
 function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "deny">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1516,7 +1533,7 @@ function r_permission_deny(m: View<Member<PermissionResultMessage, "behavior", "
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2173 — elicitationRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2197 — elicitationRequest request → request.opened, user-input.requested */
 function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   let v1: any = UNSET, v2: any = UNSET;
   cx.ref(ID_thread_current);
@@ -1540,7 +1557,7 @@ function r_elicitation_request(m: View<Member<ElicitationRequestMessage, "agentn
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2204 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2228 — elicitationResult accept, decline, cancel → request.resolved, user-input.resolved */
 function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`elicitation`));
@@ -1554,7 +1571,7 @@ function r_elicitation_result(m: View<ElicitationResultMessage>, cx: RowContext)
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2229 — userDialogRequest request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2253 — userDialogRequest request → request.opened, user-input.requested */
 function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentnormType", "request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_open_3, m.options?.requestId);
@@ -1568,7 +1585,7 @@ function r_user_dialog_request(m: View<Member<UserDialogRequestMessage, "agentno
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2254 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2278 — userDialogResult completed, cancelled → request.resolved, user-input.resolved */
 function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, cx.varAt(`userDialog`));
@@ -1582,7 +1599,7 @@ function r_user_dialog_result(m: View<UserDialogResultMessage>, cx: RowContext):
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2279 — answeredElsewhere answer → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2303 — answeredElsewhere answer → request.resolved, user-input.resolved */
 function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnormType", "answer">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close, (h_content.when(m.channel, "permission", cx.varAt(`permission`)) ?? h_content.when(m.channel, "elicitation", cx.varAt(`elicitation`)) ?? h_content.when(m.channel, "userDialog", cx.varAt(`userDialog`))));
@@ -1599,7 +1616,7 @@ function r_answered_elsewhere(m: View<Member<AnsweredElsewhereMessage, "agentnor
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2310 — step background-completed → item.completed */
+/** mappings/claude-sdk.yaml:2334 — step background-completed → item.completed */
 function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep", "background-completed">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_turn_current);
@@ -1616,13 +1633,13 @@ function r_step_background_completed(m: View<Member<StepMessage, "agentnormStep"
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2355 — control interrupt */
+/** mappings/claude-sdk.yaml:2379 — control interrupt */
 function r_control_interrupt(m: View<Member<ControlMessage, "subtype", "interrupt">>, cx: RowContext): boolean {
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2366 — wire control_request → request.opened */
+/** mappings/claude-sdk.yaml:2390 — wire control_request → request.opened */
 function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "can_use_tool")) return false;
   cx.ref(ID_thread_current);
@@ -1648,7 +1665,7 @@ function r_wire_can_use_tool(m: View<Member<WireMessage, "type", "control_reques
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2390 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2414 — wire control_request → request.opened, user-input.requested */
 function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "elicitation")) return false;
   cx.ref(ID_thread_current);
@@ -1681,7 +1698,7 @@ function r_wire_elicitation(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2418 — wire control_request → request.opened, user-input.requested */
+/** mappings/claude-sdk.yaml:2442 — wire control_request → request.opened, user-input.requested */
 function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "request_user_dialog")) return false;
   cx.ref(ID_thread_current);
@@ -1696,21 +1713,21 @@ function r_wire_user_dialog(m: View<Member<WireMessage, "type", "control_request
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2446 — wire control_request */
+/** mappings/claude-sdk.yaml:2470 — wire control_request */
 function r_wire_interrupt(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   if (!(m?.request?.subtype === "interrupt")) return false;
   cx.setVarAt(`turnEnd:${joinKey("turn", (cx.varAt(`lastResult`) ?? "start"))}`, "interrupted");
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2459 — wire control_request → session.configured */
+/** mappings/claude-sdk.yaml:2483 — wire control_request → session.configured */
 function r_wire_control_command(m: View<Member<WireMessage, "type", "control_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlRequest: m?.request } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2474 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2498 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.action != null)) return false;
   cx.ref(ID_thread_current);
@@ -1724,7 +1741,7 @@ function r_wire_elicitation_answer(m: View<Member<WireMessage, "type", "control_
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2499 — wire control_response → request.resolved, user-input.resolved */
+/** mappings/claude-sdk.yaml:2523 — wire control_response → request.resolved, user-input.resolved */
 function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!((m.response?.response?.behavior === "completed" || m.response?.response?.behavior === "cancelled"))) return false;
   cx.ref(ID_thread_current);
@@ -1738,7 +1755,7 @@ function r_wire_dialog_answer(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2524 — wire control_response → request.resolved */
+/** mappings/claude-sdk.yaml:2548 — wire control_response → request.resolved */
 function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.response?.behavior != null)) return false;
   cx.ref(ID_thread_current);
@@ -1753,7 +1770,7 @@ function r_wire_permission_answer(m: View<Member<WireMessage, "type", "control_r
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2545 — wire control_response → request.resolved, runtime.warning */
+/** mappings/claude-sdk.yaml:2569 — wire control_response → request.resolved, runtime.warning */
 function r_wire_control_error(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   if (!(m.response?.subtype === "error")) return false;
   cx.ref(ID_thread_current);
@@ -1767,14 +1784,14 @@ function r_wire_control_error(m: View<Member<WireMessage, "type", "control_respo
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2569 — wire control_response → session.configured */
+/** mappings/claude-sdk.yaml:2593 — wire control_response → session.configured */
 function r_wire_control_result(m: View<Member<WireMessage, "type", "control_response">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.emit("session.configured", { config: { controlResponse: m.response?.response } });
   return true;
 }
 
-/** mappings/claude-sdk.yaml:2583 — wire control_cancel_request → request.resolved */
+/** mappings/claude-sdk.yaml:2607 — wire control_cancel_request → request.resolved */
 function r_wire_cancel(m: View<Member<WireMessage, "type", "control_cancel_request">>, cx: RowContext): boolean {
   cx.ref(ID_thread_current);
   cx.ref(ID_request_close_3, m.request_id);
@@ -1850,172 +1867,173 @@ export const table: SurfaceTable = {
         { rule: "claude-sdk#system-hook-started", line: 447, run: r_system_hook_started },
         { rule: "claude-sdk#system-hook-progress", line: 458, run: r_system_hook_progress },
         { rule: "claude-sdk#system-hook-response", line: 469, run: r_system_hook_response },
-        { rule: "claude-sdk#system-task-started", line: 484, run: r_system_task_started },
-        { rule: "claude-sdk#system-task-progress", line: 503, run: r_system_task_progress },
-        { rule: "claude-sdk#system-task-notification-unfinished", line: 521, versions: ["0.3.337"], run: r_system_task_notification_unfinished },
-        { rule: "claude-sdk#system-task-notification", line: 543, run: r_system_task_notification },
-        { rule: "claude-sdk#system-files-persisted", line: 566, run: r_system_files_persisted },
-        { rule: "claude-sdk#system-api-retry", line: 581, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry },
-        { rule: "claude-sdk#system-session-state-changed", line: 597, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed },
-        { rule: "claude-sdk#system-permission-denied", line: 616, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied },
-        { rule: "claude-sdk#system-model-refusal-fallback", line: 643, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
-        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 665, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
-        { rule: "claude-sdk#system-informational", line: 680, versions: ["0.3.337","0.3.333"], run: r_system_informational },
-        { rule: "claude-sdk#system-notification", line: 694, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification },
-        { rule: "claude-sdk#system-worker-shutting-down", line: 708, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
-        { rule: "claude-sdk#system-session-writes-lost", line: 720, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
-        { rule: "claude-sdk#system-mirror-error", line: 735, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error },
-        { rule: "claude-sdk#system-local-command-output", line: 750, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output },
-        { rule: "claude-sdk#system-task-updated-end", line: 768, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end },
-        { rule: "claude-sdk#system-task-updated", line: 786, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated },
-        { rule: "claude-sdk#system-background-tasks-changed", line: 805, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
-        { rule: "claude-sdk#system-commands-changed", line: 820, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
-        { rule: "claude-sdk#system-plugin-install", line: 835, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install },
-        { rule: "claude-sdk#system-memory-recall", line: 860, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall },
-        { rule: "claude-sdk#system-control-request-progress", line: 874, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
-        { rule: "claude-sdk#system-summary", line: 889, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary },
+        { rule: "claude-sdk#system-task-started-unflagged", line: 487, versions: ["0.2.141"], run: r_system_task_started_unflagged },
+        { rule: "claude-sdk#system-task-started", line: 508, run: r_system_task_started },
+        { rule: "claude-sdk#system-task-progress", line: 527, run: r_system_task_progress },
+        { rule: "claude-sdk#system-task-notification-unfinished", line: 545, versions: ["0.3.337"], run: r_system_task_notification_unfinished },
+        { rule: "claude-sdk#system-task-notification", line: 567, run: r_system_task_notification },
+        { rule: "claude-sdk#system-files-persisted", line: 590, run: r_system_files_persisted },
+        { rule: "claude-sdk#system-api-retry", line: 605, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_api_retry },
+        { rule: "claude-sdk#system-session-state-changed", line: 621, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_session_state_changed },
+        { rule: "claude-sdk#system-permission-denied", line: 640, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_permission_denied },
+        { rule: "claude-sdk#system-model-refusal-fallback", line: 667, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_fallback },
+        { rule: "claude-sdk#system-model-refusal-no-fallback", line: 689, versions: ["0.3.337","0.3.333"], run: r_system_model_refusal_no_fallback },
+        { rule: "claude-sdk#system-informational", line: 704, versions: ["0.3.337","0.3.333"], run: r_system_informational },
+        { rule: "claude-sdk#system-notification", line: 718, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_notification },
+        { rule: "claude-sdk#system-worker-shutting-down", line: 732, versions: ["0.3.337","0.3.333"], run: r_system_worker_shutting_down },
+        { rule: "claude-sdk#system-session-writes-lost", line: 744, versions: ["0.3.337","0.3.333"], run: r_system_session_writes_lost },
+        { rule: "claude-sdk#system-mirror-error", line: 759, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_mirror_error },
+        { rule: "claude-sdk#system-local-command-output", line: 774, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_local_command_output },
+        { rule: "claude-sdk#system-task-updated-end", line: 792, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated_end },
+        { rule: "claude-sdk#system-task-updated", line: 810, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_task_updated },
+        { rule: "claude-sdk#system-background-tasks-changed", line: 829, versions: ["0.3.337","0.3.333"], run: r_system_background_tasks_changed },
+        { rule: "claude-sdk#system-commands-changed", line: 844, versions: ["0.3.337","0.3.333"], run: r_system_commands_changed },
+        { rule: "claude-sdk#system-plugin-install", line: 859, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_plugin_install },
+        { rule: "claude-sdk#system-memory-recall", line: 884, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_memory_recall },
+        { rule: "claude-sdk#system-control-request-progress", line: 898, versions: ["0.3.337","0.3.333"], run: r_system_control_request_progress },
+        { rule: "claude-sdk#system-summary", line: 913, versions: ["0.3.337","0.3.333","0.2.141"], run: r_system_summary },
       ],
       "conversation_reset": [
-        { rule: "claude-sdk#conversation-reset", line: 906, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
+        { rule: "claude-sdk#conversation-reset", line: 930, versions: ["0.3.337","0.3.333"], run: r_conversation_reset },
       ],
       "active_goal": [
-        { rule: "claude-sdk#active-goal", line: 927, versions: ["0.3.337","0.3.333"], run: r_active_goal },
+        { rule: "claude-sdk#active-goal", line: 951, versions: ["0.3.337","0.3.333"], run: r_active_goal },
       ],
       "autocompact_state": [
-        { rule: "claude-sdk#autocompact-state", line: 942, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
+        { rule: "claude-sdk#autocompact-state", line: 966, versions: ["0.3.337","0.3.333"], run: r_autocompact_state },
       ],
       "result": [
-        { rule: "claude-sdk#result-success", line: 957, run: r_result_success },
-        { rule: "claude-sdk#result-auto-mode-unchecked", line: 995, versions: ["0.3.337"], run: r_result_auto_mode_unchecked },
-        { rule: "claude-sdk#result-success-error", line: 1035, run: r_result_success_error },
-        { rule: "claude-sdk#result-aborted", line: 1068, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted },
-        { rule: "claude-sdk#result-error-during-execution", line: 1094, run: r_result_error_during_execution },
-        { rule: "claude-sdk#result-error", line: 1139, run: r_result_error },
+        { rule: "claude-sdk#result-success", line: 981, run: r_result_success },
+        { rule: "claude-sdk#result-auto-mode-unchecked", line: 1019, versions: ["0.3.337"], run: r_result_auto_mode_unchecked },
+        { rule: "claude-sdk#result-success-error", line: 1059, run: r_result_success_error },
+        { rule: "claude-sdk#result-aborted", line: 1092, versions: ["0.3.337","0.3.333","0.2.141"], run: r_result_aborted },
+        { rule: "claude-sdk#result-error-during-execution", line: 1118, run: r_result_error_during_execution },
+        { rule: "claude-sdk#result-error", line: 1163, run: r_result_error },
       ],
       "user": [
-        { rule: "claude-sdk#user-replay", line: 1180, run: r_user_replay },
-        { rule: "claude-sdk#user-tool-results", line: 1204, run: r_user_tool_results },
-        { rule: "claude-sdk#user-tool-result-background", line: 1225, run: r_user_tool_result_background },
-        { rule: "claude-sdk#user-tool-result", line: 1258, run: r_user_tool_result },
-        { rule: "claude-sdk#user-compact-summary", line: 1338, run: r_user_compact_summary },
-        { rule: "claude-sdk#user-message", line: 1360, run: r_user_message },
+        { rule: "claude-sdk#user-replay", line: 1204, run: r_user_replay },
+        { rule: "claude-sdk#user-tool-results", line: 1228, run: r_user_tool_results },
+        { rule: "claude-sdk#user-tool-result-background", line: 1249, run: r_user_tool_result_background },
+        { rule: "claude-sdk#user-tool-result", line: 1282, run: r_user_tool_result },
+        { rule: "claude-sdk#user-compact-summary", line: 1362, run: r_user_compact_summary },
+        { rule: "claude-sdk#user-message", line: 1384, run: r_user_message },
       ],
       "assistant": [
-        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1396, run: r_assistant_after_abandoned_stream },
-        { rule: "claude-sdk#assistant-blocks", line: 1459, run: r_assistant_blocks },
-        { rule: "claude-sdk#assistant-text", line: 1480, run: r_assistant_text },
-        { rule: "claude-sdk#assistant-thinking", line: 1523, run: r_assistant_thinking },
-        { rule: "claude-sdk#assistant-tool-use", line: 1568, run: r_assistant_tool_use },
-        { rule: "claude-sdk#assistant-server-tool-result", line: 1619, run: r_assistant_server_tool_result },
-        { rule: "claude-sdk#assistant-other", line: 1641, run: r_assistant_other },
+        { rule: "claude-sdk#assistant-after-abandoned-stream", line: 1420, run: r_assistant_after_abandoned_stream },
+        { rule: "claude-sdk#assistant-blocks", line: 1483, run: r_assistant_blocks },
+        { rule: "claude-sdk#assistant-text", line: 1504, run: r_assistant_text },
+        { rule: "claude-sdk#assistant-thinking", line: 1547, run: r_assistant_thinking },
+        { rule: "claude-sdk#assistant-tool-use", line: 1592, run: r_assistant_tool_use },
+        { rule: "claude-sdk#assistant-server-tool-result", line: 1643, run: r_assistant_server_tool_result },
+        { rule: "claude-sdk#assistant-other", line: 1665, run: r_assistant_other },
       ],
       "stream_event": [
-        { rule: "claude-sdk#stream-message-start", line: 1663, run: r_stream_message_start },
-        { rule: "claude-sdk#stream-message-delta", line: 1697, run: r_stream_message_delta },
-        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1716, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
-        { rule: "claude-sdk#stream-message-stop", line: 1745, run: r_stream_message_stop },
-        { rule: "claude-sdk#stream-block-start-tool", line: 1763, run: r_stream_block_start_tool },
-        { rule: "claude-sdk#stream-block-start-tool-result", line: 1794, run: r_stream_block_start_tool_result },
-        { rule: "claude-sdk#stream-block-start", line: 1812, run: r_stream_block_start },
-        { rule: "claude-sdk#stream-text-delta", line: 1835, run: r_stream_text_delta },
-        { rule: "claude-sdk#stream-thinking-delta", line: 1852, run: r_stream_thinking_delta },
-        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1872, run: r_stream_input_json_delta_empty },
-        { rule: "claude-sdk#stream-input-json-delta", line: 1882, run: r_stream_input_json_delta },
-        { rule: "claude-sdk#stream-other-delta", line: 1916, run: r_stream_other_delta },
-        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1947, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
-        { rule: "claude-sdk#stream-block-stop", line: 1967, run: r_stream_block_stop },
+        { rule: "claude-sdk#stream-message-start", line: 1687, run: r_stream_message_start },
+        { rule: "claude-sdk#stream-message-delta", line: 1721, run: r_stream_message_delta },
+        { rule: "claude-sdk#stream-message-stop-abandoned", line: 1740, versions: ["0.3.337","0.3.333"], run: r_stream_message_stop_abandoned },
+        { rule: "claude-sdk#stream-message-stop", line: 1769, run: r_stream_message_stop },
+        { rule: "claude-sdk#stream-block-start-tool", line: 1787, run: r_stream_block_start_tool },
+        { rule: "claude-sdk#stream-block-start-tool-result", line: 1818, run: r_stream_block_start_tool_result },
+        { rule: "claude-sdk#stream-block-start", line: 1836, run: r_stream_block_start },
+        { rule: "claude-sdk#stream-text-delta", line: 1859, run: r_stream_text_delta },
+        { rule: "claude-sdk#stream-thinking-delta", line: 1876, run: r_stream_thinking_delta },
+        { rule: "claude-sdk#stream-input-json-delta-empty", line: 1896, run: r_stream_input_json_delta_empty },
+        { rule: "claude-sdk#stream-input-json-delta", line: 1906, run: r_stream_input_json_delta },
+        { rule: "claude-sdk#stream-other-delta", line: 1940, run: r_stream_other_delta },
+        { rule: "claude-sdk#stream-block-stop-unanswered", line: 1971, versions: ["0.3.337","0.3.333"], run: r_stream_block_stop_unanswered },
+        { rule: "claude-sdk#stream-block-stop", line: 1991, run: r_stream_block_stop },
       ],
       "tool_progress": [
-        { rule: "claude-sdk#tool-progress", line: 1998, run: r_tool_progress },
+        { rule: "claude-sdk#tool-progress", line: 2022, run: r_tool_progress },
       ],
       "tool_use_summary": [
-        { rule: "claude-sdk#tool-use-summary", line: 2011, run: r_tool_use_summary },
+        { rule: "claude-sdk#tool-use-summary", line: 2035, run: r_tool_use_summary },
       ],
       "auth_status": [
-        { rule: "claude-sdk#auth-status", line: 2021, run: r_auth_status },
+        { rule: "claude-sdk#auth-status", line: 2045, run: r_auth_status },
       ],
       "rate_limit_event": [
-        { rule: "claude-sdk#rate-limit-event", line: 2033, run: r_rate_limit_event },
+        { rule: "claude-sdk#rate-limit-event", line: 2057, run: r_rate_limit_event },
       ],
       "prompt_suggestion": [
-        { rule: "claude-sdk#prompt-suggestion", line: 2046, run: r_prompt_suggestion },
+        { rule: "claude-sdk#prompt-suggestion", line: 2070, run: r_prompt_suggestion },
       ],
     },
     permissionRequest: {
       "request": [
-        { rule: "claude-sdk#permission-request", line: 2059, run: r_permission_request },
+        { rule: "claude-sdk#permission-request", line: 2083, run: r_permission_request },
       ],
     },
     permissionResult: {
       "allow": [
-        { rule: "claude-sdk#permission-allow", line: 2099, run: r_permission_allow },
+        { rule: "claude-sdk#permission-allow", line: 2123, run: r_permission_allow },
       ],
       "deny": [
-        { rule: "claude-sdk#permission-deny-interrupt", line: 2122, run: r_permission_deny_interrupt },
-        { rule: "claude-sdk#permission-deny", line: 2149, run: r_permission_deny },
+        { rule: "claude-sdk#permission-deny-interrupt", line: 2146, run: r_permission_deny_interrupt },
+        { rule: "claude-sdk#permission-deny", line: 2173, run: r_permission_deny },
       ],
     },
     elicitationRequest: {
       "request": [
-        { rule: "claude-sdk#elicitation-request", line: 2173, run: r_elicitation_request },
+        { rule: "claude-sdk#elicitation-request", line: 2197, run: r_elicitation_request },
       ],
     },
     elicitationResult: {
       "accept": [
-        { rule: "claude-sdk#elicitation-result", line: 2204, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
       ],
       "decline": [
-        { rule: "claude-sdk#elicitation-result", line: 2204, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
       ],
       "cancel": [
-        { rule: "claude-sdk#elicitation-result", line: 2204, run: r_elicitation_result },
+        { rule: "claude-sdk#elicitation-result", line: 2228, run: r_elicitation_result },
       ],
     },
     userDialogRequest: {
       "request": [
-        { rule: "claude-sdk#user-dialog-request", line: 2229, run: r_user_dialog_request },
+        { rule: "claude-sdk#user-dialog-request", line: 2253, run: r_user_dialog_request },
       ],
     },
     userDialogResult: {
       "completed": [
-        { rule: "claude-sdk#user-dialog-result", line: 2254, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2278, run: r_user_dialog_result },
       ],
       "cancelled": [
-        { rule: "claude-sdk#user-dialog-result", line: 2254, run: r_user_dialog_result },
+        { rule: "claude-sdk#user-dialog-result", line: 2278, run: r_user_dialog_result },
       ],
     },
     answeredElsewhere: {
       "answer": [
-        { rule: "claude-sdk#answered-elsewhere", line: 2279, run: r_answered_elsewhere },
+        { rule: "claude-sdk#answered-elsewhere", line: 2303, run: r_answered_elsewhere },
       ],
     },
     step: {
       "background-completed": [
-        { rule: "claude-sdk#step-background-completed", line: 2310, run: r_step_background_completed },
+        { rule: "claude-sdk#step-background-completed", line: 2334, run: r_step_background_completed },
       ],
     },
     control: {
       "interrupt": [
-        { rule: "claude-sdk#control-interrupt", line: 2355, run: r_control_interrupt },
+        { rule: "claude-sdk#control-interrupt", line: 2379, run: r_control_interrupt },
       ],
     },
     wire: {
       "control_request": [
-        { rule: "claude-sdk#wire-can-use-tool", line: 2366, run: r_wire_can_use_tool },
-        { rule: "claude-sdk#wire-elicitation", line: 2390, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
-        { rule: "claude-sdk#wire-user-dialog", line: 2418, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
-        { rule: "claude-sdk#wire-interrupt", line: 2446, run: r_wire_interrupt },
-        { rule: "claude-sdk#wire-control-command", line: 2459, run: r_wire_control_command },
+        { rule: "claude-sdk#wire-can-use-tool", line: 2390, run: r_wire_can_use_tool },
+        { rule: "claude-sdk#wire-elicitation", line: 2414, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_elicitation },
+        { rule: "claude-sdk#wire-user-dialog", line: 2442, versions: ["0.3.337","0.3.333","0.2.141"], run: r_wire_user_dialog },
+        { rule: "claude-sdk#wire-interrupt", line: 2470, run: r_wire_interrupt },
+        { rule: "claude-sdk#wire-control-command", line: 2483, run: r_wire_control_command },
       ],
       "control_response": [
-        { rule: "claude-sdk#wire-elicitation-answer", line: 2474, run: r_wire_elicitation_answer },
-        { rule: "claude-sdk#wire-dialog-answer", line: 2499, run: r_wire_dialog_answer },
-        { rule: "claude-sdk#wire-permission-answer", line: 2524, run: r_wire_permission_answer },
-        { rule: "claude-sdk#wire-control-error", line: 2545, run: r_wire_control_error },
-        { rule: "claude-sdk#wire-control-result", line: 2569, run: r_wire_control_result },
+        { rule: "claude-sdk#wire-elicitation-answer", line: 2498, run: r_wire_elicitation_answer },
+        { rule: "claude-sdk#wire-dialog-answer", line: 2523, run: r_wire_dialog_answer },
+        { rule: "claude-sdk#wire-permission-answer", line: 2548, run: r_wire_permission_answer },
+        { rule: "claude-sdk#wire-control-error", line: 2569, run: r_wire_control_error },
+        { rule: "claude-sdk#wire-control-result", line: 2593, run: r_wire_control_result },
       ],
       "control_cancel_request": [
-        { rule: "claude-sdk#wire-cancel", line: 2583, run: r_wire_cancel },
+        { rule: "claude-sdk#wire-cancel", line: 2607, run: r_wire_cancel },
       ],
     },
   },
@@ -2029,9 +2047,9 @@ export const table: SurfaceTable = {
     },
   },
   ignoreReasons: {
-    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2604)",
-    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2609)",
-    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2613)",
+    "claude-sdk#ignored-message-1": "token estimates per thinking delta, and the end of a URL elicitation the host already answered: nothing a UI shows (mappings/claude-sdk.yaml:2628)",
+    "claude-sdk#ignored-wire-2": "a keep-alive frame of the stdio transport; carries nothing (mappings/claude-sdk.yaml:2633)",
+    "claude-sdk#ignored-wire-3": "transcript lines the CLI mirrors to the SDK host for writing; the claude-transcript surface maps transcripts (mappings/claude-sdk.yaml:2637)",
   },
   ignoreVersions: {
     "claude-sdk#ignored-message-1": ["0.3.337","0.3.333","0.2.141"],
