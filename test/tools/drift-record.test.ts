@@ -1,9 +1,10 @@
 /**
  * The record mode of the drift check (`npm run drift -- --record`, tools/drift/record.ts) without the network or the
  * agents: a fixed registry, recorders described by their pins, and a fake recorder run that writes a copy of a
- * committed recording (fixtures/recorded/claude-sdk/2.1.333/plain.*), edited the way Claude Code 2.1.337 changed:
- * a transcript line of a new type (`api-request-route`), a new field on transcript user lines (`turnPromptId`) and a
- * new field on one system subtype of the SDK stream.
+ * committed recording (fixtures/recorded/claude-sdk/2.1.333/plain.*), edited the way Claude Code 2.1.337 changed it — a
+ * transcript line of a new type, a new field on transcript user lines and a new field on one system subtype of the SDK
+ * stream. (2.1.337's own `api-request-route` and `turnPromptId` are accounted for since the tables pin 0.3.337:
+ * made-up names of the same shapes, `api-request-zz` and `turnZzId`, stand in for them.)
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -124,9 +125,9 @@ describe("the record mode's report on a recording of a newer Claude Code (a fake
     const transcript = lines("plain.transcript.ndjson");
     if (newer) {
       for (const l of stream) if (l.message?.type === "system" && l.message.subtype === "init") l.message.zz_route_hint = "first-party";
-      for (const l of transcript) if (l.message?.type === "user") l.message.turnPromptId = "00000000-0000-4000-8000-0000000000aa";
+      for (const l of transcript) if (l.message?.type === "user") l.message.turnZzId = "00000000-0000-4000-8000-0000000000aa";
       const at = transcript.findIndex((l) => l.message?.type === "assistant");
-      transcript.splice(at, 0, { seq: 0, dir: "in", message: { type: "api-request-route", provider: "firstParty", credential: "apiKey", sessionId: "00000000-0000-4000-8000-000000000001" } });
+      transcript.splice(at, 0, { seq: 0, dir: "in", message: { type: "api-request-zz", provider: "firstParty", credential: "apiKey", sessionId: "00000000-0000-4000-8000-000000000001" } });
       transcript.forEach((l, i) => (l.seq = i + 1));
     }
     const files = [["", stream], [".wire", wire], [".transcript", transcript]] as const;
@@ -138,25 +139,25 @@ describe("the record mode's report on a recording of a newer Claude Code (a fake
   };
   const run = (newer: boolean) => runRecord({ root, agents: ["claude-sdk-333"], recorders: [recorders[1]], scenarioList: scenarios, registry, run: fakeRun(newer), committedManifest: committed, log: quiet });
 
-  it("api-request-route is reported in the transcript (unknown to the table, not in the pinned schema), with the new fields and their subtype; exit 1", async () => {
+  it("a new transcript line type is reported (unknown to the table, not in the pinned schema), with the new fields and their subtype; exit 1", async () => {
     const rep = await run(true);
     const a = rep.agents[0];
     expect(a).toMatchObject({ recorder: "claude-sdk-333", agentVersion: "2.1.337", recorded: ["plain"], failed: [], baseline: ["plain"], unaccounted: true });
     expect(a.packages.find((p) => p.name === SDK)).toMatchObject({ pinned: "0.3.333", version: "0.3.337" });
     const form = (f: string) => a.forms.find((x) => x.form === f)!;
     expect(a.forms.map((f) => [f.form, f.surface])).toEqual([["stream", "claude-sdk"], ["wire", "claude-sdk"], ["transcript", "claude-transcript"]]);
-    expect(form("transcript").unknown.map((t) => [t.kind, t.method, t.count])).toEqual([["line", "api-request-route", 1]]);
-    expect(form("transcript").notInSchema.map((t) => [t.kind, t.method, t.count])).toEqual([["line", "api-request-route", 1]]);
-    expect(form("transcript").fields.map((t) => [t.kind, t.method, t.path, t.where])).toEqual([["line", "user", "turnPromptId", []]]);
+    expect(form("transcript").unknown.map((t) => [t.kind, t.method, t.count])).toEqual([["line", "api-request-zz", 1]]);
+    expect(form("transcript").notInSchema.map((t) => [t.kind, t.method, t.count])).toEqual([["line", "api-request-zz", 1]]);
+    expect(form("transcript").fields.map((t) => [t.kind, t.method, t.path, t.where])).toEqual([["line", "user", "turnZzId", []]]);
     expect(form("stream").fields.map((t) => [t.kind, t.method, t.path, t.where])).toEqual([["message", "system", "zz_route_hint", ['subtype = "init"']]]);
     expect(form("stream").unknown).toEqual([]);
     // the wire is the pinned one: what the pinned schema lacks there was in the pinned recording too
     expect(form("wire")).toMatchObject({ unknown: [], notInSchema: [], fields: [], values: [] });
     expect(form("wire").alsoPinned).toBeGreaterThan(0);
     const text = formatRecordReport(rep);
-    expect(text).toContain("unknown to the table: line api-request-route ×1 (plain.transcript)");
-    expect(text).toContain("not in the pinned schema: line api-request-route ×1");
-    expect(text).toContain("new field: line user: turnPromptId ×");
+    expect(text).toContain("unknown to the table: line api-request-zz ×1 (plain.transcript)");
+    expect(text).toContain("not in the pinned schema: line api-request-zz ×1");
+    expect(text).toContain("new field: line user: turnZzId ×");
     expect(text).toContain("new field: message system (subtype init): zz_route_hint ×1");
     expect(text).toMatch(/unaccounted for: yes\n$/);
     expect(rep.exitCode).toBe(EXIT.drift);
